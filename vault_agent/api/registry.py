@@ -1,0 +1,159 @@
+"""One registry of operations; HTTP, MCP, CLI and the parity test all iterate over it.
+
+An `Operation` names a capability on every surface and binds it to one core function.
+Transports parse → `invoke` → dump; they hold no logic of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+from vault_agent.config import Settings
+from vault_agent.contracts import Outcome
+from vault_agent.errors import Internal, InvalidLimit, InvalidParameter, VaultAgentError
+from vault_agent.paths import Exclusions, Vault
+
+log = logging.getLogger("vault_agent.api")
+
+
+class Params(BaseModel):
+    """Base of request models: snake_case names (MCP, CLI), camelCase aliases (HTTP)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class NoParams(Params):
+    pass
+
+
+@dataclass
+class AppContext:
+    """Everything a core function may need, built once by a composition root."""
+
+    settings: Settings
+    vault: Vault
+    reader: Any = None  # query.snapshot.SnapshotReader
+    writer: Any = None  # indexer engine handle when this process is the writer, else None
+    state: dict[str, Any] = field(default_factory=dict)  # per-process caches (e.g. audit history)
+
+
+def make_vault(settings: Settings) -> Vault:
+    """The Vault of a settings object, with the state dir excluded when it is inside."""
+    extra = settings.index_dir_in_vault()
+    extra_dirs = frozenset({extra.split("/")[-1]}) if extra else frozenset()
+    return Vault(
+        settings.vault,
+        Exclusions(settings.exclude, extra_dirs=extra_dirs),
+        settings.extensions,
+        extra_protected=extra_dirs,
+    )
+
+
+Kind = Literal["read", "write"]
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str  # registry key and CLI command name, e.g. "overview", "get-note-outline"
+    mcp_name: str  # e.g. "vault_overview"
+    http_method: Literal["GET", "POST"]
+    http_path: str  # e.g. "/overview"
+    params: type[Params]
+    func: Callable[[AppContext, Any], Outcome[Any]]
+    description: str  # MCP description: purpose, inputs, outputs, limits
+    kind: Kind = "read"
+    envelope: bool = True  # False: versioned raw contract (seeds 001/004)
+    destructive: bool = False
+    idempotent: bool = True
+    cli_args: tuple[str, ...] = ()  # params taken positionally on the CLI, in order
+    cli_help: str = ""  # one-line CLI summary + example
+    render: Callable[[Any], str] | None = None  # compact human output for the CLI
+    limit_error: type[VaultAgentError] = InvalidParameter
+    aliases: tuple[tuple[str, dict[str, str]], ...] = ()  # (mcp alias name, {alias param: param})
+
+
+REGISTRY: dict[str, Operation] = {}
+
+
+def register(op: Operation) -> Operation:
+    if op.name in REGISTRY:
+        raise ValueError(f"operation {op.name} registered twice")
+    REGISTRY[op.name] = op
+    return op
+
+
+def operations(kind: Kind | None = None) -> list[Operation]:
+    """All registered operations (importing the modules that register them)."""
+    from vault_agent.api import ops  # noqa: F401  (registers on import)
+
+    return [op for op in REGISTRY.values() if kind is None or op.kind == kind]
+
+
+def parse_params(op: Operation, raw: dict[str, Any]) -> Params:
+    """Validate raw parameters; errors name the field, never echo the value.
+
+    Raises:
+        InvalidParameter / InvalidLimit: a value is missing, malformed or out of range.
+    """
+    try:
+        return op.params.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ())) or "parameters"
+        kind = first.get("type", "")
+        if loc == "limit" and op.limit_error is InvalidLimit:
+            raise InvalidLimit("limit must be an integer from 1 to 50") from None
+        if kind == "extra_forbidden":
+            raise InvalidParameter(f"unknown parameter '{loc}'") from None
+        if kind == "missing":
+            raise InvalidParameter(f"missing required parameter '{loc}'") from None
+        msg = str(first.get("msg", "invalid value"))
+        msg = msg.replace("Input should be", "must be").replace("Value error, ", "")
+        raise InvalidParameter(f"parameter '{loc}' {msg}"[:300]) from None
+
+
+def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any]) -> Outcome[Any]:
+    """Validate and run one operation; unknown exceptions become `INTERNAL` with an id.
+
+    Raises:
+        VaultAgentError: the typed error of the failure.
+    """
+    params = parse_params(op, raw)
+    if op.kind == "write" and not ctx.settings.writes_enabled:
+        from vault_agent.errors import Forbidden
+
+        raise Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
+    try:
+        return op.func(ctx, params)
+    except VaultAgentError:
+        raise
+    except Exception:
+        err = Internal()
+        log.exception("operation failed", extra={"op": op.name, "incident": err.incident_id})
+        raise err from None
+
+
+def dump_json(obj: Any) -> str:
+    """The one serializer of response bodies: deterministic, UTF-8, compact."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+
+
+def to_jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return value
+
+
+def body_of(op: Operation, outcome: Outcome[Any]) -> dict[str, Any]:
+    """The HTTP body (= MCP structuredContent = CLI --json) of a successful call."""
+    data = to_jsonable(outcome.data)
+    if not op.envelope:
+        return data  # type: ignore[no-any-return]
+    return {"data": data, "warnings": [w.model_dump() for w in outcome.warnings]}

@@ -1,0 +1,282 @@
+"""Settings, declared once: name, default, environment variable, config-file key, help.
+
+Precedence (SPEC.md): CLI flag > environment (`VAULT_AGENT_*`) > config file (`--config`,
+else `<vault>/.vault-agent/config.toml`) > defaults. Only composition roots (the CLI entry,
+`serve`, `mcp`) call `load_settings`; everything else receives a `Settings`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from vault_agent.errors import InvalidParameter
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    name: str
+    env: str
+    toml_key: str
+    kind: str  # str | path | int | bool | list
+    default: Any
+    help: str
+
+
+SETTINGS: tuple[SettingSpec, ...] = (
+    SettingSpec(
+        "vault", "VAULT_AGENT_VAULT", "", "path", None, "Vault root folder (default: the current directory)."
+    ),
+    SettingSpec(
+        "index_dir",
+        "VAULT_AGENT_INDEX_DIR",
+        "index_dir",
+        "path",
+        None,
+        "State dir for the event log, snapshots, lock and token (default: <vault>/.vault-agent).",
+    ),
+    SettingSpec(
+        "extensions",
+        "VAULT_AGENT_EXTENSIONS",
+        "extensions",
+        "list",
+        [".md"],
+        "File endings that make a note (comma-separated in the environment).",
+    ),
+    SettingSpec(
+        "exclude",
+        "VAULT_AGENT_EXCLUDE",
+        "exclude",
+        "list",
+        [],
+        "Extra exclusions in gitignore syntax, added to the built-in ones.",
+    ),
+    SettingSpec(
+        "server",
+        "VAULT_AGENT_SERVER",
+        "server.url",
+        "str",
+        "http://127.0.0.1:8765",
+        "URL of the running server that server-backed CLI commands talk to.",
+    ),
+    SettingSpec(
+        "token",
+        "VAULT_AGENT_TOKEN",
+        "server.token",
+        "str",
+        None,
+        "Bearer token; default: generated on first `serve` into <index-dir>/token (0600).",
+    ),
+    SettingSpec("host", "VAULT_AGENT_HOST", "server.host", "str", "127.0.0.1", "Address `serve` binds."),
+    SettingSpec(
+        "port", "VAULT_AGENT_PORT", "server.port", "int", 8765, "Port `serve` binds (0 picks a free one)."
+    ),
+    SettingSpec(
+        "allowed_hosts",
+        "VAULT_AGENT_ALLOWED_HOSTS",
+        "server.allowed_hosts",
+        "list",
+        [],
+        "Extra Host header values accepted besides loopback names (DNS-rebinding defence).",
+    ),
+    SettingSpec(
+        "allowed_origins",
+        "VAULT_AGENT_ALLOWED_ORIGINS",
+        "server.allowed_origins",
+        "list",
+        [],
+        "Browser Origins allowed to call the server; CORS stays off when empty.",
+    ),
+    SettingSpec(
+        "writes_enabled",
+        "VAULT_AGENT_WRITES_ENABLED",
+        "writes.enabled",
+        "bool",
+        False,
+        "List and allow the write tools (same as `serve --allow-writes`).",
+    ),
+    SettingSpec(
+        "tool_profile",
+        "VAULT_AGENT_TOOL_PROFILE",
+        "mcp.tool_profile",
+        "str",
+        "default",
+        "MCP tool profile: `default`, or `agent-files` to add seed 003's tool names.",
+    ),
+    SettingSpec(
+        "debounce_ms",
+        "VAULT_AGENT_DEBOUNCE_MS",
+        "index.debounce_ms",
+        "int",
+        50,
+        "Watcher quiet time before a batch of changes is committed.",
+    ),
+    SettingSpec(
+        "recheck_seconds",
+        "VAULT_AGENT_RECHECK_SECONDS",
+        "index.recheck_seconds",
+        "int",
+        30,
+        "How often a non-writer re-checks the vault by stat scan (at most 30).",
+    ),
+    SettingSpec(
+        "log_level",
+        "VAULT_AGENT_LOG_LEVEL",
+        "log.level",
+        "str",
+        "INFO",
+        "Log level of the structured request log (DEBUG, INFO, WARNING, ERROR).",
+    ),
+)
+
+SPEC_BY_NAME: dict[str, SettingSpec] = {s.name: s for s in SETTINGS}
+
+
+class Settings(BaseModel):
+    """Resolved settings of one process; immutable."""
+
+    model_config = ConfigDict(frozen=True)
+
+    vault: Path
+    index_dir: Path
+    extensions: tuple[str, ...] = (".md",)
+    exclude: tuple[str, ...] = ()
+    server: str = "http://127.0.0.1:8765"
+    token: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8765
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    writes_enabled: bool = False
+    tool_profile: str = "default"
+    debounce_ms: int = 50
+    recheck_seconds: int = 30
+    log_level: str = "INFO"
+
+    @property
+    def token_file(self) -> Path:
+        return self.index_dir / "token"
+
+    def index_fingerprint(self) -> str:
+        """Hash of every setting that changes what the index contains."""
+        payload = json.dumps(
+            {"extensions": sorted(e.lower() for e in self.extensions), "exclude": list(self.exclude)},
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    def index_dir_in_vault(self) -> str | None:
+        """The state dir's vault-relative path when it lives inside the vault (then excluded)."""
+        try:
+            rel = self.index_dir.resolve().relative_to(self.vault.resolve())
+        except ValueError:
+            return None
+        return rel.as_posix() or None
+
+
+def _coerce(spec: SettingSpec, value: Any, source: str) -> Any:
+    try:
+        if value is None:
+            return None
+        if spec.kind == "path":
+            return Path(os.path.expanduser(str(value)))
+        if spec.kind == "int":
+            return int(value)
+        if spec.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off", ""):
+                return False
+            raise ValueError(value)
+        if spec.kind == "list":
+            if isinstance(value, str):
+                return tuple(v.strip() for v in value.split(",") if v.strip())
+            return tuple(str(v) for v in value)
+        return str(value)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"setting '{spec.name}' from {source} has an invalid value") from None
+
+
+def _toml_get(data: Mapping[str, Any], dotted: str) -> Any:
+    node: Any = data
+    for key in dotted.split("."):
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Parse a TOML config file.
+
+    Raises:
+        InvalidParameter: the file is not valid TOML.
+    """
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError:
+        raise InvalidParameter("the config file is not valid TOML") from None
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+    cwd: Path | None = None,
+) -> Settings:
+    """Resolve settings from flags > env > config file > defaults.
+
+    Raises:
+        InvalidParameter: a value cannot be parsed, or `--config` names a missing file.
+    """
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for spec in SETTINGS:
+        if spec.name in flags:
+            values[spec.name] = _coerce(spec, flags[spec.name], "the command line")
+        elif env.get(spec.env) not in (None, ""):
+            values[spec.name] = _coerce(spec, env[spec.env], spec.env)
+    vault = values.get("vault") or (cwd or Path.cwd())
+    vault = Path(vault)
+    explicit = flags.get("config") or env.get("VAULT_AGENT_CONFIG")
+    cfg_path = Path(explicit) if explicit else vault / ".vault-agent" / "config.toml"
+    file_data: dict[str, Any] = {}
+    if cfg_path.is_file():
+        file_data = read_config_file(cfg_path)
+    elif explicit:
+        raise InvalidParameter("the config file given with --config does not exist")
+    for spec in SETTINGS:
+        if spec.name in values or not spec.toml_key:
+            continue
+        raw = _toml_get(file_data, spec.toml_key)
+        if raw is not None:
+            values[spec.name] = _coerce(spec, raw, "the config file")
+    values["vault"] = vault
+    index_dir = values.get("index_dir")
+    if index_dir is None:
+        index_dir = vault / ".vault-agent"
+    elif not Path(index_dir).is_absolute():
+        index_dir = (cwd or Path.cwd()) / index_dir
+    values["index_dir"] = Path(index_dir)
+    for spec in SETTINGS:
+        if spec.name not in values and spec.default is not None:
+            values[spec.name] = tuple(spec.default) if spec.kind == "list" else spec.default
+    values = {k: v for k, v in values.items() if v is not None}
+    if values.get("recheck_seconds", 30) > 30 or values.get("recheck_seconds", 30) < 1:
+        raise InvalidParameter("recheck_seconds must be between 1 and 30")
+    if values.get("tool_profile") not in ("default", "agent-files"):
+        raise InvalidParameter("tool_profile must be 'default' or 'agent-files'")
+    return Settings(**values)

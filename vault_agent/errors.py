@@ -1,0 +1,170 @@
+"""The one exception tree of vault-agent; SPEC.md's error table is the whole mapping.
+
+    VaultAgentError                 INTERNAL            500  exit 1
+    ├── InvalidParameter            INVALID_PARAMETER   400  exit 2
+    ├── InvalidLimit                INVALID_LIMIT       400  exit 2
+    ├── InvalidPath                 INVALID_PATH        400  exit 2
+    ├── TooLarge                    TOO_LARGE           413  exit 2
+    ├── Unauthorized                UNAUTHORIZED        401  exit 3
+    ├── Forbidden                   FORBIDDEN           403  exit 3
+    ├── NotFound                    NOT_FOUND           404  exit 4
+    ├── IndexNotFound               INDEX_NOT_FOUND     409  exit 4
+    ├── IndexBusy                   INDEX_BUSY          409  exit 5
+    ├── ServerUnavailable           SERVER_UNAVAILABLE   -   exit 6
+    ├── IndexIncompatible           INDEX_INCOMPATIBLE  409  exit 7
+    └── Conflict                    CONFLICT            409  exit 8
+
+Messages are written for the caller and say what to do next. They never contain an
+absolute path, note text, a raw query or a secret: callers pass vault-relative paths only.
+Three translators turn these into responses: the aiohttp middleware, the MCP tool wrapper
+and the CLI runner.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, ClassVar
+
+
+class VaultAgentError(Exception):
+    """Base of every error the product reports; unknown exceptions become ``Internal``."""
+
+    code: ClassVar[str] = "INTERNAL"
+    http_status: ClassVar[int] = 500
+    exit_code: ClassVar[int] = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_body(self) -> dict[str, Any]:
+        """The canonical error object, identical on every surface."""
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+class Internal(VaultAgentError):
+    """An unexpected failure; the message carries only an id to find in the log."""
+
+    def __init__(self, incident_id: str | None = None) -> None:
+        self.incident_id = incident_id or uuid.uuid4().hex[:12]
+        super().__init__(f"internal error; see the server log for incident {self.incident_id}")
+
+
+class InvalidParameter(VaultAgentError):
+    code = "INVALID_PARAMETER"
+    http_status = 400
+    exit_code = 2
+
+
+class InvalidLimit(VaultAgentError):
+    code = "INVALID_LIMIT"
+    http_status = 400
+    exit_code = 2
+
+
+class InvalidPath(VaultAgentError):
+    code = "INVALID_PATH"
+    http_status = 400
+    exit_code = 2
+
+
+class TooLarge(VaultAgentError):
+    code = "TOO_LARGE"
+    http_status = 413
+    exit_code = 2
+
+
+class Unauthorized(VaultAgentError):
+    code = "UNAUTHORIZED"
+    http_status = 401
+    exit_code = 3
+
+
+class Forbidden(VaultAgentError):
+    code = "FORBIDDEN"
+    http_status = 403
+    exit_code = 3
+
+
+class NotFound(VaultAgentError):
+    code = "NOT_FOUND"
+    http_status = 404
+    exit_code = 4
+
+
+class IndexNotFound(VaultAgentError):
+    code = "INDEX_NOT_FOUND"
+    http_status = 409
+    exit_code = 4
+
+    def __init__(self, message: str = "no index snapshot exists yet; run 'vault-agent index'") -> None:
+        super().__init__(message)
+
+
+class IndexBusy(VaultAgentError):
+    code = "INDEX_BUSY"
+    http_status = 409
+    exit_code = 5
+
+    def __init__(
+        self,
+        message: str = "another vault-agent process is indexing this vault; "
+        "wait for it to finish or stop it, then retry",
+    ) -> None:
+        super().__init__(message)
+
+
+class ServerUnavailable(VaultAgentError):
+    code = "SERVER_UNAVAILABLE"
+    http_status = 503
+    exit_code = 6
+
+
+class IndexIncompatible(VaultAgentError):
+    code = "INDEX_INCOMPATIBLE"
+    http_status = 409
+    exit_code = 7
+
+    def __init__(
+        self,
+        message: str = "the index was built by a different schema or configuration; "
+        "run 'vault-agent reindex'",
+    ) -> None:
+        super().__init__(message)
+
+
+class Conflict(VaultAgentError):
+    code = "CONFLICT"
+    http_status = 409
+    exit_code = 8
+
+
+ALL_ERRORS: tuple[type[VaultAgentError], ...] = (
+    Internal,
+    InvalidParameter,
+    InvalidLimit,
+    InvalidPath,
+    TooLarge,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    IndexNotFound,
+    IndexBusy,
+    ServerUnavailable,
+    IndexIncompatible,
+    Conflict,
+)
+
+BY_CODE: dict[str, type[VaultAgentError]] = {cls.code: cls for cls in ALL_ERRORS}
+
+
+def from_body(body: dict[str, Any]) -> VaultAgentError:
+    """Rebuild an error from its canonical body (the CLI uses it on server replies)."""
+    err = body.get("error", {}) if isinstance(body, dict) else {}
+    code = str(err.get("code", "INTERNAL"))
+    message = str(err.get("message", "unexpected error"))
+    cls = BY_CODE.get(code, VaultAgentError)
+    exc = VaultAgentError.__new__(cls)
+    Exception.__init__(exc, message)
+    exc.message = message
+    return exc
