@@ -76,7 +76,8 @@ class Operation:
     cli_help: str = ""  # one-line CLI summary + example
     render: Callable[[Any], str] | None = None  # compact human output for the CLI
     limit_error: type[VaultAgentError] = InvalidParameter
-    aliases: tuple[tuple[str, dict[str, str]], ...] = ()  # (mcp alias name, {alias param: param})
+    profile: Literal["default", "agent-files"] = "default"  # agent-files ops are listed only in that profile
+    mcp_only: bool = False  # seed 003 aliases: MCP tools with no HTTP route or CLI command
 
 
 REGISTRY: dict[str, Operation] = {}

@@ -1,0 +1,100 @@
+"""What every CLI command shares: the common options, settings, and the error runner.
+
+The CLI is a composition root: it is one of the few places that read the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from vault_agent.config import Settings, load_settings
+from vault_agent.errors import Internal, VaultAgentError
+
+log = logging.getLogger("vault_agent.cli")
+
+VaultOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault", help="Vault root (env VAULT_AGENT_VAULT; default: current directory).", show_default=False
+    ),
+]
+IndexDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--index-dir",
+        help="State dir (env VAULT_AGENT_INDEX_DIR; default: <vault>/.vault-agent).",
+        show_default=False,
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config", help="Config file (default: <vault>/.vault-agent/config.toml).", show_default=False
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the exact JSON body instead of human output.")]
+ServerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        help="Server URL (env VAULT_AGENT_SERVER; default: http://127.0.0.1:8765).",
+        show_default=False,
+    ),
+]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        help="Bearer token (env VAULT_AGENT_TOKEN; default: <index-dir>/token).",
+        show_default=False,
+    ),
+]
+
+
+def settings_from(
+    vault: Path | None,
+    index_dir: Path | None,
+    config: Path | None,
+    **flags: Any,
+) -> Settings:
+    """Settings for one CLI invocation (flags > env > config file > defaults)."""
+    return load_settings({"vault": vault, "index_dir": index_dir, "config": config, **flags})
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def fail(exc: VaultAgentError, as_json: bool) -> NoReturn:
+    """Report an error the SPEC way: error object on stdout with --json, message on stderr."""
+    if as_json:
+        print_json(exc.to_body())
+    else:
+        sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
+    raise typer.Exit(exc.exit_code)
+
+
+def run_command(as_json: bool, body: Callable[[], int | None]) -> None:
+    """Run a command body, translating every failure into its SPEC exit code."""
+    try:
+        code = body()
+    except typer.Exit:
+        raise
+    except VaultAgentError as exc:
+        fail(exc, as_json)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except Exception:
+        err = Internal()
+        log.exception("command failed (incident %s)", err.incident_id)
+        fail(err, as_json)
+    if code:
+        raise typer.Exit(code)
