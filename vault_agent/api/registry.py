@@ -60,6 +60,23 @@ Kind = Literal["read", "write"]
 
 
 @dataclass(frozen=True)
+class CliOption:
+    """A CLI flag of a server-backed command and where its value goes in the params.
+
+    Without any declared options, the CLI offers every top-level scalar field of the
+    params model as `--field-name`. Declared options replace that for ops whose params
+    are nested (e.g. `read PATH --start 1 --end 40` → range.start_line / range.end_line).
+    """
+
+    flag: str  # e.g. "--start"
+    target: str  # dotted params path, e.g. "range.start_line"
+    type: type = str  # str | int | float | bool
+    help: str = ""
+    multiple: bool = False  # repeatable flag → list value
+    convert: Callable[[Any], Any] | None = None  # e.g. "12-20" → {"start_line": 12, "end_line": 20}
+
+
+@dataclass(frozen=True)
 class Operation:
     name: str  # registry key and CLI command name, e.g. "overview", "get-note-outline"
     mcp_name: str  # e.g. "vault_overview"
@@ -74,6 +91,7 @@ class Operation:
     idempotent: bool = True
     cli_args: tuple[str, ...] = ()  # params taken positionally on the CLI, in order
     cli_help: str = ""  # one-line CLI summary + example
+    cli_options: tuple[CliOption, ...] = ()
     render: Callable[[Any], str] | None = None  # compact human output for the CLI
     limit_error: type[VaultAgentError] = InvalidParameter
     profile: Literal["default", "agent-files"] = "default"  # agent-files ops are listed only in that profile
