@@ -134,7 +134,7 @@ class Exclusions:
         self, user_globs: list[str] | tuple[str, ...] = (), extra_dirs: frozenset[str] = frozenset()
     ):
         self._dirs = DEFAULT_EXCLUDED_DIRS | extra_dirs
-        self._spec = pathspec.PathSpec.from_lines("gitwildmatch", list(user_globs)) if user_globs else None
+        self._spec = pathspec.GitIgnoreSpec.from_lines(list(user_globs)) if user_globs else None
 
     def excluded(self, rel: str, is_dir: bool) -> bool:
         """True when the path or any of its ancestors is excluded."""

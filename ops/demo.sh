@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sets up a local virtualenv (first run only), indexes the bundled demo vault and serves it
+# with the watcher on http://127.0.0.1:8765 (MCP at /mcp). Ctrl-C stops it.
+# Usage: bash ops/demo.sh [extra serve options, e.g. --port 0 --allow-writes]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
+if [ ! -f "$stamp" ]; then
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -e ".[test]"
+  rm -f .venv/.installed-* && touch "$stamp"
+fi
+VAULT=fixtures/demo
+.venv/bin/vault-agent index --vault "$VAULT"
+echo "In another terminal: .venv/bin/vault-agent overview --vault $VAULT   (token is read from $VAULT/.vault-agent/token)"
+exec .venv/bin/vault-agent serve --watch --vault "$VAULT" "$@"

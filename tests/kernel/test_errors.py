@@ -1,0 +1,47 @@
+"""The error table of SPEC.md is the whole mapping: code, HTTP status, CLI exit code."""
+
+from __future__ import annotations
+
+from vault_agent import errors
+
+SPEC_TABLE = {
+    "INVALID_PARAMETER": (400, 2),
+    "INVALID_LIMIT": (400, 2),
+    "INVALID_PATH": (400, 2),
+    "UNAUTHORIZED": (401, 3),
+    "FORBIDDEN": (403, 3),
+    "NOT_FOUND": (404, 4),
+    "INDEX_NOT_FOUND": (409, 4),
+    "INDEX_INCOMPATIBLE": (409, 7),
+    "CONFLICT": (409, 8),
+    "INDEX_BUSY": (409, 5),
+    "TOO_LARGE": (413, 2),
+    "SERVER_UNAVAILABLE": (None, 6),
+    "INTERNAL": (500, 1),
+}
+
+
+def test_table_matches_spec() -> None:
+    got = {
+        c.code: (c.http_status if c.code != "SERVER_UNAVAILABLE" else None, c.exit_code)
+        for c in errors.ALL_ERRORS
+    }
+    assert got == SPEC_TABLE
+
+
+def test_body_shape_and_roundtrip() -> None:
+    err = errors.NotFound("'a.md' does not exist in the vault")
+    body = err.to_body()
+    assert body == {"error": {"code": "NOT_FOUND", "message": "'a.md' does not exist in the vault"}}
+    back = errors.from_body(body)
+    assert isinstance(back, errors.NotFound) and back.message == err.message
+
+
+def test_internal_message_has_only_an_incident_id() -> None:
+    err = errors.Internal("abc123")
+    assert err.message == "internal error; see the server log for incident abc123"
+
+
+def test_index_errors_say_what_to_run() -> None:
+    assert "vault-agent index" in errors.IndexNotFound().message
+    assert "vault-agent reindex" in errors.IndexIncompatible().message

@@ -1,0 +1,345 @@
+"""Append-only, checksummed event log in `<index-dir>/events/events.log`.
+
+Frame: magic `VAE1`, u32 payload length, u32 crc32(payload), payload (compact JSON),
+u32 payload length again (so the tail can be read backwards). The first frame of a file
+is a header `{"base_seq": N}`: every record in the file has seq > N, which keeps seq
+monotonic across compaction. A torn or corrupt tail (crash mid-append, bit flip) ends the
+valid prefix: readers stop there, and recovery cuts the file back to it — never an
+exception. Appends from several processes are serialised by a flock on
+`events/append.lock`; a batch is one write + one fsync (group commit).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import struct
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from vault_agent.contracts import EVENTS_DIR
+
+LOG_NAME = "events.log"
+APPEND_LOCK = "append.lock"
+MAGIC = b"VAE1"
+_HEAD = struct.Struct("<4sII")
+_FOOT = struct.Struct("<I")
+MAX_PAYLOAD = 1 << 20
+
+Op = Literal["upsert", "delete", "move", "rescan"]
+Origin = Literal["watcher", "scan", "tool"]
+OPS: frozenset[str] = frozenset({"upsert", "delete", "move", "rescan"})
+
+
+@dataclass(frozen=True)
+class Event:
+    """One change hint; `path` is vault-relative ('' with `rescan` = the whole vault)."""
+
+    seq: int
+    ts: float
+    op: str
+    path: str
+    dest: str | None = None
+    mtime_ns: int | None = None
+    size: int | None = None
+    origin: str = "scan"
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event before the log has given it a seq."""
+
+    op: str
+    path: str
+    dest: str | None = None
+    mtime_ns: int | None = None
+    size: int | None = None
+    origin: str = "scan"
+
+
+def _frame(payload: dict[str, object]) -> bytes:
+    body = json.dumps(payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode()
+    return _HEAD.pack(MAGIC, len(body), zlib.crc32(body)) + body + _FOOT.pack(len(body))
+
+
+def _parse_at(data: bytes | memoryview, off: int) -> tuple[dict[str, object], int] | None:
+    """The payload of the frame at `off` and the offset after it, or None if invalid."""
+    end_head = off + _HEAD.size
+    if end_head > len(data):
+        return None
+    magic, length, crc = _HEAD.unpack_from(data, off)
+    if magic != MAGIC or length > MAX_PAYLOAD:
+        return None
+    end_body = end_head + length
+    if end_body + _FOOT.size > len(data):
+        return None
+    body = bytes(data[end_head:end_body])
+    if zlib.crc32(body) != crc or _FOOT.unpack_from(data, end_body)[0] != length:
+        return None
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(payload, dict):
+        return None
+    return payload, end_body + _FOOT.size
+
+
+def _to_event(payload: dict[str, object]) -> Event | None:
+    try:
+        seq = int(payload["seq"])  # type: ignore[arg-type]
+        op = str(payload["op"])
+        if op not in OPS:
+            return None
+        return Event(
+            seq=seq,
+            ts=float(payload.get("ts", 0.0)),  # type: ignore[arg-type]
+            op=op,
+            path=str(payload.get("path", "")),
+            dest=None if payload.get("dest") is None else str(payload["dest"]),
+            mtime_ns=None if payload.get("mtime_ns") is None else int(payload["mtime_ns"]),  # type: ignore[arg-type]
+            size=None if payload.get("size") is None else int(payload["size"]),  # type: ignore[arg-type]
+            origin=str(payload.get("origin", "scan")),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+@dataclass
+class ScanResult:
+    base_seq: int
+    events: list[Event]
+    valid_end: int
+    size: int
+
+
+def scan_bytes(data: bytes, after_seq: int = -1) -> ScanResult:
+    """Parse a whole log image; stops at the first invalid frame (the torn tail)."""
+    view = memoryview(data)
+    first = _parse_at(view, 0)
+    if first is None or "base_seq" not in first[0]:
+        return ScanResult(0, [], 0, len(data))
+    base = int(first[0]["base_seq"])  # type: ignore[arg-type]
+    off = first[1]
+    events: list[Event] = []
+    last = base
+    while off < len(data):
+        parsed = _parse_at(view, off)
+        if parsed is None:
+            break
+        ev = _to_event(parsed[0])
+        if ev is None or ev.seq <= last:
+            break  # a frame that checks out but breaks monotonicity is corruption too
+        last = ev.seq
+        if ev.seq > after_seq:
+            events.append(ev)
+        off = parsed[1]
+    return ScanResult(base, events, off, len(data))
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class EventLog:
+    """The event log of one state dir. `floor_seq` returns a seq the log must never go
+    below (the committed snapshot's applied_seq), used if corruption reaches the header."""
+
+    def __init__(self, index_dir: Path, floor_seq: Callable[[], int] | None = None) -> None:
+        self.dir = Path(index_dir) / EVENTS_DIR
+        self.path = self.dir / LOG_NAME
+        self._floor = floor_seq or (lambda: 0)
+        self._cursor: tuple[int, int, int] | None = None  # (inode, offset, seq at offset)
+
+    # ----- locking ---------------------------------------------------------------------
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.dir / APPEND_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing drops the flock
+
+    # ----- reading ---------------------------------------------------------------------
+    def _read_all(self) -> bytes:
+        try:
+            return self.path.read_bytes()
+        except FileNotFoundError:
+            return b""
+
+    def _tail_seq(self, fd: int, size: int) -> int | None:
+        """Seq of the last frame (or the header's base), read backwards; None if torn."""
+        if size < _HEAD.size + _FOOT.size:
+            return None
+        (length,) = _FOOT.unpack(os.pread(fd, _FOOT.size, size - _FOOT.size))
+        start = size - _FOOT.size - length - _HEAD.size
+        if length > MAX_PAYLOAD or start < 0:
+            return None
+        parsed = _parse_at(os.pread(fd, size - start, start), 0)
+        if parsed is None:
+            return None
+        payload = parsed[0]
+        if "base_seq" in payload:
+            return int(payload["base_seq"])  # type: ignore[arg-type]
+        ev = _to_event(payload)
+        return None if ev is None else ev.seq
+
+    def head_seq(self) -> int:
+        """Seq of the newest valid record (or the base after compaction); 0 when empty."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return self._floor_safe()
+        try:
+            size = os.fstat(fd).st_size
+            tail = self._tail_seq(fd, size)
+        finally:
+            os.close(fd)
+        if tail is not None:
+            return tail
+        res = scan_bytes(self._read_all())
+        return max(res.events[-1].seq if res.events else res.base_seq, self._floor_safe())
+
+    def read_after(self, seq: int) -> list[Event]:
+        """Every valid record with seq > `seq`, in order (stops at a torn tail)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return []
+        try:
+            st = os.fstat(fd)
+            start = 0
+            if self._cursor and self._cursor[0] == st.st_ino and self._cursor[2] <= seq:
+                start = self._cursor[1] if self._cursor[1] <= st.st_size else 0
+            if start == 0:
+                data = os.pread(fd, st.st_size, 0)
+                res = scan_bytes(data, seq)
+                last = res.events[-1].seq if res.events else None
+                if last is None:
+                    return []
+                self._cursor = (st.st_ino, res.valid_end, last)
+                return res.events
+            data = os.pread(fd, st.st_size - start, start)
+        finally:
+            os.close(fd)
+        events: list[Event] = []
+        off, last, view = 0, self._cursor[2], memoryview(data)
+        while off < len(data):
+            parsed = _parse_at(view, off)
+            if parsed is None:
+                break
+            ev = _to_event(parsed[0])
+            if ev is None or ev.seq <= last:
+                break
+            last, off = ev.seq, parsed[1]
+            if ev.seq > seq:
+                events.append(ev)
+        self._cursor = (st.st_ino, start + off, last)
+        return events
+
+    def _floor_safe(self) -> int:
+        try:
+            return int(self._floor())
+        except Exception:
+            return 0
+
+    # ----- writing ---------------------------------------------------------------------
+    def recover(self) -> int:
+        """Cut a torn or corrupt tail back to the valid prefix; returns the bytes cut."""
+        with self._locked():
+            return self._recover_locked()[1]
+
+    def _recover_locked(self) -> tuple[int, int]:
+        """(head seq, bytes cut). Rewrites the header if corruption reached it."""
+        data = self._read_all()
+        res = scan_bytes(data)
+        head = res.events[-1].seq if res.events else res.base_seq
+        if res.valid_end == len(data) and data:
+            return head, 0
+        floor = self._floor_safe()
+        if res.valid_end == 0 or head < floor:
+            # Corruption reached the header or cut records the snapshot already applied:
+            # restart the file above everything ever committed so seq stays monotonic.
+            head = max(head, floor)
+            self._write_new([e for e in res.events if e.seq > floor], head if head == floor else floor)
+            return head, len(data) - res.valid_end if res.valid_end else len(data)
+        fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
+        try:
+            os.ftruncate(fd, res.valid_end)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._cursor = None
+        return head, len(data) - res.valid_end
+
+    def _write_new(self, events: list[Event], base_seq: int) -> None:
+        """Replace the log with a header + `events` (temp, fsync, rename, fsync dir)."""
+        tmp = self.dir / f"{LOG_NAME}.tmp"
+        blob = _frame({"base_seq": base_seq}) + b"".join(_frame(asdict(e)) for e in events)
+        with open(tmp, "wb") as fh:
+            fh.write(blob)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+        _fsync_dir(self.dir)
+        self._cursor = None
+
+    def append(self, items: list[NewEvent]) -> int:
+        """Append a batch with one write + one fsync; returns the seq of its last record."""
+        if not items:
+            return self.head_seq()
+        with self._locked():
+            fd = -1
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+            except FileNotFoundError:
+                self._write_new([], self._floor_safe())
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+            try:
+                size = os.fstat(fd).st_size
+                head = self._tail_seq(fd, size)
+                if head is None:
+                    os.close(fd)
+                    fd = -1
+                    head, _ = self._recover_locked()
+                    fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+                now = time.time()
+                frames = []
+                for i, item in enumerate(items, start=1):
+                    ev = Event(seq=head + i, ts=now, **asdict(item))
+                    frames.append(_frame(asdict(ev)))
+                os.write(fd, b"".join(frames))
+                os.fsync(fd)
+                return head + len(items)
+            finally:
+                if fd >= 0:
+                    os.close(fd)
+
+    def compact(self, applied_seq: int) -> int:
+        """Drop records with seq <= applied_seq (all committed); returns records kept."""
+        with self._locked():
+            res = scan_bytes(self._read_all())
+            head = res.events[-1].seq if res.events else res.base_seq
+            keep = [e for e in res.events if e.seq > applied_seq]
+            base = min(applied_seq, head) if keep else head
+            base = max(base, res.base_seq)
+            self._write_new(keep, base)
+            return len(keep)
+
+    def size_bytes(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
