@@ -273,8 +273,8 @@ class EventLog:
             # Corruption reached the header or cut records the snapshot already applied:
             # restart the file above everything ever committed so seq stays monotonic.
             head = max(head, floor)
-            self._write_new([e for e in res.events if e.seq > floor], head if head == floor else floor)
-            return head, len(data) - res.valid_end if res.valid_end else len(data)
+            self._write_new([], head)
+            return head, len(data) - res.valid_end
         fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
         try:
             os.ftruncate(fd, res.valid_end)

@@ -10,10 +10,26 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
+from vault_agent.indexer.markdown import code_spans
+
 _WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
-_MD_RE = re.compile(r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)")
-_CODE_SPAN_RE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+_MD_RE = re.compile(
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"  # ![text] with one level of nested brackets
+    r"\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)"  # (<dest> or dest with balanced parens
+    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"  # optional "title")
+)
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """Replace each span by spaces (so match offsets still order links on the line)."""
+    parts: list[str] = []
+    pos = 0
+    for a, b in spans:
+        parts += [text[pos:a], " " * (b - a)]
+        pos = b
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def _split_anchor(raw: str) -> tuple[str, str | None]:
@@ -58,7 +74,7 @@ def extract_links(
         if inside:
             continue
         if "`" in text:
-            text = _CODE_SPAN_RE.sub(lambda m: " " * len(m.group(0)), text)
+            text = _blank_spans(text, code_spans(text))
         found: list[tuple[int, str, str | None, str]] = []
         if "[[" in text:
             for m in _WIKI_RE.finditer(text):

@@ -7,6 +7,7 @@ records and dropped before returning, so nothing of the token stream outlives a 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,9 @@ _MD = _make_parser()
 
 # Fenced code opener/closer as seen by the comment scan (also inside lists/blockquotes).
 _FENCE_RE = re.compile(r"^ {0,3}(?:(?:>|[-*+]|\d{1,9}[.)]) {0,4})*(`{3,}|~{3,})(.*)$")
+# Characters that can start inline syntax (emphasis, code, links, html, entities, escapes).
+_INLINE_SYNTAX_RE = re.compile(r"[\\`*_\[\]<>&!~]")
+_BACKTICKS_RE = re.compile(r"`+")
 _TEXT_TOKENS = frozenset({"text", "code_inline", "html_inline", "text_special"})
 _CONTENT_BLOCKS = frozenset({"paragraph_open", "table_open"})
 _CODE_BLOCKS = frozenset({"fence", "code_block"})
@@ -48,6 +52,28 @@ class Structure:
     code_ranges: list[tuple[int, int]]  # 1-based inclusive file-line ranges of code blocks
 
 
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """(start, end) of the code spans on one line: a backtick run up to the next run of the
+    same length (CommonMark's rule, line-local). Linear, unlike a backtracking regex."""
+    runs = [m.span() for m in _BACKTICKS_RE.finditer(line)]
+    by_len: dict[int, list[int]] = {}
+    for k, (a, b) in enumerate(runs):
+        by_len.setdefault(b - a, []).append(k)
+    spans: list[tuple[int, int]] = []
+    k = 0
+    while k < len(runs):
+        a, b = runs[k]
+        same = by_len[b - a]
+        nxt = bisect.bisect_right(same, k)
+        if nxt < len(same):
+            close = same[nxt]
+            spans.append((a, runs[close][1]))
+            k = close + 1
+        else:
+            k += 1
+    return spans
+
+
 def blank_comments(text: str) -> str:
     """Remove Obsidian `%% … %%` comments outside fenced code, keeping every newline.
 
@@ -61,9 +87,9 @@ def blank_comments(text: str) -> str:
     for line in text.split("\n"):
         if fence is not None:
             match = _FENCE_RE.match(line)
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                if not match.group(2).strip():
-                    fence = None
+            closes = match is not None and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+            if closes and match is not None and not match.group(2).strip():
+                fence = None
             out.append(line)
             continue
         if not in_comment:
@@ -72,18 +98,23 @@ def blank_comments(text: str) -> str:
                 fence = match.group(1)
                 out.append(line)
                 continue
+        spans = code_spans(line) if "`" in line else []
         kept: list[str] = []
         pos = 0
+        search = 0
         while True:
-            idx = line.find("%%", pos)
+            idx = line.find("%%", search)
             if idx < 0:
                 if not in_comment:
                     kept.append(line[pos:])
                 break
+            if not in_comment and any(a <= idx < b for a, b in spans):
+                search = idx + 2  # `%%` inside a code span is literal text
+                continue
             if not in_comment:
                 kept.append(line[pos:idx])
             in_comment = not in_comment
-            pos = idx + 2
+            pos = search = idx + 2
         out.append("".join(kept))
     return "\n".join(out)
 
@@ -103,6 +134,8 @@ def _inline_text(tokens: list[Token], parts: list[str]) -> None:
 
 def heading_text(content: str, env: dict[str, Any]) -> str:
     """Plain text of a heading's inline content: NFC, whitespace collapsed, trimmed."""
+    if not _INLINE_SYNTAX_RE.search(content):
+        return collapse_ws(nfc(content))  # nothing for the inline parser to strip
     tokens: list[Token] = []
     _MD.inline.parse(content, _MD, env, tokens)
     parts: list[str] = []

@@ -12,10 +12,10 @@ from collections import Counter
 from typing import Any
 
 from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, ParsedNote
-from vault_agent.indexer.parse_fields import facet_values, facets_json, tag_list, title_of
 from vault_agent.indexer.frontmatter import Frontmatter, parse_frontmatter
 from vault_agent.indexer.links import extract_links
 from vault_agent.indexer.markdown import Heading, blank_comments, parse_structure
+from vault_agent.indexer.parse_fields import facet_values, facets_json, tag_list, title_of
 from vault_agent.text import heading_id, title_from_stem, tokenize
 
 BOM = b"\xef\xbb\xbf"
@@ -85,52 +85,53 @@ def _base_note(rel: str, raw: bytes, mtime_ns: int, size: int) -> dict[str, Any]
     }
 
 
+def _pieces(lines: list[str], start: int, end: int) -> list[tuple[int, int, str]]:
+    """Lines start..end as (first, last, text) pieces of at most MAX_CHUNK_CHARS, whole lines
+    where possible; a single over-long line is cut into pieces that share its line number."""
+    out: list[tuple[int, int, str]] = []
+    buf: list[str] = []
+    size = 0
+    first = start
+    for line_no in range(start, end + 1):
+        line = lines[line_no - 1]
+        if len(line) > MAX_CHUNK_CHARS:
+            if buf:
+                out.append((first, line_no - 1, "\n".join(buf)))
+            out.extend(
+                (line_no, line_no, line[off : off + MAX_CHUNK_CHARS])
+                for off in range(0, len(line), MAX_CHUNK_CHARS)
+            )
+            buf, size, first = [], 0, line_no + 1
+            continue
+        if buf and size + 1 + len(line) > MAX_CHUNK_CHARS:
+            out.append((first, line_no - 1, "\n".join(buf)))
+            buf, size, first = [], 0, line_no
+        size += len(line) + (1 if buf else 0)
+        buf.append(line)
+    if buf:
+        out.append((first, end, "\n".join(buf)))
+    return out
+
+
 def _chunk_rows(
     rel: str, spans: list[tuple[int | None, list[str], int, int]], lines: list[str]
 ) -> list[dict[str, Any]]:
-    """Split each (heading ordinal, heading path, start, end) span into ≤ 8,000-char chunks."""
+    """One row per piece of each (heading ordinal, heading path, start, end) span."""
     rows: list[dict[str, Any]] = []
     for heading_ordinal, path, start, end in spans:
-        buf: list[str] = []
-        size = 0
-        buf_start = start
-
-        def flush(last: int) -> None:
-            text = "\n".join(buf)
+        for first, last, text in _pieces(lines, start, end):
             rows.append(
                 {
                     "path": rel,
                     "ordinal": len(rows),
                     "heading_ordinal": heading_ordinal,
                     "heading_path": list(path),
-                    "start_line": buf_start,
+                    "start_line": first,
                     "end_line": last,
                     "text": text,
-                    "token_count": 0,
+                    "token_count": 0,  # set with the terms
                 }
             )
-
-        for line_no in range(start, end + 1):
-            line = lines[line_no - 1]
-            if len(line) > MAX_CHUNK_CHARS:
-                if buf:
-                    flush(line_no - 1)
-                    buf, size = [], 0
-                # A single over-long line is cut into pieces that share its line number.
-                for off in range(0, len(line), MAX_CHUNK_CHARS):
-                    buf, buf_start = [line[off : off + MAX_CHUNK_CHARS]], line_no
-                    flush(line_no)
-                buf, size, buf_start = [], 0, line_no + 1
-                continue
-            added = len(line) + (1 if buf else 0)
-            if buf and size + added > MAX_CHUNK_CHARS:
-                flush(line_no - 1)
-                buf, size, buf_start = [], 0, line_no
-                added = len(line)
-            buf.append(line)
-            size += added
-        if buf:
-            flush(end)
     return rows
 
 

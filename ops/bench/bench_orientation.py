@@ -1,0 +1,134 @@
+"""Core-function latency of orientation and outline on a generated vault (not in CI).
+
+    .venv/bin/python ops/bench/bench_orientation.py --notes 100000 --work /tmp/bench-orient
+
+Generates the vault with ops/gen_vault.py (seed 1) and indexes it once (both reused when
+present), then, for each of --runs runs with a fresh SnapshotReader: snapshot open time
+(first acquire), p50/p99 of --requests calls of overview, tree, tags, facets and
+get_note_outline (paths drawn round-robin from the snapshot), and the switch time to a
+newer snapshot after a one-note incremental index. Prints the median over runs as JSON.
+The transport engineer measures the same over HTTP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from vault_agent.api.registry import make_vault  # noqa: E402
+from vault_agent.config import Settings  # noqa: E402
+from vault_agent.contracts import CURRENT_FILE  # noqa: E402
+from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.query import orientation, outline  # noqa: E402
+from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+
+
+def _pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def _time(fn: Callable[[], Any], n: int) -> dict[str, float]:
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return {"p50_ms": round(_pct(samples, 0.5), 2), "p99_ms": round(_pct(samples, 0.99), 2)}
+
+
+def _prepare(work: Path, notes: int) -> Settings:
+    vault = work / "vault"
+    if not vault.exists():
+        t0 = time.perf_counter()
+        subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "ops/gen_vault.py"),
+                str(vault),
+                "--notes",
+                str(notes),
+                "--seed",
+                "1",
+            ],
+            check=True,
+        )
+        print(f"generated {notes} notes in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    settings = Settings(vault=vault, index_dir=work / "state")
+    if not (settings.index_dir / CURRENT_FILE).exists():
+        t0 = time.perf_counter()
+        build_index(settings, full=True)
+        print(f"indexed in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    return settings
+
+
+def _one_run(settings: Settings, requests: int, run: int) -> dict[str, Any]:
+    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    try:
+        t0 = time.perf_counter()
+        with reader.acquire() as view:
+            paths = [
+                r[0]
+                for r in view.con.execute("SELECT path FROM notes ORDER BY hash(path) LIMIT 1000").fetchall()
+            ]
+        out: dict[str, Any] = {"open_ms": round((time.perf_counter() - t0) * 1000, 1)}
+        out["overview"] = _time(lambda: orientation.overview(reader), requests)
+        out["tree"] = _time(lambda: orientation.tree(reader), requests)
+        out["tags"] = _time(lambda: orientation.tags(reader), requests)
+        out["facets"] = _time(lambda: orientation.facets(reader), requests)
+        it = iter(range(10**9))
+        out["get_note_outline"] = _time(
+            lambda: outline.get_note_outline(reader, paths[next(it) % len(paths)]), requests
+        )
+        # Switch: change one note, commit incrementally, time the acquire that loads it.
+        note = settings.vault / paths[0]
+        note.write_text(
+            note.read_text(encoding="utf-8") + f"\nbench edit {run} {time.time()}\n", encoding="utf-8"
+        )
+        build_index(settings)
+        t0 = time.perf_counter()
+        with reader.acquire():
+            pass
+        out["switch_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+        return out
+    finally:
+        reader.close()
+
+
+def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    med: dict[str, Any] = {}
+    for key, value in runs[0].items():
+        if isinstance(value, dict):
+            med[key] = {k: round(statistics.median(r[key][k] for r in runs), 2) for k in value}
+        else:
+            med[key] = round(statistics.median(r[key] for r in runs), 1)
+    return med
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--notes", type=int, default=100_000)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/vault-agent-bench-orientation"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--requests", type=int, default=200)
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    settings = _prepare(args.work, args.notes)
+    runs = [_one_run(settings, args.requests, i) for i in range(args.runs)]
+    print(
+        json.dumps({"notes": args.notes, "runs": args.runs, "median": _median(runs), "each": runs}, indent=2)
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""Fixtures: one built orientation vault per module, a live server over it, captured logs."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from api.serverkit import CANARY, LogCapture, ServerThread, build_fixture_vault, make_context
+from vault_agent.api.app import close_context
+from vault_agent.config import Settings
+
+EXTRA_NOTES = {
+    # Note text carrying the canary: it must never show up in logs or errors.
+    "projects/alpha/secret-notes.md": f"---\ntype: note\n---\n# Canary\n\n{CANARY} body text\n",
+}
+
+
+@pytest.fixture(scope="module")
+def vault_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return build_fixture_vault(tmp_path_factory.mktemp("api"), extra=EXTRA_NOTES)
+
+
+@pytest.fixture(scope="module")
+def logs(vault_settings: Settings) -> Iterator[LogCapture]:
+    capture = LogCapture(vault_settings)
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(capture)
+    root.setLevel(logging.DEBUG)
+    yield capture
+    root.removeHandler(capture)
+    root.setLevel(old_level)
+
+
+@pytest.fixture(scope="module")
+def server(vault_settings: Settings, logs: LogCapture) -> Iterator[ServerThread]:
+    ctx = make_context(vault_settings)
+    thread = ServerThread(ctx).start()
+    yield thread
+    thread.stop()
+    close_context(ctx)
+
+
+@pytest.fixture
+def fresh_settings(tmp_path: Path) -> Settings:
+    return build_fixture_vault(tmp_path)

@@ -1,0 +1,206 @@
+"""Test kit: fixture vaults with a real snapshot, a real aiohttp server on 127.0.0.1 in a
+background thread, captured JSON log lines, raw HTTP calls and real MCP SDK clients."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import logging
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from vault_agent.api.app import RunningServer, start_server
+from vault_agent.api.logging_setup import JsonFormatter, default_scrubber
+from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.config import Settings, load_settings
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "fixtures"
+VAULT_AGENT = str(Path(sys.executable).parent / "vault-agent")
+CANARY = "zebra-canary-7f3a"  # note text that must never reach a log, error or listing
+
+
+def build_fixture_vault(
+    tmp_path: Path, name: str = "orientation", extra: dict[str, str] | None = None
+) -> Settings:
+    """Copy a fixture vault into tmp_path (plus extra files) and commit a full snapshot."""
+    from vault_agent.indexer.build import build_index
+
+    vault = tmp_path / "vault"
+    shutil.copytree(FIXTURES / name, vault)
+    for rel, text in (extra or {}).items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    settings = load_settings({"vault": vault}, env={})
+    build_index(settings, full=True)
+    return settings
+
+
+def make_context(settings: Settings, *, pinned: str | None = "fresh") -> AppContext:
+    """A read-only context; `pinned` fixes the snapshot freshness for deterministic answers."""
+    from vault_agent.query.snapshot import SnapshotReader
+
+    vault = make_vault(settings)
+    freshness = None if pinned is None else (lambda _m: pinned)
+    return AppContext(
+        settings=settings, vault=vault, reader=SnapshotReader(settings, vault, freshness=freshness)
+    )
+
+
+class LogCapture(logging.Handler):
+    """Collects every log record as the JSON line the server would print."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.setFormatter(JsonFormatter(default_scrubber(settings.vault, settings.index_dir)))
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+    def requests(self) -> list[dict[str, Any]]:
+        return [json.loads(ln) for ln in self.lines if '"event": "request"' in ln]
+
+
+class ServerThread:
+    """`start_server` on its own event loop in a thread; stop() always cleans up."""
+
+    def __init__(self, ctx: AppContext, host: str = "127.0.0.1", *, mcp: bool = True) -> None:
+        self.ctx = ctx
+        self.host = host
+        self.mcp = mcp
+        self.loop = asyncio.new_event_loop()
+        self.server: RunningServer | None = None
+        self.error: BaseException | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def boot() -> None:
+            try:
+                self.server = await start_server(self.ctx, self.host, 0, mcp=self.mcp)
+            except BaseException as exc:  # reported to the test thread
+                self.error = exc
+            finally:
+                self._ready.set()
+
+        self.loop.run_until_complete(boot())
+        if self.error is None:
+            self.loop.run_forever()
+        self.loop.run_until_complete(self.loop.shutdown_default_executor())
+        self.loop.close()
+
+    def start(self) -> ServerThread:
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise TimeoutError("server did not start")
+        if self.error is not None:
+            self._thread.join(10)
+            raise self.error
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(30)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(30)
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return self.server.url
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.port
+
+    @property
+    def token(self) -> str:
+        assert self.server is not None
+        return self.server.policy.token
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        token: str | None | bool = True,
+    ) -> tuple[int, dict[str, str], str]:
+        """One raw HTTP exchange; `token=True` sends the right token, a string sends that."""
+        hdrs = {"Content-Type": "application/json"} if body is not None else {}
+        if token is True:
+            hdrs["Authorization"] = f"Bearer {self.token}"
+        elif isinstance(token, str):
+            hdrs["Authorization"] = f"Bearer {token}"
+        hdrs.update(headers or {})
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            conn.request(method, path, body=body, headers=hdrs)
+            resp = conn.getresponse()
+            return resp.status, dict(resp.getheaders()), resp.read().decode("utf-8")
+        finally:
+            conn.close()
+
+    def get_json(self, path: str) -> tuple[int, dict[str, str], Any]:
+        status, headers, text = self.request("GET", path)
+        return status, headers, json.loads(text)
+
+
+def wait_until(pred: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
+    """Poll a condition with a bound (no fixed sleeps in assertions)."""
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def http_mcp_client(url: str, token: str | None, mode: str = "legacy") -> AbstractAsyncContextManager[Client]:
+    """A real SDK client over Streamable HTTP (legacy handshake + SSE, or 'auto')."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    http_client = httpx2.AsyncClient(headers=headers, timeout=60)
+    return _ClosingClient(
+        Client(streamable_http_client(url + "/mcp", http_client=http_client), mode=mode), http_client
+    )  # type: ignore[arg-type]
+
+
+class _ClosingClient:
+    def __init__(self, client: Client, http_client: httpx2.AsyncClient) -> None:
+        self.client, self.http_client = client, http_client
+
+    async def __aenter__(self) -> Client:
+        return await self.client.__aenter__()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        try:
+            await self.client.__aexit__(*exc)
+        finally:
+            await self.http_client.aclose()
+
+
+def stdio_mcp_client(settings: Settings, *args: str, env: dict[str, str] | None = None) -> Client:
+    """A real SDK client that spawns `vault-agent mcp` over stdio."""
+    params = StdioServerParameters(
+        command=VAULT_AGENT,
+        args=["mcp", "--vault", str(settings.vault), *args],
+        env={"VAULT_AGENT_LOG_LEVEL": "WARNING", **(env or {})},
+        cwd=str(settings.vault),
+    )
+    return Client(params, mode="legacy")

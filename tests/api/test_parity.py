@@ -1,0 +1,168 @@
+"""Parity over the real registry: HTTP body == MCP structuredContent (HTTP and stdio) == CLI --json.
+
+Every registered read operation whose required parameters have a sample value runs on the
+orientation fixture vault. Bodies are compared as text: the MCP text block and the CLI
+output must be the HTTP body byte for byte. The HTTP bodies are also kept as golden files
+(`tests/api/golden/`; regenerate with VAULT_AGENT_UPDATE_GOLDEN=1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api.serverkit import (
+    VAULT_AGENT,
+    ServerThread,
+    build_fixture_vault,
+    http_mcp_client,
+    make_context,
+    stdio_mcp_client,
+    wait_until,
+)
+from vault_agent.api.app import close_context
+from vault_agent.api.registry import Operation, dump_json, operations
+from vault_agent.config import Settings
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("VAULT_AGENT_UPDATE_GOLDEN") == "1"
+# A sample value for each required parameter name an operation may declare.
+SAMPLES: dict[str, Any] = {
+    "path": "projects/alpha/plan.md",
+    "query": "alpha",
+    "q": "alpha",
+    "pattern": "alpha",
+    "glob": "**/*.md",
+}
+KNOWN = {
+    "status", "overview", "tree", "tags", "facets",
+    "get-note-outline", "get-document-tree", "get-section-source", "get-metadata-facets",
+}  # fmt: skip
+
+
+def runnable() -> list[tuple[Operation, dict[str, Any]]]:
+    """Read operations with an HTTP route whose required parameters all have samples."""
+    out = []
+    for op in operations("read"):
+        required = [n for n, f in op.params.model_fields.items() if f.is_required()]
+        if op.mcp_only or any(n not in SAMPLES for n in required):
+            continue
+        out.append((op, {n: SAMPLES[n] for n in required}))
+    return out
+
+
+@pytest.fixture(scope="module")
+def parity_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    settings = build_fixture_vault(tmp_path_factory.mktemp("parity"))
+    ctx = make_context(settings, pinned=None)
+    thread = ServerThread(ctx).start()
+    wait_until(lambda: thread.get_json("/status")[2]["data"]["indexFreshness"] == "fresh", what="fresh index")
+    yield thread
+    thread.stop()
+    close_context(ctx)
+
+
+def _http_text(server: ServerThread, op: Operation, args: dict[str, Any]) -> tuple[int, str]:
+    if op.http_method == "GET":
+        status, _, text = server.request("GET", op.http_path + "?" + urllib.parse.urlencode(args))
+    else:
+        status, _, text = server.request("POST", op.http_path, body=json.dumps(args).encode())
+    return status, text
+
+
+def _cli_args(op: Operation, args: dict[str, Any]) -> list[str] | None:
+    argv = [op.name]
+    for name in op.cli_args:
+        if name in args:
+            argv.append(str(args[name]))
+    for name in args:
+        if name not in op.cli_args:
+            flag = next((o.flag for o in op.cli_options if o.target == name), None)
+            if flag is None and op.cli_options:
+                return None
+            argv += [flag or "--" + name.replace("_", "-"), str(args[name])]
+    return argv
+
+
+async def _mcp_texts(client_cm: Any, calls: list[tuple[str, dict[str, Any]]], wait_fresh: bool) -> list[Any]:
+    async with client_cm as client:
+        if wait_fresh:
+            for _ in range(600):
+                status = await client.call_tool("vault_status", {})
+                if status.structured_content["data"]["indexFreshness"] == "fresh":
+                    break
+                await asyncio.sleep(0.05)
+        return [await client.call_tool(name, args) for name, args in calls]
+
+
+def test_every_known_operation_is_covered() -> None:
+    names = {op.name for op, _ in runnable()}
+    registered = {op.name for op in operations()}
+    assert KNOWN & registered <= names
+
+
+def test_http_mcp_cli_bodies_are_identical(parity_server: ServerThread) -> None:
+    cases = runnable()
+    http = {op.name: _http_text(parity_server, op, args) for op, args in cases}
+    calls = [(op.mcp_name, args) for op, args in cases]
+    over_http = asyncio.run(_mcp_texts(http_mcp_client(parity_server.url, parity_server.token), calls, False))
+    settings = parity_server.ctx.settings
+    over_stdio = asyncio.run(_mcp_texts(stdio_mcp_client(settings, "--no-watch"), calls, True))
+    mismatches = []
+    for (op, args), via_http, via_stdio in zip(cases, over_http, over_stdio, strict=True):
+        status, text = http[op.name]
+        body = json.loads(text)
+        for label, result in (("mcp-http", via_http), ("mcp-stdio", via_stdio)):
+            if result.is_error != (status >= 400) or result.content[0].text != text:
+                mismatches.append((op.name, label, result.content[0].text[:200], text[:200]))
+            elif result.structured_content != body or dump_json(result.structured_content) != text:
+                mismatches.append((op.name, label, "structuredContent", ""))
+        argv = _cli_args(op, args)
+        if argv is not None:
+            proc = subprocess.run(
+                [VAULT_AGENT, *argv, "--json", "--server", parity_server.url, "--token", parity_server.token],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                cwd=str(settings.vault),
+            )
+            if proc.stdout != text + "\n":
+                mismatches.append((op.name, "cli", proc.stdout[:200], proc.stderr[-300:]))
+        _check_golden(op.name, args, status, body)
+    assert mismatches == []
+
+
+VOLATILE = ("lastCommitAt",)  # differs per build; masked in golden files
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: "<volatile>" if k in VOLATILE else _mask(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask(v) for v in value]
+    return value
+
+
+def _check_golden(name: str, args: dict[str, Any], status: int, body: Any) -> None:
+    record = {"request": args, "status": status, "body": _mask(body)}
+    path = GOLDEN / f"{name}.json"
+    if UPDATE or not path.exists():
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        return
+    assert json.loads(path.read_text(encoding="utf-8")) == record, f"golden {name} differs"
+
+
+def test_settings_have_no_absolute_paths_in_bodies(parity_server: ServerThread) -> None:
+    settings: Settings = parity_server.ctx.settings
+    for op, args in runnable():
+        _, text = _http_text(parity_server, op, args)
+        assert str(settings.vault) not in text and str(Path(settings.vault).resolve()) not in text

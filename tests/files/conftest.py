@@ -1,0 +1,59 @@
+"""Fixtures for the write tools: a real vault in tmp_path and a real AppContext."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, make_vault, operations
+from vault_agent.config import Settings
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture
+def vault_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "notes").mkdir()
+    (root / "notes" / "a.md").write_text("# A\n\nalpha line\nsecond line\n", encoding="utf-8")
+    (root / ".system").mkdir()
+    (root / ".system" / "rules.md").write_text("reserved\n", encoding="utf-8")
+    return root
+
+
+def make_ctx(vault_dir: Path, writes: bool = True) -> AppContext:
+    settings = Settings(vault=vault_dir, index_dir=vault_dir.parent / "state", writes_enabled=writes)
+    return AppContext(settings=settings, vault=make_vault(settings))
+
+
+@pytest.fixture
+def ctx(vault_dir: Path) -> AppContext:
+    return make_ctx(vault_dir)
+
+
+@pytest.fixture
+def call(ctx: AppContext) -> Callable[..., dict[str, Any]]:
+    """Invoke an operation by name through the registry; returns the HTTP body."""
+    operations()
+
+    def run(name: str, **raw: Any) -> dict[str, Any]:
+        op = REGISTRY[name]
+        return body_of(op, invoke(op, ctx, raw))
+
+    return run
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every regular file under root (vault-relative) → bytes; for 'touched nothing' asserts."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }

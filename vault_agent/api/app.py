@@ -1,0 +1,140 @@
+"""Composition: the `AppContext` of one server process, and the running HTTP server.
+
+Only composition roots (the CLI entry, `serve`, `mcp`) read the environment; they pass a
+`Settings` here. With `watch`, this process becomes the index's single writer (engine
+`Writer`: watcher → event log → snapshots); a second writer fails with `IndexBusy`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from vault_agent.api.asgi_bridge import McpBridge
+from vault_agent.api.http import build_http_app
+from vault_agent.api.mcp_server import build_mcp_server
+from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.api.security import AccessPolicy, check_bind_allowed, read_or_create_token
+from vault_agent.config import Settings
+from vault_agent.errors import IndexBusy
+
+log = logging.getLogger("vault_agent.app")
+
+
+def _start_writer(settings: Settings, vault: Any) -> Any:
+    """Start the engine's in-process writer (lock + watcher + builder).
+
+    Raises:
+        IndexBusy: another process holds the writer lock.
+    """
+    from vault_agent.indexer.lock import writer_lock_held
+
+    if writer_lock_held(settings.index_dir):
+        raise IndexBusy()  # cheap early answer; the writer's own flock stays authoritative
+    engine = importlib.import_module("vault_agent.indexer.engine")
+    writer_cls = engine.Writer
+    params = inspect.signature(writer_cls).parameters
+    kwargs: dict[str, Any] = {}
+    if "vault" in params:
+        kwargs["vault"] = vault
+    if "watch" in params:
+        kwargs["watch"] = True
+    writer = writer_cls(settings, **kwargs)
+    writer.start()
+    return writer
+
+
+def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = False) -> AppContext:
+    """Vault, snapshot reader and (with `watch`) the running writer of one process.
+
+    With `follow_if_busy` (the `mcp` command), a held writer lock is not an error: the
+    context serves read-only from the other writer's snapshots and records
+    `state["follower"] = True`.
+
+    Raises:
+        IndexBusy: `watch` and another writer holds the lock (unless `follow_if_busy`).
+    """
+    from vault_agent.query.snapshot import SnapshotReader
+
+    vault = make_vault(settings)
+    writer = None
+    follower = False
+    if watch:
+        try:
+            writer = _start_writer(settings, vault)
+        except IndexBusy:
+            if not follow_if_busy:
+                raise
+            follower = True
+    reader = SnapshotReader(settings, vault)
+    ctx = AppContext(settings=settings, vault=vault, reader=reader, writer=writer)
+    ctx.state["follower"] = follower
+    return ctx
+
+
+def close_context(ctx: AppContext) -> None:
+    """Stop the writer (releasing the lock) and close the reader; safe to call twice."""
+    writer, ctx.writer = ctx.writer, None
+    if writer is not None:
+        for name in ("stop", "close"):
+            if hasattr(writer, name):
+                getattr(writer, name)()
+                break
+    reader, ctx.reader = ctx.reader, None
+    if reader is not None and hasattr(reader, "close"):
+        with contextlib.suppress(Exception):
+            reader.close()
+
+
+@dataclass
+class RunningServer:
+    """A started aiohttp server: its runner, the real port and the access policy."""
+
+    runner: web.AppRunner
+    host: str
+    port: int
+    policy: AccessPolicy
+    bridge: McpBridge | None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def stop(self) -> None:
+        await self.runner.cleanup()
+
+
+async def start_server(ctx: AppContext, host: str, port: int, *, mcp: bool = True) -> RunningServer:
+    """Bind and start the HTTP server (+ `/mcp`); port 0 picks a free port.
+
+    Raises:
+        InvalidParameter: non-loopback bind without an explicit token.
+        OSError: the address is in use.
+    """
+    check_bind_allowed(ctx.settings, host)
+    token = read_or_create_token(ctx.settings)
+    policy = AccessPolicy.from_settings(ctx.settings, token, host)
+    bridge = McpBridge(build_mcp_server(ctx), policy) if mcp else None
+    app = build_http_app(ctx, policy, bridge)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, reuse_address=True)
+    try:
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    bound = [addr[1] for addr in runner.addresses if isinstance(addr, tuple)]
+    policy.ports.update(bound)
+    if bridge is not None:
+        bridge.refresh_security()
+    return RunningServer(
+        runner=runner, host=host, port=bound[0] if bound else port, policy=policy, bridge=bridge
+    )

@@ -1,0 +1,299 @@
+"""The aiohttp application: one route per registry operation, generated, never hand-written.
+
+Handler = parse (query string or JSON body) → `invoke` in a worker thread → `body_of` →
+`dump_json`. Envelope operations answer `{"data", "warnings"}`; the versioned raw
+contracts answer their object and carry freshness in `X-Index-Freshness` (and
+`X-Index-Warnings`, JSON, when there are warnings). Middlewares, outermost first:
+request log → error translation → Host → Origin/CORS → bearer token → body cap.
+`/mcp` is the MCP SDK's Streamable HTTP transport behind the same middlewares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import types
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from aiohttp import web
+from multidict import MultiMapping
+from pydantic import BaseModel
+
+from vault_agent.api.asgi_bridge import McpBridge, read_body_capped
+from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
+from vault_agent.api.security import AccessPolicy
+from vault_agent.errors import Forbidden, Internal, InvalidParameter, NotFound, VaultAgentError
+
+log = logging.getLogger("vault_agent.http")
+
+CTX_KEY = web.AppKey("vault_agent_ctx", AppContext)
+POLICY_KEY = web.AppKey("vault_agent_policy", AccessPolicy)
+BRIDGE_KEY = web.AppKey("vault_agent_mcp_bridge", McpBridge)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+CORS_EXPOSE = "X-Index-Freshness, X-Index-Warnings, Mcp-Session-Id"
+CORS_ALLOW_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+
+
+# ----------------------------------------------------------------------------- params
+def _unwrap(annotation: Any) -> list[Any]:
+    """The alternatives of an annotation with Optional/Union/Annotated peeled off."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _unwrap(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        return [a for arg in get_args(annotation) if arg is not type(None) for a in _unwrap(arg)]
+    return [annotation]
+
+
+def _container_kind(annotation: Any) -> Literal["list", "object", "scalar"]:
+    for alt in _unwrap(annotation):
+        origin = get_origin(alt) or alt
+        if origin in (list, tuple, set, frozenset):
+            return "list"
+        if origin is dict or (isinstance(origin, type) and issubclass(origin, BaseModel)):
+            return "object"
+    return "scalar"
+
+
+def _nested_model(annotation: Any) -> type[BaseModel] | None:
+    for alt in _unwrap(annotation):
+        if isinstance(alt, type) and issubclass(alt, BaseModel):
+            return alt
+    return None
+
+
+def _field(model: type[BaseModel] | None, key: str) -> Any:
+    if model is None:
+        return None
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias):
+            return info
+    return None
+
+
+def _json_text(key: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise InvalidParameter(f"parameter '{key}' must be valid JSON") from None
+
+
+def coerce_json_text(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
+    """Top-level object/list fields given as JSON text become the parsed value (MCP clients do this)."""
+    out = dict(data)
+    for key, value in data.items():
+        info = _field(model, key)
+        if info is None or not isinstance(value, str):
+            continue
+        if _container_kind(info.annotation) != "scalar" and value.lstrip()[:1] in ("[", "{"):
+            out[key] = _json_text(key, value)
+    return out
+
+
+def params_from_query(model: type[BaseModel], query: MultiMapping[str]) -> dict[str, Any]:
+    """GET parameters → raw params: camelCase or snake names, dotted keys nest, JSON for containers.
+
+    Raises:
+        InvalidParameter: a scalar given twice, a dotted key that clashes, or bad JSON text.
+    """
+    out: dict[str, Any] = {}
+    for key in dict.fromkeys(query.keys()):
+        values = query.getall(key)
+        parts = key.split(".")
+        node, node_model = out, model
+        for part in parts[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise InvalidParameter(f"parameter '{key}' clashes with another parameter")
+            info = _field(node_model, part)
+            node, node_model = child, _nested_model(info.annotation) if info else None
+        last = parts[-1]
+        info = _field(node_model, last)
+        kind = _container_kind(info.annotation) if info is not None else "scalar"
+        if kind == "scalar":
+            if len(values) > 1:
+                raise InvalidParameter(f"parameter '{key}' is given more than once")
+            node[last] = values[0]
+        elif kind == "list":
+            if len(values) == 1 and values[0].lstrip().startswith("["):
+                node[last] = _json_text(key, values[0])
+            else:
+                node[last] = [_json_text(key, v) if v.lstrip()[:1] == "{" else v for v in values]
+        else:
+            if len(values) > 1:
+                raise InvalidParameter(f"parameter '{key}' is given more than once")
+            node[last] = _json_text(key, values[0]) if values[0].lstrip()[:1] == "{" else values[0]
+    return out
+
+
+async def raw_params(op: Operation, request: web.Request) -> dict[str, Any]:
+    """The raw parameters of one request: query string for GET, JSON object body for POST.
+
+    Raises:
+        InvalidParameter: the body is not a JSON object; TooLarge: over 4 MiB.
+    """
+    if op.http_method == "GET":
+        return params_from_query(op.params, request.query)
+    body = await read_body_capped(request)
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise InvalidParameter("the request body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise InvalidParameter("the request body must be a JSON object")
+    return data
+
+
+# ----------------------------------------------------------------------------- handlers
+def _headers_of(op: Operation, outcome: Any) -> dict[str, str]:
+    if op.envelope:
+        return {}
+    headers: dict[str, str] = {}
+    if outcome.freshness is not None:
+        headers["X-Index-Freshness"] = outcome.freshness
+    if outcome.warnings:
+        headers["X-Index-Warnings"] = json.dumps([w.model_dump() for w in outcome.warnings])
+    return headers
+
+
+def make_handler(op: Operation) -> Handler:
+    """The one generic handler, bound to an operation."""
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        ctx = request.app[CTX_KEY]
+        if op.kind == "write" and not ctx.settings.writes_enabled:
+            raise Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
+        raw = await raw_params(op, request)
+        loop = asyncio.get_running_loop()
+        outcome = await loop.run_in_executor(None, invoke, op, ctx, raw)
+        body = body_of(op, outcome)
+        return web.Response(
+            text=dump_json(body), content_type="application/json", headers=_headers_of(op, outcome)
+        )
+
+    handle.__name__ = f"handle_{op.name.replace('-', '_')}"
+    return handle
+
+
+def error_response(exc: VaultAgentError, status: int | None = None) -> web.Response:
+    return web.Response(
+        text=dump_json(exc.to_body()), status=status or exc.http_status, content_type="application/json"
+    )
+
+
+# ----------------------------------------------------------------------------- middlewares
+@web.middleware
+async def request_log(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """One JSON line per request; never the query string, body or headers."""
+    start = time.perf_counter()
+    status, size = 500, 0
+    try:
+        response = await handler(request)
+        status = response.status
+        size = response.body_length or (response.content_length or 0)
+        return response
+    finally:
+        resource = request.match_info.route.resource
+        log.info(
+            "request",
+            extra={
+                "event": "request",
+                "route": resource.canonical if resource is not None else "unmatched",
+                "method": request.method,
+                "status": status,
+                "duration_ms": round((time.perf_counter() - start) * 1000, 2),
+                "request_bytes": request.content_length or 0,
+                "response_bytes": size,
+            },
+        )
+
+
+@web.middleware
+async def translate_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """VaultAgentError → canonical body; aiohttp's own errors likewise; the rest → INTERNAL."""
+    try:
+        return await handler(request)
+    except VaultAgentError as exc:
+        return error_response(exc)
+    except web.HTTPException as exc:
+        if exc.status == 404:
+            return error_response(NotFound("no such route; see docs/http-api.md for the routes"))
+        if exc.status == 405:
+            return error_response(InvalidParameter("this route does not accept that HTTP method"), 405)
+        if exc.status == 413:
+            return error_response(InvalidParameter("request body over the 4 MiB limit"), 413)
+        if exc.status < 400:
+            raise
+        return error_response(InvalidParameter("the request is malformed"), exc.status)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        err = Internal()
+        log.exception("request failed", extra={"incident": err.incident_id, "code": err.code})
+        return error_response(err)
+
+
+@web.middleware
+async def access_checks(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Host, then Origin (with CORS when configured), then the bearer token."""
+    policy = request.app[POLICY_KEY]
+    policy.check_host(request.headers.get("Host"))
+    origin = request.headers.get("Origin")
+    policy.check_origin(origin)
+    if (
+        origin is not None
+        and request.method == "OPTIONS"
+        and "Access-Control-Request-Method" in request.headers
+    ):
+        return web.Response(status=204, headers=_cors_headers(origin, preflight=True))
+    policy.check_token(request.headers.get("Authorization"))
+    response = await handler(request)
+    if origin is not None and not response.prepared:
+        response.headers.update(_cors_headers(origin, preflight=False))
+    return response
+
+
+def _cors_headers(origin: str, *, preflight: bool) -> dict[str, str]:
+    headers = {
+        "Access-Control-Allow-Origin": origin,
+        "Vary": "Origin",
+        "Access-Control-Expose-Headers": CORS_EXPOSE,
+    }
+    if preflight:
+        headers["Access-Control-Allow-Methods"] = "GET, POST, DELETE, OPTIONS"
+        headers["Access-Control-Allow-Headers"] = CORS_ALLOW_HEADERS
+        headers["Access-Control-Max-Age"] = "600"
+    return headers
+
+
+# ----------------------------------------------------------------------------- the app
+def http_operations() -> list[Operation]:
+    """Every operation with an HTTP route (mcp_only aliases have none)."""
+    return [op for op in operations() if not op.mcp_only]
+
+
+def build_http_app(ctx: AppContext, policy: AccessPolicy, bridge: McpBridge | None = None) -> web.Application:
+    """The aiohttp application for one vault: registry routes, `/mcp` when a bridge is given."""
+    app = web.Application(
+        middlewares=[request_log, translate_errors, access_checks],
+        client_max_size=4 * 1024 * 1024,
+    )
+    app[CTX_KEY] = ctx
+    app[POLICY_KEY] = policy
+    for op in http_operations():
+        if op.http_method == "GET":
+            app.router.add_get(op.http_path, make_handler(op), allow_head=False)
+        else:
+            app.router.add_post(op.http_path, make_handler(op))
+    if bridge is not None:
+        app[BRIDGE_KEY] = bridge
+        app.router.add_route("*", "/mcp", bridge.handle)
+        app.cleanup_ctx.append(bridge.lifecycle)
+        app.on_shutdown.append(bridge.stop)
+    return app

@@ -1,0 +1,328 @@
+"""Write tools and file info on every surface: create, write, replace, edit, mv, rm, mkdir, info.
+
+Thin adapters: each Params model maps 1:1 onto a core function in `vault_agent.files`.
+Write tools are kind="write": refused (FORBIDDEN) and unlisted unless writes are enabled.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
+from vault_agent.contracts import Outcome
+from vault_agent.files.content import create_file, replace_text, write_file
+from vault_agent.files.delete import delete_path
+from vault_agent.files.edit import edit_file
+from vault_agent.files.mkdir import make_folder
+from vault_agent.files.move import move_path
+from vault_agent.files.stat import stat_path
+
+_SHA = "sha256 (hex) of the bytes you read; the write fails with CONFLICT if the file changed since"
+_WAIT = "wait (up to 10 s) until the index snapshot containing this write is committed"
+
+
+class _WriteCommon(Params):
+    dry_run: bool = Field(False, description="return the diff/plan and change nothing")
+    wait_for_index: bool = Field(False, description=_WAIT)
+
+
+class CreateParams(_WriteCommon):
+    path: str = Field(description="vault-relative path of the new file")
+    content: str = Field(description="full text of the new file")
+    expected_sha256: str | None = Field(None, description="accepted for uniformity; the file must not exist")
+
+
+class WriteParams(_WriteCommon):
+    path: str = Field(description="vault-relative path of an existing file")
+    content: str
+    mode: Literal["overwrite", "append"] = Field(description="overwrite | append (required)")
+    expected_sha256: str | None = Field(None, description=_SHA)
+
+
+class ReplaceParams(_WriteCommon):
+    path: str
+    find: str = Field(description="exact text to find (non-empty)")
+    replace: str
+    max_replacements: int | None = Field(None, description="default 1; CONFLICT when find occurs more often")
+    expected_sha256: str | None = Field(None, description=_SHA)
+
+
+class LineRange(BaseModel):
+    start_line: int
+    end_line: int
+
+
+class EditParams(_WriteCommon):
+    path: str
+    old_text: str | None = None
+    new_text: str | None = None
+    replace_all: bool | None = None
+    insert_after_line: int | None = None
+    insert_before_line: int | None = None
+    content: str | None = None
+    delete_lines: LineRange | None = None
+    expected_sha256: str | None = Field(None, description=_SHA)
+
+
+class MoveParams(_WriteCommon):
+    source: str
+    destination: str
+    update_links: bool = Field(True, description="rewrite links elsewhere that resolve to the moved files")
+
+
+class DeleteParams(_WriteCommon):
+    path: str
+    permanent: bool = Field(False, description="delete for good instead of moving to the trash")
+    expected_sha256: str | None = Field(None, description=_SHA)
+
+
+class MkdirParams(_WriteCommon):
+    path: str
+
+
+class StatParams(Params):
+    path: str
+
+
+def _lines(pairs: list[tuple[str, Any]]) -> str:
+    return "\n".join(f"{k}: {v}" for k, v in pairs if v is not None)
+
+
+def _render_write(data: Any) -> str:
+    d = data if isinstance(data, dict) else data.model_dump()
+    keys = ("written_path", "path", "source", "destination", "deleted_path", "trashed_to", "method")
+    keys += ("written_bytes", "replacements", "size_bytes", "sha256", "files_moved", "links_total", "created")
+    keys += ("snapshot_id", "dry_run")
+    out = _lines([(k, d.get(k)) for k in keys])
+    for item in d.get("links_updated") or []:
+        out += f"\nlinks rewritten: {item['path']} ({item['links']})"
+    if d.get("diff"):
+        out += "\n" + d["diff"].rstrip("\n")
+    return out
+
+
+def _kw(p: _WriteCommon, *names: str) -> dict[str, Any]:
+    return {n: getattr(p, n) for n in names}
+
+
+def _create(ctx: AppContext, p: CreateParams) -> Outcome[Any]:
+    return create_file(ctx, p.path, p.content, **_kw(p, "dry_run", "expected_sha256", "wait_for_index"))
+
+
+def _write(ctx: AppContext, p: WriteParams) -> Outcome[Any]:
+    return write_file(
+        ctx, p.path, p.content, p.mode, **_kw(p, "dry_run", "expected_sha256", "wait_for_index")
+    )
+
+
+def _replace(ctx: AppContext, p: ReplaceParams) -> Outcome[Any]:
+    return replace_text(
+        ctx,
+        p.path,
+        p.find,
+        p.replace,
+        p.max_replacements,
+        **_kw(p, "dry_run", "expected_sha256", "wait_for_index"),
+    )
+
+
+def _edit(ctx: AppContext, p: EditParams) -> Outcome[Any]:
+    dl = (p.delete_lines.start_line, p.delete_lines.end_line) if p.delete_lines is not None else None
+    return edit_file(
+        ctx,
+        p.path,
+        delete_lines=dl,
+        **_kw(p, "old_text", "new_text", "replace_all", "insert_after_line", "insert_before_line", "content"),
+        **_kw(p, "dry_run", "expected_sha256", "wait_for_index"),
+    )
+
+
+def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
+    return move_path(ctx, p.source, p.destination, **_kw(p, "update_links", "dry_run", "wait_for_index"))
+
+
+def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
+    return delete_path(ctx, p.path, **_kw(p, "permanent", "dry_run", "expected_sha256", "wait_for_index"))
+
+
+def _mkdir(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
+    return make_folder(ctx, p.path, dry_run=p.dry_run)
+
+
+def _info(ctx: AppContext, p: StatParams) -> Outcome[Any]:
+    return stat_path(ctx, p.path)
+
+
+def _line_range(value: str) -> dict[str, int]:
+    start, _, end = value.partition("-")
+    return {"start_line": int(start), "end_line": int(end or start)}
+
+
+_COMMON_NOTE = (
+    " Every write: dry_run (diff/plan only), expected_sha256 (CONFLICT if the file changed since you read "
+    "it), wait_for_index (returns once the snapshot holding the write is committed). Writes are atomic "
+    "(temp + fsync + rename) and verified. Refused with FORBIDDEN: protected folders (.obsidian, .trash, "
+    ".git, .smarthole, .vault-agent), .system/, and daily/ rules. Results carry sha256 (pass it as the next "
+    "expected_sha256), event_seq and snapshot_id."
+)
+
+WRITE_OPS = [
+    Operation(
+        name="create",
+        mcp_name="vault_create",
+        http_method="POST",
+        http_path="/files/create",
+        params=CreateParams,
+        func=_create,
+        kind="write",
+        destructive=False,
+        idempotent=False,
+        description="Create a new file (parent folders are created). CONFLICT if it already exists. Under "
+        "daily/ only daily/YYYY-MM-DD.md may be created. Returns {written_path, written_bytes}."
+        + _COMMON_NOTE,
+        cli_args=("path",),
+        cli_help="Create a new note. Example: vault-agent create notes/idea.md --content '# Idea'",
+        render=_render_write,
+    ),
+    Operation(
+        name="write",
+        mcp_name="vault_write",
+        http_method="POST",
+        http_path="/files/write",
+        params=WriteParams,
+        func=_write,
+        kind="write",
+        destructive=True,
+        idempotent=False,
+        description="Overwrite or append to an EXISTING file; mode is required (overwrite | append), unknown "
+        "modes are rejected before anything is touched. CONFLICT if the file does not exist (use vault_create). "
+        "daily/ notes accept append only. Returns {written_path, written_bytes}." + _COMMON_NOTE,
+        cli_args=("path",),
+        cli_help="Append or overwrite. Example: vault-agent write notes/log.md --mode append --content '- done'",
+        render=_render_write,
+    ),
+    Operation(
+        name="replace",
+        mcp_name="vault_replace",
+        http_method="POST",
+        http_path="/files/replace",
+        params=ReplaceParams,
+        func=_replace,
+        kind="write",
+        destructive=True,
+        idempotent=False,
+        description="Replace exact text in a file: every occurrence of find is replaced when it occurs 1 to "
+        "max_replacements (default 1) times; CONFLICT when absent or more frequent. Not allowed under daily/. "
+        "Returns {written_path, replacements}." + _COMMON_NOTE,
+        cli_args=("path",),
+        cli_help="Replace text. Example: vault-agent replace notes/a.md --find 'TODO' --replace 'DONE'",
+        render=_render_write,
+    ),
+    Operation(
+        name="edit",
+        mcp_name="vault_edit",
+        http_method="POST",
+        http_path="/files/edit",
+        params=EditParams,
+        func=_edit,
+        kind="write",
+        destructive=True,
+        idempotent=False,
+        description="Targeted edit of an existing text file, exactly one form per call: {old_text, new_text, "
+        "replace_all?} (old_text must occur once unless replace_all; absent → CONFLICT), or "
+        "{insert_after_line (0 = top) | insert_before_line, content}, or {delete_lines: {start_line, "
+        "end_line}} (1-based, inclusive; same numbering as vault_read). Returns a unified diff (at most 400 "
+        "lines / 20,000 chars)." + _COMMON_NOTE,
+        cli_args=("path",),
+        cli_options=(
+            CliOption("--old-text", "old_text", help="text to replace (exact)"),
+            CliOption("--new-text", "new_text", help="replacement text"),
+            CliOption("--replace-all", "replace_all", bool, help="replace every occurrence"),
+            CliOption("--insert-after-line", "insert_after_line", int, help="insert content after line N"),
+            CliOption("--insert-before-line", "insert_before_line", int, help="insert content before line N"),
+            CliOption("--content", "content", help="lines to insert"),
+            CliOption("--delete-lines", "delete_lines", help="line range A-B to delete", convert=_line_range),
+            CliOption("--dry-run", "dry_run", bool, help="show the diff, change nothing"),
+            CliOption("--expected-sha256", "expected_sha256", help=_SHA),
+            CliOption("--wait-for-index", "wait_for_index", bool, help=_WAIT),
+        ),
+        cli_help="Edit a note. Example: vault-agent edit notes/a.md --old-text 'draft' --new-text 'final'",
+        render=_render_write,
+    ),
+    Operation(
+        name="mv",
+        mcp_name="vault_move",
+        http_method="POST",
+        http_path="/files/move",
+        params=MoveParams,
+        func=_move,
+        kind="write",
+        destructive=True,
+        idempotent=False,
+        description="Move or rename a file or folder; destination parents are created; CONFLICT if the "
+        "destination exists; same path is a no-op. update_links (default true) rewrites wikilinks, embeds and "
+        "Markdown links elsewhere in the vault that resolve to the moved files and lists each file touched. "
+        "dry_run lists what would change. Never into or out of protected folders, .system/ or daily/.",
+        cli_args=("source", "destination"),
+        cli_help="Move or rename. Example: vault-agent mv inbox/idea.md projects/idea.md",
+        render=_render_write,
+    ),
+    Operation(
+        name="rm",
+        mcp_name="vault_delete",
+        http_method="POST",
+        http_path="/files/delete",
+        params=DeleteParams,
+        func=_delete,
+        kind="write",
+        destructive=True,
+        idempotent=False,
+        description="Delete a file or folder the way Obsidian does: honours .obsidian/app.json trashOption "
+        "(local → the vault's .trash/ (default), system → the OS trash, none → refused unless permanent: "
+        "true). Never overwrites a trash entry (adds ' 1', ' 2'). Returns where it went (trashed_to). "
+        "expected_sha256 guards files; dry_run shows the plan.",
+        cli_args=("path",),
+        cli_help="Move to trash. Example: vault-agent rm inbox/old.md",
+        render=_render_write,
+    ),
+    Operation(
+        name="mkdir",
+        mcp_name="vault_mkdir",
+        http_method="POST",
+        http_path="/files/mkdir",
+        params=MkdirParams,
+        func=_mkdir,
+        kind="write",
+        destructive=False,
+        idempotent=True,
+        description="Create a folder and its parents; an existing folder is a success (created: false). "
+        "CONFLICT if a file has that name. Not inside protected folders, .system/ or daily/.",
+        cli_args=("path",),
+        cli_help="Create a folder. Example: vault-agent mkdir projects/new",
+        render=_render_write,
+    ),
+]
+
+for _op in WRITE_OPS:
+    register(_op)
+
+register(
+    Operation(
+        name="info",
+        mcp_name="vault_stat",
+        http_method="GET",
+        http_path="/info",
+        params=StatParams,
+        func=_info,
+        kind="read",
+        description="File or folder metadata: type (file | folder), size_bytes (files), entries (folders), "
+        "created (birth time, null where the file system does not record it), modified (ISO 8601 UTC) and "
+        "sha256 (files up to 16 MiB; pass it as expected_sha256 to a write). Case-insensitive lookup when "
+        "exactly one entry matches. Protected folders are refused.",
+        cli_args=("path",),
+        cli_help="File info. Example: vault-agent info notes/a.md",
+        render=_render_write,
+    )
+)

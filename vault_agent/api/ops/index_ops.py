@@ -1,0 +1,57 @@
+"""Index state operation: `status` (GET /status, MCP vault_status)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vault_agent.api.registry import AppContext, NoParams, Operation, register
+from vault_agent.contracts import Outcome
+from vault_agent.query.status import index_status
+
+
+def _status(ctx: AppContext, params: Any) -> Outcome[Any]:
+    return index_status(ctx.settings, reader=ctx.reader)
+
+
+def render_status(body: dict[str, Any]) -> str:
+    """Human output of `status`: one `key: value` line per field."""
+    d = body.get("data", body)
+    lines = [
+        f"index: {d['indexFreshness']}",
+        f"snapshot: {d['snapshotId']} (committed {d['lastCommitAt']}, schema {d['schemaVersion']})",
+        f"notes: {d['noteCount']}   chunks: {d['chunkCount']}   invalid frontmatter: "
+        f"{d['invalidFrontmatterCount']}",
+    ]
+    details = d.get("details")
+    if details:
+        skipped = ", ".join(f"{k} {v}" for k, v in details["skipped"].items()) or "none"
+        lines.append(f"segments: {details['segmentCount']}   applied seq: {details['appliedSeq']}")
+        lines.append(f"skipped: {skipped}")
+        for path in details["invalidFrontmatterPaths"]:
+            lines.append(f"  invalid frontmatter: {path}")
+        if details["invalidFrontmatterPathsTruncated"]:
+            lines.append("  (more invalid-frontmatter notes not listed)")
+    lines += [f"warning {w['code']}: {w['message']}" for w in body.get("warnings", [])]
+    return "\n".join(lines)
+
+
+register(
+    Operation(
+        name="status",
+        mcp_name="vault_status",
+        http_method="GET",
+        http_path="/status",
+        params=NoParams,
+        func=_status,
+        description=(
+            "Get the state of the vault index. Input: none. Output: data {indexFreshness (fresh, stale, "
+            "pending, updating, incompatible or unknown), snapshotId, noteCount, chunkCount, "
+            "invalidFrontmatterCount (notes whose frontmatter could not be read), lastCommitAt (ISO 8601 "
+            "UTC), schemaVersion}. Freshness is checked now (a stat scan of the vault when this process "
+            "does not watch it); any state but fresh adds an INDEX_<STATE> warning with what to do. When "
+            "no index exists the call fails with INDEX_NOT_FOUND ('run vault-agent index')."
+        ),
+        cli_help="State of the index (works without a server).",
+        render=render_status,
+    )
+)

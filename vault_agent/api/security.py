@@ -1,0 +1,152 @@
+"""Server access rules (SPEC.md "Server access", RELIABILITY.md §3): token, Host, Origin, body cap.
+
+- Token: `Authorization: Bearer <token>` on every route, compared in constant time. The
+  token is `settings.token` (flag, `VAULT_AGENT_TOKEN` or config), else `<index-dir>/token`,
+  created with mode 0600 on first start.
+- Host: loopback names with the server's real port, plus `settings.allowed_hosts`
+  (DNS-rebinding defence); anything else is `403 FORBIDDEN`, `/mcp` included.
+- Origin: absent is fine (non-browser clients); present and not allowlisted → 403.
+- Body: at most 4 MiB (`413 TOO_LARGE`).
+The same host/origin lists configure the MCP SDK's own `TransportSecuritySettings`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vault_agent.config import Settings
+from vault_agent.errors import Forbidden, InvalidParameter, Unauthorized
+
+MAX_BODY_BYTES = 4 * 1024 * 1024
+LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for names and addresses that only this machine can reach."""
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def read_or_create_token(settings: Settings) -> str:
+    """The bearer token of this server: configured, else `<index-dir>/token` (created 0600).
+
+    Raises:
+        InvalidParameter: the token file exists but is empty or unreadable.
+    """
+    if settings.token:
+        return settings.token
+    path = settings.token_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return read_token_file(path, required=True) or ""
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(secrets.token_urlsafe(32) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    return read_token_file(path, required=True) or ""
+
+
+def read_token_file(path: Path, *, required: bool = False) -> str | None:
+    """The token stored in a token file, or None when there is none.
+
+    Raises:
+        InvalidParameter: `required` and the file is missing, empty or unreadable.
+    """
+    try:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)  # tighten a token file someone loosened
+        token = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        token = ""
+    if not token and required:
+        raise InvalidParameter(
+            "the token file in the state dir is empty or unreadable; delete it to generate a new one"
+        )
+    return token or None
+
+
+def check_bind_allowed(settings: Settings, host: str) -> None:
+    """Refuse a non-loopback bind unless a token was configured explicitly.
+
+    Raises:
+        InvalidParameter: binding a non-loopback address without VAULT_AGENT_TOKEN / server.token.
+    """
+    if is_loopback_host(host):
+        return
+    if not settings.token:
+        raise InvalidParameter(
+            "binding a non-loopback address needs an explicit token: set VAULT_AGENT_TOKEN "
+            "(or server.token in the config) and list the public name in server.allowed_hosts"
+        )
+
+
+@dataclass
+class AccessPolicy:
+    """Host, Origin and token rules of one server; ports are filled in once bound."""
+
+    token: str
+    bind_host: str = "127.0.0.1"
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    ports: set[int] = field(default_factory=set)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, token: str, bind_host: str) -> AccessPolicy:
+        return cls(
+            token=token,
+            bind_host=bind_host,
+            allowed_hosts=tuple(h.lower() for h in settings.allowed_hosts),
+            allowed_origins=tuple(o.rstrip("/") for o in settings.allowed_origins),
+        )
+
+    # ----- the three checks ------------------------------------------------------------
+    def host_names(self) -> list[str]:
+        """Every accepted Host header value for the bound ports (plus configured hosts)."""
+        names = list(LOOPBACK_NAMES)
+        bind = self.bind_host.lower()
+        if bind not in ("0.0.0.0", "::", "") and not is_loopback_host(bind):
+            names.append(f"[{bind}]" if ":" in bind else bind)
+        values = [f"{n}:{p}" for n in names for p in sorted(self.ports)]
+        return values + list(self.allowed_hosts)
+
+    def check_host(self, host: str | None) -> None:
+        """Raises: Forbidden when the Host header is missing or not one of ours."""
+        value = (host or "").strip().lower()
+        if not value or value not in self.host_names():
+            raise Forbidden("the Host header is not allowed; call the server by its loopback address")
+
+    def origin_allowed(self, origin: str) -> bool:
+        return origin.rstrip("/") in self.allowed_origins
+
+    def check_origin(self, origin: str | None) -> None:
+        """Raises: Forbidden when a browser Origin is present and not allowlisted."""
+        if origin is not None and not self.origin_allowed(origin):
+            raise Forbidden("this Origin is not allowed; add it to server.allowed_origins to permit it")
+
+    def check_token(self, authorization: str | None) -> None:
+        """Raises: Unauthorized when the bearer token is missing or wrong."""
+        scheme, _, given = (authorization or "").partition(" ")
+        ok = scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode("utf-8", "replace"), self.token.encode("utf-8")
+        )
+        if not ok:
+            raise Unauthorized(
+                "missing or wrong bearer token; send 'Authorization: Bearer <token>' "
+                "(the token is in <index-dir>/token or VAULT_AGENT_TOKEN)"
+            )
+
+    def mcp_security_lists(self) -> tuple[list[str], list[str]]:
+        """Allowed hosts and origins for the MCP SDK's TransportSecuritySettings."""
+        return self.host_names(), list(self.allowed_origins)

@@ -1,0 +1,158 @@
+"""`serve` (HTTP + Streamable HTTP MCP at /mcp) and `mcp` (MCP over stdio): composition roots.
+
+`serve --watch` makes this process the index's single writer for its whole life (exit 5
+beside another writer). `mcp` watches too unless `--no-watch`, but when another process
+already holds the writer lock it serves read-only from that writer's snapshots and says
+so once on stderr — stdout is the MCP protocol and carries nothing else.
+SIGINT/SIGTERM stop gracefully: the server closes, the writer stops, the lock is released.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import Annotated
+
+import typer
+
+from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, VaultOpt, run_command, settings_from
+from vault_agent.cli.main import app
+from vault_agent.config import Settings
+
+HostOpt = Annotated[
+    str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).", show_default=False)
+]
+PortOpt = Annotated[
+    int | None, typer.Option("--port", help="Port (default 8765; 0 picks a free one).", show_default=False)
+]
+AllowWritesOpt = Annotated[
+    bool, typer.Option("--allow-writes", help="List and allow the write tools (off by default).")
+]
+ProfileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tool-profile",
+        help="MCP tool profile: default, or agent-files (adds seed 003 names).",
+        show_default=False,
+    ),
+]
+
+
+def _settings(vault, index_dir, config, **flags) -> Settings:  # type: ignore[no-untyped-def]
+    return settings_from(vault, index_dir, config, **{k: v for k, v in flags.items() if v is not None})
+
+
+async def _serve(settings: Settings, watch: bool) -> None:
+    from vault_agent.api.app import build_context, close_context, start_server
+
+    ctx = build_context(settings, watch=watch)
+    try:
+        server = await start_server(ctx, settings.host, settings.port)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        sys.stdout.write(f"listening on {server.url}\n")
+        sys.stdout.flush()
+        try:
+            await stop.wait()
+        finally:
+            await server.stop()
+    finally:
+        close_context(ctx)
+
+
+@app.command(
+    help="Serve the vault over HTTP, with MCP (Streamable HTTP) at /mcp.\n\n"
+    "Prints one line 'listening on http://HOST:PORT' when ready. Every request needs the bearer "
+    "token from <index-dir>/token (created 0600 on first start) or VAULT_AGENT_TOKEN.\n\n"
+    "Example: vault-agent serve --watch --vault ~/notes --port 8765"
+)
+def serve(
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+    host: HostOpt = None,
+    port: PortOpt = None,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Also watch the vault and keep the index fresh.")
+    ] = False,
+    allow_writes: AllowWritesOpt = False,
+    tool_profile: ProfileOpt = None,
+) -> None:
+    def body() -> None:
+        from vault_agent.api.logging_setup import configure_logging
+
+        settings = _settings(
+            vault,
+            index_dir,
+            config,
+            host=host,
+            port=port,
+            writes_enabled=True if allow_writes else None,
+            tool_profile=tool_profile,
+        )
+        configure_logging(settings.log_level, vault=settings.vault, index_dir=settings.index_dir)
+        asyncio.run(_serve(settings, watch))
+
+    run_command(json_out, body)
+
+
+def _raise_interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@app.command(
+    name="mcp",
+    help="Serve MCP over stdio for one vault (what Claude Desktop / Claude Code start).\n\n"
+    "Watches the vault and keeps the index fresh unless --no-watch; when another vault-agent "
+    "process already indexes the vault, serves read-only from its snapshots.\n\n"
+    "Example: vault-agent mcp --vault ~/notes",
+)
+def mcp_command(
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+    no_watch: Annotated[
+        bool, typer.Option("--no-watch", help="Do not watch or index; serve snapshots only.")
+    ] = False,
+    allow_writes: AllowWritesOpt = False,
+    tool_profile: ProfileOpt = None,
+) -> None:
+    def body() -> None:
+        import anyio
+
+        from vault_agent.api.app import build_context, close_context
+        from vault_agent.api.logging_setup import configure_logging
+        from vault_agent.api.mcp_server import build_mcp_server
+
+        settings = _settings(
+            vault,
+            index_dir,
+            config,
+            writes_enabled=True if allow_writes else None,
+            tool_profile=tool_profile,
+        )
+        configure_logging(
+            settings.log_level, vault=settings.vault, index_dir=settings.index_dir, stream=sys.stderr
+        )
+        signal.signal(signal.SIGTERM, _raise_interrupt)
+        ctx = build_context(settings, watch=not no_watch, follow_if_busy=True)
+        try:
+            if ctx.state.get("follower"):
+                sys.stderr.write(
+                    "vault-agent mcp: another vault-agent process is indexing this vault; "
+                    "serving read-only from its snapshots\n"
+                )
+                sys.stderr.flush()
+            server = build_mcp_server(ctx)
+            with contextlib.suppress(KeyboardInterrupt):
+                anyio.run(server.run_stdio_async)
+        finally:
+            close_context(ctx)
+
+    run_command(json_out, body)

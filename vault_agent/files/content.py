@@ -1,0 +1,226 @@
+"""Seed 002's content tools: vault_create, vault_write (overwrite | append), vault_replace.
+
+Plus `put_file` (seed 003 write_file: create or overwrite, parents made), which applies
+the same policies per case: creating follows vault_create, overwriting vault_write.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+from vault_agent.contracts import Outcome
+from vault_agent.errors import Conflict, InvalidParameter, InvalidPath, NotFound
+from vault_agent.files import policy
+from vault_agent.files.atomic import read_current
+from vault_agent.files.diff import unified
+from vault_agent.files.models import FilesContext, ReplaceResult, WriteResult
+from vault_agent.files.pipeline import Applied, apply_change, decode_text, encode_content
+from vault_agent.paths import display, normalize_rel_path
+
+WriteMode = Literal["overwrite", "append"]
+
+
+def _write_result(applied: Applied, written: int, dry_run: bool) -> Outcome[WriteResult]:
+    diff, truncated = unified(applied.rel, applied.before, applied.after) if dry_run else (None, False)
+    data = WriteResult(
+        written_path=applied.rel,
+        written_bytes=written,
+        size_bytes=len(applied.after),
+        sha256=applied.sha256,
+        created=applied.created,
+        changed=applied.changed,
+        dry_run=dry_run,
+        diff=diff,
+        diff_truncated=truncated,
+        **applied.info.model_dump(),
+    )
+    return Outcome(data=data, warnings=applied.warnings)
+
+
+def _missing_for_write(rel: str) -> Exception:
+    return Conflict(
+        f"'{display(rel)}' does not exist; vault_write changes existing files only, use vault_create"
+    )
+
+
+def create_file(
+    ctx: FilesContext,
+    path: str,
+    content: str,
+    *,
+    dry_run: bool = False,
+    expected_sha256: str | None = None,
+    wait_for_index: bool = False,
+) -> Outcome[WriteResult]:
+    """vault_create: a new file (parents made); the file must not exist.
+
+    Raises:
+        Conflict: the file exists. Forbidden: `.system/`, protected, daily name rules.
+        InvalidPath: bad path, symlinked parent. TooLarge: content over the cap.
+    """
+    rel = normalize_rel_path(path)
+    policy.check_write(ctx.vault, rel, "create")
+    data = encode_content(content)
+    applied = apply_change(
+        ctx,
+        "vault_create",
+        rel,
+        lambda _cur: data,
+        exist="must_not_exist",
+        create_parents=True,
+        expected_sha256=expected_sha256,
+        dry_run=dry_run,
+        wait_for_index=wait_for_index,
+    )
+    return _write_result(applied, len(data), dry_run)
+
+
+def write_file(
+    ctx: FilesContext,
+    path: str,
+    content: str,
+    mode: str,
+    *,
+    dry_run: bool = False,
+    expected_sha256: str | None = None,
+    wait_for_index: bool = False,
+) -> Outcome[WriteResult]:
+    """vault_write: overwrite or append to an existing file (unknown modes refused first).
+
+    Raises:
+        InvalidParameter: mode not overwrite|append. Conflict: file missing or changed.
+        Forbidden: `.system/`, protected, daily overwrite. NotFound / InvalidPath.
+    """
+    if mode not in ("overwrite", "append"):  # before any I/O: an unknown mode never overwrites
+        raise InvalidParameter("mode must be 'overwrite' or 'append'")
+    rel = normalize_rel_path(path)
+    policy.check_write(ctx.vault, rel, "append" if mode == "append" else "overwrite")
+    data = encode_content(content)
+
+    def transform(current: bytes | None) -> bytes:
+        assert current is not None
+        return current + data if mode == "append" else data
+
+    applied = apply_change(
+        ctx,
+        "vault_write",
+        rel,
+        transform,
+        exist="must_exist",
+        missing=_missing_for_write,
+        expected_sha256=expected_sha256,
+        dry_run=dry_run,
+        wait_for_index=wait_for_index,
+    )
+    return _write_result(applied, len(data), dry_run)
+
+
+def put_file(
+    ctx: FilesContext,
+    path: str,
+    content: str,
+    *,
+    dry_run: bool = False,
+    expected_sha256: str | None = None,
+    wait_for_index: bool = False,
+) -> Outcome[WriteResult]:
+    """write_file (seed 003): create (parents made) or overwrite, with the matching policy.
+
+    Raises:
+        Forbidden / Conflict / InvalidPath / TooLarge: as vault_create or vault_write.
+    """
+    rel = normalize_rel_path(path)
+    exists = _exists(ctx, rel)
+    policy.check_write(ctx.vault, rel, "overwrite" if exists else "create")
+    data = encode_content(content)
+    applied = apply_change(
+        ctx,
+        "write_file",
+        rel,
+        lambda _cur: data,
+        exist="must_exist" if exists else "must_not_exist",
+        missing=_missing_for_write,
+        create_parents=True,
+        expected_sha256=expected_sha256,
+        dry_run=dry_run,
+        wait_for_index=wait_for_index,
+    )
+    return _write_result(applied, len(data), dry_run)
+
+
+def _exists(ctx: FilesContext, rel: str) -> bool:
+    try:
+        fd, leaf, canon = ctx.vault.open_parent(rel, create=False)
+    except (NotFound, InvalidPath):
+        return False  # a missing parent means a new file; a bad parent fails again in the pipeline
+    try:
+        return read_current(fd, leaf, canon) is not None
+    finally:
+        os.close(fd)
+
+
+def replace_text(
+    ctx: FilesContext,
+    path: str,
+    find: str,
+    replace: str,
+    max_replacements: int | None = None,
+    *,
+    dry_run: bool = False,
+    expected_sha256: str | None = None,
+    wait_for_index: bool = False,
+) -> Outcome[ReplaceResult]:
+    """vault_replace: replace every occurrence of `find` when there are 1..max_replacements.
+
+    Raises:
+        InvalidParameter: empty find, max_replacements < 1. Conflict: find absent or
+        occurring more often than allowed, or the file changed. Forbidden: `.system/`,
+        `daily/`, protected. NotFound: no such file.
+    """
+    if not find:
+        raise InvalidParameter("find must be a non-empty string")
+    limit = 1 if max_replacements is None else max_replacements
+    if limit < 1:
+        raise InvalidParameter("max_replacements must be at least 1")
+    rel = normalize_rel_path(path)
+    policy.check_write(ctx.vault, rel, "replace")
+    encode_content(replace)
+    counted: list[int] = []
+
+    def transform(current: bytes | None) -> bytes:
+        assert current is not None
+        text = decode_text(current, rel)
+        count = text.count(find)
+        if count == 0:
+            raise Conflict(f"find text does not occur in '{display(rel)}'; nothing was replaced")
+        if count > limit:
+            raise Conflict(
+                f"find text occurs {count} times in '{display(rel)}', more than max_replacements={limit}; "
+                "pass a larger max_replacements or a longer, unique find text"
+            )
+        counted.append(count)
+        return text.replace(find, replace).encode("utf-8")
+
+    applied = apply_change(
+        ctx,
+        "vault_replace",
+        rel,
+        transform,
+        exist="must_exist",
+        expected_sha256=expected_sha256,
+        dry_run=dry_run,
+        wait_for_index=wait_for_index,
+    )
+    diff, truncated = unified(applied.rel, applied.before, applied.after) if dry_run else (None, False)
+    data = ReplaceResult(
+        written_path=applied.rel,
+        replacements=counted[-1],
+        size_bytes=len(applied.after),
+        sha256=applied.sha256,
+        dry_run=dry_run,
+        diff=diff,
+        diff_truncated=truncated,
+        **applied.info.model_dump(),
+    )
+    return Outcome(data=data, warnings=applied.warnings)

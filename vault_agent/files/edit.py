@@ -1,0 +1,197 @@
+"""vault_edit (seed 003 edit_file): one targeted edit per call, answered with its diff.
+
+Forms (exactly one per call):
+- search/replace: `old_text` (non-empty) → `new_text`; `old_text` must occur exactly once
+  unless `replace_all`; absent → CONFLICT (the file no longer holds what the agent read);
+- insert: `content` after line N (`insert_after_line`, 0 = top) or before line N
+  (`insert_before_line`, len+1 = end); a missing final newline is added to `content`;
+- delete: `delete_lines: {start_line, end_line}`, 1-based inclusive.
+Lines are split on '\n' only (the same numbering as vault_read); a CRLF file keeps CRLF:
+inserted lines get '\r\n' and an `old_text` written with '\n' matches its '\r\n' form.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from vault_agent.contracts import Outcome
+from vault_agent.errors import Conflict, InvalidParameter
+from vault_agent.files import policy
+from vault_agent.files.diff import unified
+from vault_agent.files.models import EditResult, FilesContext
+from vault_agent.files.pipeline import apply_change, decode_text, encode_content
+from vault_agent.paths import display, normalize_rel_path
+
+Form = Literal["replace", "insert", "delete_lines"]
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split on '\n' only ('' → no lines)."""
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _form(
+    old_text: str | None,
+    new_text: str | None,
+    replace_all: bool | None,
+    insert_after_line: int | None,
+    insert_before_line: int | None,
+    content: str | None,
+    delete_lines: tuple[int, int] | None,
+) -> Form:
+    forms: list[Form] = []
+    if old_text is not None or new_text is not None or replace_all is not None:
+        forms.append("replace")
+    if insert_after_line is not None or insert_before_line is not None or content is not None:
+        forms.append("insert")
+    if delete_lines is not None:
+        forms.append("delete_lines")
+    if len(forms) != 1:
+        raise InvalidParameter(
+            "give exactly one edit form: {old_text, new_text, replace_all?} or "
+            "{insert_after_line | insert_before_line, content} or {delete_lines: {start_line, end_line}}"
+        )
+    form = forms[0]
+    if form == "replace":
+        if old_text is None or new_text is None:
+            raise InvalidParameter("a search/replace edit needs both old_text and new_text")
+        if old_text == "":
+            raise InvalidParameter("old_text must not be empty; use insert_after_line to add text")
+    elif form == "insert":
+        if (insert_after_line is None) == (insert_before_line is None):
+            raise InvalidParameter("an insert needs exactly one of insert_after_line or insert_before_line")
+        if content is None:
+            raise InvalidParameter("an insert needs content")
+    return form
+
+
+def _replace(text: str, rel: str, old: str, new: str, replace_all: bool) -> tuple[str, int]:
+    count = text.count(old)
+    if count == 0 and "\r\n" in text and "\n" in old and "\r\n" not in old:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        count = text.count(old)
+    if count == 0:
+        raise Conflict(
+            f"old_text was not found in '{display(rel)}'; read the file again and copy the text exactly"
+        )
+    if count > 1 and not replace_all:
+        raise Conflict(
+            f"old_text occurs {count} times in '{display(rel)}'; add surrounding text to make it unique "
+            "or pass replace_all: true"
+        )
+    return (text.replace(old, new) if replace_all else text.replace(old, new, 1)), count if replace_all else 1
+
+
+def _insert(
+    text: str, rel: str, index_after: int | None, index_before: int | None, content: str
+) -> tuple[str, int]:
+    lines = split_lines(text)
+    eol = "\r\n" if "\r\n" in text else "\n"
+    n = len(lines)
+    if index_after is not None:
+        if not 0 <= index_after <= n:
+            raise InvalidParameter(
+                f"insert_after_line must be from 0 to {n} ('{display(rel)}' has {n} lines)"
+            )
+        at = index_after
+    else:
+        assert index_before is not None
+        if not 1 <= index_before <= n + 1:
+            raise InvalidParameter(
+                f"insert_before_line must be from 1 to {n + 1} ('{display(rel)}' has {n} lines)"
+            )
+        at = index_before - 1
+    block = content if content.endswith("\n") or content == "" else content + eol
+    if eol == "\r\n":
+        block = block.replace("\r\n", "\n").replace("\n", "\r\n")
+    if at == n and n and not lines[-1].endswith("\n"):
+        lines[-1] += eol
+    inserted = split_lines(block)
+    return "".join(lines[:at] + inserted + lines[at:]), len(inserted)
+
+
+def _delete(text: str, rel: str, start: int, end: int) -> tuple[str, int]:
+    lines = split_lines(text)
+    n = len(lines)
+    if not (1 <= start <= end <= n):
+        raise InvalidParameter(
+            f"delete_lines must satisfy 1 <= start_line <= end_line <= {n} ('{display(rel)}' has {n} lines)"
+        )
+    return "".join(lines[: start - 1] + lines[end:]), end - start + 1
+
+
+def edit_file(
+    ctx: FilesContext,
+    path: str,
+    *,
+    old_text: str | None = None,
+    new_text: str | None = None,
+    replace_all: bool | None = None,
+    insert_after_line: int | None = None,
+    insert_before_line: int | None = None,
+    content: str | None = None,
+    delete_lines: tuple[int, int] | None = None,
+    dry_run: bool = False,
+    expected_sha256: str | None = None,
+    wait_for_index: bool = False,
+    tool: str = "vault_edit",
+) -> Outcome[EditResult]:
+    """Apply one edit form to an existing text file and return the unified diff.
+
+    Raises:
+        InvalidParameter: not exactly one form, empty old_text, line out of range.
+        Conflict: old_text absent or ambiguous, or the file changed (expected_sha256).
+        Forbidden: protected, `.system/`, `daily/`. NotFound: no such file.
+    """
+    form = _form(
+        old_text, new_text, replace_all, insert_after_line, insert_before_line, content, delete_lines
+    )
+    rel = normalize_rel_path(path)
+    policy.check_write(ctx.vault, rel, "edit")
+    for piece in (new_text, content):
+        if piece is not None:
+            encode_content(piece)
+    counted: list[int] = []
+
+    def transform(current: bytes | None) -> bytes:
+        assert current is not None
+        text = decode_text(current, rel)
+        if form == "replace":
+            assert old_text is not None and new_text is not None
+            out, count = _replace(text, rel, old_text, new_text, bool(replace_all))
+        elif form == "insert":
+            assert content is not None
+            out, count = _insert(text, rel, insert_after_line, insert_before_line, content)
+        else:
+            assert delete_lines is not None
+            out, count = _delete(text, rel, delete_lines[0], delete_lines[1])
+        counted.append(count)
+        return out.encode("utf-8")
+
+    applied = apply_change(
+        ctx,
+        tool,
+        rel,
+        transform,
+        exist="must_exist",
+        expected_sha256=expected_sha256,
+        dry_run=dry_run,
+        wait_for_index=wait_for_index,
+    )
+    diff, truncated = unified(applied.rel, applied.before, applied.after)
+    data = EditResult(
+        path=applied.rel,
+        operation=form,
+        replacements=counted[-1],
+        diff=diff,
+        diff_truncated=truncated,
+        size_bytes=len(applied.after),
+        sha256=applied.sha256,
+        dry_run=dry_run,
+        **applied.info.model_dump(),
+    )
+    return Outcome(data=data, warnings=applied.warnings)

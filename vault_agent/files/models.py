@@ -1,0 +1,120 @@
+"""Result models of the write tools (the `data` of the envelope) and the context they need.
+
+Field names are snake_case on every surface: seed 002's schemas (`written_path`,
+`written_bytes`, `replacements`) are normative, and the other tools follow them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+
+from vault_agent.paths import Vault
+
+
+class SettingsLike(Protocol):
+    index_dir: Path
+    writes_enabled: bool
+
+
+class FilesContext(Protocol):
+    """What a write tool needs from `api.registry.AppContext` (structural, no import)."""
+
+    settings: Any
+    vault: Vault
+    writer: Any
+    state: dict[str, Any]
+
+
+class IndexInfo(BaseModel):
+    """Where the write stands in the index: its event and the snapshot that contains it."""
+
+    event_seq: int | None = None  # seq of the last event this call appended (null: not recorded)
+    snapshot_id: int | None = None  # snapshot that contains the write (null until known)
+    indexed: bool = False  # true once that snapshot committed (wait_for_index)
+
+
+class WriteResult(IndexInfo):
+    """vault_create / vault_write (seed 002: written_path, written_bytes)."""
+
+    written_path: str
+    written_bytes: int  # bytes of `content` this call wrote (appended bytes for append)
+    size_bytes: int  # size of the file afterwards
+    sha256: str  # of the file afterwards: pass it as expected_sha256 to the next write
+    created: bool
+    changed: bool  # false when the file already held exactly these bytes
+    dry_run: bool = False
+    diff: str | None = None  # unified diff, only with dry_run
+    diff_truncated: bool = False
+
+
+class ReplaceResult(IndexInfo):
+    """vault_replace (seed 002: written_path, replacements)."""
+
+    written_path: str
+    replacements: int
+    size_bytes: int
+    sha256: str
+    dry_run: bool = False
+    diff: str | None = None
+    diff_truncated: bool = False
+
+
+class EditResult(IndexInfo):
+    """vault_edit: what changed, as a bounded unified diff."""
+
+    path: str
+    operation: Literal["replace", "insert", "delete_lines"]
+    replacements: int  # occurrences replaced / lines inserted / lines deleted
+    diff: str
+    diff_truncated: bool
+    size_bytes: int
+    sha256: str
+    dry_run: bool = False
+
+
+class LinkUpdate(BaseModel):
+    path: str  # the file whose links were (or would be) rewritten, at its final location
+    links: int
+
+
+class MoveResult(IndexInfo):
+    source: str
+    destination: str
+    type: Literal["file", "folder"]
+    moved: bool  # false for the same-path no-op and for dry_run
+    files_moved: int
+    links_updated: list[LinkUpdate] = []
+    links_total: int = 0
+    dry_run: bool = False
+
+
+class DeleteResult(IndexInfo):
+    deleted_path: str
+    type: Literal["file", "folder"]
+    method: Literal["local", "system", "permanent"]
+    trashed_to: str | None  # vault-relative path inside .trash/ (local), else null
+    files: int
+    bytes: int
+    deleted: bool  # false for dry_run
+    dry_run: bool = False
+
+
+class MkdirResult(IndexInfo):
+    path: str
+    created: bool  # false when the folder already existed
+    dry_run: bool = False
+
+
+class StatResult(BaseModel):
+    """vault_stat (seed 003 get_file_info)."""
+
+    path: str
+    type: Literal["file", "folder"]
+    size_bytes: int | None  # null for folders
+    entries: int | None  # direct children of a folder, null for files
+    created: str | None  # ISO 8601 UTC birth time; null when the file system does not record it
+    modified: str  # ISO 8601 UTC
+    sha256: str | None = None  # of a file's bytes (files up to 16 MiB), for expected_sha256

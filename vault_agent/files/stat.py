@@ -1,0 +1,87 @@
+"""vault_stat (seed 003 get_file_info): created, modified, size, type of a file or folder.
+
+A read tool: case-insensitive resolution (one match), protected folders refused,
+`.system/` readable. `created` is the birth time from statx(2) where the file system
+records it, else null (ctime is a change time, not a creation time).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime as dt
+import os
+import struct
+
+from vault_agent.contracts import Outcome
+from vault_agent.files.atomic import MAX_FILE_BYTES, sha256_hex
+from vault_agent.files.models import FilesContext, StatResult
+from vault_agent.paths import normalize_rel_path
+
+_AT_SYMLINK_NOFOLLOW = 0x100
+_STATX_BTIME = 0x800
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+try:
+    _statx = getattr(ctypes.CDLL(None, use_errno=True), "statx", None)
+except OSError:  # pragma: no cover
+    _statx = None
+
+
+def _iso(seconds: float) -> str:
+    return dt.datetime.fromtimestamp(seconds, tz=dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def birth_time(dir_fd: int, name: str) -> float | None:
+    """Birth time (seconds) of `name` in `dir_fd` without following links, or None."""
+    if _statx is None:
+        return None
+    buf = ctypes.create_string_buffer(256)
+    if _statx(dir_fd, os.fsencode(name), _AT_SYMLINK_NOFOLLOW, _STATX_BTIME, buf) != 0:
+        return None
+    mask = struct.unpack_from("<I", buf.raw, 0)[0]
+    if not mask & _STATX_BTIME:
+        return None
+    sec, nsec = struct.unpack_from("<qI", buf.raw, 80)
+    return sec + nsec / 1e9 if sec > 0 else None
+
+
+def stat_path(ctx: FilesContext, path: str) -> Outcome[StatResult]:
+    """Metadata of one file or folder (case-insensitive lookup when exactly one matches).
+
+    Raises:
+        NotFound: no such path. Forbidden: protected folder. InvalidPath: links, bad path.
+    """
+    rel = normalize_rel_path(path, allow_root=True)
+    ctx.vault.check_not_protected(rel)
+    resolved = ctx.vault.resolve(rel)
+    ctx.vault.check_not_protected(resolved.rel)
+    st = ctx.vault.lstat(resolved)
+    created: float | None = None
+    entries: int | None = None
+    digest: str | None = None
+    if resolved.raw_parts:
+        fd, leaf, _ = ctx.vault.open_parent(resolved.rel, create=False)
+        try:
+            created = birth_time(fd, leaf)
+            if resolved.is_dir:
+                sub = os.open(leaf, _DIR_FLAGS, dir_fd=fd)
+                try:
+                    entries = len(os.listdir(sub))
+                finally:
+                    os.close(sub)
+        finally:
+            os.close(fd)
+    else:
+        entries = len(os.listdir(ctx.vault.root))
+    if not resolved.is_dir and st.st_size <= MAX_FILE_BYTES:
+        digest = sha256_hex(ctx.vault.read_bytes(resolved))
+    data = StatResult(
+        path=resolved.rel,
+        type="folder" if resolved.is_dir else "file",
+        size_bytes=None if resolved.is_dir else st.st_size,
+        entries=entries,
+        created=_iso(created) if created is not None else None,
+        modified=_iso(st.st_mtime),
+        sha256=digest,
+    )
+    return Outcome(data=data)

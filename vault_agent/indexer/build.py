@@ -1,0 +1,402 @@
+"""Apply events to the committed snapshot: collapse, re-stat, parse, write segments, commit.
+
+`build_index(settings, full=..., progress=...)` is the public entry (takes the writer lock);
+`Indexer` is the writer-side state the long-running engine keeps between builds.
+Events are hints: each affected path is re-stat'ed and re-read through `Vault` (safe, no
+symlinks) at build time, so the order of a burst or a half-finished editor save pattern
+does not matter — the disk decides. Changed notes go into one new segment; every older
+segment holding a changed or deleted path gets a tombstone for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from vault_agent.config import Settings
+from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, Manifest, ParsedNote, SegmentRef
+from vault_agent.errors import VaultAgentError
+from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
+from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
+from vault_agent.indexer.lock import WriterLock
+from vault_agent.indexer.scan import KnownNote, in_prefixes, scan_vault, skipped_counts
+from vault_agent.indexer.segments import SegmentWriter, read_live, rows_to_tables
+from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
+from vault_agent.paths import Vault
+
+log = logging.getLogger("vault_agent.indexer")
+
+SEGMENT_MAX_NOTES = 10_000  # bounds the rows held in memory while one segment is sorted
+POOL_MIN_NOTES = 256  # smaller batches parse inline (a pool costs more than it saves)
+POOL_WORKERS = 2
+TASK_NOTES = 128
+LOG_COMPACT_BYTES = 1 << 20
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class NoteInfo(KnownNote):
+    segment_id: int
+    chunks: int
+    headings: int
+    fm_invalid: bool
+
+
+# ----------------------------------------------------------------------------- parsing
+_WORKER_VAULT: Vault | None = None
+
+
+def _eligible(vault: Vault, rel: str) -> bool:
+    return (
+        bool(rel)
+        and vault.is_note_name(rel)
+        and not vault.is_protected(rel)
+        and not (vault.exclusions.excluded(rel, False))
+    )
+
+
+def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
+    """Re-stat and read one note safely, then parse it; None when it is no note on disk."""
+    from vault_agent.indexer.parse import parse_note
+
+    if not _eligible(vault, rel):
+        return None
+    try:
+        resolved = vault.resolve(rel, match="normalized")
+        if resolved.is_dir or resolved.rel != rel:
+            return None
+        st = vault.lstat(resolved)  # stat before read: a racing write leaves a newer mtime
+        raw = vault.read_bytes(resolved)
+    except (VaultAgentError, OSError):
+        return None
+    return parse_note(rel, raw, st.st_mtime_ns, st.st_size)
+
+
+def parse_batch(vault: Vault, rels: list[str]) -> tuple[dict[str, pa.Table], list[str]]:
+    """Arrow tables for the notes among `rels` that exist, and the rels that do not."""
+    parsed: list[ParsedNote] = []
+    missing: list[str] = []
+    for rel in rels:
+        note = _parse_one(vault, rel)
+        if note is None:
+            missing.append(rel)
+        else:
+            parsed.append(note)
+    return rows_to_tables(parsed), missing
+
+
+def _worker_init(settings: Settings) -> None:
+    global _WORKER_VAULT
+    _WORKER_VAULT = vault_for_settings(settings)
+
+
+def _worker_parse(rels: list[str]) -> tuple[dict[str, pa.Table], list[str]]:
+    assert _WORKER_VAULT is not None
+    return parse_batch(_WORKER_VAULT, rels)
+
+
+def _pool(settings: Settings) -> ProcessPoolExecutor:
+    # fork is fastest but unsafe once other threads (watcher, heartbeat) exist.
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    return ProcessPoolExecutor(
+        max_workers=POOL_WORKERS,
+        mp_context=get_context(method),
+        initializer=_worker_init,
+        initargs=(settings,),
+    )
+
+
+def parse_stream(
+    settings: Settings, vault: Vault, rels: list[str], progress: Progress | None = None
+) -> Iterator[tuple[dict[str, pa.Table], list[str]]]:
+    """Parse notes in batches (two worker processes for big sets), yielding as they finish."""
+    total = len(rels)
+    done = 0
+    if total < POOL_MIN_NOTES:
+        for i in range(0, total, TASK_NOTES):
+            part = rels[i : i + TASK_NOTES]
+            yield parse_batch(vault, part)
+            done += len(part)
+            if progress:
+                progress(done, total)
+        return
+    tasks = [rels[i : i + TASK_NOTES] for i in range(0, total, TASK_NOTES)]
+    try:
+        with _pool(settings) as pool:
+            # At most a few tasks in flight: results are consumed as they come, so memory
+            # stays bounded by the segment being written, not by the vault.
+            inflight: list = []
+            it = iter(tasks)
+            for task in it:
+                inflight.append((task, pool.submit(_worker_parse, task)))
+                if len(inflight) >= POOL_WORKERS * 4:
+                    break
+            while inflight:
+                task, fut = inflight.pop(0)
+                result = fut.result()
+                nxt = next(it, None)
+                if nxt is not None:
+                    inflight.append((nxt, pool.submit(_worker_parse, nxt)))
+                yield result
+                done += len(task)
+                if progress:
+                    progress(done, total)
+    except BrokenProcessPool:
+        # A worker died (a parser crash no `except` can catch); redo the rest inline note by
+        # note is unsafe for the same reason, so report it as an internal failure.
+        log.error("a parser worker died; the build was abandoned")
+        raise
+
+
+# ----------------------------------------------------------------------------- indexer
+def _infos(tables: dict[str, pa.Table], segment_id: int) -> dict[str, NoteInfo]:
+    n = tables["notes"]
+    cols = [n.column(c).to_pylist() for c in ("path", "mtime_ns", "size", "sha256")]
+    chunks = n.column("chunk_count").to_pylist()
+    heads = n.column("heading_count").to_pylist()
+    fm = n.column("fm_status").to_pylist()
+    return {
+        p: NoteInfo(m, s, h, segment_id, c or 0, hc or 0, f == "invalid")
+        for p, m, s, h, c, hc, f in zip(*cols, chunks, heads, fm, strict=True)
+    }
+
+
+def _drop_paths(tables: dict[str, pa.Table], paths: set[str]) -> dict[str, pa.Table]:
+    if not paths:
+        return tables
+    value_set = pa.array(sorted(paths), pa.string())
+    return {
+        k: t.filter(pc.invert(pc.is_in(t.column("path"), value_set=value_set))) for k, t in tables.items()
+    }
+
+
+class Indexer:
+    """The writer's view of one index: committed manifest + what it knows of each note."""
+
+    def __init__(self, settings: Settings, log_: EventLog | None = None) -> None:
+        self.settings = settings
+        self.index_dir = Path(settings.index_dir)
+        self.vault = vault_for_settings(settings)
+        self.log = log_ or EventLog(self.index_dir, floor_seq=lambda: self.applied_seq)
+        self.manifest: Manifest | None = None
+        self.notes: dict[str, NoteInfo] = {}
+        self.compatible = False
+
+    @property
+    def applied_seq(self) -> int:
+        return self.manifest.applied_seq if self.manifest else 0
+
+    def load(self) -> None:
+        """Read CURRENT and the live notes of its snapshot."""
+        self.manifest = read_current_manifest(self.index_dir)
+        self.notes = {}
+        self.compatible = self.manifest is not None and is_compatible(self.settings, self.manifest)
+        if not self.compatible or self.manifest is None:
+            return
+        for ref in self.manifest.segments:
+            cols = ["mtime_ns", "size", "sha256", "chunk_count", "heading_count", "fm_status"]
+            self.notes.update(
+                _infos({"notes": read_live(self.index_dir, ref, "notes", cols)}, ref.segment_id)
+            )
+
+    # ----- segments ------------------------------------------------------------------
+    def _write_segments(
+        self, rels: list[str], progress: Progress | None, unchanged_ok: bool
+    ) -> tuple[list[SegmentRef], dict[str, NoteInfo], list[str]]:
+        """Parse `rels` into new segments; returns refs, infos of written notes, missing."""
+        refs: list[SegmentRef] = []
+        infos: dict[str, NoteInfo] = {}
+        missing: list[str] = []
+        _, seg_id = next_ids(self.index_dir, self.manifest)
+        writer: SegmentWriter | None = None
+        try:
+            for tables, gone in parse_stream(self.settings, self.vault, rels, progress):
+                missing.extend(gone)
+                if unchanged_ok:
+                    same = {
+                        p
+                        for p, info in _infos(tables, 0).items()
+                        if (old := self.notes.get(p)) is not None
+                        and (old.mtime_ns, old.size, old.sha256) == (info.mtime_ns, info.size, info.sha256)
+                    }
+                    tables = _drop_paths(tables, same)
+                if not tables["notes"].num_rows:
+                    continue
+                if writer is None:
+                    writer = SegmentWriter(self.index_dir, seg_id)
+                    seg_id += 1
+                writer.add(tables)
+                infos.update(_infos(tables, writer.segment_id))
+                if writer.note_count >= SEGMENT_MAX_NOTES:
+                    refs.append(writer.finish())
+                    writer = None
+            if writer is not None:
+                refs.append(writer.finish())
+                writer = None
+        finally:
+            if writer is not None:
+                writer.abort()
+        return refs, infos, missing
+
+    def commit_snapshot(
+        self,
+        segments: list[SegmentRef],
+        notes: dict[str, NoteInfo],
+        applied_seq: int,
+        skipped: dict[str, int] | None,
+    ) -> Manifest:
+        snap_id, _ = next_ids(self.index_dir, self.manifest)
+        segments = [s for s in segments if len(s.deleted) < s.note_count]
+        manifest = Manifest(
+            snapshot_id=snap_id,
+            schema_version=SCHEMA_VERSION,
+            parser_version=PARSER_VERSION,
+            config_fingerprint=self.settings.index_fingerprint(),
+            applied_seq=applied_seq,
+            created_at=now_iso(),
+            segments=segments,
+            note_count=len(notes),
+            chunk_count=sum(n.chunks for n in notes.values()),
+            heading_count=sum(n.headings for n in notes.values()),
+            invalid_frontmatter_count=sum(1 for n in notes.values() if n.fm_invalid),
+            skipped=skipped if skipped is not None else (self.manifest.skipped if self.manifest else {}),
+        )
+        commit(self.index_dir, manifest)
+        self.manifest, self.notes, self.compatible = manifest, notes, True
+        if self.log.size_bytes() > LOG_COMPACT_BYTES:
+            self.log.compact(applied_seq)
+        return manifest
+
+    # ----- builds --------------------------------------------------------------------
+    def full_rebuild(self, progress: Progress | None = None) -> Manifest:
+        """Index the whole vault into a fresh snapshot (old segments become garbage)."""
+        upto = self.log.head_seq()
+        scan = scan_vault(self.vault, {})
+        rels = sorted(scan.entries)
+        refs, infos, _ = self._write_segments(rels, progress, unchanged_ok=False)
+        return self.commit_snapshot(refs, infos, max(upto, self.applied_seq), skipped_counts(scan.report))
+
+    def apply(self, events: list[Event], progress: Progress | None = None) -> Manifest | None:
+        """Apply events after applied_seq; commits and returns the new manifest, or None."""
+        events = [e for e in events if e.seq > self.applied_seq]
+        if not events:
+            return None
+        if not self.compatible:
+            return self.full_rebuild(progress)
+        upto = events[-1].seq
+        candidates: set[str] = set()
+        prefixes: set[str] = set()
+        hash_pass = False
+        for ev in events:  # collapse: the disk decides, so the set of paths is what matters
+            if ev.op == "rescan":
+                prefixes.add(ev.path)
+                hash_pass = hash_pass or ev.dest == "hash"
+                continue
+            for rel in (ev.path, ev.dest) if ev.op == "move" else (ev.path,):
+                if not rel:
+                    continue
+                if self.vault.is_note_name(rel):
+                    candidates.add(rel)
+                else:  # a folder: its known notes are re-checked (new ones arrive as their own events)
+                    candidates.update(p for p in self.notes if p.startswith(rel + "/"))
+        skipped = None
+        if prefixes:
+            scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass, prefixes=prefixes)
+            candidates.update(e.path for e in scan.events)
+            if "" in prefixes:
+                skipped = skipped_counts(scan.report)
+        for rel in candidates.copy():
+            # A path that is no longer eligible (e.g. now excluded) but known must go.
+            if rel not in self.notes and not _eligible(self.vault, rel):
+                candidates.discard(rel)
+        rels = sorted(candidates)
+        refs, infos, missing = self._write_segments(rels, progress, unchanged_ok=True)
+        gone = {p for p in missing if p in self.notes}
+        # Prefix rescans also catch known notes that vanished with their folder.
+        if prefixes:
+            gone |= (
+                {p for p in self.notes if in_prefixes(p, prefixes) and p not in infos}
+                - set(rels)
+                - set(infos)
+            )
+        replaced = (set(infos) | gone) & set(self.notes)
+        if not refs and not gone and upto <= self.applied_seq:
+            return None
+        assert self.manifest is not None
+        tomb: dict[int, set[str]] = {}
+        for p in replaced:
+            tomb.setdefault(self.notes[p].segment_id, set()).add(p)
+        segments = [
+            s.model_copy(update={"deleted": sorted(set(s.deleted) | tomb[s.segment_id])})
+            if s.segment_id in tomb
+            else s
+            for s in self.manifest.segments
+        ]
+        notes = {p: i for p, i in self.notes.items() if p not in gone}
+        notes.update(infos)
+        return self.commit_snapshot(segments + refs, notes, upto, skipped)
+
+    def catch_up(self, progress: Progress | None = None, hash_pass: bool = False) -> Manifest | None:
+        """Stat scan → events in the log → build. Full rebuild without a usable snapshot."""
+        if not self.compatible:
+            self.log.append([NewEvent("rescan", "", None, None, None, "scan")])
+            return self.full_rebuild(progress)
+        scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass)
+        if scan.events:
+            self.log.append(scan.events)
+        events = self.log.read_after(self.applied_seq)
+        skipped = skipped_counts(scan.report)
+        if not events and skipped == (self.manifest.skipped if self.manifest else {}):
+            return None
+        if not events:
+            self.log.append([NewEvent("rescan", "", None, None, None, "scan")])
+            events = self.log.read_after(self.applied_seq)
+        return self.apply(events, progress)
+
+
+def open_writer_dirs(settings: Settings, lock: WriterLock) -> Indexer:
+    """Writer start-up common to `index` and the engine: lock, recover log, clear tmp, load."""
+    lock.acquire()
+    os.makedirs(settings.index_dir, exist_ok=True)
+    idx = Indexer(settings)
+    idx.load()
+    if idx.log.recover():
+        log.warning("event log: a torn or corrupt tail was cut; a rescan follows")
+    clear_tmp(idx.index_dir)
+    return idx
+
+
+def build_index(settings: Settings, *, full: bool = False, progress: Progress | None = None) -> Manifest:
+    """Build or catch up the index (full=True: reindex from scratch); returns the manifest.
+
+    Raises:
+        IndexBusy: another writer holds the lock.
+    """
+    from vault_agent.indexer.compaction import maybe_compact
+    from vault_agent.indexer.snapshot import GarbageCollector
+
+    lock = WriterLock(settings.index_dir)
+    try:
+        idx = open_writer_dirs(settings, lock)
+        if full:
+            idx.log.append([NewEvent("rescan", "", None, None, None, "scan")])
+            idx.full_rebuild(progress)
+        else:
+            idx.catch_up(progress)
+        maybe_compact(idx)
+        GarbageCollector(idx.index_dir).collect()
+        assert idx.manifest is not None
+        return idx.manifest
+    finally:
+        lock.release()

@@ -1,0 +1,73 @@
+"""Background compaction: merge small segments (and segments full of tombstones) into one.
+
+Policy (Lucene-like, bounded memory): when the snapshot has more than MAX_SEGMENTS
+segments, every small segment (fewer than SMALL_NOTES notes) is merged; independently any
+segment whose tombstones exceed TOMBSTONE_RATIO of its notes is rewritten with its live
+rows only. Large segments of a full build are never merged with each other, so a merge
+never holds the whole vault in memory. The result is committed like any other snapshot
+(same applied_seq); the old files are collected by GC after the grace period.
+"""
+
+from __future__ import annotations
+
+from vault_agent.contracts import TABLES, Manifest, SegmentRef
+from vault_agent.indexer.segments import SegmentWriter, read_live
+from vault_agent.indexer.snapshot import next_ids
+
+MAX_SEGMENTS = 8
+SMALL_NOTES = 2_000
+TOMBSTONE_RATIO = 0.30
+
+
+def plan(manifest: Manifest) -> list[SegmentRef]:
+    """The segments one compaction should merge (empty: nothing to do)."""
+    segs = manifest.segments
+    pick: dict[int, SegmentRef] = {}
+    if len(segs) > MAX_SEGMENTS:
+        small = [s for s in segs if s.note_count - len(s.deleted) < SMALL_NOTES]
+        if len(small) >= 2:
+            pick.update((s.segment_id, s) for s in small)
+    for s in segs:
+        if s.note_count and len(s.deleted) / s.note_count > TOMBSTONE_RATIO:
+            pick[s.segment_id] = s
+    return [pick[k] for k in sorted(pick)]
+
+
+def maybe_compact(indexer: object) -> Manifest | None:
+    """Run one compaction on an `Indexer` if the policy asks for it; returns the new manifest."""
+    from vault_agent.indexer.build import Indexer, NoteInfo
+
+    assert isinstance(indexer, Indexer)
+    manifest = indexer.manifest
+    if manifest is None or not indexer.compatible:
+        return None
+    merge = plan(manifest)
+    if not merge:
+        return None
+    _, seg_id = next_ids(indexer.index_dir, manifest)
+    writer = SegmentWriter(indexer.index_dir, seg_id)
+    try:
+        for ref in merge:
+            writer.add({t: read_live(indexer.index_dir, ref, t) for t in TABLES})
+        merged_paths = writer.paths()
+        new_ref: SegmentRef | None = writer.finish() if writer.note_count else None
+    except BaseException:
+        writer.abort()
+        raise
+    gone = {s.segment_id for s in merge}
+    segments = [s for s in manifest.segments if s.segment_id not in gone]
+    notes = dict(indexer.notes)
+    if new_ref is not None:
+        segments.append(new_ref)
+        for p in merged_paths:
+            info = notes[p]
+            notes[p] = NoteInfo(
+                info.mtime_ns,
+                info.size,
+                info.sha256,
+                new_ref.segment_id,
+                info.chunks,
+                info.headings,
+                info.fm_invalid,
+            )
+    return indexer.commit_snapshot(segments, notes, manifest.applied_seq, manifest.skipped)

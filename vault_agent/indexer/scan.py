@@ -1,0 +1,86 @@
+"""Stat scan of the vault against the snapshot's notes → change events (origin "scan").
+
+The scan is what makes watcher events mere hints: it runs at writer start, after an
+overflow, periodically, and on `index`. (path, mtime_ns, size) decide; the optional hash
+pass also reads files whose stat is unchanged and compares sha256, which catches a
+same-size rewrite whose mtime was restored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from vault_agent.errors import VaultAgentError
+from vault_agent.indexer.eventlog import NewEvent
+from vault_agent.paths import Vault, WalkEntry, WalkReport
+
+
+@dataclass(frozen=True)
+class KnownNote:
+    """What the snapshot knows of one note (enough to detect a change)."""
+
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+@dataclass
+class ScanOutcome:
+    events: list[NewEvent]
+    entries: dict[str, WalkEntry]
+    report: WalkReport = field(default_factory=WalkReport)
+
+
+def skipped_counts(report: WalkReport) -> dict[str, int]:
+    """The manifest's `skipped` map: files the walk passed over, by rule."""
+    counts = {
+        "undecodable_name": report.undecodable_names,
+        "normalization_collision": len(report.normalization_collisions),
+        "symlink": report.symlinks_skipped,
+        "special_file": report.special_files_skipped,
+    }
+    return {k: v for k, v in counts.items() if v}
+
+
+def file_sha256(vault: Vault, rel: str) -> str | None:
+    """sha256 of a note's bytes read safely through the vault, or None if unreadable."""
+    try:
+        resolved = vault.resolve(rel, match="normalized")
+        return hashlib.sha256(vault.read_bytes(resolved)).hexdigest()
+    except (VaultAgentError, OSError):
+        return None
+
+
+def in_prefixes(rel: str, prefixes: Iterable[str]) -> bool:
+    """True when `rel` is one of, or lies under one of, the folder prefixes ('' = all)."""
+    return any(p == "" or rel == p or rel.startswith(p + "/") for p in prefixes)
+
+
+def scan_vault(
+    vault: Vault,
+    known: Mapping[str, KnownNote],
+    *,
+    hash_pass: bool = False,
+    prefixes: Iterable[str] = ("",),
+) -> ScanOutcome:
+    """Walk the vault and return upsert/delete events for every difference from `known`."""
+    prefixes = tuple(prefixes)
+    report = WalkReport()
+    entries: dict[str, WalkEntry] = {}
+    events: list[NewEvent] = []
+    for entry in vault.walk(report):
+        if not in_prefixes(entry.rel, prefixes):
+            continue
+        entries[entry.rel] = entry
+        old = known.get(entry.rel)
+        changed = old is None or (old.mtime_ns, old.size) != (entry.mtime_ns, entry.size)
+        if not changed and hash_pass and old is not None:
+            changed = file_sha256(vault, entry.rel) != old.sha256
+        if changed:
+            events.append(NewEvent("upsert", entry.rel, None, entry.mtime_ns, entry.size, "scan"))
+    for rel in sorted(known):
+        if rel not in entries and in_prefixes(rel, prefixes):
+            events.append(NewEvent("delete", rel, None, None, None, "scan"))
+    return ScanOutcome(events, entries, report)

@@ -1,0 +1,132 @@
+"""Immutable segment files: one Parquet file per logical table, rows sorted per TABLE_SORT.
+
+A segment is written table by table into `tmp/`, each file fsynced, then renamed into
+`segments/` (and the directory fsynced) before any manifest names it. Rows arrive as
+Arrow tables (built in parser workers) so the writer never holds per-row Python dicts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from vault_agent.contracts import (
+    ROW_GROUP_SIZE,
+    SEGMENTS_DIR,
+    TABLE_SORT,
+    TABLES,
+    TMP_DIR,
+    ParsedNote,
+    SegmentRef,
+)
+
+COMPRESSION = "zstd"
+
+
+def segment_file_name(segment_id: int, table: str) -> str:
+    return f"seg-{segment_id}.{table}.parquet"
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:
+    """Column-wise Arrow tables of a batch of parsed notes, exactly the contract schemas."""
+    rows: dict[str, list[dict[str, object]]] = {t: [] for t in TABLES}
+    for note in parsed:
+        for table in TABLES:
+            rows[table].extend(note.rows(table))
+    out: dict[str, pa.Table] = {}
+    for table, schema in TABLES.items():
+        batch = rows[table]
+        cols = {f.name: [r.get(f.name) for r in batch] for f in schema}
+        out[table] = pa.table(cols, schema=schema)
+    return out
+
+
+def sort_table(table: pa.Table, name: str) -> pa.Table:
+    """Rows in the contract order (byte-wise string order, as DuckDB compares VARCHAR)."""
+    if table.num_rows <= 1:
+        return table
+    return table.sort_by([(k, "ascending") for k in TABLE_SORT[name]])
+
+
+class SegmentWriter:
+    """Collects Arrow batches for one segment and writes it atomically on `finish`."""
+
+    def __init__(self, index_dir: Path, segment_id: int) -> None:
+        self.index_dir = Path(index_dir)
+        self.segment_id = segment_id
+        self._parts: dict[str, list[pa.Table]] = {t: [] for t in TABLES}
+        self.note_count = 0
+        self._tmp_files: list[Path] = []
+
+    def add(self, tables: dict[str, pa.Table]) -> None:
+        for name in TABLES:
+            tbl = tables[name]
+            if tbl.num_rows:
+                self._parts[name].append(tbl)
+        self.note_count += tables["notes"].num_rows
+
+    def paths(self) -> list[str]:
+        return [p for tbl in self._parts["notes"] for p in tbl.column("path").to_pylist()]
+
+    def finish(self) -> SegmentRef:
+        """Sort, write, fsync and publish every table file; returns the segment's ref."""
+        tmp_dir = self.index_dir / TMP_DIR
+        seg_dir = self.index_dir / SEGMENTS_DIR
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+        seg_dir.mkdir(parents=True, exist_ok=True)
+        files: dict[str, str] = {}
+        try:
+            for name, schema in TABLES.items():
+                parts = self._parts[name]
+                table = pa.concat_tables(parts) if parts else schema.empty_table()
+                self._parts[name] = []  # free the batches before the sort copies them
+                table = sort_table(table, name)
+                fname = segment_file_name(self.segment_id, name)
+                tmp = tmp_dir / fname
+                self._tmp_files.append(tmp)
+                pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression=COMPRESSION)
+                del table
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                files[name] = fname
+            for fname in files.values():
+                os.replace(tmp_dir / fname, seg_dir / fname)
+            fsync_dir(seg_dir)
+        except BaseException:
+            self.abort()
+            raise
+        return SegmentRef(segment_id=self.segment_id, files=files, note_count=self.note_count)
+
+    def abort(self) -> None:
+        for tmp in self._tmp_files:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        self._parts = {t: [] for t in TABLES}
+
+
+def read_live(index_dir: Path, ref: SegmentRef, table: str, columns: list[str] | None = None) -> pa.Table:
+    """Rows of one table of a segment whose path is not tombstoned."""
+    path = Path(index_dir) / SEGMENTS_DIR / ref.files[table]
+    cols = None if columns is None else list(dict.fromkeys(["path", *columns]))
+    tbl = pq.read_table(path, columns=cols)
+    if ref.deleted and tbl.num_rows:
+        mask = pc.invert(pc.is_in(tbl.column("path"), value_set=pa.array(ref.deleted, pa.string())))
+        tbl = tbl.filter(mask)
+    return tbl

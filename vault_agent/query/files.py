@@ -1,0 +1,258 @@
+"""`vault_ls` and `vault_read` (seed 002, with seed 003's glob, mtime sort and line numbers).
+
+Both read the current files through `Vault` (never the snapshot): no index is needed.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.errors import InvalidParameter, InvalidPath
+from vault_agent.paths import Vault, display, normalize_rel_path
+from vault_agent.query.globmatch import compile_glob
+from vault_agent.query.lines import load_text, number_lines, page
+from vault_agent.query.toolkit import (
+    LS_MAX_ENTRIES,
+    READ_DEFAULT_MAX_CHARS,
+    READ_HARD_MAX_CHARS,
+    LineRange,
+    Wire,
+    omit_none,
+)
+from vault_agent.text import nfc
+
+# ================================================================== vault_ls
+
+
+class LsEntry(Wire):
+    path: str
+    type: Literal["file", "dir"]
+    size_bytes: int | None
+
+
+class LsData(Wire):
+    entries: list[LsEntry]
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    rel: str
+    is_dir: bool
+    size: int
+    mtime_ns: int
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_dir(vault: Vault, raw_parts: tuple[str, ...], rel: str) -> int:
+    # Vault._walk_dirs opens every component relative to its parent with O_NOFOLLOW.
+    fd, _ = vault._walk_dirs(list(raw_parts), "exact", rel)
+    return fd
+
+
+def iter_tree(vault: Vault, dir_fd: int, rel_dir: str, recursive: bool) -> Iterator[TreeEntry]:
+    """Entries under an open folder: no symlinks, special files, excluded or protected names.
+
+    Takes ownership of dir_fd. Folders are opened relative to their parent without
+    following links, so a folder swapped for a link is skipped, never entered.
+    """
+    try:
+        with os.scandir(dir_fd) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for entry in entries:
+            name = entry.name
+            if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
+                continue
+            rel = f"{rel_dir}/{nfc(name)}" if rel_dir else nfc(name)
+            try:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except OSError:
+                continue
+            is_dir = stat.S_ISDIR(st.st_mode)
+            if not is_dir and not stat.S_ISREG(st.st_mode):
+                continue  # symlinks, FIFOs, sockets, devices
+            if vault.exclusions.excluded(rel, is_dir) or vault.is_protected(rel):
+                continue
+            yield TreeEntry(rel, is_dir, 0 if is_dir else st.st_size, st.st_mtime_ns)
+            if is_dir and recursive:
+                try:
+                    sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EACCES, errno.ENOENT):
+                        continue
+                    raise
+                yield from iter_tree(vault, sub, rel, True)
+    finally:
+        os.close(dir_fd)
+
+
+def vault_ls(
+    vault: Vault,
+    relative_dir: str | None = None,
+    glob: str | None = None,
+    sort: Literal["name", "mtime"] | None = None,
+) -> Outcome[LsData]:
+    """List a folder: direct children, or with `glob` every match below it (recursive).
+
+    Order: by path (code points), or with sort="mtime" newest first (ties by path).
+    At most 1,000 entries; more → warning LS_TRUNCATED.
+
+    Raises:
+        InvalidPath: malformed path or not a folder. Forbidden: protected folder.
+        NotFound: no such folder. InvalidParameter: bad glob or sort.
+    """
+    if sort not in (None, "name", "mtime"):
+        raise InvalidParameter("parameter 'sort' must be 'name' or 'mtime'")
+    matcher = compile_glob(glob)
+    rel = normalize_rel_path(relative_dir or "", allow_root=True)
+    vault.check_not_protected(rel)
+    resolved = vault.resolve(rel)
+    if not resolved.is_dir:
+        raise InvalidPath(f"'{display(resolved.rel)}' is a file; read it with vault_read")
+    fd = _open_dir(vault, resolved.raw_parts, resolved.rel)
+    found = [
+        e
+        for e in iter_tree(vault, fd, resolved.rel, recursive=matcher is not None)
+        if not matcher or matcher(e.rel)
+    ]
+    if sort == "mtime":
+        found.sort(key=lambda e: (-e.mtime_ns, e.rel))
+    else:
+        found.sort(key=lambda e: e.rel)
+    warnings: list[WarningItem] = []
+    if len(found) > LS_MAX_ENTRIES:
+        warnings.append(
+            WarningItem(
+                code="LS_TRUNCATED",
+                message=f"only the first {LS_MAX_ENTRIES} of {len(found)} entries are listed; "
+                "narrow with relative_dir or glob",
+            )
+        )
+        found = found[:LS_MAX_ENTRIES]
+    entries = [
+        LsEntry(path=e.rel, type="dir" if e.is_dir else "file", size_bytes=None if e.is_dir else e.size)
+        for e in found
+    ]
+    return Outcome(data=LsData(entries=entries), warnings=warnings)
+
+
+# ================================================================== vault_read
+
+TruncatedReason = Literal["max_chars", "range_end", "hard_limit", "none"]
+
+
+class NextOffset(Wire):
+    start_line: int | None
+    start_char: int | None = omit_none()  # only when the next page starts inside a line
+
+
+class ReadData(Wire):
+    text: str
+    truncated: bool
+    returned_chars: int
+    applied_range: LineRange
+    next_offset: NextOffset
+    truncated_reason: TruncatedReason
+
+
+def effective_max_chars(max_chars: int | None) -> tuple[int, bool]:
+    """(budget, capped by the hard limit) for a caller's max_chars.
+
+    Raises:
+        InvalidParameter: max_chars below 1.
+    """
+    if max_chars is None:
+        return READ_DEFAULT_MAX_CHARS, False
+    if max_chars < 1:
+        raise InvalidParameter("parameter 'limits.max_chars' must be at least 1")
+    if max_chars > READ_HARD_MAX_CHARS:
+        return READ_HARD_MAX_CHARS, True
+    return max_chars, False
+
+
+def check_line(name: str, value: int | None) -> None:
+    """Raises: InvalidParameter when a line number is below 1."""
+    if value is not None and value < 1:
+        raise InvalidParameter(f"parameter '{name}' must be a line number from 1")
+
+
+def vault_read(
+    vault: Vault,
+    path: object,
+    *,
+    full: bool | None = None,
+    has_range: bool = False,
+    start_line: int | None = None,
+    end_line: int | None = None,
+    start_char: int | None = None,
+    max_chars: int | None = None,
+    line_numbers: bool = False,
+) -> Outcome[ReadData]:
+    """Read a file's lines start_line..end_line under a character budget.
+
+    full=false (the default) requires a range; full=true reads to the end of the file
+    (still bounded by max_chars, default 20,000, hard limit 100,000). `truncated` is true
+    when text stops before the end of the file; next_offset.start_line says where to go on.
+
+    Raises:
+        InvalidParameter: no range with full=false, bad line numbers or max_chars.
+        InvalidPath, Forbidden, NotFound, TooLarge: see lines.load_text.
+    """
+    if not full and not has_range:
+        raise InvalidParameter("vault_read needs 'range' ({start_line, end_line}) unless 'full' is true")
+    check_line("range.start_line", start_line)
+    check_line("range.end_line", end_line)
+    if start_char is not None and start_char < 0:
+        raise InvalidParameter("parameter 'range.start_char' must be 0 or more")
+    first = start_line or 1
+    if end_line is not None and end_line < first:
+        raise InvalidParameter("parameter 'range.end_line' must not be before 'range.start_line'")
+    budget, capped = effective_max_chars(max_chars)
+    doc = load_text(vault, path)
+    total = doc.total_lines
+    last = total if end_line is None else min(end_line, total)
+    warnings: list[WarningItem] = []
+    if first > total:
+        if total > 0:
+            warnings.append(
+                WarningItem(
+                    code="RANGE_PAST_END", message=f"the file has {total} lines; start_line is past the end"
+                )
+            )
+        data = ReadData(
+            text="",
+            truncated=False,
+            returned_chars=0,
+            applied_range=LineRange(start_line=first, end_line=first - 1),
+            next_offset=NextOffset(start_line=None),
+            truncated_reason="none",
+        )
+        return Outcome(data=data, warnings=warnings)
+    pg = page(doc.lines, first, start_char or 0, last, budget)
+    reason: TruncatedReason
+    if pg.cut_by_budget:
+        reason = "hard_limit" if capped else "max_chars"
+        nxt = NextOffset(start_line=pg.next_line, start_char=pg.next_char or None)
+    elif last < total:
+        reason = "range_end"
+        nxt = NextOffset(start_line=last + 1)
+    else:
+        reason = "none"
+        nxt = NextOffset(start_line=None)
+    text = number_lines(pg.text, first) if line_numbers else pg.text
+    data = ReadData(
+        text=text,
+        truncated=reason != "none",
+        returned_chars=len(pg.text),
+        applied_range=LineRange(start_line=first, end_line=pg.end_line),
+        next_offset=nxt,
+        truncated_reason=reason,
+    )
+    return Outcome(data=data, warnings=warnings)

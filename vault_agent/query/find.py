@@ -1,0 +1,299 @@
+"""`vault_find` (seed 002): staged find over the snapshot's chunks, then integration.
+
+Stage 0 (normalized match): chunks whose text, NFKC + casefolded with whitespace
+  collapsed, contains the query normalized the same way.
+Stage 1 (loose match): chunks holding at least 60 % of the query's distinct search tokens
+  (text.tokenize: words, CJK bigrams), by overlap.
+Stage 1.5 (integration): candidates (Stage 0 first, then by overlap, path, line) are cut
+  to max_candidates and merged per file into line ranges (overlapping/adjacent spans).
+Summary formulas (n = integrated_candidates, ranges per file r_f):
+  file_bias_ratio    = max_f r_f / n                       (0 when n = 0)
+  gap_ranges_count   = Σ_f (r_f − 1): gaps between integrated ranges of the same file
+  signal_coverage.normalized = ranges holding a Stage 0 hit / n
+  signal_coverage.loose      = query tokens seen in any candidate / query tokens
+  sufficiency_score  = 0.6 · strength + 0.4 · signal_coverage.loose, strength = 1 with a
+                       Stage 0 hit, else the best Stage 1 overlap (0 when n = 0)
+  integration_status = blocked (n = 0) | ready (sufficiency ≥ 0.8, no gaps, n ≤ 3) | needs_followup
+  max_stage_applied  = 0 (Stage 1 not run) | 1 (nothing to integrate) | 1.5
+next_actions: ready → vault_read of each range (≤ 3) then stop; needs_followup →
+vault_scan of the file with most ranges, vault_read of the strongest range; blocked → stop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import duckdb
+
+from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.errors import InvalidParameter
+from vault_agent.paths import Vault
+from vault_agent.query.grep import Scope, resolve_scope
+from vault_agent.query.toolkit import (
+    FIND_DEFAULT_MAX_CANDIDATES,
+    FIND_DEFAULT_TIME_MS,
+    NextAction,
+    Wire,
+    action,
+    omit_none,
+    ratio,
+    stop,
+)
+from vault_agent.text import tokenize
+
+LOOSE_MIN_OVERLAP = 0.6
+MAX_CANDIDATES_CAP = 10_000
+MAX_TIME_MS = 600_000
+STAGE0_FETCH_CAP = 5_000
+READY_SUFFICIENCY = 0.8
+READY_MAX_RANGES = 3
+MAX_QUERY_CHARS = 1_000
+
+Cutoff = Literal["time_budget", "candidate_cap", "stage_cap", "hard_limit"]
+
+
+class SignalCoverage(Wire):
+    normalized: float
+    loose: float
+
+
+class FindSummary(Wire):
+    scanned_files: int
+    scanned_nodes: int
+    candidates: int
+    warnings: int
+    max_stage_applied: float
+    scope_expanded: bool
+    integrated_candidates: int
+    signal_coverage: SignalCoverage
+    file_bias_ratio: float
+    gap_ranges_count: int
+    sufficiency_score: float
+    integration_status: Literal["ready", "needs_followup", "blocked"]
+    cutoff_reason: Cutoff | None = omit_none()
+
+
+class FindData(Wire):
+    trace_id: str
+    summary: FindSummary
+    next_actions: list[NextAction]
+
+
+@dataclass
+class Cand:
+    path: str
+    ordinal: int
+    start: int
+    end: int
+    exact: bool
+    overlap: float
+    terms: frozenset[str]
+
+
+def normalize(text: str) -> str:
+    """Stage 0 normal form: NFKC, casefold, whitespace runs collapsed to one space."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+@dataclass
+class Pass:
+    files: int
+    nodes: int
+    cands: list[Cand]
+    total: int
+    cutoff: Cutoff | None
+    stage1_ran: bool
+
+
+def _scope_where(scope: Scope, alias: str) -> tuple[str, list[Any]]:
+    sql, params = scope.sql()
+    return sql.replace("path", f"{alias}.path"), params
+
+
+def _run_pass(
+    con: duckdb.DuckDBPyConnection, query: str, tokens: list[str], scope: Scope, cap: int, deadline: float
+) -> Pass:
+    where_n, p_n = _scope_where(scope, "n")
+    files = con.execute(f"SELECT count(*) FROM notes n WHERE {where_n}", p_n).fetchone()
+    nodes = con.execute(f"SELECT count(*) FROM chunks n WHERE {where_n}", p_n).fetchone()
+    where_c, p_c = _scope_where(scope, "c")
+    want = normalize(query)
+    cands: dict[tuple[str, int], Cand] = {}
+    if tokens:
+        sql = (
+            "WITH hit AS (SELECT path, chunk_ordinal, list(DISTINCT term) AS ts FROM terms "
+            "WHERE term IN (SELECT unnest(?::VARCHAR[])) GROUP BY path, chunk_ordinal HAVING count(DISTINCT term) = ?) "
+            "SELECT c.path, c.ordinal, c.start_line, c.end_line, c.text, hit.ts FROM hit JOIN chunks c "
+            f"ON c.path = hit.path AND c.ordinal = hit.chunk_ordinal WHERE {where_c} ORDER BY c.path, c.ordinal LIMIT ?"
+        )
+        rows = con.execute(sql, [tokens, len(tokens), *p_c, STAGE0_FETCH_CAP]).fetchall()
+    else:
+        sql = (
+            "SELECT c.path, c.ordinal, c.start_line, c.end_line, c.text, []::VARCHAR[] FROM chunks c "
+            f"WHERE {where_c} AND contains(lower(c.text), lower(?)) ORDER BY c.path, c.ordinal LIMIT ?"
+        )
+        rows = con.execute(sql, [*p_c, query.strip(), STAGE0_FETCH_CAP]).fetchall()
+    for path, ordinal, start, end, text, ts in rows:
+        if want and want in normalize(text or ""):
+            cands[(path, ordinal)] = Cand(path, ordinal, start, end, True, 1.0, frozenset(ts or []))
+    cutoff: Cutoff | None = None
+    stage1_ran = False
+    total = len(cands)
+    if len(cands) >= cap:
+        cutoff = "stage_cap"
+    elif time.monotonic() > deadline:
+        cutoff = "time_budget"
+    elif tokens:
+        stage1_ran = True
+        need = max(1, math.ceil(LOOSE_MIN_OVERLAP * len(tokens)))
+        sql = (
+            "WITH hit AS (SELECT path, chunk_ordinal, list(DISTINCT term) AS ts, count(DISTINCT term) AS k FROM terms "
+            "WHERE term IN (SELECT unnest(?::VARCHAR[])) GROUP BY path, chunk_ordinal HAVING count(DISTINCT term) >= ?) "
+            "SELECT c.path, c.ordinal, c.start_line, c.end_line, hit.k, hit.ts, count(*) OVER () FROM hit JOIN chunks c "
+            f"ON c.path = hit.path AND c.ordinal = hit.chunk_ordinal WHERE {where_c} "
+            "ORDER BY hit.k DESC, c.path, c.ordinal LIMIT ?"
+        )
+        rows = con.execute(sql, [tokens, need, *p_c, cap + len(cands) + 1]).fetchall()
+        loose_total = int(rows[0][6]) if rows else 0
+        for path, ordinal, start, end, k, ts, _ in rows:
+            if (path, ordinal) not in cands:
+                cands[(path, ordinal)] = Cand(
+                    path, ordinal, start, end, False, k / len(tokens), frozenset(ts or [])
+                )
+        # Every Stage 0 hit holds all query tokens, so it is among the Stage 1 rows too.
+        total = max(loose_total, len(cands))
+        if time.monotonic() > deadline:
+            cutoff = "time_budget"
+    ordered = sorted(cands.values(), key=lambda c: (not c.exact, -c.overlap, c.path, c.start, c.ordinal))
+    if len(ordered) > cap or total > cap:
+        cutoff = cutoff or "candidate_cap"
+    return Pass(
+        int(files[0]) if files else 0, int(nodes[0]) if nodes else 0, ordered[:cap], total, cutoff, stage1_ran
+    )
+
+
+@dataclass
+class Group:
+    path: str
+    start: int
+    end: int
+    exact: bool
+    best: float
+
+
+def integrate(cands: list[Cand]) -> list[Group]:
+    """Merge candidate spans per file into ranges (overlapping or adjacent)."""
+    by_file: dict[str, list[Cand]] = {}
+    for c in cands:
+        by_file.setdefault(c.path, []).append(c)
+    groups: list[Group] = []
+    for path in sorted(by_file):
+        for c in sorted(by_file[path], key=lambda x: (x.start, x.end)):
+            last = groups[-1] if groups and groups[-1].path == path else None
+            if last is not None and c.start <= last.end + 1:
+                last.end = max(last.end, c.end)
+                last.exact = last.exact or c.exact
+                last.best = max(last.best, c.overlap)
+            else:
+                groups.append(Group(path, c.start, c.end, c.exact, c.overlap))
+    return groups
+
+
+def _read(g: Group, conf: float) -> NextAction:
+    return action("vault_read", conf, {"path": g.path, "range": {"start_line": g.start, "end_line": g.end}})
+
+
+def vault_find(
+    vault: Vault,
+    reader: Any,
+    query: object,
+    *,
+    relative_dir: str | None = None,
+    glob: str | None = None,
+    max_candidates: int | None = None,
+    time_ms: int | None = None,
+) -> Outcome[FindData]:
+    """Locate where a query is answered and propose the next tool; see the module doc.
+
+    Raises:
+        InvalidParameter: empty query, budget out of range, bad glob.
+        InvalidPath, Forbidden, NotFound: a bad scope.relative_dir.
+        IndexNotFound, IndexIncompatible: no usable snapshot.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidParameter("parameter 'query' must be a non-empty string")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidParameter(f"parameter 'query' must be at most {MAX_QUERY_CHARS} characters")
+    cap = FIND_DEFAULT_MAX_CANDIDATES if max_candidates is None else max_candidates
+    if not 1 <= cap <= MAX_CANDIDATES_CAP:
+        raise InvalidParameter(f"parameter 'budget.max_candidates' must be from 1 to {MAX_CANDIDATES_CAP}")
+    budget_ms = FIND_DEFAULT_TIME_MS if time_ms is None else time_ms
+    if not 1 <= budget_ms <= MAX_TIME_MS:
+        raise InvalidParameter(f"parameter 'budget.time_ms' must be from 1 to {MAX_TIME_MS}")
+    deadline = time.monotonic() + budget_ms / 1000
+    scope = resolve_scope(vault, relative_dir, glob)
+    tokens = list(dict.fromkeys(tokenize(query)))
+    with reader.acquire() as view:
+        warnings: list[WarningItem] = list(view.warnings())
+        result = _run_pass(view.con, query, tokens, scope, cap, deadline)
+        expanded = False
+        if not result.cands and (scope.prefix or scope.glob) and time.monotonic() <= deadline:
+            result = _run_pass(view.con, query, tokens, Scope("", None), cap, deadline)
+            expanded = True
+        snapshot_id = view.manifest.snapshot_id
+    groups = integrate(result.cands)
+    n = len(groups)
+    per_file: dict[str, int] = {}
+    for g in groups:
+        per_file[g.path] = per_file.get(g.path, 0) + 1
+    seen = set().union(*(c.terms for c in result.cands)) if result.cands else set()
+    loose = ratio(len(seen & set(tokens)) / len(tokens)) if tokens else (1.0 if result.cands else 0.0)
+    strength = (
+        1.0 if any(c.exact for c in result.cands) else max((c.overlap for c in result.cands), default=0.0)
+    )
+    sufficiency = ratio(0.6 * strength + 0.4 * loose) if n else 0.0
+    gaps = sum(k - 1 for k in per_file.values())
+    status: Literal["ready", "needs_followup", "blocked"]
+    if n == 0:
+        status = "blocked"
+    elif sufficiency >= READY_SUFFICIENCY and gaps == 0 and n <= READY_MAX_RANGES:
+        status = "ready"
+    else:
+        status = "needs_followup"
+    strongest = sorted(groups, key=lambda g: (not g.exact, -g.best, g.path, g.start))
+    if status == "ready":
+        actions = [_read(g, sufficiency) for g in strongest[:READY_MAX_RANGES]] + [stop(sufficiency)]
+    elif status == "needs_followup":
+        top_file = sorted(
+            per_file, key=lambda p: (-per_file[p], next(i for i, g in enumerate(strongest) if g.path == p), p)
+        )[0]
+        actions = [action("vault_scan", 0.7, {"path": top_file}), _read(strongest[0], 0.5)]
+    else:
+        actions = [stop(1.0)]
+    stage = 0.0 if tokens and not result.stage1_ran else (1.5 if n else 1.0)
+    summary = FindSummary(
+        scanned_files=result.files,
+        scanned_nodes=result.nodes,
+        candidates=result.total,
+        warnings=len(warnings),
+        max_stage_applied=stage,
+        scope_expanded=expanded,
+        integrated_candidates=n,
+        signal_coverage=SignalCoverage(
+            normalized=ratio(sum(1 for g in groups if g.exact) / n) if n else 0.0, loose=loose if n else 0.0
+        ),
+        file_bias_ratio=ratio(max(per_file.values()) / n) if n else 0.0,
+        gap_ranges_count=gaps,
+        sufficiency_score=sufficiency,
+        integration_status=status,
+        cutoff_reason=result.cutoff,
+    )
+    key = json.dumps([query, relative_dir, glob, cap, budget_ms, snapshot_id], ensure_ascii=False)
+    trace_id = "find-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return Outcome(data=FindData(trace_id=trace_id, summary=summary, next_actions=actions), warnings=warnings)

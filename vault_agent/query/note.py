@@ -1,0 +1,127 @@
+"""`get_note`: one note's current text and its snapshot metadata.
+
+The text is read from the file now (bounded like vault_read: default 20,000 characters,
+hard limit 100,000); metadata (title, tags, allowlisted type/status values, frontmatter
+field names, outline heading ids) comes from the committed snapshot. `snapshotMatches`
+says whether the file's bytes still hash to the snapshot's sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from vault_agent.contracts import MAX_OUTLINE_HEADINGS, Outcome, WarningItem
+from vault_agent.errors import InvalidPath, TooLarge
+from vault_agent.paths import display
+from vault_agent.query.files import effective_max_chars
+from vault_agent.query.lines import decode, resolve_file, split_lines
+from vault_agent.query.models import Camel
+from vault_agent.query.toolkit import MAX_FILE_BYTES
+
+
+class NoteHeading(Camel):
+    id: str
+    level: int
+    text: str
+
+
+class NoteData(Camel):
+    path: str
+    title: str | None
+    tags: list[str]
+    type_values: list[str]
+    status_values: list[str]
+    frontmatter_fields: list[str]
+    headings: list[NoteHeading]
+    headings_truncated: bool
+    text: str
+    truncated: bool
+    returned_chars: int
+    total_chars: int
+    line_count: int
+    in_snapshot: bool
+    snapshot_matches: bool
+    index_freshness: str
+
+
+def get_note(reader: Any, path: object, max_chars: int | None = None) -> Outcome[NoteData]:
+    """A note's text (bounded) and metadata; says whether the file changed since the snapshot.
+
+    Raises:
+        InvalidPath: malformed, a symlink, a folder, or not a note. Forbidden: protected.
+        NotFound: no such file. TooLarge: over 32 MiB. InvalidParameter: max_chars < 1.
+        IndexNotFound, IndexIncompatible: no usable snapshot.
+    """
+    budget, capped = effective_max_chars(max_chars)
+    vault = reader.vault
+    resolved = resolve_file(vault, path)
+    if not vault.is_note_name(resolved.rel):
+        raise InvalidPath(f"'{display(resolved.rel)}' is not a note; read other files with vault_read")
+    with reader.acquire() as view:
+        raw = vault.read_bytes(resolved, MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise TooLarge(f"'{display(resolved.rel)}' is over 32 MiB; read it in ranges with vault_read")
+        text = decode(raw)
+        cols = "path, title, tags, type_values, status_values, fm_fields, sha256"
+        rows = view.con.execute(f"SELECT {cols} FROM notes WHERE path = ?", [resolved.rel]).fetchall()
+        warnings: list[WarningItem] = list(view.warnings())
+        if rows:
+            rel, title, tags, types, statuses, fields, sha = rows[0]
+            heads = view.con.execute(
+                "SELECT id, level, text FROM headings WHERE path = ? ORDER BY ordinal LIMIT ?",
+                [rel, MAX_OUTLINE_HEADINGS + 1],
+            ).fetchall()
+        else:
+            rel, title, tags, types, statuses, fields, sha, heads = (
+                resolved.rel,
+                None,
+                [],
+                [],
+                [],
+                [],
+                None,
+                [],
+            )
+            warnings.append(
+                WarningItem(
+                    code="NOTE_NOT_INDEXED",
+                    message="this note is not in the snapshot yet; metadata appears after the next index",
+                )
+            )
+        matches = sha is not None and hashlib.sha256(raw).hexdigest() == sha
+        if sha is not None and not matches:
+            warnings.append(
+                WarningItem(
+                    code="NOTE_CHANGED",
+                    message="the file changed since the snapshot; metadata may be "
+                    "outdated until the next index",
+                )
+            )
+        body = text[:budget]
+        data = NoteData(
+            path=rel,
+            title=title,
+            tags=list(tags or []),
+            type_values=list(types or []),
+            status_values=list(statuses or []),
+            frontmatter_fields=list(fields or []),
+            headings=[NoteHeading(id=i, level=int(lv), text=t) for i, lv, t in heads[:MAX_OUTLINE_HEADINGS]],
+            headings_truncated=len(heads) > MAX_OUTLINE_HEADINGS,
+            text=body,
+            truncated=len(body) < len(text),
+            returned_chars=len(body),
+            total_chars=len(text),
+            line_count=len(split_lines(text)),
+            in_snapshot=bool(rows),
+            snapshot_matches=matches,
+            index_freshness=view.freshness,
+        )
+        if data.truncated and capped:
+            warnings.append(
+                WarningItem(
+                    code="HARD_LIMIT",
+                    message="text cut at the 100,000-character hard limit; read the rest with vault_read",
+                )
+            )
+        return Outcome(data=data, warnings=warnings, freshness=view.freshness)

@@ -1,0 +1,276 @@
+"""Orientation (seed 000): overview, tree, tags, facets, computed from one snapshot.
+
+Every answer is computed at request time from the live `notes` rows of the snapshot the
+request pinned (no precomputed orientation tables). Sorts are count descending, then the
+name ascending by Unicode code point (DuckDB's binary VARCHAR order = Python's `sorted`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import duckdb
+
+from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.query.models import (
+    FacetField,
+    FacetsData,
+    FieldCount,
+    FolderCount,
+    OverviewData,
+    TagCount,
+    TagsData,
+    TreeData,
+    TreeNode,
+    ValueCount,
+)
+from vault_agent.query.snapshot import SnapshotReader
+
+# Fixed by design (seed 000): not parameters.
+OVERVIEW_FOLDERS_LIMIT = 20
+OVERVIEW_TAGS_LIMIT = 50
+OVERVIEW_FIELDS_LIMIT = 50
+# Bounds of the parameters (seed 000).
+TREE_DEPTH_MIN, TREE_DEPTH_MAX, TREE_DEPTH_DEFAULT = 1, 10, 2
+TREE_LIMIT_MIN, TREE_LIMIT_MAX, TREE_LIMIT_DEFAULT = 1, 500, 50
+TAGS_LIMIT_MIN, TAGS_LIMIT_MAX, TAGS_LIMIT_DEFAULT = 1, 200, 50
+FACETS_LIMIT_MIN, FACETS_LIMIT_MAX, FACETS_LIMIT_DEFAULT = 1, 200, 50
+# Values of an allowlisted field are bounded too (every answer fits a context window).
+FACET_VALUES_LIMIT = 50
+ALLOWLISTED_FIELDS: dict[str, str] = {"type": "type_values", "status": "status_values"}
+
+
+def _warn(code: str, message: str) -> WarningItem:
+    return WarningItem(code=code, message=message)
+
+
+def _top_folders(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[FolderCount], bool]:
+    rows = con.execute(
+        "SELECT split_part(folder, '/', 1) AS top, count(*) AS n FROM notes WHERE folder <> '' "
+        "GROUP BY top ORDER BY n DESC, top ASC LIMIT ?",
+        [limit + 1],
+    ).fetchall()
+    return [FolderCount(path=p, note_count=n) for p, n in rows[:limit]], len(rows) > limit
+
+
+def _tag_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[TagCount], bool]:
+    rows = con.execute(
+        "SELECT tag, count(DISTINCT path) AS n FROM (SELECT path, unnest(tags) AS tag FROM notes) "
+        "WHERE tag IS NOT NULL AND tag <> '' GROUP BY tag ORDER BY n DESC, tag ASC LIMIT ?",
+        [limit + 1],
+    ).fetchall()
+    return [TagCount(tag=t, note_count=n) for t, n in rows[:limit]], len(rows) > limit
+
+
+def _field_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[tuple[str, int]], bool]:
+    rows = con.execute(
+        "SELECT name, count(DISTINCT path) AS n FROM (SELECT path, unnest(fm_fields) AS name FROM notes) "
+        "WHERE name IS NOT NULL GROUP BY name ORDER BY n DESC, name ASC LIMIT ?",
+        [limit + 1],
+    ).fetchall()
+    return [(name, n) for name, n in rows[:limit]], len(rows) > limit
+
+
+def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
+    """Compact vault metadata: counts, top folders, top tags, frontmatter fields.
+
+    Raises:
+        IndexNotFound: no snapshot. IndexIncompatible: reindex needed.
+    """
+    with reader.acquire() as view:
+        con = view.con
+        note_count, chunk_count = con.execute(
+            "SELECT count(*), coalesce(sum(chunk_count), 0) FROM notes"
+        ).fetchone() or (0, 0)
+        folders, folders_cut = _top_folders(con, OVERVIEW_FOLDERS_LIMIT)
+        tags, tags_cut = _tag_counts(con, OVERVIEW_TAGS_LIMIT)
+        fields, fields_cut = _field_counts(con, OVERVIEW_FIELDS_LIMIT)
+        warnings = view.warnings()
+        freshness = view.freshness
+    if folders_cut:
+        warnings.append(
+            _warn(
+                "TOP_LEVEL_FOLDERS_TRUNCATED",
+                f"only the {OVERVIEW_FOLDERS_LIMIT} largest top-level folders are listed; use 'tree' for all",
+            )
+        )
+    if tags_cut:
+        warnings.append(
+            _warn(
+                "TOP_TAGS_TRUNCATED",
+                f"only the {OVERVIEW_TAGS_LIMIT} most used tags are listed; use 'tags' with a higher limit",
+            )
+        )
+    if fields_cut:
+        warnings.append(
+            _warn(
+                "FRONTMATTER_FIELDS_TRUNCATED",
+                f"only the {OVERVIEW_FIELDS_LIMIT} most used frontmatter fields are listed; "
+                "use 'facets' with a higher limit",
+            )
+        )
+    data = OverviewData(
+        note_count=int(note_count),
+        chunk_count=int(chunk_count),
+        top_level_folders=folders,
+        top_tags=tags,
+        frontmatter_fields=[FieldCount(name=n, note_count=c) for n, c in fields],
+        index_freshness=freshness,
+    )
+    return Outcome(data=data, warnings=warnings, freshness=freshness)
+
+
+def _folder_counts(direct: dict[str, int]) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """Recursive counts of every folder that holds notes, and each folder's child folders."""
+    recursive: dict[str, int] = defaultdict(int)
+    children: dict[str, set[str]] = defaultdict(set)
+    recursive[""] += 0
+    for folder, n in direct.items():
+        recursive[""] += n
+        if not folder:
+            continue
+        parts = folder.split("/")
+        parent = ""
+        for i in range(1, len(parts) + 1):
+            path = "/".join(parts[:i])
+            recursive[path] += n
+            children[parent].add(path)
+            parent = path
+    return dict(recursive), {k: sorted(v) for k, v in children.items()}
+
+
+def build_tree(direct: dict[str, int], depth: int, limit: int, direct_only: bool) -> tuple[TreeNode, bool]:
+    """Breadth-first selection of at most `limit` nodes down to `depth`; (root, truncated)."""
+    recursive, kids = _folder_counts(direct)
+    # BFS over every folder within depth; the first `limit` in BFS order are kept.
+    order: list[tuple[str, int]] = [("", 0)]
+    i = 0
+    eligible = 1
+    while i < len(order):
+        path, level = order[i]
+        i += 1
+        if level < depth:
+            for child in kids.get(path, []):
+                order.append((child, level + 1))
+                eligible += 1
+    kept = {p for p, _ in order[:limit]}
+    nodes: dict[str, TreeNode] = {}
+    for path, _ in order[:limit]:
+        count = direct.get(path, 0) if direct_only else recursive.get(path, 0)
+        nodes[path] = TreeNode(
+            path=path, note_count=count, child_folders=len(kids.get(path, [])), children=[]
+        )
+    for path, _ in order[1:limit]:
+        parent = path.rpartition("/")[0]
+        if parent in kept:
+            nodes[parent].children.append(nodes[path])  # BFS order = alphabetical per parent
+    return nodes[""], eligible > limit
+
+
+def tree(
+    reader: SnapshotReader,
+    depth: int = TREE_DEPTH_DEFAULT,
+    limit: int = TREE_LIMIT_DEFAULT,
+    direct_only: bool = False,
+) -> Outcome[TreeData]:
+    """Bounded folder tree with note counts.
+
+    Raises:
+        InvalidParameter: depth or limit out of range. IndexNotFound / IndexIncompatible.
+    """
+    _check_range("depth", depth, TREE_DEPTH_MIN, TREE_DEPTH_MAX)
+    _check_range("limit", limit, TREE_LIMIT_MIN, TREE_LIMIT_MAX)
+    with reader.acquire() as view:
+        rows = view.con.execute("SELECT folder, count(*) FROM notes GROUP BY folder").fetchall()
+        warnings = view.warnings()
+        freshness = view.freshness
+    root, truncated = build_tree({f: int(n) for f, n in rows}, depth, limit, direct_only)
+    if truncated:
+        warnings.append(
+            _warn(
+                "TREE_LIMIT_EXCEEDED",
+                f"the tree was cut at {limit} nodes (breadth-first); raise 'limit' (max {TREE_LIMIT_MAX}) "
+                "or lower 'depth'",
+            )
+        )
+    return Outcome(
+        data=TreeData(root=root, index_freshness=freshness), warnings=warnings, freshness=freshness
+    )
+
+
+def tags(reader: SnapshotReader, limit: int = TAGS_LIMIT_DEFAULT) -> Outcome[TagsData]:
+    """Frontmatter tags with note-level counts.
+
+    Raises:
+        InvalidParameter: limit out of range. IndexNotFound / IndexIncompatible.
+    """
+    _check_range("limit", limit, TAGS_LIMIT_MIN, TAGS_LIMIT_MAX)
+    with reader.acquire() as view:
+        items, cut = _tag_counts(view.con, limit)
+        warnings = view.warnings()
+        freshness = view.freshness
+    if cut:
+        warnings.append(
+            _warn("TAGS_TRUNCATED", f"only the {limit} most used tags are listed; raise 'limit' (max 200)")
+        )
+    return Outcome(
+        data=TagsData(tags=items, index_freshness=freshness), warnings=warnings, freshness=freshness
+    )
+
+
+def _values(con: duckdb.DuckDBPyConnection, column: str) -> tuple[list[ValueCount], bool]:
+    rows = con.execute(
+        f"SELECT v, count(DISTINCT path) AS n FROM (SELECT path, unnest({column}) AS v FROM notes) "
+        "WHERE v IS NOT NULL AND v <> '' GROUP BY v ORDER BY n DESC, v ASC LIMIT ?",
+        [FACET_VALUES_LIMIT + 1],
+    ).fetchall()
+    items = [ValueCount(value=v, note_count=n) for v, n in rows[:FACET_VALUES_LIMIT]]
+    return items, len(rows) > FACET_VALUES_LIMIT
+
+
+def facets(reader: SnapshotReader, limit: int = FACETS_LIMIT_DEFAULT) -> Outcome[FacetsData]:
+    """Frontmatter field names with note counts, and values for `type` and `status`.
+
+    Raises:
+        InvalidParameter: limit out of range. IndexNotFound / IndexIncompatible.
+    """
+    _check_range("limit", limit, FACETS_LIMIT_MIN, FACETS_LIMIT_MAX)
+    cut_values: list[str] = []
+    with reader.acquire() as view:
+        fields, cut = _field_counts(view.con, limit)
+        items: list[FacetField] = []
+        for name, n in fields:
+            column = ALLOWLISTED_FIELDS.get(name)
+            if column is None:
+                items.append(FacetField(name=name, note_count=n))
+                continue
+            values, values_cut = _values(view.con, column)
+            if values_cut:
+                cut_values.append(name)
+            items.append(FacetField(name=name, note_count=n, values=values))
+        warnings = view.warnings()
+        freshness = view.freshness
+    if cut:
+        warnings.append(
+            _warn(
+                "FACETS_TRUNCATED",
+                f"only the {limit} most used frontmatter fields are listed; raise 'limit' (max 200)",
+            )
+        )
+    for name in cut_values:
+        warnings.append(
+            _warn(
+                "FACET_VALUES_TRUNCATED",
+                f"only the {FACET_VALUES_LIMIT} most used values of '{name}' are listed",
+            )
+        )
+    data = FacetsData(fields=items, index_freshness=freshness)
+    return Outcome(data=data, warnings=warnings, freshness=freshness)
+
+
+def _check_range(name: str, value: int, low: int, high: int) -> None:
+    """Raises: InvalidParameter when value is not an int in [low, high]."""
+    from vault_agent.errors import InvalidParameter
+
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidParameter(f"parameter '{name}' must be an integer from {low} to {high}")

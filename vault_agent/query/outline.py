@@ -1,0 +1,126 @@
+"""Per-note structure from the snapshot: NoteOutline (seed 001) and DocumentTree.
+
+Also the one path resolver of the per-note contracts (sections.py uses it): caller text
+→ a note of the pinned snapshot, without touching the file system, so nothing about files
+outside the snapshot (and so outside the vault) can leak.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from vault_agent.contracts import MAX_OUTLINE_HEADINGS, Outcome
+from vault_agent.errors import InvalidPath, NotFound, TooLarge
+from vault_agent.paths import Vault, display, normalize_rel_path
+from vault_agent.query.models import DocNode, DocRoot, DocumentTree, NoteOutline, OutlineHeading
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    path: str
+    folder: str
+    title: str | None
+    facets_json: str
+
+
+@dataclass(frozen=True)
+class HeadingRow:
+    ordinal: int
+    level: int
+    text: str
+    id: str
+    body_available: bool
+
+
+def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> NoteRow:
+    """The snapshot's note for caller text: exact path, else the one case-insensitive match.
+
+    Raises:
+        InvalidPath: malformed, absolute, traversal, NUL, or not a note name.
+        Forbidden: inside a protected folder.
+        NotFound: no note (or more than one case-variant) with that path in the snapshot.
+    """
+    rel = normalize_rel_path(raw)
+    vault.check_not_protected(rel)
+    if not vault.is_note_name(rel):
+        raise InvalidPath(f"'{display(rel)}' is not a note (notes end with {', '.join(vault.extensions)})")
+    cols = "path, folder, title, facets_json, too_large"
+    rows = con.execute(f"SELECT {cols} FROM notes WHERE path = ?", [rel]).fetchall()
+    if not rows:
+        rows = con.execute(f"SELECT {cols} FROM notes WHERE lower(path) = lower(?) LIMIT 2", [rel]).fetchall()
+        if len(rows) != 1:
+            raise NotFound(
+                f"'{display(rel)}' is not an indexed note; check the path with 'tree' or 'search' "
+                "(new notes appear after the next index)"
+            )
+    path, folder, title, facets_json, too_large = rows[0]
+    if too_large:
+        raise TooLarge(f"'{display(path)}' is over 1,000,000 characters; its structure is not served")
+    return NoteRow(path=path, folder=folder, title=title, facets_json=facets_json)
+
+
+def note_headings(con: duckdb.DuckDBPyConnection, path: str) -> tuple[list[HeadingRow], bool]:
+    """The first MAX_OUTLINE_HEADINGS headings in document order, and whether more exist."""
+    rows = con.execute(
+        "SELECT ordinal, level, text, id, body_available FROM headings WHERE path = ? "
+        "ORDER BY ordinal LIMIT ?",
+        [path, MAX_OUTLINE_HEADINGS + 1],
+    ).fetchall()
+    heads = [
+        HeadingRow(ordinal=o, level=int(lv), text=t, id=i, body_available=bool(b)) for o, lv, t, i, b in rows
+    ]
+    return heads[:MAX_OUTLINE_HEADINGS], len(heads) > MAX_OUTLINE_HEADINGS
+
+
+def parents(heads: list[HeadingRow]) -> list[int | None]:
+    """Index of each heading's parent: the nearest previous heading of a lower level."""
+    out: list[int | None] = []
+    stack: list[int] = []
+    for idx, h in enumerate(heads):
+        while stack and heads[stack[-1]].level >= h.level:
+            stack.pop()
+        out.append(stack[-1] if stack else None)
+        stack.append(idx)
+    return out
+
+
+def _outcome(view: SnapshotView, data: object) -> Outcome:  # type: ignore[type-arg]
+    return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)
+
+
+def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutline]:
+    """NoteOutline of one note (knowtation.note_outline/v1), read from the snapshot.
+
+    Raises:
+        InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
+    """
+    with reader.acquire() as view:
+        note = resolve_note(view.con, reader.vault, path)
+        heads, truncated = note_headings(view.con, note.path)
+        data = NoteOutline(
+            path=note.path,
+            title=note.title,
+            headings=[OutlineHeading(level=h.level, text=h.text, id=h.id) for h in heads],
+            truncated=truncated,
+        )
+        return _outcome(view, data)
+
+
+def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentTree]:
+    """DocumentTree of one note (knowtation.document_tree/v0): headings nested by level.
+
+    Raises:
+        InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
+    """
+    with reader.acquire() as view:
+        note = resolve_note(view.con, reader.vault, path)
+        heads, truncated = note_headings(view.con, note.path)
+        root = DocRoot(children=[])
+        nodes = [DocNode(id=h.id, level=h.level, text=h.text, children=[]) for h in heads]
+        for idx, parent in enumerate(parents(heads)):
+            (root.children if parent is None else nodes[parent].children).append(nodes[idx])
+        data = DocumentTree(path=note.path, title=note.title, root=root, truncated=truncated)
+        return _outcome(view, data)

@@ -1,0 +1,194 @@
+"""`related`: notes related to one note, with the reasons, from the committed snapshot.
+
+Signals and weights (score = sum, rounded to 6 decimals; ties by path):
+- links_to (3.0): the note links to it (wikilink, embed or Markdown link);
+- linked_from (3.0): it links to the note;
+- shared_tags (1.0 per tag shared);
+- term_overlap (0..2.0): BM25 of the note's 10 most distinctive terms (tf · idf) against
+  the other notes' chunks, best chunk per note, scaled by the best note's score.
+Link targets resolve Obsidian-style against the snapshot's paths: the exact path, the
+path + `.md`, a Markdown link relative to the source folder, or the unique note whose
+file name (without `.md`) equals the target's last component (case-insensitive).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from vault_agent.contracts import Outcome
+from vault_agent.errors import InvalidPath, NotFound
+from vault_agent.paths import display, normalize_rel_path
+from vault_agent.query.models import Camel
+from vault_agent.query.search import bm25, check_limit, corpus_stats
+
+LINK_WEIGHT = 3.0
+TAG_WEIGHT = 1.0
+TERM_WEIGHT = 2.0
+TOP_TERMS = 10
+TERM_POOL = 200
+
+
+class RelatedNote(Camel):
+    path: str
+    title: str | None
+    score: float
+    reasons: list[str]
+    shared_tags: list[str]
+
+
+class RelatedData(Camel):
+    path: str
+    related: list[RelatedNote]
+    index_freshness: str
+
+
+@dataclass
+class PathIndex:
+    """Case-insensitive lookups over the snapshot's note paths (cached per snapshot)."""
+
+    by_fold: dict[str, str] = field(default_factory=dict)
+    by_stem: dict[str, list[str]] = field(default_factory=dict)
+
+    def resolve(self, source: str, target: str, kind: str) -> str | None:
+        raw = target.strip().replace("\\", "/")
+        if not raw:
+            return None
+        tries: list[str] = []
+        if kind == "markdown" and not raw.startswith("/"):
+            tries.append(posixpath.normpath(posixpath.join(posixpath.dirname(source), raw)))
+        tries.append(raw.lstrip("/"))
+        for t in tries:
+            for cand in (t, t + ".md"):
+                hit = self.by_fold.get(cand.casefold())
+                if hit:
+                    return hit
+        stem = raw.rsplit("/", 1)[-1]
+        stem = stem[:-3] if stem.casefold().endswith(".md") else stem
+        hits = self.by_stem.get(stem.casefold(), [])
+        return hits[0] if len(hits) == 1 else None
+
+
+def path_index(con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int) -> PathIndex:
+    key = ("related_paths", snapshot_id)
+    if cache is not None and key in cache:
+        return cache[key]  # type: ignore[no-any-return]
+    idx = PathIndex()
+    for (p,) in con.execute("SELECT path FROM notes ORDER BY path").fetchall():
+        idx.by_fold.setdefault(p.casefold(), p)
+        name = p.rsplit("/", 1)[-1]
+        stem = name[:-3] if name.casefold().endswith(".md") else name
+        idx.by_stem.setdefault(stem.casefold(), []).append(p)
+    if cache is not None:
+        cache[key] = idx
+    return idx
+
+
+def _find_note(
+    con: duckdb.DuckDBPyConnection, raw: object, is_note: Any, check: Any
+) -> tuple[str, list[str]]:
+    rel = normalize_rel_path(raw)
+    check(rel)
+    if not is_note(rel):
+        raise InvalidPath(f"'{display(rel)}' is not a note")
+    rows = con.execute("SELECT path, tags FROM notes WHERE path = ?", [rel]).fetchall()
+    if not rows:
+        rows = con.execute(
+            "SELECT path, tags FROM notes WHERE lower(path) = lower(?) LIMIT 2", [rel]
+        ).fetchall()
+        if len(rows) != 1:
+            raise NotFound(f"'{display(rel)}' is not an indexed note; check the path with 'search' or 'tree'")
+    return rows[0][0], list(rows[0][1] or [])
+
+
+def related(
+    reader: Any, path: object, limit: int | None = None, cache: dict[Any, Any] | None = None
+) -> Outcome[RelatedData]:
+    """Notes related to one note by links both ways, shared tags and term overlap.
+
+    Raises:
+        InvalidPath, Forbidden, NotFound: a bad path. InvalidLimit: limit outside 1–50.
+        IndexNotFound, IndexIncompatible: no usable snapshot.
+    """
+    size = check_limit(limit)
+    vault = reader.vault
+    with reader.acquire() as view:
+        con = view.con
+        me, my_tags = _find_note(con, path, vault.is_note_name, vault.check_not_protected)
+        idx = path_index(con, cache, view.manifest.snapshot_id)
+        scores: dict[str, float] = {}
+        reasons: dict[str, list[str]] = {}
+        shared: dict[str, list[str]] = {}
+
+        def add(p: str, why: str, value: float) -> None:
+            if p == me:
+                return
+            scores[p] = scores.get(p, 0.0) + value
+            if why not in reasons.setdefault(p, []):
+                reasons[p].append(why)
+
+        for target, kind in con.execute(
+            "SELECT target, kind FROM links WHERE path = ? ORDER BY ordinal", [me]
+        ).fetchall():
+            hit = idx.resolve(me, target or "", kind)
+            if hit and "links_to" not in reasons.get(hit, []):
+                add(hit, "links_to", LINK_WEIGHT)
+        name = me.rsplit("/", 1)[-1]
+        stem = name[:-3] if name.casefold().endswith(".md") else name
+        incoming = con.execute(
+            "SELECT path, target, kind FROM links WHERE path <> ? AND strpos(lower(target), lower(?)) > 0 "
+            "ORDER BY path, ordinal",
+            [me, stem],
+        ).fetchall()
+        for src, target, kind in incoming:
+            if idx.resolve(src, target or "", kind) == me and "linked_from" not in reasons.get(src, []):
+                add(src, "linked_from", LINK_WEIGHT)
+        if my_tags:
+            for p, tags in con.execute(
+                "SELECT path, list_intersect(tags, ?::VARCHAR[]) FROM notes WHERE path <> ? "
+                "AND len(list_intersect(tags, ?::VARCHAR[])) > 0",
+                [my_tags, me, my_tags],
+            ).fetchall():
+                common = sorted(set(tags))
+                shared[p] = common
+                add(p, "shared_tags", TAG_WEIGHT * len(common))
+        stats = corpus_stats(con, cache, view.manifest.snapshot_id)
+        terms = [
+            t
+            for (t,) in con.execute(
+                "WITH mine AS (SELECT term, sum(tf) AS tf FROM terms WHERE path = ? GROUP BY term), "
+                "df AS (SELECT term, count(*) AS df FROM terms WHERE term IN (SELECT term FROM mine) GROUP BY term) "
+                "SELECT term FROM mine JOIN df USING (term) WHERE length(term) > 1 "
+                "ORDER BY mine.tf * ln(1 + (?::DOUBLE - df + 0.5) / (df + 0.5)) DESC, term LIMIT ?",
+                [me, stats[0], TOP_TERMS],
+            ).fetchall()
+        ]
+        best: dict[str, float] = {}
+        for row in bm25(con, terms, TERM_POOL, stats):
+            if row[0] != me and row[0] not in best:
+                best[row[0]] = float(row[5])
+        top = max(best.values(), default=0.0)
+        for p, s in best.items():
+            if top > 0:
+                add(p, "term_overlap", TERM_WEIGHT * s / top)
+        ranked = sorted(scores, key=lambda p: (-round(scores[p], 6), p))[:size]
+        titles = dict(
+            con.execute(
+                "SELECT path, title FROM notes WHERE list_contains(?::VARCHAR[], path)", [ranked]
+            ).fetchall()
+        )
+        items = [
+            RelatedNote(
+                path=p,
+                title=titles.get(p),
+                score=round(scores[p], 6),
+                reasons=reasons[p],
+                shared_tags=shared.get(p, []),
+            )
+            for p in ranked
+        ]
+        data = RelatedData(path=me, related=items, index_freshness=view.freshness)
+        return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)

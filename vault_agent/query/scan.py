@@ -1,0 +1,117 @@
+"""`vault_scan` (seed 002): read a file chunk by chunk from a cursor, with next actions.
+
+The first scan starts at line 1; later passes start at the first uncovered line that
+`vault_coverage` or `artifact_audit` propose. next_actions (first = recommended):
+- more lines after this chunk → vault_scan {path, cursor} (0.9), vault_coverage {path} (0.3)
+- end of file → vault_coverage {path} (0.9): the caller adds the ranges it cited.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from vault_agent.contracts import Outcome
+from vault_agent.errors import InvalidParameter
+from vault_agent.paths import Vault
+from vault_agent.query.files import check_line, effective_max_chars
+from vault_agent.query.lines import load_text, page
+from vault_agent.query.toolkit import (
+    SCAN_DEFAULT_CHUNK_LINES,
+    SCAN_MAX_CHUNK_LINES,
+    LineRange,
+    NextAction,
+    Wire,
+    action,
+    omit_none,
+)
+
+ScanReason = Literal["max_chars", "chunk_end", "hard_limit", "none"]
+
+
+class Cursor(Wire):
+    start_line: int | None
+    start_char: int | None = omit_none()  # only when the next chunk starts inside a line
+
+
+class ScanData(Wire):
+    text: str
+    applied_range: LineRange
+    next_cursor: Cursor
+    eof: bool
+    truncated: bool
+    truncated_reason: ScanReason
+    next_actions: list[NextAction]
+
+
+def vault_scan(
+    vault: Vault,
+    path: object,
+    *,
+    start_line: int | None = None,
+    start_char: int | None = None,
+    chunk_lines: int | None = None,
+    max_chars: int | None = None,
+) -> Outcome[ScanData]:
+    """One chunk of `chunk_lines` lines (default 200, 1..1000) from cursor.start_line (default 1).
+
+    `truncated` is true when the character budget (limits.max_chars, default 20,000, hard
+    limit 100,000) cut the chunk short; `eof` when the chunk reaches the end of the file.
+
+    Raises:
+        InvalidParameter: chunk_lines outside 1..1000, bad cursor or max_chars.
+        InvalidPath, Forbidden, NotFound, TooLarge: see lines.load_text.
+    """
+    size = SCAN_DEFAULT_CHUNK_LINES if chunk_lines is None else chunk_lines
+    if not 1 <= size <= SCAN_MAX_CHUNK_LINES:
+        raise InvalidParameter(f"parameter 'chunk_lines' must be from 1 to {SCAN_MAX_CHUNK_LINES}")
+    check_line("cursor.start_line", start_line)
+    if start_char is not None and start_char < 0:
+        raise InvalidParameter("parameter 'cursor.start_char' must be 0 or more")
+    budget, capped = effective_max_chars(max_chars)
+    doc = load_text(vault, path)
+    total = doc.total_lines
+    first = start_line or 1
+    if first > total:
+        data = ScanData(
+            text="",
+            applied_range=LineRange(start_line=first, end_line=first - 1),
+            next_cursor=Cursor(start_line=None),
+            eof=True,
+            truncated=False,
+            truncated_reason="none",
+            next_actions=[action("vault_coverage", 0.9, {"path": doc.path})],
+        )
+        return Outcome(data=data)
+    last = min(total, first + size - 1)
+    pg = page(doc.lines, first, start_char or 0, last, budget)
+    reason: ScanReason
+    if pg.cut_by_budget:
+        reason = "hard_limit" if capped else "max_chars"
+        cursor = Cursor(start_line=pg.next_line, start_char=pg.next_char or None)
+    elif last < total:
+        reason = "chunk_end"
+        cursor = Cursor(start_line=last + 1)
+    else:
+        reason = "none"
+        cursor = Cursor(start_line=None)
+    eof = cursor.start_line is None
+    if eof:
+        actions = [action("vault_coverage", 0.9, {"path": doc.path})]
+    else:
+        nxt: dict[str, object] = {"start_line": cursor.start_line}
+        if cursor.start_char:
+            nxt["start_char"] = cursor.start_char
+        params: dict[str, object] = {"path": doc.path, "cursor": nxt}
+        if size != SCAN_DEFAULT_CHUNK_LINES:
+            params["chunk_lines"] = size
+        actions = [action("vault_scan", 0.9, params), action("vault_coverage", 0.3, {"path": doc.path})]
+    data = ScanData(
+        text=pg.text,
+        applied_range=LineRange(start_line=first, end_line=pg.end_line),
+        next_cursor=cursor,
+        eof=eof,
+        truncated=pg.cut_by_budget,
+        truncated_reason=reason,
+        next_actions=actions,
+    )
+    return Outcome(data=data)

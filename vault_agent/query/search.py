@@ -1,0 +1,165 @@
+"""`search`: BM25 over the snapshot's heading-bounded chunks, scored in DuckDB SQL.
+
+score(chunk) = Σ over distinct query terms t present in the chunk of
+    idf(t) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / avglen)),
+    idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)),  k1 = 1.2, b = 0.75,
+where N = chunk count, df = chunks holding t, len = the chunk's token count, avglen = the
+mean token count. Query terms come from `text.tokenize` (the tokenizer that built the
+postings: NFKC, casefold, words, CJK bigrams). Scores are rounded to 6 decimals before
+ordering; ties go to path, then chunk ordinal, so answers are byte-stable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from vault_agent.contracts import Outcome
+from vault_agent.errors import InvalidLimit, InvalidParameter
+from vault_agent.query.models import Camel
+from vault_agent.text import tokenize
+
+K1 = 1.2
+B = 0.75
+SEARCH_LIMIT_DEFAULT = 10
+SEARCH_LIMIT_MAX = 50
+SNIPPET_CHARS = 240
+MAX_QUERY_CHARS = 1_000
+MAX_QUERY_TERMS = 64
+
+
+class SearchResult(Camel):
+    path: str
+    title: str | None
+    heading_path: list[str]
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str
+
+
+class SearchData(Camel):
+    query_terms: int
+    results: list[SearchResult]
+    index_freshness: str
+
+
+def query_terms(query: object) -> list[str]:
+    """Distinct search terms of a query, in first-seen order (at most 64).
+
+    Raises:
+        InvalidParameter: empty, blank or over-long query.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidParameter("parameter 'q' must be a non-empty search query")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidParameter(f"parameter 'q' must be at most {MAX_QUERY_CHARS} characters")
+    return list(dict.fromkeys(tokenize(query)))[:MAX_QUERY_TERMS]
+
+
+def check_limit(limit: int | None, default: int = SEARCH_LIMIT_DEFAULT) -> int:
+    """Raises: InvalidLimit outside 1–50."""
+    value = default if limit is None else limit
+    if not 1 <= value <= SEARCH_LIMIT_MAX:
+        raise InvalidLimit("limit must be an integer from 1 to 50")
+    return value
+
+
+def corpus_stats(
+    con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int
+) -> tuple[int, float]:
+    """(chunk count, mean token count) of a snapshot, cached per snapshot id."""
+    key = ("bm25_stats", snapshot_id)
+    if cache is not None and key in cache:
+        return cache[key]  # type: ignore[no-any-return]
+    row = con.execute("SELECT count(*), coalesce(avg(token_count), 0) FROM chunks").fetchone()
+    stats = (int(row[0]), float(row[1])) if row else (0, 0.0)
+    if cache is not None:
+        cache[key] = stats
+    return stats
+
+
+BM25_SQL = """
+WITH q AS (SELECT unnest(?::VARCHAR[]) AS term),
+post AS (SELECT t.term, t.path, t.chunk_ordinal, t.tf FROM terms t WHERE t.term IN (SELECT term FROM q)),
+df AS (SELECT term, count(*) AS df FROM post GROUP BY term),
+scored AS (
+  SELECT p.path, p.chunk_ordinal,
+         sum(ln(1 + (?::DOUBLE - df.df + 0.5) / (df.df + 0.5))
+             * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * c.token_count / ?::DOUBLE))) AS score
+  FROM post p JOIN df USING (term)
+  JOIN chunks c ON c.path = p.path AND c.ordinal = p.chunk_ordinal
+  GROUP BY p.path, p.chunk_ordinal
+),
+top AS (
+  SELECT path, chunk_ordinal, round(score, 6) AS score FROM scored
+  ORDER BY round(score, 6) DESC, path, chunk_ordinal LIMIT ?
+)
+SELECT top.path, n.title, c.heading_path, c.start_line, c.end_line, top.score, c.text
+FROM top JOIN chunks c ON c.path = top.path AND c.ordinal = top.chunk_ordinal
+LEFT JOIN notes n ON n.path = top.path
+ORDER BY top.score DESC, top.path, top.chunk_ordinal
+"""
+
+
+def bm25(
+    con: duckdb.DuckDBPyConnection, terms: list[str], limit: int, stats: tuple[int, float]
+) -> list[tuple[Any, ...]]:
+    """Top chunks for terms: (path, title, heading_path, start, end, score, text) rows."""
+    n, avg = stats
+    if not terms or n == 0:
+        return []
+    return con.execute(BM25_SQL, [terms, n, K1, K1, B, B, max(avg, 1e-9), limit]).fetchall()
+
+
+def make_snippet(text: str, terms: list[str]) -> str:
+    """At most 240 characters of chunk text around the first line holding a query term."""
+    lines = text.split("\n")
+    wanted = set(terms)
+    pos = 0
+    offset = 0
+    for line in lines:
+        hits = wanted.intersection(tokenize(line))
+        if hits:
+            folded = line.casefold()
+            found = [folded.find(t) for t in hits if folded.find(t) >= 0]
+            pos = offset + (min(found) if found else 0)
+            break
+        offset += len(line) + 1
+    flat = text.replace("\n", " ")
+    if len(flat) <= SNIPPET_CHARS:
+        return " ".join(flat.split())
+    start = max(0, min(pos - SNIPPET_CHARS // 4, len(flat) - SNIPPET_CHARS))
+    body = " ".join(flat[start : start + SNIPPET_CHARS].split())
+    return ("…" if start else "") + body + ("…" if start + SNIPPET_CHARS < len(flat) else "")
+
+
+def search(
+    reader: Any, q: object, limit: int | None = None, cache: dict[Any, Any] | None = None
+) -> Outcome[SearchData]:
+    """Ranked chunks for a query (BM25), with title, heading path, line span and snippet.
+
+    Raises:
+        InvalidParameter: empty query. InvalidLimit: limit outside 1–50.
+        IndexNotFound, IndexIncompatible: no usable snapshot.
+    """
+    terms = query_terms(q)
+    size = check_limit(limit)
+    with reader.acquire() as view:
+        stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
+        rows = bm25(view.con, terms, size, stats)
+        results = [
+            SearchResult(
+                path=path,
+                title=title,
+                heading_path=list(hp or []),
+                start_line=int(start),
+                end_line=int(end),
+                score=float(score),
+                snippet=make_snippet(text or "", terms),
+            )
+            for path, title, hp, start, end, score, text in rows
+        ]
+        data = SearchData(query_terms=len(terms), results=results, index_freshness=view.freshness)
+        return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)

@@ -1,0 +1,331 @@
+"""The read-only snapshot layer: one in-process DuckDB that serves committed snapshots.
+
+Layout inside the in-memory database:
+    main.seg_<id>_<table>   one table per loaded segment for notes, headings, links (loaded
+                            once: per-request Parquet scans of unsorted files are too slow);
+                            chunks and terms stay `read_parquet` views (big; terms are
+                            term-sorted with small row groups so `term IN (...)` prunes)
+    s<snapshot_id>.<table>  the live rows of one snapshot: UNION ALL over its segments
+                            minus dead rows (`s<id>._dead`), for every table of contracts.py
+
+A path's live rows are in the newest segment that holds it, unless that segment
+tombstones it: dead rows of segment k = k's own tombstones plus every path that a newer
+segment of the same snapshot holds. That rule is computed once per snapshot load.
+
+A request pins one snapshot (refcount) and gets a private cursor with `USE s<id>`, so
+every query of the request sees exactly one snapshot even when a newer one commits
+meanwhile. A snapshot that is no longer CURRENT is dropped when its last request ends;
+segment tables are dropped when no loaded snapshot names them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from vault_agent.config import Settings
+from vault_agent.contracts import (
+    CURRENT_FILE,
+    SEGMENTS_DIR,
+    TABLES,
+    Manifest,
+    WarningItem,
+    freshness_warning,
+)
+from vault_agent.errors import IndexIncompatible, IndexNotFound
+from vault_agent.freshness import (
+    compute_freshness,
+    is_compatible,
+    read_current_manifest,
+    read_writer_state,
+    shared_stat_checker,
+    writer_alive,
+)
+from vault_agent.paths import Vault
+
+log = logging.getLogger("vault_agent.query")
+
+# Tables copied into DuckDB memory once per segment; the others stay Parquet views.
+LOADED_TABLES: tuple[str, ...] = ("notes", "headings", "links")
+FreshnessFn = Callable[[Manifest], str]
+
+
+@dataclass
+class _Snap:
+    """One loaded snapshot: its schema and the requests that hold it."""
+
+    manifest: Manifest
+    schema: str
+    segment_ids: tuple[int, ...]
+    refs: int = 0
+    retired: bool = False
+
+
+@dataclass
+class SnapshotView:
+    """What one request sees: one snapshot, its freshness, and a private cursor."""
+
+    manifest: Manifest
+    freshness: str
+    con: duckdb.DuckDBPyConnection
+    _extra: dict[str, object] = field(default_factory=dict)
+
+    def warnings(self) -> list[WarningItem]:
+        """The freshness warning of this snapshot, or nothing when it is fresh."""
+        warning = freshness_warning(self.freshness)
+        return [warning] if warning else []
+
+
+def _sql_str(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+class SnapshotReader:
+    """Opens the snapshot CURRENT names and keeps it loaded across requests (thread-safe)."""
+
+    def __init__(self, settings: Settings, vault: Vault, freshness: FreshnessFn | None = None) -> None:
+        self.settings = settings
+        self.vault = vault
+        self._state_dir = Path(settings.index_dir)
+        self._lock = threading.RLock()
+        self._db: duckdb.DuckDBPyConnection | None = duckdb.connect(":memory:")
+        self._db.execute("SET preserve_insertion_order = true")
+        self._snaps: dict[int, _Snap] = {}
+        self._current: _Snap | None = None
+        self._current_sig: tuple[int, int, int, int] | None = None
+        self._incompatible_sig: tuple[int, int, int, int] | None = None
+        self._seg_tables: dict[int, set[str]] = {}  # segment id → its main.seg_* objects
+        self._freshness_fn = freshness
+        self._stat_checker = shared_stat_checker(settings)
+
+    # ------------------------------------------------------------------ public API
+    @contextmanager
+    def acquire(self) -> Iterator[SnapshotView]:
+        """Pin the newest committed snapshot for one request.
+
+        Raises:
+            IndexNotFound: no committed snapshot exists.
+            IndexIncompatible: the snapshot was built by another schema, parser or config.
+        """
+        with self._lock:
+            snap = self._refresh()
+            snap.refs += 1
+            assert self._db is not None
+            con = self._db.cursor()
+        try:
+            con.execute(f"USE {snap.schema}")
+            view = SnapshotView(manifest=snap.manifest, freshness=self._freshness(snap.manifest), con=con)
+            yield view
+        finally:
+            try:
+                con.close()
+            finally:
+                with self._lock:
+                    snap.refs -= 1
+                    if snap.retired and snap.refs == 0:
+                        self._drop_snapshot(snap)
+
+    def current_manifest(self) -> Manifest | None:
+        """The manifest CURRENT names (loading it when it changed), or None without one.
+
+        Raises:
+            IndexIncompatible: the snapshot was built by another schema, parser or config.
+        """
+        with self._lock:
+            try:
+                return self._refresh().manifest
+            except IndexNotFound:
+                return None
+
+    def close(self) -> None:
+        """Release the in-memory database; later acquires fail."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+            self._snaps.clear()
+            self._current = None
+            self._current_sig = None
+
+    # ------------------------------------------------------------------ freshness
+    def _freshness(self, manifest: Manifest) -> str:
+        """State of the pinned snapshot now: the writer's published state, else a stat scan
+        (in the background, at most every recheck_seconds; `unknown` until the first one)."""
+        if self._freshness_fn is not None:
+            return self._freshness_fn(manifest)
+        state = compute_freshness(
+            self.settings, manifest, read_writer_state(self._state_dir), self._stat_checker
+        )
+        # An incompatible snapshot never reaches here (acquire raises); keep the type closed.
+        return "unknown" if state == "incompatible" else state
+
+    def recheck(self) -> str | None:
+        """Force a stat scan now (status on demand); the state, or None without a snapshot."""
+        manifest = self.current_manifest()
+        if manifest is None:
+            return None
+        if self._freshness_fn is not None:
+            return self._freshness_fn(manifest)
+        writer = read_writer_state(self._state_dir)
+        if writer_alive(writer) and writer is not None and writer.watching:
+            return compute_freshness(self.settings, manifest, writer, self._stat_checker)
+        if writer_alive(writer) and writer is not None and writer.phase == "building":
+            return "updating"
+        return self._stat_checker.check(manifest, force=True)
+
+    # ------------------------------------------------------------------ loading
+    def _current_stat(self) -> tuple[int, int, int, int] | None:
+        try:
+            st = os.stat(self._state_dir / CURRENT_FILE)
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+
+    def _refresh(self) -> _Snap:
+        """The snapshot to serve now; cheap (one stat) when CURRENT did not change."""
+        if self._db is None:
+            raise IndexNotFound("the snapshot reader is closed; restart the server")
+        sig = self._current_stat()
+        if sig is None:
+            raise IndexNotFound()
+        if sig == self._current_sig and self._current is not None:
+            return self._current
+        if sig == self._incompatible_sig:
+            raise IndexIncompatible()
+        manifest = self._read_manifest()
+        if manifest is None:
+            raise IndexNotFound()
+        if not self._compatible(manifest):
+            self._incompatible_sig = sig
+            raise IndexIncompatible()
+        if self._current is not None and self._current.manifest.snapshot_id == manifest.snapshot_id:
+            self._current_sig = sig
+            return self._current
+        snap = self._snaps.get(manifest.snapshot_id) or self._load(manifest)
+        old = self._current
+        self._current, self._current_sig = snap, sig
+        snap.retired = False
+        if old is not None and old is not snap:
+            old.retired = True
+            if old.refs == 0:
+                self._drop_snapshot(old)
+        return snap
+
+    def _read_manifest(self) -> Manifest | None:
+        return read_current_manifest(self._state_dir)
+
+    def _compatible(self, manifest: Manifest) -> bool:
+        return is_compatible(self.settings, manifest)
+
+    def _seg_file(self, name: str) -> str:
+        if "/" in name or "\\" in name or name in ("", ".", ".."):
+            raise IndexIncompatible(
+                "the snapshot manifest names an invalid segment file; run 'vault-agent reindex'"
+            )
+        return str(self._state_dir / SEGMENTS_DIR / name)
+
+    def _load_segment(self, seg_id: int, files: dict[str, str]) -> None:
+        """Create main.seg_<id>_<table> for every table (tables or views), once."""
+        if seg_id in self._seg_tables:
+            return
+        assert self._db is not None
+        made: set[str] = set()
+        try:
+            for table, schema in TABLES.items():
+                obj = f"seg_{seg_id}_{table}"
+                if table in files:
+                    src = f"read_parquet({_sql_str(self._seg_file(files[table]))})"
+                else:  # a segment without this table contributes no rows
+                    cols = ", ".join(f"NULL::{_duck_type(f.type)} AS {f.name}" for f in schema)
+                    src = f"(SELECT {cols} WHERE false)"
+                kind = "TABLE" if table in LOADED_TABLES else "VIEW"
+                self._db.execute(f"CREATE {kind} main.{obj} AS SELECT * FROM {src}")
+                made.add(obj)
+        except BaseException:
+            for obj in made:
+                self._drop_obj(obj)
+            raise
+        self._seg_tables[seg_id] = made
+
+    def _load(self, manifest: Manifest) -> _Snap:
+        """Load the segments a snapshot needs and create its schema of live views."""
+        assert self._db is not None
+        sid = manifest.snapshot_id
+        schema = f"s{sid}"
+        seg_ids = tuple(seg.segment_id for seg in manifest.segments)
+        for seg in manifest.segments:
+            self._load_segment(seg.segment_id, seg.files)
+        self._db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        self._db.execute(f"CREATE SCHEMA {schema}")
+        self._db.execute(f"CREATE TABLE {schema}._dead (seg INTEGER, path VARCHAR)")
+        # Dead rows: own tombstones, plus paths held by any newer segment (newest wins).
+        newer: set[str] = set()
+        dead_rows: list[tuple[int, str]] = []
+        with_dead: set[int] = set()
+        for seg in sorted(manifest.segments, key=lambda s: s.segment_id, reverse=True):
+            held = {
+                r[0] for r in self._db.execute(f"SELECT path FROM main.seg_{seg.segment_id}_notes").fetchall()
+            }
+            dead = (held & newer) | set(seg.deleted)
+            if dead:
+                with_dead.add(seg.segment_id)
+                dead_rows.extend((seg.segment_id, p) for p in sorted(dead))
+            newer |= held
+        if dead_rows:
+            self._db.executemany(f"INSERT INTO {schema}._dead VALUES (?, ?)", dead_rows)
+        for table, tschema in TABLES.items():
+            parts = []
+            for seg_id in seg_ids:
+                src = f"SELECT * FROM main.seg_{seg_id}_{table}"
+                if seg_id in with_dead:
+                    src += f" WHERE path NOT IN (SELECT path FROM {schema}._dead WHERE seg = {seg_id})"
+                parts.append(src)
+            if not parts:
+                cols = ", ".join(f"NULL::{_duck_type(f.type)} AS {f.name}" for f in tschema)
+                parts.append(f"SELECT {cols} WHERE false")
+            self._db.execute(f"CREATE VIEW {schema}.{table} AS " + " UNION ALL ".join(parts))
+        snap = _Snap(manifest=manifest, schema=schema, segment_ids=seg_ids)
+        self._snaps[sid] = snap
+        log.info("snapshot loaded", extra={"snapshot_id": sid, "segments": len(seg_ids)})
+        return snap
+
+    def _drop_obj(self, obj: str) -> None:
+        assert self._db is not None
+        kind = "VIEW" if obj.rsplit("_", 1)[-1] not in LOADED_TABLES else "TABLE"
+        self._db.execute(f"DROP {kind} IF EXISTS main.{obj}")
+
+    def _drop_snapshot(self, snap: _Snap) -> None:
+        """Drop a retired snapshot's schema and the segments no loaded snapshot names."""
+        if self._db is None:
+            return
+        self._snaps.pop(snap.manifest.snapshot_id, None)
+        self._db.execute(f"DROP SCHEMA IF EXISTS {snap.schema} CASCADE")
+        in_use = {sid for s in self._snaps.values() for sid in s.segment_ids}
+        for seg_id in [s for s in self._seg_tables if s not in in_use]:
+            for obj in self._seg_tables.pop(seg_id):
+                self._drop_obj(obj)
+
+
+def _duck_type(t: object) -> str:
+    """DuckDB type name of a pyarrow type used in contracts.py (for empty placeholders)."""
+    import pyarrow as pa
+
+    assert isinstance(t, pa.DataType)
+    if pa.types.is_list(t):
+        return _duck_type(t.value_type) + "[]"
+    return {
+        pa.string(): "VARCHAR",
+        pa.int8(): "TINYINT",
+        pa.int32(): "INTEGER",
+        pa.int64(): "BIGINT",
+        pa.bool_(): "BOOLEAN",
+    }[t]

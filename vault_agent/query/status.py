@@ -1,0 +1,96 @@
+"""Index state (`status`): the committed snapshot's counts and its freshness right now.
+
+No snapshot → `INDEX_NOT_FOUND` on every surface (CLI exit 4, HTTP 409): the error *is*
+the report that there is none, and its message says how to make one. An incompatible
+snapshot is reported, not refused: `status` is where a user learns that a reindex is
+needed, so it answers `indexFreshness: "incompatible"` with an `INDEX_INCOMPATIBLE`
+warning (the other operations refuse with the error).
+"""
+
+from __future__ import annotations
+
+from vault_agent.config import Settings
+from vault_agent.contracts import Manifest, Outcome, WarningItem, freshness_warning
+from vault_agent.errors import IndexNotFound
+from vault_agent.freshness import (
+    StatChecker,
+    compute_freshness,
+    is_compatible,
+    read_current_manifest,
+    read_writer_state,
+    vault_for_settings,
+)
+from vault_agent.query.models import StatusData, StatusDetails
+from vault_agent.query.snapshot import SnapshotReader
+
+MAX_DETAIL_PATHS = 1000
+INCOMPATIBLE_WARNING = WarningItem(
+    code="INDEX_INCOMPATIBLE",
+    message="index is incompatible: it was built by a different schema or configuration; "
+    "run 'vault-agent reindex'",
+)
+
+
+def _details(settings: Settings, manifest: Manifest, reader: SnapshotReader | None) -> StatusDetails:
+    """Skipped counts by rule and the invalid-frontmatter paths (CLI-local only)."""
+    paths: list[str] = []
+    if is_compatible(settings, manifest):
+        own = reader is None
+        rdr = reader or SnapshotReader(settings, vault_for_settings(settings), freshness=lambda m: "unknown")
+        try:
+            with rdr.acquire() as view:
+                rows = view.con.execute(
+                    "SELECT path FROM notes WHERE fm_status = 'invalid' ORDER BY path LIMIT ?",
+                    [MAX_DETAIL_PATHS + 1],
+                ).fetchall()
+                paths = [r[0] for r in rows]
+        finally:
+            if own:
+                rdr.close()
+    return StatusDetails(
+        skipped=dict(sorted(manifest.skipped.items())),
+        invalid_frontmatter_paths=paths[:MAX_DETAIL_PATHS],
+        invalid_frontmatter_paths_truncated=len(paths) > MAX_DETAIL_PATHS,
+        segment_count=len(manifest.segments),
+        applied_seq=manifest.applied_seq,
+    )
+
+
+def index_status(
+    settings: Settings, *, verbose: bool = False, reader: SnapshotReader | None = None
+) -> Outcome[StatusData]:
+    """State of the committed index: counts from its manifest and freshness now.
+
+    Without a reader (the CLI), or when this process is not the writer, freshness comes
+    from the writer's published state or an on-demand stat scan.
+
+    Raises:
+        IndexNotFound: no committed snapshot exists.
+    """
+    manifest = read_current_manifest(settings.index_dir)
+    if manifest is None:
+        raise IndexNotFound()
+    warnings: list[WarningItem] = []
+    if not is_compatible(settings, manifest):
+        state = "incompatible"
+        warnings.append(INCOMPATIBLE_WARNING)
+    elif reader is not None:
+        state = reader.recheck() or "unknown"
+    else:
+        state = compute_freshness(settings, manifest, read_writer_state(settings.index_dir), None)
+        if state == "unknown":
+            state = StatChecker(settings).check(manifest, force=True)
+    warning = freshness_warning(state)
+    if warning:
+        warnings.append(warning)
+    data = StatusData(
+        index_freshness=state,
+        snapshot_id=manifest.snapshot_id,
+        note_count=manifest.note_count,
+        chunk_count=manifest.chunk_count,
+        invalid_frontmatter_count=manifest.invalid_frontmatter_count,
+        last_commit_at=manifest.created_at,
+        schema_version=manifest.schema_version,
+        details=_details(settings, manifest, reader) if verbose else None,
+    )
+    return Outcome(data=data, warnings=warnings, freshness=state)

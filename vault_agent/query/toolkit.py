@@ -1,0 +1,108 @@
+"""Shared pieces of the seed 002 exploration tools: limits, line ranges, next actions.
+
+Seed 002's payloads are snake_case on every surface (names on the wire = Python names).
+Numbers that are ratios are rounded to 6 decimals so answers are byte-stable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# --------------------------------------------------------------------------- limits (SPEC)
+READ_DEFAULT_MAX_CHARS = 20_000
+READ_HARD_MAX_CHARS = 100_000
+SCAN_DEFAULT_CHUNK_LINES = 200  # VAULT_SCAN_DEFAULT_CHUNK_LINES
+SCAN_MAX_CHUNK_LINES = 1_000  # VAULT_SCAN_MAX_CHUNK_LINES
+SEARCH_DEFAULT_LIMIT = 50
+SEARCH_MAX_LIMIT = 500
+LS_MAX_ENTRIES = 1_000
+FIND_DEFAULT_TIME_MS = 60_000
+FIND_DEFAULT_MAX_CANDIDATES = 200
+COVERAGE_MIN_RATIO = 0.8
+MARGINAL_GAIN_MIN = 0.05
+MAX_CITED_RANGES = 10_000  # TOO_LARGE above: a caller cannot make us merge millions
+MAX_FILE_BYTES = 32 * 1024 * 1024  # files read by the tools; TOO_LARGE above
+RATIO_DIGITS = 6
+
+
+def ratio(value: float) -> float:
+    """A ratio rounded for byte-stable output."""
+    return round(float(value), RATIO_DIGITS)
+
+
+class Wire(BaseModel):
+    """Base of seed 002 payloads: snake_case on the wire, unknown fields refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class LineRange(Wire):
+    start_line: int
+    end_line: int
+
+
+class NextAction(Wire):
+    """One proposal of seed 002: the tool to call next and its minimal parameters."""
+
+    type: str
+    confidence: float | None
+    params: dict[str, Any] | None
+
+
+def omit_none() -> Any:
+    """A field default that disappears from the wire while it is None."""
+    return Field(default=None, exclude_if=lambda v: v is None)
+
+
+def action(kind: str, confidence: float | None, params: dict[str, Any] | None = None) -> NextAction:
+    return NextAction(type=kind, confidence=None if confidence is None else ratio(confidence), params=params)
+
+
+def stop(confidence: float = 1.0) -> NextAction:
+    return action("stop", confidence, None)
+
+
+# --------------------------------------------------------------------------- ranges
+def merge_ranges(ranges: list[tuple[int, int]], total: int) -> list[tuple[int, int]]:
+    """Clip ranges to 1..total, then merge overlapping and adjacent ones (sorted)."""
+    clipped = sorted((max(1, a), min(total, b)) for a, b in ranges if a <= b and b >= 1 and a <= total)
+    merged: list[tuple[int, int]] = []
+    for a, b in clipped:
+        if merged and a <= merged[-1][1] + 1:
+            if b > merged[-1][1]:
+                merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def complement(merged: list[tuple[int, int]], total: int) -> list[tuple[int, int]]:
+    """The lines of 1..total not in the merged ranges, as ranges."""
+    out: list[tuple[int, int]] = []
+    nxt = 1
+    for a, b in merged:
+        if a > nxt:
+            out.append((nxt, a - 1))
+        nxt = b + 1
+    if nxt <= total:
+        out.append((nxt, total))
+    return out
+
+
+def covered_count(merged: list[tuple[int, int]]) -> int:
+    return sum(b - a + 1 for a, b in merged)
+
+
+def scan_params(path: str, gap: tuple[int, int] | None) -> dict[str, Any]:
+    """Minimal vault_scan params: the path, plus the cursor and size of a gap to fill."""
+    params: dict[str, Any] = {"path": path}
+    if gap is None:
+        return params
+    if gap[0] != 1:
+        params["cursor"] = {"start_line": gap[0]}
+    size = gap[1] - gap[0] + 1
+    if size < SCAN_DEFAULT_CHUNK_LINES:
+        params["chunk_lines"] = size
+    return params
