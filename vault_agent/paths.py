@@ -177,6 +177,7 @@ class WalkReport:
 
     undecodable_names: int = 0
     normalization_collisions: list[str] = field(default_factory=list)
+    case_twins: list[str] = field(default_factory=list)  # both indexed; reported (RELIABILITY (21))
     symlinks_skipped: int = 0
     special_files_skipped: int = 0
 
@@ -416,6 +417,13 @@ class Vault:
                         seen[cname] = name  # prefer the NFC spelling on disk
                     continue
                 seen[cname] = name
+            folded: dict[str, str] = {}
+            for cname in sorted(seen):
+                key = cname.casefold()
+                if key in folded:
+                    rep.case_twins.append(f"{rel_dir}/{cname}" if rel_dir else cname)
+                else:
+                    folded[key] = cname
             for entry in entries:
                 name = entry.name
                 if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):

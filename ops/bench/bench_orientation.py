@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -125,9 +126,15 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     settings = _prepare(args.work, args.notes)
     runs = [_one_run(settings, args.requests, i) for i in range(args.runs)]
-    print(
-        json.dumps({"notes": args.notes, "runs": args.runs, "median": _median(runs), "each": runs}, indent=2)
-    )
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    result = {
+        "notes": args.notes,
+        "runs": args.runs,
+        "max_rss_mb": rss_mb,
+        "median": _median(runs),
+        "each": runs,
+    }
+    print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

@@ -128,6 +128,11 @@ def test_cors_only_for_configured_origins(cors_server: ServerThread, server: Ser
     status, headers, _ = _call(cors_server, "OPTIONS", "/overview", token=None, headers=preflight)
     assert (status, headers["Access-Control-Allow-Origin"]) == (204, "http://app.example.test")
     assert "Authorization" in headers["Access-Control-Allow-Headers"]
+    status, headers, text = _call(
+        cors_server, "POST", "/mcp", body=MCP_INIT, headers={**MCP_HEADERS, **origin}
+    )
+    assert (status, headers["Access-Control-Allow-Origin"]) == (200, "http://app.example.test")
+    assert '"serverInfo"' in text
     # The default server has no CORS at all: same-machine clients without Origin only.
     status, headers, _ = _call(server, "GET", "/overview")
     assert status == 200 and not [h for h in headers if h.lower().startswith("access-control-")]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from vault_agent.errors import Conflict, InvalidParameter, NotFound, TooLarge
+from vault_agent.errors import Conflict, InvalidParameter, InvalidPath, NotFound, TooLarge
 
 from .conftest import sha, tree
 
@@ -169,3 +169,14 @@ def test_writes_use_exact_name_never_case_variant(call: Call, vault_dir: Path) -
     with pytest.raises(Conflict):
         call("write", path="NOTES/A.md", content="x", mode="append")
     assert (vault_dir / "notes/a.md").read_text() == A
+
+
+@pytest.mark.parametrize("name", ["create", "write", "replace"])
+def test_folder_path_is_invalid(call: Call, name: str) -> None:
+    raw = {
+        "create": {"content": "x"},
+        "write": {"content": "x", "mode": "append"},
+        "replace": {"find": "a", "replace": "b"},
+    }
+    with pytest.raises(InvalidPath, match="folder"):
+        call(name, path="notes", **raw[name])

@@ -154,3 +154,10 @@ def test_diff_is_bounded(call: Call, vault_dir: Path) -> None:
     assert body["data"]["diff_truncated"] is True
     assert len(body["data"]["diff"].splitlines()) <= 400
     assert p.read_text() == ""
+
+
+def test_insert_at_top_keeps_bom_first(call: Call, vault_dir: Path) -> None:
+    p = vault_dir / "notes/bom.md"
+    p.write_bytes(b"\xef\xbb\xbfa\n")
+    call("edit", path="notes/bom.md", insert_after_line=0, content="top")
+    assert p.read_bytes() == b"\xef\xbb\xbftop\na\n"

@@ -203,3 +203,18 @@ def test_error_messages_never_leak_absolute_paths(call: Call, vault_dir: Path) -
             call(name, **raw)
         assert str(vault_dir) not in exc.value.message
         assert "zzz" not in exc.value.message
+
+
+def test_logs_name_tool_path_sizes_never_content(call: Call, caplog: pytest.LogCaptureFixture) -> None:
+    canary = "canary-text-9b1e"
+    with caplog.at_level("INFO", logger="vault_agent.files"):
+        call("create", path="notes/log.md", content=f"{canary}\n")
+        call("write", path="notes/log.md", content=f"{canary} again\n", mode="append")
+        call("edit", path="notes/log.md", old_text=canary, new_text="x", replace_all=True)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert canary not in text
+    assert [r.getMessage() for r in caplog.records] == [
+        "write tool=vault_create path=notes/log.md bytes_before=- bytes_after=17",
+        "write tool=vault_write path=notes/log.md bytes_before=17 bytes_after=40",
+        "write tool=vault_edit path=notes/log.md bytes_before=40 bytes_after=10",
+    ]

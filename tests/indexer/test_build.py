@@ -217,3 +217,25 @@ def test_config_change_makes_index_rebuild(tmp_path: Path) -> None:
         "c/d/n2.md",
         "c/d/n5.md",
     ]
+
+
+def test_rescan_event_reconciles_without_dropping_unchanged(tmp_path: Path) -> None:
+    from vault_agent.indexer.build import Indexer
+    from vault_agent.indexer.eventlog import NewEvent
+
+    vault = _vault(tmp_path)
+    s = make_settings(vault)
+    build_index(s)
+    write(vault, "a/n0.md", note_text(0, "changed"))
+    write(vault, "z/new.md", "# New\n")
+    (vault / "b" / "n1.md").unlink()
+    with WriterLock(s.index_dir):
+        idx = Indexer(s)
+        idx.load()
+        idx.log.append([NewEvent("rescan", "", None, None, None, "watcher")])
+        m = idx.apply(idx.log.read_after(idx.applied_seq))
+        assert m is not None and m.note_count == 12
+        idx.log.append([NewEvent("rescan", "c", None, None, None, "watcher")])
+        m2 = idx.apply(idx.log.read_after(idx.applied_seq))
+        assert m2 is not None and m2.note_count == 12 and m2.segments == m.segments
+    assert snapshot_rows(s.index_dir) == _full_rows(vault, tmp_path)

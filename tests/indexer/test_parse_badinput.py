@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import runpy
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+import pytest
 
 from vault_agent.contracts import ParsedNote
 from vault_agent.indexer.parse import parse_note
@@ -242,3 +247,49 @@ def test_22_zero_byte_and_binary() -> None:
     parsed = parse(png, "img.md")
     assert "binary" in parsed.note["flags"]
     assert (parsed.note["title"], parsed.chunks, parsed.headings) == ("img", [], [])
+
+
+BAD_FILES: dict[str, bytes] = {
+    "bad/01-bom.md": b"\xef\xbb\xbf---\ntitle: Bom\n---\n# H\n",
+    "bad/02-utf8.md": b"# H \xc3\x28\n\xff\n",
+    "bad/03-nul.md": b"# H\n\x00\n",
+    "bad/04-crlf.md": b"---\r\ntitle: W\r\n---\r\n# A\r\n",
+    "bad/05-cr.md": b"# A\rtext\r",
+    "bad/06-long-line.md": b"lorem ipsum " * 900_000,
+    "bad/07-many-lines.md": b"line\n" * 500_000,
+    "bad/08-deep.md": b"---\nx: " + b"[" * 25_000 + b"\n---\n",
+    "bad/09-deep600.md": b"---\nx: " + b"[" * 600 + b"]" * 600 + b"\n---\n",
+    "bad/10-laughs.md": b"---\na: &a [x]\n" + b"b: [" + b", ".join([b"*a"] * 100) + b"]\n---\n",
+    "bad/11-scalar.md": b"---\nx: " + b"a" * 50_000_000 + b"\n---\n",
+    "bad/12-date.md": b"---\ndate: 2024-02-30\n---\n",
+    "bad/13-keys.md": b"---\n1: a\nnull: b\nk: 1\nk: 2\n---\n",
+    "bad/14-list.md": b"---\n- a\n---\n",
+    "bad/15-unclosed.md": b"---\ntitle: x\n",
+    "bad/16-rule.md": b"---\n\ntext\n\n---\n",
+    "bad/17-json.md": b'{"a": 1}\n',
+    "bad/18-tab.md": b"---\na:\n\tb: 1\n---\n",
+    "bad/19-torture.md": b"a <![CDATA[ " * 20_000 + b"\n" + b"**_* " * 20_000 + b"\n",
+    "bad/22-empty.md": b"",
+    "bad/22-binary.md": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+}
+
+
+@pytest.mark.slow
+def test_bad_input_beside_1000_good_notes_builds(tmp_path: Path) -> None:
+    """RELIABILITY.md §4: every bad case beside 1,000 good notes; the build survives and
+    indexes all of them (undecodable names and NFC twins are skipped by the walk)."""
+    from vault_agent.config import Settings
+    from vault_agent.indexer.build import build_index
+
+    gen_vault = runpy.run_path(str(Path(__file__).resolve().parents[2] / "ops" / "gen_vault.py"))
+    vault = tmp_path / "vault"
+    gen_vault["main"]([str(vault), "--notes", "1000", "--seed", "3"])
+    for rel, data in BAD_FILES.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_bytes(data)
+    with open(os.fsencode(vault) + b"/bad/20-name-\xff.md", "wb") as fh:
+        fh.write(b"# undecodable name")
+    (vault / "bad" / "21-cafe\u0301.md").write_text("nfd", encoding="utf-8")
+    (vault / "bad" / "21-caf\u00e9.md").write_text("nfc", encoding="utf-8")
+    manifest = build_index(Settings(vault=vault, index_dir=tmp_path / "state"), full=True)
+    assert manifest.note_count == 1000 + len(BAD_FILES) + 1

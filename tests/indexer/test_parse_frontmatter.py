@@ -235,3 +235,8 @@ def test_billion_laughs_under_alias_cap_never_expanded() -> None:
     assert note["fm_status"] == "valid"
     assert (note["tags"], note["type_values"]) == ([], [])
     assert json.loads(note["facets_json"])["facets"]["entity"] == []
+
+
+def test_title_tags_and_values_are_nfc() -> None:
+    note = fm("title: Cafe\u0301\ntags: [cafe\u0301, caf\u00e9]\ntype: cafe\u0301")
+    assert (note["title"], note["tags"], note["type_values"]) == ("Caf\u00e9", ["caf\u00e9"], ["caf\u00e9"])

@@ -81,3 +81,17 @@ def test_orientation_fixture_excludes_and_counts() -> None:
     ]
     tags = {t for r in rows.values() for t in r["note"]["tags"]}
     assert 5 <= len(tags) <= 10
+
+
+def test_parsing_never_touches_the_vault() -> None:
+    """Seed 001 data integrity: parsing reads bytes only; no file changes, no sidecars."""
+    root = REPO / "fixtures" / "outline"
+
+    def state() -> dict[str, tuple[int, bytes]]:
+        return {str(p.relative_to(root)): (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*")}
+
+    before = state()
+    first = vault_rows("outline")
+    second = vault_rows("outline")
+    assert state() == before
+    assert first == second

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from query.snapfactory import SnapFactory, settings_for, write_vault
 from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.query.snapshot import SnapshotReader
-from query.snapfactory import SnapFactory, settings_for, write_vault
 
 ReaderFactory = Callable[..., SnapshotReader]
 

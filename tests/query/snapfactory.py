@@ -79,8 +79,14 @@ class SnapFactory:
             files[table] = name
         return SegmentRef(segment_id=seg_id, files=files, note_count=len(parsed))
 
-    def commit(self, upserts: list[str] = (), deletes: list[str] = (), *, fingerprint: str | None = None,
-               schema_version: int = SCHEMA_VERSION) -> Manifest:
+    def commit(
+        self,
+        upserts: list[str] = (),
+        deletes: list[str] = (),
+        *,
+        fingerprint: str | None = None,
+        schema_version: int = SCHEMA_VERSION,
+    ) -> Manifest:
         """Parse `upserts` into a new segment, tombstone replaced/deleted rows, commit."""
         parsed = [self.parse(rel) for rel in upserts]
         changed = set(upserts) | set(deletes)

@@ -39,7 +39,9 @@ def _change(vault: Path) -> None:
     extra = vault / "zz-added"
     extra.mkdir()
     for i in range(150):
-        (extra / f"added-{i:03d}.md").write_text(f"---\ntags: [added, batch{i % 3}]\ntype: added\n---\n# A{i}\n")
+        (extra / f"added-{i:03d}.md").write_text(
+            f"---\ntags: [added, batch{i % 3}]\ntype: added\n---\n# A{i}\n"
+        )
     removed = sorted(vault.rglob("*.md"))[:40]
     for path in removed:
         if "zz-added" not in str(path):

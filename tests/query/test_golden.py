@@ -78,7 +78,9 @@ def _check(name: str, text: str) -> None:
 
 
 @pytest.mark.parametrize(("case", "op_name", "raw"), ORIENTATION_CASES)
-def test_orientation_golden(orientation_ctx: AppContext, case: str, op_name: str, raw: dict[str, Any]) -> None:
+def test_orientation_golden(
+    orientation_ctx: AppContext, case: str, op_name: str, raw: dict[str, Any]
+) -> None:
     op = REGISTRY[op_name]
     body = _stable(body_of(op, invoke(op, orientation_ctx, raw)))
     _check(f"orientation.{case}", dump_json(body))

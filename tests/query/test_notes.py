@@ -64,7 +64,12 @@ def test_document_tree_nesting(snap, make_reader) -> None:
                     "text": "Guide",
                     "children": [
                         {"id": "h3-deep-first-0002", "level": 3, "text": "Deep first", "children": []},
-                        {"id": "h2-second-code-link-0003", "level": 2, "text": "Second code link", "children": []},
+                        {
+                            "id": "h2-second-code-link-0003",
+                            "level": 2,
+                            "text": "Second code link",
+                            "children": [],
+                        },
                         {"id": "h2-empty-0004", "level": 2, "text": "Empty", "children": []},
                         {
                             "id": "h2-script-alert-1-script-0005",
@@ -189,7 +194,14 @@ def test_no_body_text_anywhere(snap, make_reader) -> None:
         ("get-metadata-facets", sections.get_metadata_facets),
     ]:
         text = str(_raw(name, fn(reader, "notes/guide.md")))
-        for leaked in ("Intro text", "some text", "not a heading", "do-not-show", "secret", str(settings.vault)):
+        for leaked in (
+            "Intro text",
+            "some text",
+            "not a heading",
+            "do-not-show",
+            "secret",
+            str(settings.vault),
+        ):
             assert leaked not in text
 
 
@@ -222,8 +234,12 @@ def test_heading_cap_and_too_large(snap, make_reader) -> None:
     assert tree.truncated is True and len(tree.root.children) == 500
     src = sections.get_section_source(reader, "many.md").data
     assert src.truncated is True and len(src.sections) == 500
-    for fn in (outline.get_note_outline, outline.get_document_tree, sections.get_section_source,
-               sections.get_metadata_facets):
+    for fn in (
+        outline.get_note_outline,
+        outline.get_document_tree,
+        sections.get_section_source,
+        sections.get_metadata_facets,
+    ):
         with pytest.raises(TooLarge) as exc:
             fn(reader, "big.md")
         assert "big.md" in exc.value.message
@@ -267,8 +283,12 @@ def test_path_security(tmp_path, snap, make_reader, raw: str, error: type) -> No
     os.symlink(outside / "secret.md", settings.vault / "link.md")
     os.symlink(outside, settings.vault / "linkdir")
     reader = make_reader(settings)
-    for fn in (outline.get_note_outline, outline.get_document_tree, sections.get_section_source,
-               sections.get_metadata_facets):
+    for fn in (
+        outline.get_note_outline,
+        outline.get_document_tree,
+        sections.get_section_source,
+        sections.get_metadata_facets,
+    ):
         with pytest.raises(error) as exc:
             fn(reader, raw)
         msg = exc.value.message

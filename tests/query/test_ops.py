@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
+from query.snapfactory import settings_for, write_vault
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, make_vault, operations
 from vault_agent.errors import IndexNotFound, InvalidParameter
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.status import index_status
-from query.snapfactory import settings_for, write_vault
 
 FILES = {
     "a/one.md": "---\ntags: [x, y]\ntype: note\n---\n# One\n## Sub\n",
@@ -129,7 +129,10 @@ def test_status_without_snapshot_and_incompatible(tmp_path, snap) -> None:
     with pytest.raises(IndexNotFound) as exc:
         index_status(settings_for(vault))
     assert exc.value.to_body() == {
-        "error": {"code": "INDEX_NOT_FOUND", "message": "no index snapshot exists yet; run 'vault-agent index'"}
+        "error": {
+            "code": "INDEX_NOT_FOUND",
+            "message": "no index snapshot exists yet; run 'vault-agent index'",
+        }
     }
     settings, factory = snap(FILES)
     factory.commit(["top.md"], fingerprint="changed")

@@ -191,7 +191,10 @@ def test_overview_truncation_warnings(snap, make_reader) -> None:
     settings, _ = snap(files)
     out = core.overview(make_reader(settings, "stale"))
     data = out.data.model_dump(by_alias=True)
-    assert len(data["topLevelFolders"]) == 20 and data["topLevelFolders"][0] == {"path": "d00", "noteCount": 1}
+    assert len(data["topLevelFolders"]) == 20 and data["topLevelFolders"][0] == {
+        "path": "d00",
+        "noteCount": 1,
+    }
     assert len(data["topTags"]) == 50 and len(data["frontmatterFields"]) == 50
     assert [w.code for w in out.warnings] == [
         "INDEX_STALE",

@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from query.snapfactory import SnapFactory, settings_for, write_vault
 from vault_agent.contracts import CURRENT_FILE
 from vault_agent.errors import IndexIncompatible, IndexNotFound
 from vault_agent.query.snapshot import SnapshotReader
-from query.snapfactory import SnapFactory, settings_for, write_vault
 
 
 def _paths(view) -> list[str]:
@@ -19,8 +19,7 @@ def _paths(view) -> list[str]:
 
 def _schemas(reader: SnapshotReader) -> list[str]:
     rows = reader._db.execute(  # noqa: SLF001 - white-box check of drops
-        "SELECT DISTINCT schema_name FROM information_schema.schemata WHERE schema_name LIKE 's%' "
-        "ORDER BY 1"
+        "SELECT DISTINCT schema_name FROM information_schema.schemata WHERE schema_name LIKE 's%' ORDER BY 1"
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -37,9 +36,8 @@ def test_no_current_then_current(tmp_path, make_reader) -> None:
     vault.mkdir()
     settings = settings_for(vault)
     reader = make_reader(settings)
-    with pytest.raises(IndexNotFound):
-        with reader.acquire():
-            pass
+    with pytest.raises(IndexNotFound), reader.acquire():
+        pass
     assert reader.current_manifest() is None
     write_vault(vault, {"a.md": "# A\n"})
     factory = SnapFactory(settings)
@@ -109,9 +107,8 @@ def test_incompatible_snapshot(snap, make_reader) -> None:
         pass
     factory.commit(["a.md"], schema_version=999)
     for _ in range(2):  # the cached verdict answers the same
-        with pytest.raises(IndexIncompatible) as exc:
-            with reader.acquire():
-                pass
+        with pytest.raises(IndexIncompatible) as exc, reader.acquire():
+            pass
         assert "vault-agent reindex" in exc.value.message
     factory.commit(["a.md"])
     with reader.acquire() as view:
@@ -121,9 +118,8 @@ def test_incompatible_snapshot(snap, make_reader) -> None:
 def test_current_naming_a_missing_manifest(snap, make_reader) -> None:
     settings, _ = snap({"a.md": "# A\n"})
     (settings.index_dir / CURRENT_FILE).write_text("manifest-77.json")
-    with pytest.raises(IndexNotFound):
-        with make_reader(settings).acquire():
-            pass
+    with pytest.raises(IndexNotFound), make_reader(settings).acquire():
+        pass
 
 
 def test_concurrent_acquires_see_consistent_snapshots(snap, make_reader) -> None:
@@ -186,6 +182,42 @@ def test_closed_reader_refuses(snap) -> None:
     settings, _ = snap({"a.md": "# A\n"})
     reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
     reader.close()
-    with pytest.raises(IndexNotFound):
-        with reader.acquire():
-            pass
+    with pytest.raises(IndexNotFound), reader.acquire():
+        pass
+
+
+def test_requests_keep_the_old_snapshot_while_a_new_one_loads(snap, make_reader) -> None:
+    settings, factory = snap({"a.md": "# A\n"})
+    reader = make_reader(settings)
+    with reader.acquire() as view:
+        assert view.manifest.snapshot_id == 1
+    write_vault(settings.vault, {"b.md": "# B\n"})
+    factory.commit(["b.md"])
+    started, release = threading.Event(), threading.Event()
+    original = reader._load  # noqa: SLF001 - hold the load open to observe readers meanwhile
+
+    def slow_load(manifest):
+        started.set()
+        assert release.wait(30)
+        return original(manifest)
+
+    reader._load = slow_load  # noqa: SLF001
+    loader_saw: list[int] = []
+
+    def load() -> None:
+        with reader.acquire() as v:
+            loader_saw.append(v.manifest.snapshot_id)
+
+    thread = threading.Thread(target=load)
+    thread.start()
+    try:
+        assert started.wait(30)
+        with reader.acquire() as view:  # not blocked by the running load
+            assert view.manifest.snapshot_id == 1 and _paths(view) == ["a.md"]
+    finally:
+        release.set()
+        thread.join(30)
+    assert loader_saw == [2]
+    with reader.acquire() as view:
+        assert view.manifest.snapshot_id == 2 and _paths(view) == ["a.md", "b.md"]
+    assert _schemas(reader) == ["s2"]

@@ -32,6 +32,7 @@ from vault_agent.errors import TooLarge
 
 log = logging.getLogger("vault_agent.mcp_http")
 
+CORS_REQUEST_KEY = web.RequestKey("vault_agent_cors_headers", dict[str, str])  # set for an allowed Origin
 DISCONNECT_POLL_S = 1.0  # how often a waiting `receive` looks for a closed client socket
 
 
@@ -138,6 +139,7 @@ class McpBridge:
                 response = web.StreamResponse(status=int(message["status"]))
                 for key, value in message.get("headers", []):
                     response.headers.add(key.decode("latin-1"), value.decode("latin-1"))
+                response.headers.update(request.get(CORS_REQUEST_KEY, {}))
                 await response.prepare(request)
                 state["response"] = response
             elif kind == "http.response.body":

@@ -22,6 +22,7 @@ from aiohttp import web
 from multidict import MultiMapping
 from pydantic import BaseModel
 
+from vault_agent.api.asgi_bridge import CORS_REQUEST_KEY as CORS_KEY
 from vault_agent.api.asgi_bridge import McpBridge, read_body_capped
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
 from vault_agent.api.security import AccessPolicy
@@ -253,9 +254,11 @@ async def access_checks(request: web.Request, handler: Handler) -> web.StreamRes
     ):
         return web.Response(status=204, headers=_cors_headers(origin, preflight=True))
     policy.check_token(request.headers.get("Authorization"))
+    if origin is not None:
+        request[CORS_KEY] = _cors_headers(origin, preflight=False)  # streamed /mcp replies add them too
     response = await handler(request)
     if origin is not None and not response.prepared:
-        response.headers.update(_cors_headers(origin, preflight=False))
+        response.headers.update(request[CORS_KEY])
     return response
 
 

@@ -102,7 +102,10 @@ def call_server(
         headers["Content-Type"] = "application/json"
     request = urllib.request.Request(url, data=data, method=op.http_method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as resp:  # noqa: S310 (user-given server)
+        # A loopback server is never reached through an HTTP proxy (the token must not leave).
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if _is_local(base) else None
+        open_url = opener.open if opener is not None else urllib.request.urlopen
+        with open_url(request, timeout=TIMEOUT_S) as resp:
             return resp.read().decode("utf-8"), dict(resp.headers.items())
     except urllib.error.HTTPError as exc:
         text = exc.read().decode("utf-8", "replace")
@@ -175,7 +178,10 @@ def _signature(op: Operation, opts: list[CliOption]) -> inspect.Signature:
         required = info is not None and info.is_required()
         kind = _py_type(info.annotation) if info is not None else str
         ann = Annotated[
-            kind | None, typer.Argument(help=(info.description or "") if info else "", show_default=False)
+            kind | None,
+            typer.Argument(
+                help=(info.description or "") if info else "", show_default=False, metavar=name.upper()
+            ),
         ]
         default = inspect.Parameter.empty if required else None
         params.append(
@@ -285,7 +291,12 @@ def _help_of(op: Operation) -> str:
     summary = op.cli_help or op.description.split(". ")[0]
     args = " ".join(a.upper() for a in op.cli_args)
     example = f"vault-agent {op.name}{' ' + args if args else ''}"
+    if "Example:" in summary:
+        return f"{summary}\n\nNeeds a running server: vault-agent serve --watch --vault PATH."
     return f"{summary}\n\nExample: {example} --json\n\nNeeds a running server: vault-agent serve --watch --vault PATH."
+
+
+GENERATED: set[str] = set()  # commands this module added (others are local, e.g. `status`)
 
 
 def register_commands() -> None:
@@ -297,6 +308,7 @@ def register_commands() -> None:
         fields = op.params.model_fields
         needs_args = any(fields[a].is_required() for a in op.cli_args if a in fields)
         app.command(name=op.name, help=_help_of(op), no_args_is_help=needs_args)(make_command(op))
+        GENERATED.add(op.name)
 
 
 register_commands()

@@ -35,6 +35,10 @@ except OSError:  # pragma: no cover - non-glibc platforms
     _renameat2 = None
 
 
+class ChangedAfterWrite(Conflict):
+    """The read-back differs: our bytes were renamed in, then another program wrote."""
+
+
 def is_temp_name(name: str) -> bool:
     """True for our own temp files (the watcher ignores them)."""
     return name.startswith(TEMP_PREFIX)
@@ -59,16 +63,15 @@ def read_current(dir_fd: int, leaf: str, rel: str, max_bytes: int = MAX_FILE_BYT
         if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR):
             raise InvalidPath(f"'{display(rel)}' is not a regular file") from None
         raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        kind = "a folder, not a file" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise InvalidPath(f"'{display(rel)}' is {kind}")
+    if st.st_size > max_bytes:
+        os.close(fd)
+        raise TooLarge(f"'{display(rel)}' is larger than {max_bytes} bytes; vault-agent does not rewrite it")
     with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if stat.S_ISDIR(st.st_mode):
-            raise InvalidPath(f"'{display(rel)}' is a folder, not a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise InvalidPath(f"'{display(rel)}' is not a regular file")
-        if st.st_size > max_bytes:
-            raise TooLarge(
-                f"'{display(rel)}' is larger than {max_bytes} bytes; vault-agent does not rewrite it"
-            )
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise TooLarge(f"'{display(rel)}' is larger than {max_bytes} bytes; vault-agent does not rewrite it")
@@ -184,7 +187,7 @@ def verify(dir_fd: int, leaf: str, rel: str, data: bytes) -> None:
     """
     got = read_current(dir_fd, leaf, rel, max_bytes=max(MAX_FILE_BYTES, len(data)))
     if got is None or len(got) != len(data) or sha256_hex(got) != sha256_hex(data):
-        raise Conflict(
+        raise ChangedAfterWrite(
             f"'{display(rel)}' changed right after vault-agent wrote it (another program edited it); "
             "read it again before retrying"
         )

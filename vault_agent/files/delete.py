@@ -129,6 +129,22 @@ def _remove(parent_fd: int, leaf: str, is_dir: bool) -> None:
     fsync_dir(parent_fd)
 
 
+def _check_same_parent(ctx: FilesContext, resolved: Resolved, parent_fd: int) -> None:
+    """The OS trash API takes a path: re-check that it still names the folder we opened.
+
+    Raises:
+        InvalidPath: a parent was swapped (e.g. for a symlink) since it was checked.
+    """
+    parent = ctx.vault.root.joinpath(*resolved.raw_parts[:-1])
+    try:
+        by_path = os.stat(parent, follow_symlinks=False)
+    except OSError:
+        by_path = None
+    by_fd = os.fstat(parent_fd)
+    if by_path is None or (by_path.st_dev, by_path.st_ino) != (by_fd.st_dev, by_fd.st_ino):
+        raise InvalidPath(f"the folder of '{display(resolved.rel)}' changed while deleting; retry")
+
+
 def _measure(ctx: FilesContext, resolved: Resolved, parent_fd: int, leaf: str) -> tuple[list[str], int]:
     if resolved.is_dir:
         files, names = folder_files(ctx, resolved)
@@ -200,10 +216,11 @@ def delete_path(
             elif method == "local":
                 trashed_to = _to_local_trash(parent_fd, leaf, leaf, resolved.is_dir, ctx)
             elif method == "system":
+                _check_same_parent(ctx, resolved, parent_fd)
                 try:
                     send2trash(str(ctx.vault.abspath(resolved)))
-                except OSError:
-                    log.warning("system trash failed", exc_info=True)
+                except OSError as exc:
+                    log.warning("system trash failed (%s)", type(exc).__name__)
                     raise Forbidden(
                         "the system trash is not available here; set trashOption to 'local' in "
                         ".obsidian/app.json or pass permanent: true"

@@ -111,6 +111,9 @@ def _insert(
     if at == n and n and not lines[-1].endswith("\n"):
         lines[-1] += eol
     inserted = split_lines(block)
+    if at == 0 and lines and lines[0].startswith("\ufeff") and inserted:
+        lines[0] = lines[0][1:]  # a byte-order mark stays the first character of the file
+        inserted[0] = "\ufeff" + inserted[0]
     return "".join(lines[:at] + inserted + lines[at:]), len(inserted)
 
 

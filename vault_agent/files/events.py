@@ -52,8 +52,8 @@ def record(ctx: FilesContext, changes: list[Change]) -> tuple[int | None, list[W
         return None, [NOT_RECORDED]
     try:
         seq = mod.record_changes(ctx.settings, list(changes), writer=ctx.writer)
-    except Exception:  # the file is already durable: report, do not turn success into failure
-        log.warning("tool event not recorded", exc_info=True)
+    except Exception as exc:  # the file is already durable: report, do not turn success into failure
+        log.warning("tool event not recorded (%s)", type(exc).__name__)
         return None, [NOT_RECORDED]
     return (int(seq) if seq is not None else None), []
 
@@ -69,8 +69,8 @@ def wait(
         timeout_s = 0.0  # nobody will commit it: answer from the current snapshot at once
     try:
         snap = mod.wait_for_seq(ctx.settings, seq, timeout_s, writer=ctx.writer)
-    except Exception:
-        log.warning("waiting for the index failed", exc_info=True)
+    except Exception as exc:
+        log.warning("waiting for the index failed (%s)", type(exc).__name__)
         return None, [NOT_INDEXED]
     if snap is None:
         return None, [NOT_INDEXED]

@@ -6,17 +6,11 @@ Field names are snake_case on every surface: seed 002's schemas (`written_path`,
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
 from vault_agent.paths import Vault
-
-
-class SettingsLike(Protocol):
-    index_dir: Path
-    writes_enabled: bool
 
 
 class FilesContext(Protocol):

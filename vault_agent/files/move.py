@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from collections.abc import Iterator
 
 from vault_agent.contracts import Outcome, WarningItem
-from vault_agent.errors import Conflict, InvalidParameter, NotFound
+from vault_agent.errors import Conflict, InvalidParameter, NotFound, VaultAgentError
 from vault_agent.files import events, policy
 from vault_agent.files.atomic import fsync_dir, read_current, rename_noreplace, replace_atomic
 from vault_agent.files.events import Change
@@ -59,13 +60,7 @@ def _plan_links(
     rctx = RewriteContext(mapping=mapping, before=LinkIndex(all_files), after=LinkIndex(after_files))
     stems = stems_of(moved_old)
     plan: list[tuple[str, str, int]] = []
-    for rel in all_files:
-        if not ctx.vault.is_note_name(rel):
-            continue
-        try:
-            _, data = ctx.vault.read_rel(rel)
-        except Exception:  # vanished or unreadable: nothing to rewrite there
-            continue
+    for rel, data in _read_notes(ctx, [f for f in all_files if ctx.vault.is_note_name(f)]):
         text = data.decode("utf-8", errors="strict") if _is_utf8(data) else None
         if text is None or ("[[" not in text and "](" not in text):
             continue
@@ -75,6 +70,32 @@ def _plan_links(
         if count and new_text != text:
             plan.append((rel, mapping.get(rel, rel), count))
     return plan
+
+
+def _read_notes(ctx: FilesContext, rels: list[str]) -> Iterator[tuple[str, bytes]]:
+    """(rel, bytes) of each note, read through one checked fd per folder (O_NOFOLLOW).
+
+    Planning only: the rewrite itself re-reads each file through the write pipeline.
+    Vanished or unreadable files are skipped.
+    """
+    by_folder: dict[str, list[str]] = {}
+    for rel in rels:
+        by_folder.setdefault(rel.rsplit("/", 1)[0] if "/" in rel else "", []).append(rel)
+    for folder, members in by_folder.items():
+        try:
+            fd, _, _ = ctx.vault.open_parent(f"{folder}/x" if folder else "x", create=False)
+        except VaultAgentError:
+            continue
+        try:
+            for rel in members:
+                try:
+                    data = read_current(fd, rel.rsplit("/", 1)[-1], rel)
+                except (VaultAgentError, OSError):
+                    continue
+                if data is not None:
+                    yield rel, data
+        finally:
+            os.close(fd)
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -223,8 +244,8 @@ def _rewrite_after_move(
     for old, new, _planned in plan:
         try:
             count = _apply_rewrite(ctx, new, rctx, old)
-        except Exception:  # one unreadable note must not undo a completed move
-            log.warning("link rewrite skipped for one note", exc_info=True)
+        except Exception as exc:  # one unreadable note must not undo a completed move
+            log.warning("link rewrite skipped for %s (%s)", new, type(exc).__name__)
             continue
         if count:
             done.append((old, new, count))

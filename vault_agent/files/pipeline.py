@@ -19,7 +19,7 @@ from typing import Literal
 from vault_agent.contracts import WarningItem
 from vault_agent.errors import Conflict, InvalidParameter, NotFound, TooLarge
 from vault_agent.files import events
-from vault_agent.files.atomic import read_current, replace_atomic, sha256_hex
+from vault_agent.files.atomic import ChangedAfterWrite, read_current, replace_atomic, sha256_hex
 from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext, IndexInfo
 from vault_agent.paths import display
@@ -161,7 +161,11 @@ def apply_change(
                         "replaced. Read it again and retry"
                     )
 
-            replace_atomic(dir_fd, leaf, canon, after, must_not_exist=current is None, precheck=recheck)
+            try:
+                replace_atomic(dir_fd, leaf, canon, after, must_not_exist=current is None, precheck=recheck)
+            except ChangedAfterWrite:
+                events.record(ctx, [("upsert", canon, None)])  # the file did change: index it
+                raise
             log.info(
                 "write tool=%s path=%s bytes_before=%s bytes_after=%d",
                 tool,

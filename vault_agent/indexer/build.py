@@ -10,6 +10,7 @@ segment holding a changed or deleted path gets a tombstone for it.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
@@ -25,24 +26,28 @@ import pyarrow.compute as pc
 
 from vault_agent.config import Settings
 from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, Manifest, ParsedNote, SegmentRef
-from vault_agent.errors import VaultAgentError
+from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
-from vault_agent.indexer.scan import KnownNote, in_prefixes, scan_vault, skipped_counts
+from vault_agent.indexer.scan import KnownNote, scan_vault, skipped_counts
 from vault_agent.indexer.segments import SegmentWriter, read_live, rows_to_tables
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 from vault_agent.paths import Vault
 
 log = logging.getLogger("vault_agent.indexer")
 
-SEGMENT_MAX_NOTES = 10_000  # bounds the rows held in memory while one segment is sorted
+# A segment is sorted in memory, so its size bounds the writer's peak RSS (the sort copies
+# it once): roll over to a new segment at this many notes or Arrow bytes.
+SEGMENT_MAX_NOTES = 5_000
+SEGMENT_MAX_BYTES = 160 << 20
 POOL_MIN_NOTES = 256  # smaller batches parse inline (a pool costs more than it saves)
 POOL_WORKERS = 2
 TASK_NOTES = 128
 LOG_COMPACT_BYTES = 1 << 20
 
 Progress = Callable[[int, int], None]
+_GONE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR, errno.ENXIO})
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,12 @@ def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
             return None
         st = vault.lstat(resolved)  # stat before read: a racing write leaves a newer mtime
         raw = vault.read_bytes(resolved)
-    except (VaultAgentError, OSError):
-        return None
+    except (NotFound, InvalidPath):
+        return None  # gone, or a link / folder / special file now: not a note
+    except OSError as exc:
+        if exc.errno in _GONE_ERRNOS:
+            return None
+        raise  # EMFILE, EIO, ...: fail this build (and retry) rather than drop the note
     return parse_note(rel, raw, st.st_mtime_ns, st.st_size)
 
 
@@ -234,11 +243,11 @@ class Indexer:
                 if not tables["notes"].num_rows:
                     continue
                 if writer is None:
-                    writer = SegmentWriter(self.index_dir, seg_id)
+                    writer = SegmentWriter(self.index_dir, seg_id, presorted=True)
                     seg_id += 1
                 writer.add(tables)
                 infos.update(_infos(tables, writer.segment_id))
-                if writer.note_count >= SEGMENT_MAX_NOTES:
+                if writer.note_count >= SEGMENT_MAX_NOTES or writer.nbytes >= SEGMENT_MAX_BYTES:
                     refs.append(writer.finish())
                     writer = None
             if writer is not None:
@@ -322,14 +331,9 @@ class Indexer:
                 candidates.discard(rel)
         rels = sorted(candidates)
         refs, infos, missing = self._write_segments(rels, progress, unchanged_ok=True)
+        # Known notes that vanished come back from the parse as missing (a rescan lists them
+        # as delete candidates); nothing else is ever treated as gone.
         gone = {p for p in missing if p in self.notes}
-        # Prefix rescans also catch known notes that vanished with their folder.
-        if prefixes:
-            gone |= (
-                {p for p in self.notes if in_prefixes(p, prefixes) and p not in infos}
-                - set(rels)
-                - set(infos)
-            )
         replaced = (set(infos) | gone) & set(self.notes)
         if not refs and not gone and upto <= self.applied_seq:
             return None

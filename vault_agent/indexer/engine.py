@@ -39,7 +39,10 @@ log = logging.getLogger("vault_agent.indexer.engine")
 MAX_DEBOUNCE_S = 1.0  # a steady stream of saves still commits at least this often
 RECONCILE_INTERVAL_S = 60.0
 HASH_PASS_EVERY = 10  # every Nth reconcile also compares content hashes
-MISSED_TIME_S = 3 * HEARTBEAT_INTERVAL_S  # a heartbeat tick this late: the process was stopped
+MISSED_TIME_S = 2.5 * HEARTBEAT_INTERVAL_S  # a heartbeat tick this late: the process was stopped
+# A batch this big may be the visible part of an overflow whose record has not arrived yet:
+# reconcile by a rescan in the same build rather than report a partial snapshot as fresh.
+BIG_BATCH = 1000
 
 
 class Writer:
@@ -223,6 +226,8 @@ class Writer:
             self._rescan_needed = False
         items = [NewEvent("upsert", p, None, None, None, "watcher") for p in files]
         items += [NewEvent("upsert", p, None, None, None, "watcher") for p in dirs]
+        if len(items) >= BIG_BATCH:
+            rescan = True
         if rescan:
             items.append(NewEvent("rescan", "", None, None, None, "watcher"))
         return items

@@ -22,6 +22,7 @@ BOM = b"\xef\xbb\xbf"
 BINARY_SNIFF_BYTES = 8192
 MAX_CHUNK_CHARS = 8000
 PLAIN_WINDOW_LINES = 50
+_EMPTY_FACETS = facets_json({})
 
 
 def _decode(raw: bytes, flags: list[str]) -> str:
@@ -75,7 +76,7 @@ def _base_note(rel: str, raw: bytes, mtime_ns: int, size: int) -> dict[str, Any]
         "tags": [],
         "type_values": [],
         "status_values": [],
-        "facets_json": facets_json({}),
+        "facets_json": _EMPTY_FACETS,
         "line_count": 0,
         "char_count": 0,
         "heading_count": 0,
@@ -88,6 +89,9 @@ def _base_note(rel: str, raw: bytes, mtime_ns: int, size: int) -> dict[str, Any]
 def _pieces(lines: list[str], start: int, end: int) -> list[tuple[int, int, str]]:
     """Lines start..end as (first, last, text) pieces of at most MAX_CHUNK_CHARS, whole lines
     where possible; a single over-long line is cut into pieces that share its line number."""
+    whole = "\n".join(lines[start - 1 : end])
+    if len(whole) <= MAX_CHUNK_CHARS:
+        return [(start, end, whole)]  # the common case: one piece
     out: list[tuple[int, int, str]] = []
     buf: list[str] = []
     size = 0
@@ -237,7 +241,11 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
 
 
 def parse_note(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
-    """Parse one note's raw bytes into NOTES/HEADINGS/CHUNKS/TERMS/LINKS rows; never raises."""
+    """Parse one note's raw bytes into NOTES/HEADINGS/CHUNKS/TERMS/LINKS rows.
+
+    Raises:
+        nothing: an unexpected failure yields a bare note row flagged `parse_error`.
+    """
     try:
         return _parse(rel, raw, mtime_ns, size)
     except Exception:  # last resort so one bad file never stops a build; no text is logged

@@ -13,7 +13,7 @@ import unicodedata
 from typing import Any
 
 from vault_agent.indexer.frontmatter import scalar_str
-from vault_agent.text import slugify
+from vault_agent.text import nfc, slugify
 
 FACET_KEYS = ("project", "tags", "date", "updated", "causal_chain_id", "entity", "episode_id")
 MAX_FACET_VALUES = 100
@@ -26,7 +26,7 @@ def title_of(fields: dict[str, Any], fallback: str) -> str:
     """Frontmatter `title` when it is a non-empty string, else the stem-derived fallback."""
     value = fields.get("title")
     if isinstance(value, str) and value.strip():
-        return value.strip()
+        return nfc(value.strip())
     return fallback
 
 
@@ -35,7 +35,7 @@ def _once(values: list[str]) -> list[str]:
 
 
 def _tag(value: str) -> str:
-    value = value.strip()
+    value = nfc(value.strip())
     return value[1:].strip() if value.startswith("#") else value
 
 
@@ -63,7 +63,7 @@ def facet_values(value: Any) -> list[str]:
     for item in items:
         if item is None or not _is_scalar(item):
             continue
-        text = item if isinstance(item, str) else scalar_str(item)
+        text = nfc(item) if isinstance(item, str) else scalar_str(item)
         if text.strip():
             out.append(text)
     return _once(out)

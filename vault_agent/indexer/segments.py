@@ -55,21 +55,55 @@ def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:
     return out
 
 
-def sort_table(table: pa.Table, name: str) -> pa.Table:
-    """Rows in the contract order (byte-wise string order, as DuckDB compares VARCHAR)."""
+def _nondecreasing(table: pa.Table, first: str, second: str) -> bool:
+    """True when rows are ordered by (first, second) already (a few vector ops)."""
+    n = table.num_rows
+    if n <= 1:
+        return True
+    a, b = table.column(first), table.column(second)
+    a0, a1, b0, b1 = a.slice(0, n - 1), a.slice(1), b.slice(0, n - 1), b.slice(1)
+    ok = pc.or_(pc.less(a0, a1), pc.and_(pc.equal(a0, a1), pc.less_equal(b0, b1)))
+    return bool(pc.all(ok).as_py())
+
+
+def sort_table(table: pa.Table, name: str, presorted: bool = False) -> pa.Table:
+    """Rows in the contract order (byte-wise string order, as DuckDB compares VARCHAR).
+
+    With `presorted` the caller added notes in path order, each note's rows in ordinal order
+    (the parser's order); that is checked, and then path tables need no sort and `terms`
+    needs only a stable sort on the term, done on dictionary ranks (3x faster than a
+    three-key string sort).
+    """
     if table.num_rows <= 1:
         return table
-    return table.sort_by([(k, "ascending") for k in TABLE_SORT[name]])
+    keys = TABLE_SORT[name]
+    if presorted:
+        first, second = (
+            ("path", "chunk_ordinal")
+            if name == "terms"
+            else keys[:2]
+            if len(keys) > 1
+            else (keys[0], keys[0])
+        )
+        if _nondecreasing(table, first, second):
+            if name != "terms":
+                return table
+            terms = pc.dictionary_encode(table.column("term")).combine_chunks()
+            ranks = pc.rank(terms.dictionary, sort_keys="ascending", tiebreaker="first")
+            return table.take(pc.sort_indices(pc.take(ranks, terms.indices)))  # stable
+    return table.sort_by([(k, "ascending") for k in keys])
 
 
 class SegmentWriter:
     """Collects Arrow batches for one segment and writes it atomically on `finish`."""
 
-    def __init__(self, index_dir: Path, segment_id: int) -> None:
+    def __init__(self, index_dir: Path, segment_id: int, presorted: bool = False) -> None:
         self.index_dir = Path(index_dir)
+        self.presorted = presorted
         self.segment_id = segment_id
         self._parts: dict[str, list[pa.Table]] = {t: [] for t in TABLES}
         self.note_count = 0
+        self.nbytes = 0
         self._tmp_files: list[Path] = []
 
     def add(self, tables: dict[str, pa.Table]) -> None:
@@ -77,6 +111,7 @@ class SegmentWriter:
             tbl = tables[name]
             if tbl.num_rows:
                 self._parts[name].append(tbl)
+                self.nbytes += tbl.nbytes
         self.note_count += tables["notes"].num_rows
 
     def paths(self) -> list[str]:
@@ -94,7 +129,7 @@ class SegmentWriter:
                 parts = self._parts[name]
                 table = pa.concat_tables(parts) if parts else schema.empty_table()
                 self._parts[name] = []  # free the batches before the sort copies them
-                table = sort_table(table, name)
+                table = sort_table(table, name, self.presorted)
                 fname = segment_file_name(self.segment_id, name)
                 tmp = tmp_dir / fname
                 self._tmp_files.append(tmp)

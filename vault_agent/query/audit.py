@@ -14,8 +14,9 @@ Rules:
 - orphan_branch (孤立分岐): a node with a citation that starts past the source's last line
   (the branch hangs from nothing in the source).
 - one_way_ref (片方向参照): a node with citations inside the source and at least one search
-  token of its own text, none of which occurs in the lines it cites (the node points at
-  the source, the source does not point back at the node).
+  token of its own text (text.tokenize, minus a few English stopwords), none of which
+  occurs in the lines it cites (the node points at the source, the source does not point
+  back at the node).
 - coverage_ratio: coverage of the source by `cited_ranges`, or when absent by the union
   of all markers in the artifact (vault_coverage arithmetic).
 - marginal_gain: coverage_ratio minus that of the previous audit of the same
@@ -50,6 +51,37 @@ from vault_agent.query.toolkit import (
 from vault_agent.text import tokenize
 
 MAX_FINDINGS = 100
+# Words too common to show that a node and its cited lines talk about the same thing.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+    ]
+)
 _MARKER_RE = re.compile(r"\[\s*(L\d+(?:\s*[-–]\s*L?\d+)?(?:\s*,\s*L\d+(?:\s*[-–]\s*L?\d+)?)*)\s*\]", re.I)
 _PART_RE = re.compile(r"L(\d+)(?:\s*[-–]\s*L?(\d+))?", re.I)
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
@@ -193,7 +225,7 @@ def audit_nodes(nodes: list[Node], source: TextFile) -> list[Finding]:
                 )
             )
         inside = [(a, min(b, total)) for a, b in node.cites if a <= total]
-        own = set(tokenize(_MARKER_RE.sub(" ", node.text)))
+        own = set(tokenize(_MARKER_RE.sub(" ", node.text))) - STOPWORDS
         if inside and own:
             cited: set[str] = set()
             for a, b in inside:

@@ -13,10 +13,12 @@ Summary formulas (n = integrated_candidates, ranges per file r_f):
   signal_coverage.loose      = query tokens seen in any candidate / query tokens
   sufficiency_score  = 0.6 · strength + 0.4 · signal_coverage.loose, strength = 1 with a
                        Stage 0 hit, else the best Stage 1 overlap (0 when n = 0)
-  integration_status = blocked (n = 0) | ready (sufficiency ≥ 0.8, no gaps, n ≤ 3) | needs_followup
+  integration_status = blocked (n = 0) | ready (sufficiency ≥ 0.8, no gaps, n ≤ 3, every
+                       range ≤ 200 lines) | needs_followup
   max_stage_applied  = 0 (Stage 1 not run) | 1 (nothing to integrate) | 1.5
 next_actions: ready → vault_read of each range (≤ 3) then stop; needs_followup →
-vault_scan of the file with most ranges, vault_read of the strongest range; blocked → stop.
+vault_scan of the file with most ranges (then most lines, then path), vault_read of the
+strongest range; blocked → stop.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import time
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,7 +35,7 @@ import duckdb
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
-from vault_agent.query.grep import Scope, resolve_scope
+from vault_agent.query.grep import Budget, Scope, resolve_scope
 from vault_agent.query.toolkit import (
     FIND_DEFAULT_MAX_CANDIDATES,
     FIND_DEFAULT_TIME_MS,
@@ -53,6 +54,7 @@ MAX_TIME_MS = 600_000
 STAGE0_FETCH_CAP = 5_000
 READY_SUFFICIENCY = 0.8
 READY_MAX_RANGES = 3
+READY_MAX_LINES = 200  # a longer range is scanned, not read at once
 MAX_QUERY_CHARS = 1_000
 
 Cutoff = Literal["time_budget", "candidate_cap", "stage_cap", "hard_limit"]
@@ -117,7 +119,7 @@ def _scope_where(scope: Scope, alias: str) -> tuple[str, list[Any]]:
 
 
 def _run_pass(
-    con: duckdb.DuckDBPyConnection, query: str, tokens: list[str], scope: Scope, cap: int, deadline: float
+    con: duckdb.DuckDBPyConnection, query: str, tokens: list[str], scope: Scope, cap: int, budget: Budget
 ) -> Pass:
     where_n, p_n = _scope_where(scope, "n")
     files = con.execute(f"SELECT count(*) FROM notes n WHERE {where_n}", p_n).fetchone()
@@ -132,13 +134,13 @@ def _run_pass(
             "SELECT c.path, c.ordinal, c.start_line, c.end_line, c.text, hit.ts FROM hit JOIN chunks c "
             f"ON c.path = hit.path AND c.ordinal = hit.chunk_ordinal WHERE {where_c} ORDER BY c.path, c.ordinal LIMIT ?"
         )
-        rows = con.execute(sql, [tokens, len(tokens), *p_c, STAGE0_FETCH_CAP]).fetchall()
+        rows = budget.run(con, sql, [tokens, len(tokens), *p_c, STAGE0_FETCH_CAP])
     else:
         sql = (
             "SELECT c.path, c.ordinal, c.start_line, c.end_line, c.text, []::VARCHAR[] FROM chunks c "
             f"WHERE {where_c} AND contains(lower(c.text), lower(?)) ORDER BY c.path, c.ordinal LIMIT ?"
         )
-        rows = con.execute(sql, [*p_c, query.strip(), STAGE0_FETCH_CAP]).fetchall()
+        rows = budget.run(con, sql, [*p_c, query.strip(), STAGE0_FETCH_CAP])
     for path, ordinal, start, end, text, ts in rows:
         if want and want in normalize(text or ""):
             cands[(path, ordinal)] = Cand(path, ordinal, start, end, True, 1.0, frozenset(ts or []))
@@ -147,7 +149,7 @@ def _run_pass(
     total = len(cands)
     if len(cands) >= cap:
         cutoff = "stage_cap"
-    elif time.monotonic() > deadline:
+    elif budget.over():
         cutoff = "time_budget"
     elif tokens:
         stage1_ran = True
@@ -159,7 +161,7 @@ def _run_pass(
             f"ON c.path = hit.path AND c.ordinal = hit.chunk_ordinal WHERE {where_c} "
             "ORDER BY hit.k DESC, c.path, c.ordinal LIMIT ?"
         )
-        rows = con.execute(sql, [tokens, need, *p_c, cap + len(cands) + 1]).fetchall()
+        rows = budget.run(con, sql, [tokens, need, *p_c, cap + len(cands) + 1])
         loose_total = int(rows[0][6]) if rows else 0
         for path, ordinal, start, end, k, ts, _ in rows:
             if (path, ordinal) not in cands:
@@ -168,7 +170,7 @@ def _run_pass(
                 )
         # Every Stage 0 hit holds all query tokens, so it is among the Stage 1 rows too.
         total = max(loose_total, len(cands))
-        if time.monotonic() > deadline:
+        if budget.over():
             cutoff = "time_budget"
     ordered = sorted(cands.values(), key=lambda c: (not c.exact, -c.overlap, c.path, c.start, c.ordinal))
     if len(ordered) > cap or total > cap:
@@ -236,15 +238,15 @@ def vault_find(
     budget_ms = FIND_DEFAULT_TIME_MS if time_ms is None else time_ms
     if not 1 <= budget_ms <= MAX_TIME_MS:
         raise InvalidParameter(f"parameter 'budget.time_ms' must be from 1 to {MAX_TIME_MS}")
-    deadline = time.monotonic() + budget_ms / 1000
+    budget = Budget(budget_ms / 1000)
     scope = resolve_scope(vault, relative_dir, glob)
     tokens = list(dict.fromkeys(tokenize(query)))
     with reader.acquire() as view:
         warnings: list[WarningItem] = list(view.warnings())
-        result = _run_pass(view.con, query, tokens, scope, cap, deadline)
+        result = _run_pass(view.con, query, tokens, scope, cap, budget)
         expanded = False
-        if not result.cands and (scope.prefix or scope.glob) and time.monotonic() <= deadline:
-            result = _run_pass(view.con, query, tokens, Scope("", None), cap, deadline)
+        if not result.cands and (scope.prefix or scope.glob) and not budget.over():
+            result = _run_pass(view.con, query, tokens, Scope("", None), cap, budget)
             expanded = True
         snapshot_id = view.manifest.snapshot_id
     groups = integrate(result.cands)
@@ -262,7 +264,12 @@ def vault_find(
     status: Literal["ready", "needs_followup", "blocked"]
     if n == 0:
         status = "blocked"
-    elif sufficiency >= READY_SUFFICIENCY and gaps == 0 and n <= READY_MAX_RANGES:
+    elif (
+        sufficiency >= READY_SUFFICIENCY
+        and gaps == 0
+        and n <= READY_MAX_RANGES
+        and all(g.end - g.start + 1 <= READY_MAX_LINES for g in groups)
+    ):
         status = "ready"
     else:
         status = "needs_followup"
@@ -270,9 +277,10 @@ def vault_find(
     if status == "ready":
         actions = [_read(g, sufficiency) for g in strongest[:READY_MAX_RANGES]] + [stop(sufficiency)]
     elif status == "needs_followup":
-        top_file = sorted(
-            per_file, key=lambda p: (-per_file[p], next(i for i, g in enumerate(strongest) if g.path == p), p)
-        )[0]
+        span: dict[str, int] = {}
+        for g in groups:
+            span[g.path] = span.get(g.path, 0) + g.end - g.start + 1
+        top_file = min(per_file, key=lambda p: (-per_file[p], -span[p], p))
         actions = [action("vault_scan", 0.7, {"path": top_file}), _read(strongest[0], 0.5)]
     else:
         actions = [stop(1.0)]

@@ -2,7 +2,7 @@
 
 Modes: `regex` (default; RE2 syntax, run by DuckDB: linear time, so no pattern can
 backtrack catastrophically; a pattern RE2 rejects falls back to `plain` with warning
-REGEX_FALLBACK_PLAIN), `plain` (case-insensitive substring), `loose` (NFKC + casefold
+REGEX_FALLBACK_PLAIN), `plain` (case-insensitive literal text), `loose` (NFKC + casefold
 tokens incl. CJK bigrams: a line matches when it holds at least 60 % of the query's
 distinct tokens). One result per matching line, ordered by path then line.
 
@@ -67,7 +67,7 @@ class Matcher:
         """SQL predicate over a line column and its parameters (regex/plain only)."""
         if self.mode == "regex":
             return f"regexp_matches({col}, ?)", [self.pattern]
-        return f"contains(lower({col}), ?)", [self.pattern]
+        return f"regexp_matches({col}, ?, 'i')", [self.pattern]
 
     def loose_hit(self, line: str) -> bool:
         return len(self.tokens & set(tokenize(line))) >= self.need
@@ -93,8 +93,12 @@ def make_matcher(query: str, mode: Mode, warnings: list[WarningItem]) -> Matcher
         if toks:
             return Matcher("loose", query, "", toks, max(1, math.ceil(LOOSE_MIN_OVERLAP * len(toks))))
         mode = "plain"
-    low = duckdb.connect().execute("SELECT lower(?)", [query]).fetchone()
-    return Matcher("plain", query, str(low[0]) if low else query.lower(), frozenset(), 0)
+    return Matcher("plain", query, literal(query), frozenset(), 0)
+
+
+def literal(text: str) -> str:
+    """An RE2 pattern matching `text` literally (\\Q…\\E quoting)."""
+    return "\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E"
 
 
 def snippet(line: str, matcher: Matcher, matched: str | None = None) -> str:
@@ -105,7 +109,7 @@ def snippet(line: str, matcher: Matcher, matched: str | None = None) -> str:
     if matched:
         pos = max(0, line.find(matched))
     elif matcher.mode == "plain":
-        pos = max(0, line.lower().find(matcher.pattern))
+        pos = max(0, line.lower().find(matcher.query.lower()))
     elif matcher.mode == "loose":
         folded = line.casefold()
         hits = [folded.find(t) for t in matcher.tokens if t in folded]
@@ -213,8 +217,8 @@ def snapshot_hits(
         return _snapshot_loose(con, matcher, where, params, want, budget)
     pred, pred_params = matcher.sql("line")
     chunk_pred, chunk_params = matcher.sql("text")
-    if matcher.mode == "regex":
-        chunk_params = ["(?m)" + matcher.pattern]
+    if matcher.mode == "regex" and ("^" in matcher.pattern or "$" in matcher.pattern):
+        chunk_params = ["(?m)" + matcher.pattern]  # line anchors inside multi-line chunk text
     extra = ", regexp_extract(line, ?) AS matched" if matcher.mode == "regex" else ", NULL AS matched"
     sql = _lines_sql("chunks", f"{where} AND {chunk_pred}", pred, extra)
     sql = f"SELECT DISTINCT ON (path, line_no) * FROM ({sql}) ORDER BY path, line_no LIMIT ?"
@@ -233,15 +237,24 @@ def _snapshot_loose(
         f"AND c.ordinal = cand.chunk_ordinal WHERE {where.replace('path', 'c.path')} "
         "ORDER BY c.path, c.ordinal"
     )
-    rows = budget.run(con, sql, [sorted(matcher.tokens), matcher.need, *params])
     hits: list[Hit] = []
     seen: set[tuple[str, int]] = set()
-    for path, start, text in rows:
-        for i, line in enumerate(text.split("\n")):
-            key = (path, start + i)
-            if key not in seen and matcher.loose_hit(line):
-                seen.add(key)
-                hits.append(Hit(path, start + i, line))
+    try:
+        cursor = con.execute(sql, [sorted(matcher.tokens), matcher.need, *params])
+        # Stream chunks in path order and stop once `want` lines matched: common tokens can
+        # select most of the vault, and only the first lines in path order are needed.
+        while len(hits) < want and not budget.over():
+            batch = cursor.fetchmany(256)
+            if not batch:
+                break
+            for path, start, text in batch:
+                for i, line in enumerate(text.split("\n")):
+                    key = (path, start + i)
+                    if key not in seen and matcher.loose_hit(line):
+                        seen.add(key)
+                        hits.append(Hit(path, start + i, line))
+    except duckdb.InterruptException:
+        budget.hit = True
     hits.sort(key=lambda h: (h.path, h.line))
     return hits[:want]
 

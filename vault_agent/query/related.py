@@ -167,9 +167,9 @@ def related(
             ).fetchall()
         ]
         best: dict[str, float] = {}
-        for row in bm25(con, terms, TERM_POOL, stats):
-            if row[0] != me and row[0] not in best:
-                best[row[0]] = float(row[5])
+        for hit_path, _, score in bm25(con, terms, TERM_POOL, stats):
+            if hit_path != me and hit_path not in best:
+                best[hit_path] = score
         top = max(best.values(), default=0.0)
         for p, s in best.items():
             if top > 0:

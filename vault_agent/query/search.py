@@ -66,6 +66,25 @@ def check_limit(limit: int | None, default: int = SEARCH_LIMIT_DEFAULT) -> int:
     return value
 
 
+LENGTHS_TABLE = "retrieval_chunk_len"
+
+
+def ensure_lengths(con: duckdb.DuckDBPyConnection) -> None:
+    """Copy the chunk lengths of the pinned snapshot into memory once, inside its schema.
+
+    BM25 joins every posting to its chunk's length; joining the `chunks` Parquet view
+    costs a scan of it per query. The table lives in the snapshot's schema (the cursor's
+    `USE s<id>`), so the reader drops it with the snapshot.
+    """
+    try:
+        con.execute(
+            f"CREATE TABLE IF NOT EXISTS {LENGTHS_TABLE} AS SELECT path, ordinal, token_count FROM chunks"
+        )
+    except duckdb.Error:
+        # Two requests raced to create it; the other one's table is as good as ours.
+        con.execute(f"SELECT 1 FROM {LENGTHS_TABLE} LIMIT 1").fetchall()
+
+
 def corpus_stats(
     con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int
 ) -> tuple[int, float]:
@@ -73,7 +92,8 @@ def corpus_stats(
     key = ("bm25_stats", snapshot_id)
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[no-any-return]
-    row = con.execute("SELECT count(*), coalesce(avg(token_count), 0) FROM chunks").fetchone()
+    ensure_lengths(con)
+    row = con.execute(f"SELECT count(*), coalesce(avg(token_count), 0) FROM {LENGTHS_TABLE}").fetchone()
     stats = (int(row[0]), float(row[1])) if row else (0, 0.0)
     if cache is not None:
         cache[key] = stats
@@ -89,28 +109,43 @@ scored AS (
          sum(ln(1 + (?::DOUBLE - df.df + 0.5) / (df.df + 0.5))
              * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * c.token_count / ?::DOUBLE))) AS score
   FROM post p JOIN df USING (term)
-  JOIN chunks c ON c.path = p.path AND c.ordinal = p.chunk_ordinal
+  JOIN retrieval_chunk_len c ON c.path = p.path AND c.ordinal = p.chunk_ordinal
   GROUP BY p.path, p.chunk_ordinal
 ),
 top AS (
   SELECT path, chunk_ordinal, round(score, 6) AS score FROM scored
   ORDER BY round(score, 6) DESC, path, chunk_ordinal LIMIT ?
 )
-SELECT top.path, n.title, c.heading_path, c.start_line, c.end_line, top.score, c.text
-FROM top JOIN chunks c ON c.path = top.path AND c.ordinal = top.chunk_ordinal
-LEFT JOIN notes n ON n.path = top.path
-ORDER BY top.score DESC, top.path, top.chunk_ordinal
+SELECT path, chunk_ordinal, score FROM top ORDER BY score DESC, path, chunk_ordinal
 """
 
 
 def bm25(
     con: duckdb.DuckDBPyConnection, terms: list[str], limit: int, stats: tuple[int, float]
-) -> list[tuple[Any, ...]]:
-    """Top chunks for terms: (path, title, heading_path, start, end, score, text) rows."""
+) -> list[tuple[str, int, float]]:
+    """Top (path, chunk ordinal, score) for terms, best first."""
     n, avg = stats
     if not terms or n == 0:
         return []
-    return con.execute(BM25_SQL, [terms, n, K1, K1, B, B, max(avg, 1e-9), limit]).fetchall()
+    ensure_lengths(con)
+    rows = con.execute(BM25_SQL, [terms, n, K1, K1, B, B, max(avg, 1e-9), limit]).fetchall()
+    return [(str(p), int(o), float(sc)) for p, o, sc in rows]
+
+
+def chunk_details(
+    con: duckdb.DuckDBPyConnection, hits: list[tuple[str, int, float]]
+) -> list[tuple[Any, ...]]:
+    """(title, heading_path, start, end, text) per hit; one equality lookup each, so the
+    Parquet scan prunes row groups by path instead of reading every chunk's text."""
+    out = []
+    for path, ordinal, _ in hits:
+        row = con.execute(
+            "SELECT n.title, c.heading_path, c.start_line, c.end_line, c.text FROM chunks c "
+            "LEFT JOIN notes n ON n.path = c.path WHERE c.path = ? AND c.ordinal = ?",
+            [path, ordinal],
+        ).fetchone()
+        out.append(row or (None, [], 0, 0, ""))
+    return out
 
 
 def make_snippet(text: str, terms: list[str]) -> str:
@@ -148,7 +183,7 @@ def search(
     size = check_limit(limit)
     with reader.acquire() as view:
         stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
-        rows = bm25(view.con, terms, size, stats)
+        hits = bm25(view.con, terms, size, stats)
         results = [
             SearchResult(
                 path=path,
@@ -156,10 +191,12 @@ def search(
                 heading_path=list(hp or []),
                 start_line=int(start),
                 end_line=int(end),
-                score=float(score),
+                score=score,
                 snippet=make_snippet(text or "", terms),
             )
-            for path, title, hp, start, end, score, text in rows
+            for (path, _, score), (title, hp, start, end, text) in zip(
+                hits, chunk_details(view.con, hits), strict=True
+            )
         ]
         data = SearchData(query_terms=len(terms), results=results, index_freshness=view.freshness)
         return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)

@@ -25,7 +25,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -75,7 +75,6 @@ class SnapshotView:
     manifest: Manifest
     freshness: str
     con: duckdb.DuckDBPyConnection
-    _extra: dict[str, object] = field(default_factory=dict)
 
     def warnings(self) -> list[WarningItem]:
         """The freshness warning of this snapshot, or nothing when it is fresh."""
@@ -87,20 +86,32 @@ def _sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+Sig = tuple[int, int, int, int]
+
+
 class SnapshotReader:
-    """Opens the snapshot CURRENT names and keeps it loaded across requests (thread-safe)."""
+    """Opens the snapshot CURRENT names and keeps it loaded across requests (thread-safe).
+
+    Locks: `_lock` guards the bookkeeping and is only ever held briefly; `_ddl_lock`
+    serializes catalog changes (loads, drops) on the private `_ddl` cursor. While one
+    thread loads a newer snapshot, other requests keep being served from the current one,
+    so a large switch never stalls readers.
+    """
 
     def __init__(self, settings: Settings, vault: Vault, freshness: FreshnessFn | None = None) -> None:
         self.settings = settings
         self.vault = vault
         self._state_dir = Path(settings.index_dir)
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
+        self._ddl_lock = threading.Lock()
         self._db: duckdb.DuckDBPyConnection | None = duckdb.connect(":memory:")
-        self._db.execute("SET preserve_insertion_order = true")
+        self._ddl = self._db.cursor()
         self._snaps: dict[int, _Snap] = {}
         self._current: _Snap | None = None
-        self._current_sig: tuple[int, int, int, int] | None = None
-        self._incompatible_sig: tuple[int, int, int, int] | None = None
+        self._current_sig: Sig | None = None
+        self._incompatible_sig: Sig | None = None
+        self._loading = False
+        self._pending_drops: list[_Snap] = []
         self._seg_tables: dict[int, set[str]] = {}  # segment id → its main.seg_* objects
         self._freshness_fn = freshness
         self._stat_checker = shared_stat_checker(settings)
@@ -114,23 +125,16 @@ class SnapshotReader:
             IndexNotFound: no committed snapshot exists.
             IndexIncompatible: the snapshot was built by another schema, parser or config.
         """
-        with self._lock:
-            snap = self._refresh()
-            snap.refs += 1
-            assert self._db is not None
-            con = self._db.cursor()
+        snap, con = self._pin(cursor=True)
+        assert con is not None
         try:
             con.execute(f"USE {snap.schema}")
-            view = SnapshotView(manifest=snap.manifest, freshness=self._freshness(snap.manifest), con=con)
-            yield view
+            yield SnapshotView(manifest=snap.manifest, freshness=self._freshness(snap.manifest), con=con)
         finally:
             try:
                 con.close()
             finally:
-                with self._lock:
-                    snap.refs -= 1
-                    if snap.retired and snap.refs == 0:
-                        self._drop_snapshot(snap)
+                self._unpin(snap)
 
     def current_manifest(self) -> Manifest | None:
         """The manifest CURRENT names (loading it when it changed), or None without one.
@@ -138,16 +142,18 @@ class SnapshotReader:
         Raises:
             IndexIncompatible: the snapshot was built by another schema, parser or config.
         """
-        with self._lock:
-            try:
-                return self._refresh().manifest
-            except IndexNotFound:
-                return None
+        try:
+            snap, _ = self._pin(cursor=False)
+        except IndexNotFound:
+            return None
+        self._unpin(snap)
+        return snap.manifest
 
     def close(self) -> None:
-        """Release the in-memory database; later acquires fail."""
-        with self._lock:
+        """Release the in-memory database; later acquires fail with IndexNotFound."""
+        with self._ddl_lock, self._lock:
             if self._db is not None:
+                self._ddl.close()
                 self._db.close()
                 self._db = None
             self._snaps.clear()
@@ -180,52 +186,84 @@ class SnapshotReader:
             return "updating"
         return self._stat_checker.check(manifest, force=True)
 
-    # ------------------------------------------------------------------ loading
-    def _current_stat(self) -> tuple[int, int, int, int] | None:
+    # ------------------------------------------------------------------ pinning
+    def _current_stat(self) -> Sig | None:
         try:
             st = os.stat(self._state_dir / CURRENT_FILE)
-        except FileNotFoundError:
-            return None
-        except NotADirectoryError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
 
-    def _refresh(self) -> _Snap:
-        """The snapshot to serve now; cheap (one stat) when CURRENT did not change."""
-        if self._db is None:
-            raise IndexNotFound("the snapshot reader is closed; restart the server")
-        sig = self._current_stat()
-        if sig is None:
-            raise IndexNotFound()
-        if sig == self._current_sig and self._current is not None:
-            return self._current
-        if sig == self._incompatible_sig:
-            raise IndexIncompatible()
-        manifest = self._read_manifest()
+    def _take(self, snap: _Snap, cursor: bool) -> tuple[_Snap, duckdb.DuckDBPyConnection | None]:
+        """Pin `snap` (caller holds _lock) and open the request's cursor."""
+        assert self._db is not None
+        snap.refs += 1
+        return snap, (self._db.cursor() if cursor else None)
+
+    def _pin(self, cursor: bool) -> tuple[_Snap, duckdb.DuckDBPyConnection | None]:
+        """The snapshot to serve now, pinned; cheap (one stat) when CURRENT did not change."""
+        with self._lock:
+            if self._db is None:
+                raise IndexNotFound("the snapshot reader is closed; restart the server")
+            sig = self._current_stat()
+            if sig is None:
+                raise IndexNotFound()
+            if self._current is not None and (sig == self._current_sig or self._loading):
+                # Unchanged, or another request is loading the newer one: serve this one.
+                return self._take(self._current, cursor)
+            if sig == self._incompatible_sig:
+                raise IndexIncompatible()
+        with self._ddl_lock:  # one loader at a time; a first load makes the others wait here
+            with self._lock:
+                if self._db is None:
+                    raise IndexNotFound("the snapshot reader is closed; restart the server")
+                if self._current is not None and sig == self._current_sig:
+                    return self._take(self._current, cursor)
+                self._loading = True
+            try:
+                snap = self._switch(sig)
+            finally:
+                with self._lock:
+                    self._loading = False
+            self._drain_drops()
+            with self._lock:
+                return self._take(snap, cursor)
+
+    def _unpin(self, snap: _Snap) -> None:
+        with self._lock:
+            snap.refs -= 1
+            if not (snap.retired and snap.refs == 0):
+                return
+            self._pending_drops.append(snap)
+        if self._ddl_lock.acquire(blocking=False):  # a running load drains them when it ends
+            try:
+                self._drain_drops()
+            finally:
+                self._ddl_lock.release()
+
+    def _switch(self, sig: Sig) -> _Snap:
+        """Load the snapshot CURRENT names and make it current (caller holds _ddl_lock)."""
+        manifest = read_current_manifest(self._state_dir)
         if manifest is None:
             raise IndexNotFound()
-        if not self._compatible(manifest):
-            self._incompatible_sig = sig
+        if not is_compatible(self.settings, manifest):
+            with self._lock:
+                self._incompatible_sig = sig
             raise IndexIncompatible()
-        if self._current is not None and self._current.manifest.snapshot_id == manifest.snapshot_id:
-            self._current_sig = sig
-            return self._current
-        snap = self._snaps.get(manifest.snapshot_id) or self._load(manifest)
-        old = self._current
-        self._current, self._current_sig = snap, sig
-        snap.retired = False
-        if old is not None and old is not snap:
-            old.retired = True
-            if old.refs == 0:
-                self._drop_snapshot(old)
+        with self._lock:
+            snap = self._snaps.get(manifest.snapshot_id)
+        if snap is None:
+            snap = self._load(manifest)
+        with self._lock:
+            old, self._current, self._current_sig = self._current, snap, sig
+            snap.retired = False
+            if old is not None and old is not snap:
+                old.retired = True
+                if old.refs == 0:
+                    self._pending_drops.append(old)
         return snap
 
-    def _read_manifest(self) -> Manifest | None:
-        return read_current_manifest(self._state_dir)
-
-    def _compatible(self, manifest: Manifest) -> bool:
-        return is_compatible(self.settings, manifest)
-
+    # ------------------------------------------------------------------ loading (under _ddl_lock)
     def _seg_file(self, name: str) -> str:
         if "/" in name or "\\" in name or name in ("", ".", ".."):
             raise IndexIncompatible(
@@ -237,7 +275,6 @@ class SnapshotReader:
         """Create main.seg_<id>_<table> for every table (tables or views), once."""
         if seg_id in self._seg_tables:
             return
-        assert self._db is not None
         made: set[str] = set()
         try:
             for table, schema in TABLES.items():
@@ -248,40 +285,39 @@ class SnapshotReader:
                     cols = ", ".join(f"NULL::{_duck_type(f.type)} AS {f.name}" for f in schema)
                     src = f"(SELECT {cols} WHERE false)"
                 kind = "TABLE" if table in LOADED_TABLES else "VIEW"
-                self._db.execute(f"CREATE {kind} main.{obj} AS SELECT * FROM {src}")
+                self._ddl.execute(f"CREATE {kind} main.{obj} AS SELECT * FROM {src}")
                 made.add(obj)
         except BaseException:
             for obj in made:
                 self._drop_obj(obj)
             raise
-        self._seg_tables[seg_id] = made
+        with self._lock:
+            self._seg_tables[seg_id] = made
 
     def _load(self, manifest: Manifest) -> _Snap:
         """Load the segments a snapshot needs and create its schema of live views."""
-        assert self._db is not None
         sid = manifest.snapshot_id
         schema = f"s{sid}"
         seg_ids = tuple(seg.segment_id for seg in manifest.segments)
         for seg in manifest.segments:
             self._load_segment(seg.segment_id, seg.files)
-        self._db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        self._db.execute(f"CREATE SCHEMA {schema}")
-        self._db.execute(f"CREATE TABLE {schema}._dead (seg INTEGER, path VARCHAR)")
+        ddl = self._ddl
+        ddl.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        ddl.execute(f"CREATE SCHEMA {schema}")
+        ddl.execute(f"CREATE TABLE {schema}._dead (seg INTEGER, path VARCHAR)")
         # Dead rows: own tombstones, plus paths held by any newer segment (newest wins).
         newer: set[str] = set()
         dead_rows: list[tuple[int, str]] = []
         with_dead: set[int] = set()
         for seg in sorted(manifest.segments, key=lambda s: s.segment_id, reverse=True):
-            held = {
-                r[0] for r in self._db.execute(f"SELECT path FROM main.seg_{seg.segment_id}_notes").fetchall()
-            }
+            held = {r[0] for r in ddl.execute(f"SELECT path FROM main.seg_{seg.segment_id}_notes").fetchall()}
             dead = (held & newer) | set(seg.deleted)
             if dead:
                 with_dead.add(seg.segment_id)
                 dead_rows.extend((seg.segment_id, p) for p in sorted(dead))
             newer |= held
         if dead_rows:
-            self._db.executemany(f"INSERT INTO {schema}._dead VALUES (?, ?)", dead_rows)
+            ddl.executemany(f"INSERT INTO {schema}._dead VALUES (?, ?)", dead_rows)
         for table, tschema in TABLES.items():
             parts = []
             for seg_id in seg_ids:
@@ -292,26 +328,32 @@ class SnapshotReader:
             if not parts:
                 cols = ", ".join(f"NULL::{_duck_type(f.type)} AS {f.name}" for f in tschema)
                 parts.append(f"SELECT {cols} WHERE false")
-            self._db.execute(f"CREATE VIEW {schema}.{table} AS " + " UNION ALL ".join(parts))
+            ddl.execute(f"CREATE VIEW {schema}.{table} AS " + " UNION ALL ".join(parts))
         snap = _Snap(manifest=manifest, schema=schema, segment_ids=seg_ids)
-        self._snaps[sid] = snap
+        with self._lock:
+            self._snaps[sid] = snap
         log.info("snapshot loaded", extra={"snapshot_id": sid, "segments": len(seg_ids)})
         return snap
 
     def _drop_obj(self, obj: str) -> None:
-        assert self._db is not None
         kind = "VIEW" if obj.rsplit("_", 1)[-1] not in LOADED_TABLES else "TABLE"
-        self._db.execute(f"DROP {kind} IF EXISTS main.{obj}")
+        self._ddl.execute(f"DROP {kind} IF EXISTS main.{obj}")
 
-    def _drop_snapshot(self, snap: _Snap) -> None:
-        """Drop a retired snapshot's schema and the segments no loaded snapshot names."""
-        if self._db is None:
-            return
-        self._snaps.pop(snap.manifest.snapshot_id, None)
-        self._db.execute(f"DROP SCHEMA IF EXISTS {snap.schema} CASCADE")
-        in_use = {sid for s in self._snaps.values() for sid in s.segment_ids}
-        for seg_id in [s for s in self._seg_tables if s not in in_use]:
-            for obj in self._seg_tables.pop(seg_id):
+    def _drain_drops(self) -> None:
+        """Drop retired, unpinned snapshots and segments no loaded snapshot names (under _ddl_lock)."""
+        with self._lock:
+            if self._db is None:
+                return
+            drops = [s for s in self._pending_drops if s.retired and s.refs == 0]
+            self._pending_drops = [s for s in self._pending_drops if s not in drops]
+            for snap in drops:
+                self._snaps.pop(snap.manifest.snapshot_id, None)
+            in_use = {sid for s in self._snaps.values() for sid in s.segment_ids}
+            segs = {s: self._seg_tables.pop(s) for s in list(self._seg_tables) if s not in in_use}
+        for snap in drops:
+            self._ddl.execute(f"DROP SCHEMA IF EXISTS {snap.schema} CASCADE")
+        for objs in segs.values():
+            for obj in objs:
                 self._drop_obj(obj)
 
 

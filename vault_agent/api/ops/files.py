@@ -90,7 +90,8 @@ def _lines(pairs: list[tuple[str, Any]]) -> str:
     return "\n".join(f"{k}: {v}" for k, v in pairs if v is not None)
 
 
-def _render_write(data: Any) -> str:
+def _render_write(body: Any) -> str:
+    data = body.get("data", body) if isinstance(body, dict) else body
     d = data if isinstance(data, dict) else data.model_dump()
     keys = ("written_path", "path", "source", "destination", "deleted_path", "trashed_to", "method")
     keys += ("written_bytes", "replacements", "size_bytes", "sha256", "files_moved", "links_total", "created")
@@ -101,6 +102,12 @@ def _render_write(data: Any) -> str:
     if d.get("diff"):
         out += "\n" + d["diff"].rstrip("\n")
     return out
+
+
+def _render_info(body: Any) -> str:
+    d = body.get("data", body) if isinstance(body, dict) else body.model_dump()
+    keys = ("path", "type", "size_bytes", "entries", "created", "modified", "sha256")
+    return _lines([(k, d.get(k)) for k in keys])
 
 
 def _kw(p: _WriteCommon, *names: str) -> dict[str, Any]:
@@ -200,6 +207,13 @@ WRITE_OPS = [
         "modes are rejected before anything is touched. CONFLICT if the file does not exist (use vault_create). "
         "daily/ notes accept append only. Returns {written_path, written_bytes}." + _COMMON_NOTE,
         cli_args=("path",),
+        cli_options=(
+            CliOption("--content", "content", help="text to write or append"),
+            CliOption("--mode", "mode", help="overwrite | append (required)"),
+            CliOption("--dry-run", "dry_run", bool, help="show the diff, change nothing"),
+            CliOption("--expected-sha256", "expected_sha256", help=_SHA),
+            CliOption("--wait-for-index", "wait_for_index", bool, help=_WAIT),
+        ),
         cli_help="Append or overwrite. Example: vault-agent write notes/log.md --mode append --content '- done'",
         render=_render_write,
     ),
@@ -323,6 +337,6 @@ register(
         "exactly one entry matches. Protected folders are refused.",
         cli_args=("path",),
         cli_help="File info. Example: vault-agent info notes/a.md",
-        render=_render_write,
+        render=_render_info,
     )
 )

@@ -1,0 +1,34 @@
+"""Tool annotations (RELIABILITY.md `annotations_contract`): honest hints for every tool."""
+
+from __future__ import annotations
+
+from vault_agent.api.mcp_server import annotations_of
+from vault_agent.api.registry import operations
+
+READ = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True, "open_world_hint": False}
+# Tools that remove or move user data must say so, whatever else changes.
+MUST_BE_DESTRUCTIVE = {
+    "vault_delete",
+    "delete",
+    "vault_move",
+    "move",
+    "vault_write",
+    "vault_replace",
+    "vault_edit",
+}
+
+
+def _hints(op):  # type: ignore[no-untyped-def]
+    return annotations_of(op).model_dump(exclude={"title"})
+
+
+def test_every_read_tool_is_read_only_idempotent_and_closed_world() -> None:
+    bad = [op.mcp_name for op in operations("read") if _hints(op) != READ]
+    assert bad == []
+
+
+def test_write_tools_are_not_read_only_and_destructive_where_data_can_be_lost() -> None:
+    writes = {op.mcp_name: _hints(op) for op in operations("write")}
+    assert [n for n, h in writes.items() if h["read_only_hint"] or h["open_world_hint"]] == []
+    assert [n for n in MUST_BE_DESTRUCTIVE & set(writes) if not writes[n]["destructive_hint"]] == []
+    assert [op.mcp_name for op in operations("write") if _hints(op)["idempotent_hint"] != op.idempotent] == []

@@ -1,0 +1,64 @@
+"""Fixtures: a real vault in tmp_path, a real index built by the engine, a real reader."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.config import Settings
+from vault_agent.indexer.build import build_index
+from vault_agent.query.snapshot import SnapshotReader
+
+from .vaultgen import write_vault
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def make_ctx(root: Path, *, index: bool = True, freshness: str | None = "fresh") -> AppContext:
+    settings = Settings(vault=root, index_dir=root / ".vault-agent")
+    if index:
+        build_index(settings, full=True)
+    vault = make_vault(settings)
+    fn = (lambda _m: freshness) if freshness else None
+    reader = SnapshotReader(settings, vault, freshness=fn)
+    return AppContext(settings=settings, vault=vault, reader=reader)
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Iterator[AppContext]:
+    c = make_ctx(write_vault(tmp_path / "vault"))
+    yield c
+    c.reader.close()
+
+
+@pytest.fixture
+def demo_ctx(tmp_path: Path) -> Iterator[AppContext]:
+    root = tmp_path / "demo"
+    shutil.copytree(REPO / "fixtures" / "demo", root)
+    for i, p in enumerate(sorted(root.rglob("*"))):
+        os.utime(p, (1_767_225_600 + i, 1_767_225_600 + i), follow_symlinks=False)
+    c = make_ctx(root)
+    yield c
+    c.reader.close()
+
+
+@pytest.fixture(scope="module")
+def mctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
+    """One indexed vault per test module (for read-only tests that do not change it)."""
+    c = make_ctx(write_vault(tmp_path_factory.mktemp("m") / "vault"))
+    yield c
+    c.reader.close()
+
+
+@pytest.fixture(scope="module")
+def mdemo_ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
+    root = tmp_path_factory.mktemp("d") / "demo"
+    shutil.copytree(REPO / "fixtures" / "demo", root)
+    c = make_ctx(root)
+    yield c
+    c.reader.close()

@@ -1,0 +1,377 @@
+"""Seed 003's agent file tools (`--tool-profile agent-files`): aliases with seed 003 names.
+
+read_file, write_file, edit_file, move, delete, search_files, list_files, get_file_info,
+create_folder: MCP-only (no HTTP route, no CLI command), listed only in the agent-files
+profile, the write ones only with writes enabled. Same core functions as the default
+tools underneath; outputs are reshaped SmartHole-style: a one-line `message` a model can
+relay, plus the structured fields (line-numbered reads capped at 2,000 lines / 100,000
+characters, with where to continue).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from vault_agent.api.ops.files import LineRange
+from vault_agent.api.registry import AppContext, Operation, Params, register
+from vault_agent.contracts import Outcome
+from vault_agent.errors import InvalidParameter
+from vault_agent.files.agent_models import (
+    Done,
+    FileEntry,
+    FileInfoData,
+    ListFilesData,
+    Match,
+    ReadFileData,
+    SearchFilesData,
+)
+from vault_agent.files.content import put_file
+from vault_agent.files.delete import delete_path
+from vault_agent.files.edit import edit_file
+from vault_agent.files.mkdir import make_folder
+from vault_agent.files.move import move_path
+from vault_agent.files.stat import stat_path
+from vault_agent.query.files import vault_ls, vault_read
+from vault_agent.query.grep import vault_search
+
+READ_MAX_LINES = 2_000
+READ_MAX_CHARS = 100_000
+LIST_DEFAULT = 200
+LIST_MAX = 1_000
+
+
+# ------------------------------------------------------------------------------ params
+class ReadFileParams(Params):
+    path: str
+    start_line: int | None = Field(None, description="first line (1-based), default 1")
+    end_line: int | None = Field(None, description="last line, default start_line + 1,999")
+
+
+class WriteFileParams(Params):
+    path: str
+    content: str
+    expected_sha256: str | None = None
+    dry_run: bool = False
+    wait_for_index: bool = False
+
+
+class EditFileParams(Params):
+    path: str
+    old_text: str | None = None
+    new_text: str | None = None
+    replace_all: bool | None = None
+    insert_after_line: int | None = None
+    insert_before_line: int | None = None
+    content: str | None = None
+    delete_lines: LineRange | None = None
+    expected_sha256: str | None = None
+    dry_run: bool = False
+    wait_for_index: bool = False
+
+
+class MoveParams(Params):
+    source: str
+    destination: str
+    update_links: bool = True
+    dry_run: bool = False
+    wait_for_index: bool = False
+
+
+class DeleteParams(Params):
+    path: str
+    permanent: bool = False
+    expected_sha256: str | None = None
+    dry_run: bool = False
+    wait_for_index: bool = False
+
+
+class SearchFilesParams(Params):
+    pattern: str = Field(description="regular expression searched line by line")
+    file_pattern: str | None = Field(None, description="case-insensitive glob, e.g. *.md or Projects/**")
+    path: str | None = Field(None, description="folder to search in (default: the whole vault)")
+    context_lines: int | None = Field(None, description="lines of context before and after (0-10)")
+    max_results: int | None = Field(None, description="default 50, at most 500")
+
+
+class ListFilesParams(Params):
+    pattern: str | None = Field(None, description="case-insensitive glob; default: the folder's children")
+    path: str | None = Field(None, description="folder (case-insensitive), default the vault root")
+    limit: int | None = Field(None, description=f"default {LIST_DEFAULT}, at most {LIST_MAX}")
+
+
+class PathParams(Params):
+    path: str
+
+
+# ------------------------------------------------------------------------------ adapters
+def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
+    first = p.start_line or 1
+    last = first + READ_MAX_LINES - 1 if p.end_line is None else min(p.end_line, first + READ_MAX_LINES - 1)
+    out = vault_read(
+        ctx.vault,
+        p.path,
+        full=True,
+        has_range=True,
+        start_line=first,
+        end_line=last,
+        max_chars=READ_MAX_CHARS,
+        line_numbers=True,
+    )
+    d = out.data
+    nxt = d.next_offset.start_line
+    shown = f"lines {d.applied_range.start_line}-{d.applied_range.end_line}"
+    more = f"; more from line {nxt} (pass start_line={nxt})" if nxt is not None else ""
+    data = ReadFileData(
+        path=p.path,
+        content=d.text,
+        start_line=d.applied_range.start_line,
+        end_line=d.applied_range.end_line,
+        truncated=d.truncated,
+        next_start_line=nxt,
+        message=f"{shown}{more}",
+    )
+    return Outcome(data=data, warnings=out.warnings)
+
+
+def _write_file(ctx: AppContext, p: WriteFileParams) -> Outcome[Any]:
+    out = put_file(
+        ctx,
+        p.path,
+        p.content,
+        dry_run=p.dry_run,
+        expected_sha256=p.expected_sha256,
+        wait_for_index=p.wait_for_index,
+    )
+    d = out.data
+    verb = "would write" if p.dry_run else ("created" if d.created else "overwrote")
+    msg = f"{verb} {d.written_path} ({d.size_bytes} bytes)"
+    return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
+
+
+def _edit_file(ctx: AppContext, p: EditFileParams) -> Outcome[Any]:
+    dl = (p.delete_lines.start_line, p.delete_lines.end_line) if p.delete_lines is not None else None
+    out = edit_file(
+        ctx,
+        p.path,
+        old_text=p.old_text,
+        new_text=p.new_text,
+        replace_all=p.replace_all,
+        insert_after_line=p.insert_after_line,
+        insert_before_line=p.insert_before_line,
+        content=p.content,
+        delete_lines=dl,
+        dry_run=p.dry_run,
+        expected_sha256=p.expected_sha256,
+        wait_for_index=p.wait_for_index,
+        tool="edit_file",
+    )
+    d = out.data
+    msg = (
+        f"{'would edit' if p.dry_run else 'edited'} {d.path} ({d.operation}, {d.replacements}); diff follows"
+    )
+    return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
+
+
+def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
+    out = move_path(
+        ctx,
+        p.source,
+        p.destination,
+        update_links=p.update_links,
+        dry_run=p.dry_run,
+        wait_for_index=p.wait_for_index,
+    )
+    d = out.data
+    if not d.moved and not d.dry_run:
+        msg = f"{d.source} is already at {d.destination}; nothing moved"
+    else:
+        msg = f"{'would move' if d.dry_run else 'moved'} {d.source} to {d.destination}"
+        msg += f"; links rewritten in {len(d.links_updated)} files" if d.links_updated else ""
+    return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
+
+
+def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
+    out = delete_path(
+        ctx,
+        p.path,
+        permanent=p.permanent,
+        dry_run=p.dry_run,
+        expected_sha256=p.expected_sha256,
+        wait_for_index=p.wait_for_index,
+    )
+    d = out.data
+    where = {"local": f"moved to {d.trashed_to}", "system": "moved to the system trash"}.get(
+        d.method, "deleted permanently"
+    )
+    msg = f"{'would delete' if d.dry_run else 'deleted'} {d.deleted_path}: {where}"
+    return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
+
+
+def _create_folder(ctx: AppContext, p: PathParams) -> Outcome[Any]:
+    out = make_folder(ctx, p.path)
+    d = out.data
+    msg = f"created folder {d.path}" if d.created else f"folder {d.path} already exists"
+    return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
+
+
+def _get_file_info(ctx: AppContext, p: PathParams) -> Outcome[Any]:
+    d = stat_path(ctx, p.path).data
+    size = f"{d.size_bytes} bytes" if d.size_bytes is not None else f"{d.entries} entries"
+    data = FileInfoData(
+        path=d.path,
+        type=d.type,
+        size=d.size_bytes,
+        created=d.created,
+        modified=d.modified,
+        sha256=d.sha256,
+        message=f"{d.type} {d.path}: {size}, modified {d.modified}",
+    )
+    return Outcome(data=data)
+
+
+def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[Any]:
+    limit = LIST_DEFAULT if p.limit is None else p.limit
+    if not 1 <= limit <= LIST_MAX:
+        raise InvalidParameter(f"parameter 'limit' must be from 1 to {LIST_MAX}")
+    out = vault_ls(ctx.vault, p.path, glob=p.pattern, sort="mtime")
+    entries = out.data.entries
+    files = [
+        FileEntry(path=e.path, type="folder" if e.type == "dir" else "file", size_bytes=e.size_bytes)
+        for e in entries[:limit]
+    ]
+    truncated = len(entries) > limit or bool(out.warnings)
+    msg = f"{len(files)} entries, newest first" + ("; more exist: narrow the pattern" if truncated else "")
+    return Outcome(data=ListFilesData(files=files, truncated=truncated, message=msg), warnings=out.warnings)
+
+
+def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[Any]:
+    out = vault_search(
+        ctx.vault,
+        ctx.reader,
+        p.pattern,
+        mode="regex",
+        glob=p.file_pattern,
+        relative_dir=p.path,
+        limit=p.max_results,
+        context_lines=p.context_lines,
+    )
+    matches = [
+        Match(
+            path=h.path,
+            line=h.line,
+            text=h.snippet,
+            context_before=h.context_before,
+            context_after=h.context_after,
+        )
+        for h in out.data.results
+    ]
+    truncated = any(w.code in ("RESULTS_TRUNCATED", "SEARCH_TIME_BUDGET") for w in out.warnings)
+    files = len({m.path for m in matches})
+    msg = f"{len(matches)} matching lines in {files} files" + ("; more exist" if truncated else "")
+    return Outcome(
+        data=SearchFilesData(matches=matches, truncated=truncated, message=msg), warnings=out.warnings
+    )
+
+
+def _alias(name: str, params: type[Params], func: Any, description: str, **kw: Any) -> Operation:
+    return register(
+        Operation(
+            name=name,
+            mcp_name=name,
+            http_method="POST" if kw.get("kind") == "write" else "GET",
+            http_path=f"/agent-files/{name}",
+            params=params,
+            func=func,
+            description=description,
+            profile="agent-files",
+            mcp_only=True,
+            **kw,
+        )
+    )
+
+
+_GUARDS = (
+    " Protected folders (.obsidian, .trash, .git, .smarthole, .vault-agent) are refused; .system/ is read-only;"
+    " daily/ notes are append-only."
+)
+
+_alias(
+    "read_file",
+    ReadFileParams,
+    _read_file,
+    "Read a file with line numbers ('N<TAB>text'), optionally start_line..end_line; at most 2,000 lines "
+    "and 100,000 characters per call (next_start_line says where to continue). Case-insensitive path.",
+)
+_alias(
+    "write_file",
+    WriteFileParams,
+    _write_file,
+    "Create or overwrite a file; parent folders are created. Atomic; expected_sha256 guards an overwrite; "
+    "dry_run shows the diff." + _GUARDS,
+    kind="write",
+    destructive=True,
+    idempotent=True,
+)
+_alias(
+    "edit_file",
+    EditFileParams,
+    _edit_file,
+    "Targeted edit, one form per call: {old_text, new_text, replace_all?} or {insert_after_line | "
+    "insert_before_line, content} or {delete_lines: {start_line, end_line}}. Returns a unified diff. "
+    "old_text must occur once unless replace_all (absent → CONFLICT)." + _GUARDS,
+    kind="write",
+    destructive=True,
+    idempotent=False,
+)
+_alias(
+    "move",
+    MoveParams,
+    _move,
+    "Move or rename a file or folder; destination parents are created; never overwrites (CONFLICT). "
+    "Links elsewhere in the vault that point to it are rewritten (update_links, default true)." + _GUARDS,
+    kind="write",
+    destructive=True,
+    idempotent=False,
+)
+_alias(
+    "delete",
+    DeleteParams,
+    _delete,
+    "Soft delete to the trash Obsidian is configured for (.trash/ by default, or the system trash); "
+    "recoverable. permanent: true deletes for good." + _GUARDS,
+    kind="write",
+    destructive=True,
+    idempotent=False,
+)
+_alias(
+    "search_files",
+    SearchFilesParams,
+    _search_files,
+    "Regex search over file contents, line by line: file_pattern (case-insensitive glob), path, "
+    "context_lines (0-10), max_results (default 50, max 500). Returns path, line and text per match.",
+)
+_alias(
+    "list_files",
+    ListFilesParams,
+    _list_files,
+    "List files and folders, newest first: pattern is a case-insensitive glob (e.g. **/*.md, Projects/**); "
+    "without it the folder's direct children. path picks the folder (case-insensitive). Default 200 entries.",
+)
+_alias(
+    "get_file_info",
+    PathParams,
+    _get_file_info,
+    "File or folder info: type, size (bytes, files), created, modified (ISO 8601 UTC), sha256. "
+    "Case-insensitive path.",
+)
+_alias(
+    "create_folder",
+    PathParams,
+    _create_folder,
+    "Create a folder and its parents; says so when it already exists." + _GUARDS,
+    kind="write",
+    destructive=False,
+    idempotent=True,
+)
