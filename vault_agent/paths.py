@@ -107,10 +107,12 @@ def normalize_rel_path(raw: object, *, allow_root: bool = False) -> str:
     return rel
 
 
+_PROTECTED_FOLDED: frozenset[str] = frozenset(_fold(n) for n in PROTECTED_DIRS)
+
+
 def is_protected(rel: str, extra: frozenset[str] = frozenset()) -> bool:
     """True when any component is a protected folder (case-insensitive, any depth)."""
-    names = PROTECTED_DIRS | extra
-    folded = {_fold(n) for n in names}
+    folded = _PROTECTED_FOLDED | {_fold(n) for n in extra} if extra else _PROTECTED_FOLDED
     return any(_fold(part) in folded for part in rel.split("/") if part)
 
 

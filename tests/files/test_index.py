@@ -155,3 +155,16 @@ def test_events_without_writer_caught_up_by_index(vault_dir: Path) -> None:
     full = _settings(vault_dir, "state-full")
     build_index(full, full=True)
     assert _index_rows(settings) == _index_rows(full)
+
+
+@pytest.mark.slow
+def test_burst_1000_with_live_writer_equals_reindex(live: AppContext, vault_dir: Path) -> None:
+    _mixed_writes(live, vault_dir, 250)  # 4 writers x 250 appends + creates + replaces + moves
+    assert (
+        _call(live, "create", path="last.md", content="end\n", wait_for_index=True)["data"]["indexed"] is True
+    )
+    close_context(live)
+    assert _fresh(_settings(vault_dir)) == "fresh"
+    full = _settings(vault_dir, "state-full")
+    build_index(full, full=True)
+    assert _index_rows(_settings(vault_dir)) == _index_rows(full)

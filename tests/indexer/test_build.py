@@ -239,3 +239,57 @@ def test_rescan_event_reconciles_without_dropping_unchanged(tmp_path: Path) -> N
         m2 = idx.apply(idx.log.read_after(idx.applied_seq))
         assert m2 is not None and m2.note_count == 12 and m2.segments == m.segments
     assert snapshot_rows(s.index_dir) == _full_rows(vault, tmp_path)
+
+
+def test_a_parser_crash_loses_only_that_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import signal as _signal
+
+    from vault_agent.indexer import build as build_mod
+    from vault_agent.indexer import parse as parse_mod
+
+    vault = tmp_path / "v"
+    for i in range(300):
+        write(vault, f"d{i % 3}/n{i:03d}.md", f"# N{i}\n\ntext {i}\n")
+    write(vault, "d1/crash.md", "# boom\n")
+    real = parse_mod.parse_note
+
+    def crashing(rel: str, raw: bytes, mtime_ns: int, size: int):  # type: ignore[no-untyped-def]
+        if rel == "d1/crash.md" and raw:
+            os.kill(os.getpid(), _signal.SIGSEGV)  # what a libyaml stack overflow does
+        return real(rel, raw, mtime_ns, size)
+
+    monkeypatch.setattr(parse_mod, "parse_note", crashing)
+    monkeypatch.setattr(build_mod.threading, "active_count", lambda: 1)  # fork: workers see the patch
+    s = make_settings(vault)
+    m = build_index(s)
+    assert m.note_count == 301
+    rows = {r[0]: r for r in snapshot_rows(s.index_dir)["notes"]}
+    assert rows["d1/crash.md"][-1] == ["parse_error"]
+    assert rows["d0/n000.md"][-1] == []
+
+
+def test_odd_names_and_special_files(tmp_path: Path) -> None:
+    import unicodedata
+
+    vault = _vault(tmp_path, 3)
+    nfd = unicodedata.normalize("NFD", "café.md")
+    (vault / nfd).write_text("# NFD name\n", encoding="utf-8")
+    (vault / "twin").mkdir()
+    (vault / "twin" / unicodedata.normalize("NFC", "é.md")).write_text("# nfc\n", encoding="utf-8")
+    (vault / "twin" / unicodedata.normalize("NFD", "é.md")).write_text("# nfd\n", encoding="utf-8")
+    os.mkfifo(vault / "pipe.md")
+    (vault / "loop").symlink_to(vault, target_is_directory=True)
+    (vault / os.fsdecode(b"bad\xff.md")).write_bytes(b"# bad name\n")
+    s = make_settings(vault)
+    m = build_index(s)
+    notes = sorted(r[0] for r in snapshot_rows(s.index_dir)["notes"])
+    assert "café.md" in notes and "twin/é.md" in notes and "pipe.md" not in notes
+    assert m.skipped == {
+        "normalization_collision": 1,
+        "special_file": 1,
+        "symlink": 1,
+        "undecodable_name": 1,
+    }
+    (vault / nfd).write_text("# NFD name, edited\n", encoding="utf-8")
+    build_index(s)
+    assert snapshot_rows(s.index_dir) == _full_rows(vault, tmp_path)

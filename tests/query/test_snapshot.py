@@ -186,38 +186,41 @@ def test_closed_reader_refuses(snap) -> None:
         pass
 
 
-def test_requests_keep_the_old_snapshot_while_a_new_one_loads(snap, make_reader) -> None:
+def test_requests_wait_for_a_running_load_of_a_newer_snapshot(snap, make_reader) -> None:
+    """Once CURRENT names a newer snapshot, no new request is answered from the old one."""
     settings, factory = snap({"a.md": "# A\n"})
     reader = make_reader(settings)
-    with reader.acquire() as view:
-        assert view.manifest.snapshot_id == 1
-    write_vault(settings.vault, {"b.md": "# B\n"})
-    factory.commit(["b.md"])
     started, release = threading.Event(), threading.Event()
     original = reader._load  # noqa: SLF001 - hold the load open to observe readers meanwhile
+    loads: list[int] = []
 
     def slow_load(manifest):
-        started.set()
-        assert release.wait(30)
+        loads.append(manifest.snapshot_id)
+        if manifest.snapshot_id == 2:
+            started.set()
+            assert release.wait(30)
         return original(manifest)
 
     reader._load = slow_load  # noqa: SLF001
-    loader_saw: list[int] = []
+    saw: list[int] = []
 
-    def load() -> None:
+    def request() -> None:
         with reader.acquire() as v:
-            loader_saw.append(v.manifest.snapshot_id)
+            saw.append(v.manifest.snapshot_id)
+            assert _paths(v) == ["a.md", "b.md"]
 
-    thread = threading.Thread(target=load)
-    thread.start()
-    try:
+    with reader.acquire() as held:  # a request already running keeps its snapshot
+        assert held.manifest.snapshot_id == 1
+        write_vault(settings.vault, {"b.md": "# B\n"})
+        factory.commit(["b.md"])
+        first = threading.Thread(target=request)
+        first.start()
         assert started.wait(30)
-        with reader.acquire() as view:  # not blocked by the running load
-            assert view.manifest.snapshot_id == 1 and _paths(view) == ["a.md"]
-    finally:
+        second = threading.Thread(target=request)
+        second.start()
+        assert _paths(held) == ["a.md"]
         release.set()
-        thread.join(30)
-    assert loader_saw == [2]
-    with reader.acquire() as view:
-        assert view.manifest.snapshot_id == 2 and _paths(view) == ["a.md", "b.md"]
+        first.join(30)
+        second.join(30)
+    assert saw == [2, 2] and loads == [1, 2]  # snapshot 2 loaded once; the second request waited
     assert _schemas(reader) == ["s2"]

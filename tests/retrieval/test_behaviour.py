@@ -176,3 +176,17 @@ def test_related_links_resolve_both_ways(mctx: AppContext) -> None:
     home = next(r for r in rows["related"] if r["path"] == "Home.md")
     assert rows["path"] == "resources/guide.md"
     assert home["reasons"][:2] == ["links_to", "linked_from"]
+
+
+def test_concurrent_first_searches_share_one_snapshot_cache(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    ctx = make_ctx(write_vault(tmp_path / "v"))
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            bodies = list(
+                pool.map(lambda q: call(ctx, "search", {"query": q}), ["lamp", "灯台", "lamp", "beacon"] * 3)
+            )
+        assert bodies[0] == bodies[2] and bodies[1]["data"]["results"]
+    finally:
+        ctx.reader.close()

@@ -11,6 +11,7 @@ segment holding a changed or deleted path gets a tombstone for it.
 from __future__ import annotations
 
 import errno
+import hashlib
 import logging
 import os
 import threading
@@ -22,7 +23,6 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from vault_agent.config import Settings
 from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, Manifest, ParsedNote, SegmentRef
@@ -30,8 +30,8 @@ from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
-from vault_agent.indexer.scan import KnownNote, scan_vault, skipped_counts
-from vault_agent.indexer.segments import SegmentWriter, read_live, rows_to_tables
+from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
+from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live, rows_to_tables
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 from vault_agent.paths import Vault
 
@@ -62,20 +62,11 @@ class NoteInfo(KnownNote):
 _WORKER_VAULT: Vault | None = None
 
 
-def _eligible(vault: Vault, rel: str) -> bool:
-    return (
-        bool(rel)
-        and vault.is_note_name(rel)
-        and not vault.is_protected(rel)
-        and not (vault.exclusions.excluded(rel, False))
-    )
-
-
 def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
     """Re-stat and read one note safely, then parse it; None when it is no note on disk."""
     from vault_agent.indexer.parse import parse_note
 
-    if not _eligible(vault, rel):
+    if not is_indexable(vault, rel):
         return None
     try:
         resolved = vault.resolve(rel, match="normalized")
@@ -141,6 +132,7 @@ def parse_stream(
                 progress(done, total)
         return
     tasks = [rels[i : i + TASK_NOTES] for i in range(0, total, TASK_NOTES)]
+    pending: list[list[str]] = []
     try:
         with _pool(settings) as pool:
             # At most a few tasks in flight: results are consumed as they come, so memory
@@ -152,8 +144,13 @@ def parse_stream(
                 if len(inflight) >= POOL_WORKERS * 4:
                     break
             while inflight:
-                task, fut = inflight.pop(0)
-                result = fut.result()
+                task, fut = inflight[0]
+                try:
+                    result = fut.result()
+                except BrokenProcessPool:
+                    pending = [t for t, _ in inflight] + list(it)
+                    break
+                inflight.pop(0)
                 nxt = next(it, None)
                 if nxt is not None:
                     inflight.append((nxt, pool.submit(_worker_parse, nxt)))
@@ -162,10 +159,45 @@ def parse_stream(
                 if progress:
                     progress(done, total)
     except BrokenProcessPool:
-        # A worker died (a parser crash no `except` can catch); redo the rest inline note by
-        # note is unsafe for the same reason, so report it as an internal failure.
-        log.error("a parser worker died; the build was abandoned")
-        raise
+        pass  # raised again by the pool's shutdown; the pending tasks are redone below
+    if pending:
+        # A worker died (a crash no `except` can catch). Redo the rest one note per process
+        # so only the note that crashes is lost; it is indexed as a `parse_error` note.
+        log.error("a parser worker died; isolating the note that crashed it")
+        for task in pending:
+            yield _isolated(settings, vault, task)
+            done += len(task)
+            if progress:
+                progress(done, total)
+
+
+def _isolated(settings: Settings, vault: Vault, rels: list[str]) -> tuple[dict[str, pa.Table], list[str]]:
+    """Parse `rels` in a fresh pool; on a crash split in halves until the culprit is alone."""
+    try:
+        with _pool(settings) as pool:
+            return pool.submit(_worker_parse, rels).result()
+    except BrokenProcessPool:
+        if len(rels) == 1:
+            return _crash_placeholder(vault, rels[0])
+    mid = len(rels) // 2
+    left, right = _isolated(settings, vault, rels[:mid]), _isolated(settings, vault, rels[mid:])
+    return {t: pa.concat_tables([left[0][t], right[0][t]]) for t in left[0]}, left[1] + right[1]
+
+
+def _crash_placeholder(vault: Vault, rel: str) -> tuple[dict[str, pa.Table], list[str]]:
+    """A metadata-only row for a note whose parse killed its process."""
+    from vault_agent.indexer.parse import parse_note
+
+    try:
+        resolved = vault.resolve(rel, match="normalized")
+        st = vault.lstat(resolved)
+        raw = vault.read_bytes(resolved)
+    except (NotFound, InvalidPath, OSError):
+        return rows_to_tables([]), [rel]
+    note = parse_note(rel, b"", st.st_mtime_ns, st.st_size)
+    note.note["sha256"] = hashlib.sha256(raw).hexdigest()
+    note.note["flags"] = ["parse_error"]
+    return rows_to_tables([note]), []
 
 
 # ----------------------------------------------------------------------------- indexer
@@ -178,15 +210,6 @@ def _infos(tables: dict[str, pa.Table], segment_id: int) -> dict[str, NoteInfo]:
     return {
         p: NoteInfo(m, s, h, segment_id, c or 0, hc or 0, f == "invalid")
         for p, m, s, h, c, hc, f in zip(*cols, chunks, heads, fm, strict=True)
-    }
-
-
-def _drop_paths(tables: dict[str, pa.Table], paths: set[str]) -> dict[str, pa.Table]:
-    if not paths:
-        return tables
-    value_set = pa.array(sorted(paths), pa.string())
-    return {
-        k: t.filter(pc.invert(pc.is_in(t.column("path"), value_set=value_set))) for k, t in tables.items()
     }
 
 
@@ -239,7 +262,7 @@ class Indexer:
                         if (old := self.notes.get(p)) is not None
                         and (old.mtime_ns, old.size, old.sha256) == (info.mtime_ns, info.size, info.sha256)
                     }
-                    tables = _drop_paths(tables, same)
+                    tables = drop_paths(tables, same)
                 if not tables["notes"].num_rows:
                     continue
                 if writer is None:
@@ -327,7 +350,7 @@ class Indexer:
                 skipped = skipped_counts(scan.report)
         for rel in candidates.copy():
             # A path that is no longer eligible (e.g. now excluded) but known must go.
-            if rel not in self.notes and not _eligible(self.vault, rel):
+            if rel not in self.notes and not is_indexable(self.vault, rel):
                 candidates.discard(rel)
         rels = sorted(candidates)
         refs, infos, missing = self._write_segments(rels, progress, unchanged_ok=True)

@@ -259,8 +259,9 @@ class Writer:
                 if time.monotonic() >= self._next_reconcile:
                     self._reconcile()
                 self._build()
-            except Exception:
-                log.exception("index build failed; retrying on the next change")
+            except Exception as exc:
+                # No traceback: OSError texts carry absolute paths, which logs never show.
+                log.error("index build failed (%s); retrying", type(exc).__name__)
                 self._set_phase("idle")
 
     def _debounce(self) -> None:

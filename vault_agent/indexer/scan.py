@@ -53,6 +53,16 @@ def file_sha256(vault: Vault, rel: str) -> str | None:
         return None
 
 
+def is_indexable(vault: Vault, rel: str) -> bool:
+    """True when a vault-relative path could be a note: note name, not excluded or protected."""
+    return (
+        bool(rel)
+        and vault.is_note_name(rel)
+        and not vault.is_protected(rel)
+        and not vault.exclusions.excluded(rel, False)
+    )
+
+
 def in_prefixes(rel: str, prefixes: Iterable[str]) -> bool:
     """True when `rel` is one of, or lies under one of, the folder prefixes ('' = all)."""
     return any(p == "" or rel == p or rel.startswith(p + "/") for p in prefixes)

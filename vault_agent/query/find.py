@@ -122,8 +122,8 @@ def _run_pass(
     con: duckdb.DuckDBPyConnection, query: str, tokens: list[str], scope: Scope, cap: int, budget: Budget
 ) -> Pass:
     where_n, p_n = _scope_where(scope, "n")
-    files = con.execute(f"SELECT count(*) FROM notes n WHERE {where_n}", p_n).fetchone()
-    nodes = con.execute(f"SELECT count(*) FROM chunks n WHERE {where_n}", p_n).fetchone()
+    files = con.execute(f"SELECT count(*) FROM notes n WHERE {where_n}", p_n).fetchall()[0]
+    nodes = con.execute(f"SELECT count(*) FROM chunks n WHERE {where_n}", p_n).fetchall()[0]
     where_c, p_c = _scope_where(scope, "c")
     want = normalize(query)
     cands: dict[tuple[str, int], Cand] = {}
@@ -242,6 +242,7 @@ def vault_find(
     scope = resolve_scope(vault, relative_dir, glob)
     tokens = list(dict.fromkeys(tokenize(query)))
     with reader.acquire() as view:
+        view.con.execute("SET parquet_metadata_cache = true").fetchall()  # session-local
         warnings: list[WarningItem] = list(view.warnings())
         result = _run_pass(view.con, query, tokens, scope, cap, budget)
         expanded = False

@@ -366,6 +366,7 @@ def vault_search(
     if reader is not None:
         try:
             with reader.acquire() as view:
+                view.con.execute("SET parquet_metadata_cache = true").fetchall()  # session-local
                 changed, gone = (
                     ([], []) if view.freshness == "fresh" else _changed_paths(vault, view.con, scope)
                 )

@@ -1,5 +1,8 @@
 """Orientation (seed 000): overview, tree, tags, facets, computed from one snapshot.
 
+Counts use count(*) over unnested lists: the parser stores each tag, field name and
+type/status value at most once per note, so a row is a note.
+
 Every answer is computed at request time from the live `notes` rows of the snapshot the
 request pinned (no precomputed orientation tables). Sorts are count descending, then the
 name ascending by Unicode code point (DuckDB's binary VARCHAR order = Python's `sorted`).
@@ -44,18 +47,25 @@ def _warn(code: str, message: str) -> WarningItem:
     return WarningItem(code=code, message=message)
 
 
-def _top_folders(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[FolderCount], bool]:
-    rows = con.execute(
-        "SELECT split_part(folder, '/', 1) AS top, count(*) AS n FROM notes WHERE folder <> '' "
-        "GROUP BY top ORDER BY n DESC, top ASC LIMIT ?",
-        [limit + 1],
-    ).fetchall()
-    return [FolderCount(path=p, note_count=n) for p, n in rows[:limit]], len(rows) > limit
+def _folder_direct_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Notes directly in each folder that holds any ('' = the root); tree and overview use it."""
+    return {
+        f: int(n) for f, n in con.execute("SELECT folder, count(*) FROM notes GROUP BY folder").fetchall()
+    }
+
+
+def _top_folders(direct: dict[str, int], limit: int) -> tuple[list[FolderCount], bool]:
+    totals: dict[str, int] = defaultdict(int)
+    for folder, n in direct.items():
+        if folder:
+            totals[folder.split("/", 1)[0]] += n
+    ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))  # code point order
+    return [FolderCount(path=p, note_count=n) for p, n in ranked[:limit]], len(ranked) > limit
 
 
 def _tag_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[TagCount], bool]:
     rows = con.execute(
-        "SELECT tag, count(DISTINCT path) AS n FROM (SELECT path, unnest(tags) AS tag FROM notes) "
+        "SELECT tag, count(*) AS n FROM (SELECT unnest(tags) AS tag FROM notes) "
         "WHERE tag IS NOT NULL AND tag <> '' GROUP BY tag ORDER BY n DESC, tag ASC LIMIT ?",
         [limit + 1],
     ).fetchall()
@@ -64,7 +74,7 @@ def _tag_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[TagCou
 
 def _field_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[tuple[str, int]], bool]:
     rows = con.execute(
-        "SELECT name, count(DISTINCT path) AS n FROM (SELECT path, unnest(fm_fields) AS name FROM notes) "
+        "SELECT name, count(*) AS n FROM (SELECT unnest(fm_fields) AS name FROM notes) "
         "WHERE name IS NOT NULL GROUP BY name ORDER BY n DESC, name ASC LIMIT ?",
         [limit + 1],
     ).fetchall()
@@ -82,7 +92,7 @@ def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
         note_count, chunk_count = con.execute(
             "SELECT count(*), coalesce(sum(chunk_count), 0) FROM notes"
         ).fetchone() or (0, 0)
-        folders, folders_cut = _top_folders(con, OVERVIEW_FOLDERS_LIMIT)
+        folders, folders_cut = _top_folders(_folder_direct_counts(con), OVERVIEW_FOLDERS_LIMIT)
         tags, tags_cut = _tag_counts(con, OVERVIEW_TAGS_LIMIT)
         fields, fields_cut = _field_counts(con, OVERVIEW_FIELDS_LIMIT)
         warnings = view.warnings()
@@ -181,10 +191,10 @@ def tree(
     _check_range("depth", depth, TREE_DEPTH_MIN, TREE_DEPTH_MAX)
     _check_range("limit", limit, TREE_LIMIT_MIN, TREE_LIMIT_MAX)
     with reader.acquire() as view:
-        rows = view.con.execute("SELECT folder, count(*) FROM notes GROUP BY folder").fetchall()
+        direct = _folder_direct_counts(view.con)
         warnings = view.warnings()
         freshness = view.freshness
-    root, truncated = build_tree({f: int(n) for f, n in rows}, depth, limit, direct_only)
+    root, truncated = build_tree(direct, depth, limit, direct_only)
     if truncated:
         warnings.append(
             _warn(
@@ -220,7 +230,7 @@ def tags(reader: SnapshotReader, limit: int = TAGS_LIMIT_DEFAULT) -> Outcome[Tag
 
 def _values(con: duckdb.DuckDBPyConnection, column: str) -> tuple[list[ValueCount], bool]:
     rows = con.execute(
-        f"SELECT v, count(DISTINCT path) AS n FROM (SELECT path, unnest({column}) AS v FROM notes) "
+        f"SELECT v, count(*) AS n FROM (SELECT unnest({column}) AS v FROM notes) "
         "WHERE v IS NOT NULL AND v <> '' GROUP BY v ORDER BY n DESC, v ASC LIMIT ?",
         [FACET_VALUES_LIMIT + 1],
     ).fetchall()

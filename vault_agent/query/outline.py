@@ -24,6 +24,7 @@ class NoteRow:
     folder: str
     title: str | None
     facets_json: str
+    segment_id: int
 
 
 @dataclass(frozen=True)
@@ -47,27 +48,29 @@ def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> N
     vault.check_not_protected(rel)
     if not vault.is_note_name(rel):
         raise InvalidPath(f"'{display(rel)}' is not a note (notes end with {', '.join(vault.extensions)})")
-    cols = "path, folder, title, facets_json, too_large"
-    rows = con.execute(f"SELECT {cols} FROM notes WHERE path = ?", [rel]).fetchall()
+    cols = "path, folder, title, facets_json, too_large, _seg"
+    rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
     if not rows:
-        rows = con.execute(f"SELECT {cols} FROM notes WHERE lower(path) = lower(?) LIMIT 2", [rel]).fetchall()
+        rows = con.execute(
+            f"SELECT {cols} FROM _notes WHERE lower(path) = lower(?) LIMIT 2", [rel]
+        ).fetchall()
         if len(rows) != 1:
             raise NotFound(
                 f"'{display(rel)}' is not an indexed note; check the path with 'tree' or 'search' "
                 "(new notes appear after the next index)"
             )
-    path, folder, title, facets_json, too_large = rows[0]
+    path, folder, title, facets_json, too_large, seg = rows[0]
     if too_large:
         raise TooLarge(f"'{display(path)}' is over 1,000,000 characters; its structure is not served")
-    return NoteRow(path=path, folder=folder, title=title, facets_json=facets_json)
+    return NoteRow(path=path, folder=folder, title=title, facets_json=facets_json, segment_id=int(seg))
 
 
-def note_headings(con: duckdb.DuckDBPyConnection, path: str) -> tuple[list[HeadingRow], bool]:
+def note_headings(con: duckdb.DuckDBPyConnection, note: NoteRow) -> tuple[list[HeadingRow], bool]:
     """The first MAX_OUTLINE_HEADINGS headings in document order, and whether more exist."""
+    table = SnapshotView.segment_table("headings", note.segment_id)  # path-sorted: pruned scan
     rows = con.execute(
-        "SELECT ordinal, level, text, id, body_available FROM headings WHERE path = ? "
-        "ORDER BY ordinal LIMIT ?",
-        [path, MAX_OUTLINE_HEADINGS + 1],
+        f"SELECT ordinal, level, text, id, body_available FROM {table} WHERE path = ? ORDER BY ordinal LIMIT ?",
+        [note.path, MAX_OUTLINE_HEADINGS + 1],
     ).fetchall()
     heads = [
         HeadingRow(ordinal=o, level=int(lv), text=t, id=i, body_available=bool(b)) for o, lv, t, i, b in rows
@@ -99,7 +102,7 @@ def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutlin
     """
     with reader.acquire() as view:
         note = resolve_note(view.con, reader.vault, path)
-        heads, truncated = note_headings(view.con, note.path)
+        heads, truncated = note_headings(view.con, note)
         data = NoteOutline(
             path=note.path,
             title=note.title,
@@ -117,7 +120,7 @@ def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentT
     """
     with reader.acquire() as view:
         note = resolve_note(view.con, reader.vault, path)
-        heads, truncated = note_headings(view.con, note.path)
+        heads, truncated = note_headings(view.con, note)
         root = DocRoot(children=[])
         nodes = [DocNode(id=h.id, level=h.level, text=h.text, children=[]) for h in heads]
         for idx, parent in enumerate(parents(heads)):

@@ -23,7 +23,7 @@ from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.paths import display, normalize_rel_path
 from vault_agent.query.models import Camel
-from vault_agent.query.search import bm25, check_limit, corpus_stats
+from vault_agent.query.search import bm25, check_limit, corpus_stats, postings_index
 
 LINK_WEIGHT = 3.0
 TAG_WEIGHT = 1.0
@@ -167,7 +167,7 @@ def related(
             ).fetchall()
         ]
         best: dict[str, float] = {}
-        for hit_path, _, score in bm25(con, terms, TERM_POOL, stats):
+        for hit_path, _, score in bm25(con, terms, TERM_POOL, stats, postings_index(reader, view, cache)):
             if hit_path != me and hit_path not in best:
                 best[hit_path] = score
         top = max(best.values(), default=0.0)

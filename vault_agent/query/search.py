@@ -11,13 +11,17 @@ ordering; ties go to path, then chunk ordinal, so answers are byte-stable.
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidLimit, InvalidParameter
 from vault_agent.query.models import Camel
+from vault_agent.query.postings import SegmentTerms, dead_filter, read_postings, term_index
 from vault_agent.text import tokenize
 
 K1 = 1.2
@@ -67,22 +71,24 @@ def check_limit(limit: int | None, default: int = SEARCH_LIMIT_DEFAULT) -> int:
 
 
 LENGTHS_TABLE = "retrieval_chunk_len"
+_LENGTHS_LOCK = threading.Lock()
 
 
 def ensure_lengths(con: duckdb.DuckDBPyConnection) -> None:
     """Copy the chunk lengths of the pinned snapshot into memory once, inside its schema.
 
     BM25 joins every posting to its chunk's length; joining the `chunks` Parquet view
-    costs a scan of it per query. The table lives in the snapshot's schema (the cursor's
-    `USE s<id>`), so the reader drops it with the snapshot.
+    costs a scan of it per query, and a string-keyed join is several times slower than an
+    integer one, so the key is the 64-bit hash of (path, ordinal) (a collision among a
+    million chunks has odds near 1e-8 and would only borrow another chunk's length). The
+    table lives in the snapshot's schema (the cursor's `USE s<id>`), so the reader drops it
+    with the snapshot. Parquet footers are cached for this session's scans.
     """
-    try:
-        con.execute(
-            f"CREATE TABLE IF NOT EXISTS {LENGTHS_TABLE} AS SELECT path, ordinal, token_count FROM chunks"
-        )
-    except duckdb.Error:
-        # Two requests raced to create it; the other one's table is as good as ours.
-        con.execute(f"SELECT 1 FROM {LENGTHS_TABLE} LIMIT 1").fetchall()
+    con.execute("SET parquet_metadata_cache = true").fetchall()
+    create = f"CREATE TABLE IF NOT EXISTS {LENGTHS_TABLE} AS SELECT hash(path, ordinal) AS h, token_count FROM chunks"
+    # One creator at a time: two concurrent CREATEs of the same table conflict in DuckDB.
+    with _LENGTHS_LOCK:
+        con.execute(create).fetchall()
 
 
 def corpus_stats(
@@ -93,23 +99,24 @@ def corpus_stats(
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[no-any-return]
     ensure_lengths(con)
-    row = con.execute(f"SELECT count(*), coalesce(avg(token_count), 0) FROM {LENGTHS_TABLE}").fetchone()
+    rows = con.execute(f"SELECT count(*), coalesce(avg(token_count), 0) FROM {LENGTHS_TABLE}").fetchall()
+    row = rows[0] if rows else None
     stats = (int(row[0]), float(row[1])) if row else (0, 0.0)
     if cache is not None:
         cache[key] = stats
     return stats
 
 
-BM25_SQL = """
+BM25_TEMPLATE = """
 WITH q AS (SELECT unnest(?::VARCHAR[]) AS term),
-post AS (SELECT t.term, t.path, t.chunk_ordinal, t.tf FROM terms t WHERE t.term IN (SELECT term FROM q)),
+post AS ({post}),
 df AS (SELECT term, count(*) AS df FROM post GROUP BY term),
 scored AS (
   SELECT p.path, p.chunk_ordinal,
          sum(ln(1 + (?::DOUBLE - df.df + 0.5) / (df.df + 0.5))
              * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * c.token_count / ?::DOUBLE))) AS score
   FROM post p JOIN df USING (term)
-  JOIN retrieval_chunk_len c ON c.path = p.path AND c.ordinal = p.chunk_ordinal
+  JOIN retrieval_chunk_len c ON c.h = hash(p.path, p.chunk_ordinal)
   GROUP BY p.path, p.chunk_ordinal
 ),
 top AS (
@@ -120,15 +127,43 @@ SELECT path, chunk_ordinal, score FROM top ORDER BY score DESC, path, chunk_ordi
 """
 
 
+VIEW_POSTINGS = (
+    "SELECT t.term, t.path, t.chunk_ordinal, t.tf FROM terms t WHERE t.term IN (SELECT term FROM q)"
+)
+READ_POSTINGS = f"SELECT p.term, p.path, p.chunk_ordinal, p.tf FROM q_post p WHERE {dead_filter('p')}"
+BM25_SQL = BM25_TEMPLATE.format(post=VIEW_POSTINGS)
+BM25_FAST_SQL = BM25_TEMPLATE.format(post=READ_POSTINGS)
+
+
+def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
+    """The row-group index of the pinned snapshot's term segments (None: use the view)."""
+    try:
+        return term_index(Path(reader.settings.index_dir), view.manifest, cache)
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+
+
 def bm25(
-    con: duckdb.DuckDBPyConnection, terms: list[str], limit: int, stats: tuple[int, float]
+    con: duckdb.DuckDBPyConnection,
+    terms: list[str],
+    limit: int,
+    stats: tuple[int, float],
+    index: list[SegmentTerms] | None = None,
 ) -> list[tuple[str, int, float]]:
     """Top (path, chunk ordinal, score) for terms, best first."""
     n, avg = stats
     if not terms or n == 0:
         return []
     ensure_lengths(con)
-    rows = con.execute(BM25_SQL, [terms, n, K1, K1, B, B, max(avg, 1e-9), limit]).fetchall()
+    params = [terms, n, K1, K1, B, B, max(avg, 1e-9), limit]
+    if index is None:
+        rows = con.execute(BM25_SQL, params).fetchall()
+    else:
+        con.register("q_post", read_postings(index, terms))
+        try:
+            rows = con.execute(BM25_FAST_SQL, params).fetchall()
+        finally:
+            con.unregister("q_post")
     return [(str(p), int(o), float(sc)) for p, o, sc in rows]
 
 
@@ -143,8 +178,8 @@ def chunk_details(
             "SELECT n.title, c.heading_path, c.start_line, c.end_line, c.text FROM chunks c "
             "LEFT JOIN notes n ON n.path = c.path WHERE c.path = ? AND c.ordinal = ?",
             [path, ordinal],
-        ).fetchone()
-        out.append(row or (None, [], 0, 0, ""))
+        ).fetchall()
+        out.append(row[0] if row else (None, [], 0, 0, ""))
     return out
 
 
@@ -183,7 +218,7 @@ def search(
     size = check_limit(limit)
     with reader.acquire() as view:
         stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
-        hits = bm25(view.con, terms, size, stats)
+        hits = bm25(view.con, terms, size, stats, postings_index(reader, view, cache))
         results = [
             SearchResult(
                 path=path,

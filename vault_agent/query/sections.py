@@ -28,7 +28,7 @@ def get_section_source(reader: SnapshotReader, path: object) -> Outcome[SectionS
     """
     with reader.acquire() as view:
         note = resolve_note(view.con, reader.vault, path)
-        heads, truncated = note_headings(view.con, note.path)
+        heads, truncated = note_headings(view.con, note)
         warnings, freshness = view.warnings(), view.freshness
     prefix = slugify(note.path)
     ids = [f"{prefix}:{h.id}" for h in heads]

@@ -76,6 +76,12 @@ class SnapshotView:
     freshness: str
     con: duckdb.DuckDBPyConnection
 
+    @staticmethod
+    def segment_table(table: str, segment_id: int) -> str:
+        """Qualified name of one segment's table; `_notes._seg` says which one holds a
+        note's live rows (its rows there are all live), so one-note reads skip the union."""
+        return f"main.seg_{int(segment_id)}_{table}"
+
     def warnings(self) -> list[WarningItem]:
         """The freshness warning of this snapshot, or nothing when it is fresh."""
         warning = freshness_warning(self.freshness)
@@ -93,9 +99,11 @@ class SnapshotReader:
     """Opens the snapshot CURRENT names and keeps it loaded across requests (thread-safe).
 
     Locks: `_lock` guards the bookkeeping and is only ever held briefly; `_ddl_lock`
-    serializes catalog changes (loads, drops) on the private `_ddl` cursor. While one
-    thread loads a newer snapshot, other requests keep being served from the current one,
-    so a large switch never stalls readers.
+    serializes catalog changes (loads, drops) on the private `_ddl` cursor. A request that
+    finds CURRENT changed waits for the load of the new snapshot (whoever started it), so
+    once a commit is visible in CURRENT no request is answered from an older snapshot
+    (a write's `wait_for_index` followed by a read sees the write). Requests already
+    running keep their own snapshot; drops never wait for a load.
     """
 
     def __init__(self, settings: Settings, vault: Vault, freshness: FreshnessFn | None = None) -> None:
@@ -110,9 +118,9 @@ class SnapshotReader:
         self._current: _Snap | None = None
         self._current_sig: Sig | None = None
         self._incompatible_sig: Sig | None = None
-        self._loading = False
         self._pending_drops: list[_Snap] = []
         self._seg_tables: dict[int, set[str]] = {}  # segment id → its main.seg_* objects
+        self._seg_paths: dict[int, frozenset[str]] = {}  # segment id → paths it holds (immutable)
         self._freshness_fn = freshness
         self._stat_checker = shared_stat_checker(settings)
 
@@ -208,23 +216,18 @@ class SnapshotReader:
             sig = self._current_stat()
             if sig is None:
                 raise IndexNotFound()
-            if self._current is not None and (sig == self._current_sig or self._loading):
-                # Unchanged, or another request is loading the newer one: serve this one.
+            if self._current is not None and sig == self._current_sig:
                 return self._take(self._current, cursor)
             if sig == self._incompatible_sig:
                 raise IndexIncompatible()
-        with self._ddl_lock:  # one loader at a time; a first load makes the others wait here
+        with self._ddl_lock:  # one loader at a time; the others wait here for its result
             with self._lock:
                 if self._db is None:
                     raise IndexNotFound("the snapshot reader is closed; restart the server")
+                sig = self._current_stat() or sig
                 if self._current is not None and sig == self._current_sig:
                     return self._take(self._current, cursor)
-                self._loading = True
-            try:
-                snap = self._switch(sig)
-            finally:
-                with self._lock:
-                    self._loading = False
+            snap = self._switch(sig)
             self._drain_drops()
             with self._lock:
                 return self._take(snap, cursor)
@@ -291,8 +294,12 @@ class SnapshotReader:
             for obj in made:
                 self._drop_obj(obj)
             raise
+        paths = frozenset(
+            r[0] for r in self._ddl.execute(f"SELECT path FROM main.seg_{seg_id}_notes").fetchall()
+        )
         with self._lock:
             self._seg_tables[seg_id] = made
+            self._seg_paths[seg_id] = paths
 
     def _load(self, manifest: Manifest) -> _Snap:
         """Load the segments a snapshot needs and create its schema of live views."""
@@ -310,7 +317,7 @@ class SnapshotReader:
         dead_rows: list[tuple[int, str]] = []
         with_dead: set[int] = set()
         for seg in sorted(manifest.segments, key=lambda s: s.segment_id, reverse=True):
-            held = {r[0] for r in ddl.execute(f"SELECT path FROM main.seg_{seg.segment_id}_notes").fetchall()}
+            held = self._seg_paths[seg.segment_id]
             dead = (held & newer) | set(seg.deleted)
             if dead:
                 with_dead.add(seg.segment_id)
@@ -320,15 +327,24 @@ class SnapshotReader:
             ddl.executemany(f"INSERT INTO {schema}._dead VALUES (?, ?)", dead_rows)
         for table, tschema in TABLES.items():
             parts = []
+            extra = ", {seg} AS _seg" if table == "notes" else ""
             for seg_id in seg_ids:
-                src = f"SELECT * FROM main.seg_{seg_id}_{table}"
+                src = f"SELECT *{extra.format(seg=seg_id)} FROM main.seg_{seg_id}_{table}"
                 if seg_id in with_dead:
                     src += f" WHERE path NOT IN (SELECT path FROM {schema}._dead WHERE seg = {seg_id})"
                 parts.append(src)
             if not parts:
                 cols = ", ".join(f"NULL::{_duck_type(f.type)} AS {f.name}" for f in tschema)
-                parts.append(f"SELECT {cols} WHERE false")
-            ddl.execute(f"CREATE VIEW {schema}.{table} AS " + " UNION ALL ".join(parts))
+                parts.append(f"SELECT {cols}{extra.format(seg=0)} WHERE false")
+            union = " UNION ALL ".join(parts)
+            if table == "notes":
+                # The live notes of a snapshot as one path-sorted table: every orientation
+                # query scans it, and `_seg` names the segment holding each note's live rows.
+                ddl.execute(f"CREATE TABLE {schema}._notes AS {union} ORDER BY path")
+                cols = ", ".join(f.name for f in tschema)
+                ddl.execute(f"CREATE VIEW {schema}.notes AS SELECT {cols} FROM {schema}._notes")
+            else:
+                ddl.execute(f"CREATE VIEW {schema}.{table} AS {union}")
         snap = _Snap(manifest=manifest, schema=schema, segment_ids=seg_ids)
         with self._lock:
             self._snaps[sid] = snap
@@ -350,6 +366,8 @@ class SnapshotReader:
                 self._snaps.pop(snap.manifest.snapshot_id, None)
             in_use = {sid for s in self._snaps.values() for sid in s.segment_ids}
             segs = {s: self._seg_tables.pop(s) for s in list(self._seg_tables) if s not in in_use}
+            for seg_id in segs:
+                self._seg_paths.pop(seg_id, None)
         for snap in drops:
             self._ddl.execute(f"DROP SCHEMA IF EXISTS {snap.schema} CASCADE")
         for objs in segs.values():

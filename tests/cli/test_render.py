@@ -1,0 +1,30 @@
+"""Compact human output: generic tables and trees, per-operation renderers."""
+
+from __future__ import annotations
+
+from vault_agent.cli.render import generic, render_body, table
+
+
+def test_table_aligns_and_right_aligns_numbers() -> None:
+    rows = [{"tag": "project", "noteCount": 3}, {"tag": "research/ml", "noteCount": 12}]
+    assert table(rows) == "tag          noteCount\nproject              3\nresearch/ml         12"
+    assert table([]) == "(none)"
+
+
+def test_generic_renders_scalars_lists_and_trees() -> None:
+    data = {"path": "a.md", "count": 2, "items": [{"n": 1}], "empty": [], "flags": ["x", "y"]}
+    assert generic(data) == "path: a.md\ncount: 2\nitems:\n  n\n  1\nempty: (none)\nflags: x, y"
+    tree = {"id": "r", "children": [{"id": "a", "children": [{"id": "b", "children": []}]}]}
+    assert generic(tree) == "id=r\n  id=a\n    id=b"
+
+
+def test_render_body_prefers_the_operation_renderer() -> None:
+    body = {"data": {"tags": [{"tag": "t", "noteCount": 1}], "indexFreshness": "fresh"}, "warnings": []}
+    assert render_body("tags", True, body) == "tag  noteCount\nt            1"
+    assert render_body("tags", True, body, own=lambda b: "own") == "own"
+    outline = {
+        "path": "a.md",
+        "title": "A",
+        "headings": [{"level": 2, "text": "Goals", "id": "h2-goals-0001"}],
+    }
+    assert render_body("get-note-outline", False, outline) == "a.md  A\n  ## Goals  [h2-goals-0001]"
