@@ -126,7 +126,7 @@ def one_run(settings: Settings, requests: int, run: int) -> dict[str, Any]:
             lambda q: vault_search(vault, reader, q, mode="plain", limit=50), ["zebra crossing"]
         )
         finds = _queries(LATIN, 2, 5, seed=run) + _queries(JAPANESE, 2, 5, seed=run)
-        out["find"] = _time(lambda q: vault_find(vault, reader, q), finds)
+        out["find"] = _time(lambda q: vault_find(vault, reader, q, cache=cache), finds)
     finally:
         reader.close()
     return out

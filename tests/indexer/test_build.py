@@ -186,7 +186,7 @@ def test_compaction_merges_small_segments(tmp_path: Path, monkeypatch: pytest.Mo
     vault = _vault(tmp_path, 3)
     s = make_settings(vault)
     build_index(s)
-    monkeypatch.setattr(compaction, "MAX_SEGMENTS", 3)
+    monkeypatch.setattr(compaction, "MAX_SMALL_SEGMENTS", 3)
     for k in range(5):
         write(vault, f"x{k}.md", f"# X{k}\n\ntext {k}\n")
         m = build_index(s)

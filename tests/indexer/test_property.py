@@ -12,6 +12,7 @@ from engine_support import make_settings, snapshot_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 
 PATHS = ["a.md", "b.md", "d/c.md", "d/e/f.md", "g h.md", "d/e/Ü.md"]
@@ -75,3 +76,7 @@ def test_incremental_equals_full_reindex(ops: list[tuple[str, str, str]]) -> Non
         full = make_settings(vault, root / "full")
         build_index(full, full=True)
         assert snapshot_rows(s.index_dir) == snapshot_rows(full.index_dir)
+        inc_m, full_m = read_current_manifest(s.index_dir), read_current_manifest(full.index_dir)
+        assert inc_m is not None and full_m is not None
+        counts = ("note_count", "chunk_count", "heading_count", "invalid_frontmatter_count", "skipped")
+        assert {k: getattr(inc_m, k) for k in counts} == {k: getattr(full_m, k) for k in counts}

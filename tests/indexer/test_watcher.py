@@ -203,3 +203,19 @@ def test_overflow_converges_small(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_overflow_converges_30000(tmp_path: Path) -> None:
     _overflow(tmp_path, 30000)
+
+
+def test_periodic_reconcile_catches_what_the_watcher_never_saw(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    for i in range(4):
+        write(vault, f"n{i}.md", note_text(i))
+    s = make_settings(vault)
+    with Writer(s, watch=False, reconcile_interval_s=0.2):
+        write(vault, "late.md", "# Late\n")
+        (vault / "n0.md").unlink()
+        _wait_fresh_no_watch(s)
+    _same_as_full(s, tmp_path, "r")
+
+
+def _wait_fresh_no_watch(s: Settings) -> None:
+    wait_until(lambda: _converged(s), 60, "the reconcile scan to converge")

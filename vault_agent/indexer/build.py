@@ -15,7 +15,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -213,6 +213,15 @@ def _infos(tables: dict[str, pa.Table], segment_id: int) -> dict[str, NoteInfo]:
     }
 
 
+def _totals(infos: Iterable[NoteInfo]) -> tuple[int, int, int]:
+    c = h = inv = 0
+    for info in infos:
+        c += info.chunks
+        h += info.headings
+        inv += info.fm_invalid
+    return c, h, inv
+
+
 class Indexer:
     """The writer's view of one index: committed manifest + what it knows of each note."""
 
@@ -223,6 +232,7 @@ class Indexer:
         self.log = log_ or EventLog(self.index_dir, floor_seq=lambda: self.applied_seq)
         self.manifest: Manifest | None = None
         self.notes: dict[str, NoteInfo] = {}
+        self._totals: tuple[int, int, int] = (0, 0, 0)  # chunks, headings, invalid frontmatter
         self.compatible = False
 
     @property
@@ -284,10 +294,26 @@ class Indexer:
     def commit_snapshot(
         self,
         segments: list[SegmentRef],
-        notes: dict[str, NoteInfo],
         applied_seq: int,
         skipped: dict[str, int] | None,
+        *,
+        remove: Iterable[str] = (),
+        add: dict[str, NoteInfo] | None = None,
+        replace_all: dict[str, NoteInfo] | None = None,
     ) -> Manifest:
+        """Commit a manifest over `segments`; the notes change by remove/add (or are replaced).
+
+        Counts are kept incrementally, so a commit costs in proportion to the change.
+        """
+        add = add or {}
+        if replace_all is not None:
+            totals = _totals(replace_all.values())
+            count = len(replace_all)
+        else:
+            touched = [self.notes[p] for p in {*remove, *add} if p in self.notes]
+            old, new = _totals(touched), _totals(add.values())
+            totals = tuple(t - o + n for t, o, n in zip(self._totals, old, new, strict=True))
+            count = len(self.notes) - len(touched) + len(add)
         snap_id, _ = next_ids(self.index_dir, self.manifest)
         segments = [s for s in segments if len(s.deleted) < s.note_count]
         manifest = Manifest(
@@ -298,14 +324,21 @@ class Indexer:
             applied_seq=applied_seq,
             created_at=now_iso(),
             segments=segments,
-            note_count=len(notes),
-            chunk_count=sum(n.chunks for n in notes.values()),
-            heading_count=sum(n.headings for n in notes.values()),
-            invalid_frontmatter_count=sum(1 for n in notes.values() if n.fm_invalid),
+            note_count=count,
+            chunk_count=totals[0],
+            heading_count=totals[1],
+            invalid_frontmatter_count=totals[2],
             skipped=skipped if skipped is not None else (self.manifest.skipped if self.manifest else {}),
         )
         commit(self.index_dir, manifest)
-        self.manifest, self.notes, self.compatible = manifest, notes, True
+        # In place after the commit: readers of `notes` on other threads take a copy first.
+        if replace_all is not None:
+            self.notes = replace_all
+        else:
+            for p in remove:
+                self.notes.pop(p, None)
+            self.notes.update(add)
+        self.manifest, self.compatible, self._totals = manifest, True, totals
         if self.log.size_bytes() > LOG_COMPACT_BYTES:
             self.log.compact(applied_seq)
         return manifest
@@ -317,7 +350,9 @@ class Indexer:
         scan = scan_vault(self.vault, {})
         rels = sorted(scan.entries)
         refs, infos, _ = self._write_segments(rels, progress, unchanged_ok=False)
-        return self.commit_snapshot(refs, infos, max(upto, self.applied_seq), skipped_counts(scan.report))
+        return self.commit_snapshot(
+            refs, max(upto, self.applied_seq), skipped_counts(scan.report), replace_all=infos
+        )
 
     def apply(self, events: list[Event], progress: Progress | None = None) -> Manifest | None:
         """Apply events after applied_seq; commits and returns the new manifest, or None."""
@@ -357,7 +392,7 @@ class Indexer:
         # Known notes that vanished come back from the parse as missing (a rescan lists them
         # as delete candidates); nothing else is ever treated as gone.
         gone = {p for p in missing if p in self.notes}
-        replaced = (set(infos) | gone) & set(self.notes)
+        replaced = {p for p in (*infos, *gone) if p in self.notes}
         if not refs and not gone and upto <= self.applied_seq:
             return None
         assert self.manifest is not None
@@ -370,9 +405,7 @@ class Indexer:
             else s
             for s in self.manifest.segments
         ]
-        notes = {p: i for p, i in self.notes.items() if p not in gone}
-        notes.update(infos)
-        return self.commit_snapshot(segments + refs, notes, upto, skipped)
+        return self.commit_snapshot(segments + refs, upto, skipped, remove=gone, add=infos)
 
     def catch_up(self, progress: Progress | None = None, hash_pass: bool = False) -> Manifest | None:
         """Stat scan → events in the log → build. Full rebuild without a usable snapshot."""

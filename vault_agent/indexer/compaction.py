@@ -1,7 +1,8 @@
 """Background compaction: merge small segments (and segments full of tombstones) into one.
 
-Policy (Lucene-like, bounded memory): when the snapshot has more than MAX_SEGMENTS
-segments, every small segment (fewer than SMALL_NOTES notes) is merged; independently any
+Policy (Lucene-like, bounded memory): when the snapshot has more than MAX_SMALL_SEGMENTS
+small segments (fewer than SMALL_NOTES live notes: the ones incremental commits make),
+they are merged into one; independently any
 segment whose tombstones exceed TOMBSTONE_RATIO of its notes is rewritten with its live
 rows only. Large segments of a full build are never merged with each other, so a merge
 never holds the whole vault in memory. The result is committed like any other snapshot
@@ -14,7 +15,7 @@ from vault_agent.contracts import TABLES, Manifest, SegmentRef
 from vault_agent.indexer.segments import SegmentWriter, read_live
 from vault_agent.indexer.snapshot import next_ids
 
-MAX_SEGMENTS = 8
+MAX_SMALL_SEGMENTS = 8
 SMALL_NOTES = 2_000
 TOMBSTONE_RATIO = 0.30
 
@@ -23,10 +24,9 @@ def plan(manifest: Manifest) -> list[SegmentRef]:
     """The segments one compaction should merge (empty: nothing to do)."""
     segs = manifest.segments
     pick: dict[int, SegmentRef] = {}
-    if len(segs) > MAX_SEGMENTS:
-        small = [s for s in segs if s.note_count - len(s.deleted) < SMALL_NOTES]
-        if len(small) >= 2:
-            pick.update((s.segment_id, s) for s in small)
+    small = [s for s in segs if s.note_count - len(s.deleted) < SMALL_NOTES]
+    if len(small) > MAX_SMALL_SEGMENTS:
+        pick.update((s.segment_id, s) for s in small)
     for s in segs:
         if s.note_count and len(s.deleted) / s.note_count > TOMBSTONE_RATIO:
             pick[s.segment_id] = s
@@ -56,12 +56,12 @@ def maybe_compact(indexer: object) -> Manifest | None:
         raise
     gone = {s.segment_id for s in merge}
     segments = [s for s in manifest.segments if s.segment_id not in gone]
-    notes = dict(indexer.notes)
+    moved: dict[str, NoteInfo] = {}
     if new_ref is not None:
         segments.append(new_ref)
         for p in merged_paths:
-            info = notes[p]
-            notes[p] = NoteInfo(
+            info = indexer.notes[p]
+            moved[p] = NoteInfo(
                 info.mtime_ns,
                 info.size,
                 info.sha256,
@@ -70,4 +70,4 @@ def maybe_compact(indexer: object) -> Manifest | None:
                 info.headings,
                 info.fm_invalid,
             )
-    return indexer.commit_snapshot(segments, notes, manifest.applied_seq, manifest.skipped)
+    return indexer.commit_snapshot(segments, manifest.applied_seq, manifest.skipped, add=moved)

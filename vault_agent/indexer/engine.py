@@ -43,6 +43,7 @@ MISSED_TIME_S = 2.5 * HEARTBEAT_INTERVAL_S  # a heartbeat tick this late: the pr
 # A batch this big may be the visible part of an overflow whose record has not arrived yet:
 # reconcile by a rescan in the same build rather than report a partial snapshot as fresh.
 BIG_BATCH = 1000
+GC_INTERVAL_S = 10.0
 
 
 class Writer:
@@ -78,6 +79,8 @@ class Writer:
         self._gc: GarbageCollector | None = None
         self._next_reconcile = 0.0
         self._reconciles = 0
+        self._reconciler: threading.Thread | None = None
+        self._next_gc = 0.0
         self._problem_gen = 0
 
     # ----- public state ----------------------------------------------------------------
@@ -154,8 +157,9 @@ class Writer:
             self._stopping = True
             self._cond.notify_all()
         self._shutdown_watch()
-        for t in self._threads:
-            t.join(timeout=60)
+        for t in [*self._threads, self._reconciler]:
+            if t is not None:
+                t.join(timeout=60)
         self._threads = []
         with contextlib.suppress(FileNotFoundError):
             (self.index_dir / WRITER_STATE_FILE).unlink()
@@ -257,7 +261,7 @@ class Writer:
                 self._flush_hints()
                 self._debounce()
                 if time.monotonic() >= self._next_reconcile:
-                    self._reconcile()
+                    self._start_reconcile()
                 self._build()
             except Exception as exc:
                 # No traceback: OSError texts carry absolute paths, which logs never show.
@@ -283,15 +287,30 @@ class Writer:
             self._flush_hints()
         self._flush_hints()
 
+    def _start_reconcile(self) -> None:
+        """Run the periodic scan on its own thread, so a walk of a big vault never delays a
+        save's commit; its events are hints checked against the disk like any other."""
+        self._next_reconcile = time.monotonic() + self.reconcile_interval_s
+        if self._reconciler is not None and self._reconciler.is_alive():
+            return
+        self._reconciles += 1
+        self._reconciler = threading.Thread(target=self._reconcile, name="vault-agent-reconcile", daemon=True)
+        self._reconciler.start()
+
     def _reconcile(self) -> None:
         """Periodic safety net: stat scan (sometimes with hashes) → events for differences."""
         assert self._indexer is not None
-        self._reconciles += 1
-        self._next_reconcile = time.monotonic() + self.reconcile_interval_s
         idx = self._indexer
-        scan = scan_vault(idx.vault, idx.notes, hash_pass=self._reconciles % HASH_PASS_EVERY == 0)
-        if scan.events:
-            self._head = max(self._head, idx.log.append(scan.events))
+        try:
+            known = idx.notes.copy()  # atomic under the GIL; the loop thread updates notes in place
+            scan = scan_vault(idx.vault, known, hash_pass=self._reconciles % HASH_PASS_EVERY == 0)
+            if scan.events:
+                seq = idx.log.append(scan.events)
+                with self._cond:
+                    self._head = max(self._head, seq)
+                self._on_log_change()
+        except OSError as exc:
+            log.error("reconcile scan failed (%s)", type(exc).__name__)
         if self._observer is not None and not self._observer.is_alive():
             with self._cond:
                 self._watcher_ok = False
@@ -304,6 +323,7 @@ class Writer:
         events = idx.log.read_after(idx.applied_seq)
         self._head = max(self._head, events[-1].seq if events else idx.log.head_seq())
         if not events:
+            self._maintain()
             return
         with self._cond:
             gen_at_start = self._problem_gen
@@ -322,15 +342,23 @@ class Writer:
                     self._watcher_ok = True
                 self._cond.notify_all()
             self._set_phase("idle")
+        self._maintain()
+
+    def _maintain(self) -> None:
+        """While no change waits: compact small segments; GC at most every GC_INTERVAL_S."""
+        assert self._indexer is not None
         with self._cond:
-            idle = not self._has_work()
-        if idle:
-            if maybe_compact(idx) is not None:
-                with self._cond:
-                    self._cond.notify_all()
-                self._publish()
-            if self._gc is not None:
-                self._gc.collect()
+            busy = bool(self._hints or self._dir_hints or self._rescan_needed)
+        if busy:
+            return
+        if maybe_compact(self._indexer) is not None:
+            with self._cond:
+                self._cond.notify_all()
+            self._publish()
+        now = time.monotonic()
+        if self._gc is not None and now >= self._next_gc:
+            self._next_gc = now + GC_INTERVAL_S
+            self._gc.collect()
 
     def _heartbeat(self) -> None:
         last = time.monotonic()

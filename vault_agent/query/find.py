@@ -36,6 +36,8 @@ from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
 from vault_agent.query.grep import Budget, Scope, resolve_scope
+from vault_agent.query.postings import dead_filter, read_postings
+from vault_agent.query.search import postings_index
 from vault_agent.query.toolkit import (
     FIND_DEFAULT_MAX_CANDIDATES,
     FIND_DEFAULT_TIME_MS,
@@ -113,37 +115,68 @@ class Pass:
     stage1_ran: bool
 
 
-def _scope_where(scope: Scope, alias: str) -> tuple[str, list[Any]]:
-    sql, params = scope.sql()
-    return sql.replace("path", f"{alias}.path"), params
+def _chunk_rows(
+    con: duckdb.DuckDBPyConnection, keys: list[tuple[str, int]], budget: Budget
+) -> dict[tuple[str, int], tuple[int, int, str]]:
+    """(start, end, text) of chunks by key, one semi-join on their paths."""
+    if not keys:
+        return {}
+    rows = budget.run(
+        con,
+        "SELECT path, ordinal, start_line, end_line, text FROM chunks WHERE path IN (SELECT unnest(?::VARCHAR[]))",
+        [sorted({p for p, _ in keys})],
+    )
+    wanted = set(keys)
+    return {(p, int(o)): (int(a), int(b), t or "") for p, o, a, b, t in rows if (p, int(o)) in wanted}
 
 
 def _run_pass(
-    con: duckdb.DuckDBPyConnection, query: str, tokens: list[str], scope: Scope, cap: int, budget: Budget
+    con: duckdb.DuckDBPyConnection,
+    query: str,
+    tokens: list[str],
+    scope: Scope,
+    cap: int,
+    budget: Budget,
+    manifest: Any,
+    has_post: bool,
 ) -> Pass:
-    where_n, p_n = _scope_where(scope, "n")
-    files = con.execute(f"SELECT count(*) FROM notes n WHERE {where_n}", p_n).fetchall()[0]
-    nodes = con.execute(f"SELECT count(*) FROM chunks n WHERE {where_n}", p_n).fetchall()[0]
-    where_c, p_c = _scope_where(scope, "c")
+    where, params = scope.sql()
+    if scope.prefix or scope.glob:
+        files = con.execute(f"SELECT count(*) FROM notes WHERE {where}", params).fetchall()[0][0]
+        nodes = con.execute(f"SELECT count(*) FROM chunks WHERE {where}", params).fetchall()[0][0]
+    else:
+        files, nodes = manifest.note_count, manifest.chunk_count
     want = normalize(query)
     cands: dict[tuple[str, int], Cand] = {}
+    post = (
+        f"SELECT p.term, p.path, p.chunk_ordinal FROM q_post p WHERE {dead_filter('p')}"
+        if has_post
+        else "SELECT term, path, chunk_ordinal FROM terms WHERE term IN (SELECT unnest(?::VARCHAR[]))"
+    )
+    post_params: list[Any] = [] if has_post else [tokens]
+    agg = (
+        f"SELECT path, chunk_ordinal, list(DISTINCT term ORDER BY term) AS ts, count(DISTINCT term) AS k "
+        f"FROM ({post}) WHERE {where} GROUP BY path, chunk_ordinal"
+    )
     if tokens:
-        sql = (
-            "WITH hit AS (SELECT path, chunk_ordinal, list(DISTINCT term) AS ts FROM terms "
-            "WHERE term IN (SELECT unnest(?::VARCHAR[])) GROUP BY path, chunk_ordinal HAVING count(DISTINCT term) = ?) "
-            "SELECT c.path, c.ordinal, c.start_line, c.end_line, c.text, hit.ts FROM hit JOIN chunks c "
-            f"ON c.path = hit.path AND c.ordinal = hit.chunk_ordinal WHERE {where_c} ORDER BY c.path, c.ordinal LIMIT ?"
-        )
-        rows = budget.run(con, sql, [tokens, len(tokens), *p_c, STAGE0_FETCH_CAP])
+        sql = f"SELECT path, chunk_ordinal, ts FROM ({agg}) WHERE k = ? ORDER BY path, chunk_ordinal LIMIT ?"
+        rows = budget.run(con, sql, [*post_params, *params, len(tokens), STAGE0_FETCH_CAP])
+        details = _chunk_rows(con, [(p, int(o)) for p, o, _ in rows], budget)
+        for path, ordinal, ts in rows:
+            start, end, text = details.get((path, int(ordinal)), (0, 0, ""))
+            if want and want in normalize(text):
+                cands[(path, int(ordinal))] = Cand(
+                    path, int(ordinal), start, end, True, 1.0, frozenset(ts or [])
+                )
     else:
         sql = (
-            "SELECT c.path, c.ordinal, c.start_line, c.end_line, c.text, []::VARCHAR[] FROM chunks c "
-            f"WHERE {where_c} AND contains(lower(c.text), lower(?)) ORDER BY c.path, c.ordinal LIMIT ?"
+            "SELECT path, ordinal, start_line, end_line FROM chunks "
+            f"WHERE {where} AND contains(lower(text), lower(?)) ORDER BY path, ordinal LIMIT ?"
         )
-        rows = budget.run(con, sql, [*p_c, query.strip(), STAGE0_FETCH_CAP])
-    for path, ordinal, start, end, text, ts in rows:
-        if want and want in normalize(text or ""):
-            cands[(path, ordinal)] = Cand(path, ordinal, start, end, True, 1.0, frozenset(ts or []))
+        for path, ordinal, start, end in budget.run(con, sql, [*params, query.strip(), STAGE0_FETCH_CAP]):
+            cands[(path, int(ordinal))] = Cand(
+                path, int(ordinal), int(start), int(end), True, 1.0, frozenset()
+            )
     cutoff: Cutoff | None = None
     stage1_ran = False
     total = len(cands)
@@ -155,19 +188,18 @@ def _run_pass(
         stage1_ran = True
         need = max(1, math.ceil(LOOSE_MIN_OVERLAP * len(tokens)))
         sql = (
-            "WITH hit AS (SELECT path, chunk_ordinal, list(DISTINCT term) AS ts, count(DISTINCT term) AS k FROM terms "
-            "WHERE term IN (SELECT unnest(?::VARCHAR[])) GROUP BY path, chunk_ordinal HAVING count(DISTINCT term) >= ?) "
-            "SELECT c.path, c.ordinal, c.start_line, c.end_line, hit.k, hit.ts, count(*) OVER () FROM hit JOIN chunks c "
-            f"ON c.path = hit.path AND c.ordinal = hit.chunk_ordinal WHERE {where_c} "
-            "ORDER BY hit.k DESC, c.path, c.ordinal LIMIT ?"
+            f"SELECT path, chunk_ordinal, ts, k, count(*) OVER () FROM ({agg}) WHERE k >= ? "
+            "ORDER BY k DESC, path, chunk_ordinal LIMIT ?"
         )
-        rows = budget.run(con, sql, [tokens, need, *p_c, cap + len(cands) + 1])
-        loose_total = int(rows[0][6]) if rows else 0
-        for path, ordinal, start, end, k, ts, _ in rows:
-            if (path, ordinal) not in cands:
-                cands[(path, ordinal)] = Cand(
-                    path, ordinal, start, end, False, k / len(tokens), frozenset(ts or [])
-                )
+        rows = budget.run(con, sql, [*post_params, *params, need, cap + len(cands) + 1])
+        loose_total = int(rows[0][4]) if rows else 0
+        fresh = [(p, int(o)) for p, o, _, _, _ in rows if (p, int(o)) not in cands]
+        spans = _chunk_rows(con, fresh, budget)
+        for path, ordinal, ts, k, _ in rows:
+            key = (path, int(ordinal))
+            if key not in cands and key in spans:
+                start, end, _ = spans[key]
+                cands[key] = Cand(path, int(ordinal), start, end, False, k / len(tokens), frozenset(ts or []))
         # Every Stage 0 hit holds all query tokens, so it is among the Stage 1 rows too.
         total = max(loose_total, len(cands))
         if budget.over():
@@ -175,9 +207,7 @@ def _run_pass(
     ordered = sorted(cands.values(), key=lambda c: (not c.exact, -c.overlap, c.path, c.start, c.ordinal))
     if len(ordered) > cap or total > cap:
         cutoff = cutoff or "candidate_cap"
-    return Pass(
-        int(files[0]) if files else 0, int(nodes[0]) if nodes else 0, ordered[:cap], total, cutoff, stage1_ran
-    )
+    return Pass(int(files), int(nodes), ordered[:cap], total, cutoff, stage1_ran)
 
 
 @dataclass
@@ -220,6 +250,7 @@ def vault_find(
     glob: str | None = None,
     max_candidates: int | None = None,
     time_ms: int | None = None,
+    cache: dict[Any, Any] | None = None,
 ) -> Outcome[FindData]:
     """Locate where a query is answered and propose the next tool; see the module doc.
 
@@ -244,11 +275,20 @@ def vault_find(
     with reader.acquire() as view:
         view.con.execute("SET parquet_metadata_cache = true").fetchall()  # session-local
         warnings: list[WarningItem] = list(view.warnings())
-        result = _run_pass(view.con, query, tokens, scope, cap, budget)
-        expanded = False
-        if not result.cands and (scope.prefix or scope.glob) and not budget.over():
-            result = _run_pass(view.con, query, tokens, Scope("", None), cap, budget)
-            expanded = True
+        index = postings_index(reader, view, cache) if tokens else None
+        if index is not None:
+            view.con.register("q_post", read_postings(index, tokens))
+        try:
+            args = (tokens, scope, cap, budget, view.manifest, index is not None)
+            result = _run_pass(view.con, query, *args)
+            expanded = False
+            if not result.cands and (scope.prefix or scope.glob) and not budget.over():
+                args = (tokens, Scope("", None), cap, budget, view.manifest, index is not None)
+                result = _run_pass(view.con, query, *args)
+                expanded = True
+        finally:
+            if index is not None:
+                view.con.unregister("q_post")
         snapshot_id = view.manifest.snapshot_id
     groups = integrate(result.cands)
     n = len(groups)

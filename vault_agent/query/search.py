@@ -170,17 +170,18 @@ def bm25(
 def chunk_details(
     con: duckdb.DuckDBPyConnection, hits: list[tuple[str, int, float]]
 ) -> list[tuple[Any, ...]]:
-    """(title, heading_path, start, end, text) per hit; one equality lookup each, so the
-    Parquet scan prunes row groups by path instead of reading every chunk's text."""
-    out = []
-    for path, ordinal, _ in hits:
-        row = con.execute(
-            "SELECT n.title, c.heading_path, c.start_line, c.end_line, c.text FROM chunks c "
-            "LEFT JOIN notes n ON n.path = c.path WHERE c.path = ? AND c.ordinal = ?",
-            [path, ordinal],
-        ).fetchall()
-        out.append(row[0] if row else (None, [], 0, 0, ""))
-    return out
+    """(title, heading_path, start, end, text) per hit, from one query over the hit paths
+    (a semi-join on path lets the Parquet scan skip row groups of other notes)."""
+    if not hits:
+        return []
+    paths = sorted({p for p, _, _ in hits})
+    rows = con.execute(
+        "SELECT c.path, c.ordinal, n.title, c.heading_path, c.start_line, c.end_line, c.text FROM chunks c "
+        "LEFT JOIN notes n ON n.path = c.path WHERE c.path IN (SELECT unnest(?::VARCHAR[]))",
+        [paths],
+    ).fetchall()
+    by_key = {(r[0], int(r[1])): r[2:] for r in rows}
+    return [by_key.get((p, o), (None, [], 0, 0, "")) for p, o, _ in hits]
 
 
 def make_snippet(text: str, terms: list[str]) -> str:

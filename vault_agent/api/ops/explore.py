@@ -179,6 +179,7 @@ def _find(ctx: AppContext, p: FindParams) -> Outcome[Any]:
         glob=s.glob,
         max_candidates=b.max_candidates,
         time_ms=b.time_ms,
+        cache=ctx.state,
     )
 
 
