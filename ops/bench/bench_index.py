@@ -155,8 +155,12 @@ def _save_to_fresh(vault: Path, workdir: Path, edits: int, seed: int = 7) -> dic
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
+    slowest = sorted(range(len(lat)), key=lambda k: -lat[k])[:3]
     lat.sort()
     return {
+        "slowest_edits": [
+            (k, round(1000 * sorted_lat, 1)) for k, sorted_lat in zip(slowest, lat[::-1][:3], strict=True)
+        ],
         "save_to_fresh_ms_p50": round(1000 * lat[len(lat) // 2], 1),
         "save_to_fresh_ms_p99": round(1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))], 1),
         "edits": len(lat),
@@ -169,12 +173,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--edits", type=int, default=100)
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/vault-agent-bench"))
+    ap.add_argument("--skip-full", action="store_true", help="only save→fresh (needs a previous run's index)")
     args = ap.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     for n in args.notes:
         vault = _ensure_vault(args.workdir, n)
         res: dict[str, object] = {"vault_notes": n, "load_avg_before": os.getloadavg()[0]}
-        res.update(_full_runs(vault, args.workdir, args.runs))
+        if not args.skip_full:
+            res.update(_full_runs(vault, args.workdir, args.runs))
         res.update(_save_to_fresh(vault, args.workdir, args.edits))
         res["load_avg_after"] = os.getloadavg()[0]
         print(json.dumps(res), flush=True)

@@ -102,5 +102,6 @@ def test_consistency_during_reindex_2k(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 def test_consistency_during_reindex_20k(tmp_path: Path) -> None:
     _run(tmp_path, 20000)

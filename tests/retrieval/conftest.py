@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,17 +31,6 @@ def make_ctx(root: Path, *, index: bool = True, freshness: str | None = "fresh")
 @pytest.fixture
 def ctx(tmp_path: Path) -> Iterator[AppContext]:
     c = make_ctx(write_vault(tmp_path / "vault"))
-    yield c
-    c.reader.close()
-
-
-@pytest.fixture
-def demo_ctx(tmp_path: Path) -> Iterator[AppContext]:
-    root = tmp_path / "demo"
-    shutil.copytree(REPO / "fixtures" / "demo", root)
-    for i, p in enumerate(sorted(root.rglob("*"))):
-        os.utime(p, (1_767_225_600 + i, 1_767_225_600 + i), follow_symlinks=False)
-    c = make_ctx(root)
     yield c
     c.reader.close()
 

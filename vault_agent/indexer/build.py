@@ -243,6 +243,7 @@ class Indexer:
         """Read CURRENT and the live notes of its snapshot."""
         self.manifest = read_current_manifest(self.index_dir)
         self.notes = {}
+        self._totals = (0, 0, 0)
         self.compatible = self.manifest is not None and is_compatible(self.settings, self.manifest)
         if not self.compatible or self.manifest is None:
             return
@@ -251,6 +252,7 @@ class Indexer:
             self.notes.update(
                 _infos({"notes": read_live(self.index_dir, ref, "notes", cols)}, ref.segment_id)
             )
+        self._totals = _totals(self.notes.values())
 
     # ----- segments ------------------------------------------------------------------
     def _write_segments(

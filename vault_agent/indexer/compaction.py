@@ -1,8 +1,8 @@
 """Background compaction: merge small segments (and segments full of tombstones) into one.
 
-Policy (Lucene-like, bounded memory): when the snapshot has more than MAX_SMALL_SEGMENTS
-small segments (fewer than SMALL_NOTES live notes: the ones incremental commits make),
-they are merged into one; independently any
+Policy (Lucene-like tiers, bounded memory): small segments (fewer than SMALL_NOTES live
+notes: the ones incremental commits make) are grouped by size class (powers of ten); when
+a class holds more than MAX_SMALL_SEGMENTS segments they are merged into one; independently any
 segment whose tombstones exceed TOMBSTONE_RATIO of its notes is rewritten with its live
 rows only. Large segments of a full build are never merged with each other, so a merge
 never holds the whole vault in memory. The result is committed like any other snapshot
@@ -20,14 +20,29 @@ SMALL_NOTES = 2_000
 TOMBSTONE_RATIO = 0.30
 
 
+def _tier(live: int) -> int:
+    """Size class of a segment: 0 for < 10 live notes, 1 for < 100, 2 for < 1,000, ..."""
+    return len(str(max(live, 1))) - 1
+
+
 def plan(manifest: Manifest) -> list[SegmentRef]:
-    """The segments one compaction should merge (empty: nothing to do)."""
-    segs = manifest.segments
+    """The segments one compaction should merge (empty: nothing to do).
+
+    Tiered: segments of the same size class (by powers of ten of live notes, below
+    SMALL_NOTES) merge when more than MAX_SMALL_SEGMENTS of them exist, so a merge only
+    rewrites segments of similar size and the cost per edit stays logarithmic.
+    """
     pick: dict[int, SegmentRef] = {}
-    small = [s for s in segs if s.note_count - len(s.deleted) < SMALL_NOTES]
-    if len(small) > MAX_SMALL_SEGMENTS:
-        pick.update((s.segment_id, s) for s in small)
-    for s in segs:
+    tiers: dict[int, list[SegmentRef]] = {}
+    for s in manifest.segments:
+        live = s.note_count - len(s.deleted)
+        if live < SMALL_NOTES:
+            tiers.setdefault(_tier(live), []).append(s)
+    for tier in sorted(tiers):
+        if len(tiers[tier]) > MAX_SMALL_SEGMENTS:
+            pick.update((s.segment_id, s) for s in tiers[tier])
+            break
+    for s in manifest.segments:
         if s.note_count and len(s.deleted) / s.note_count > TOMBSTONE_RATIO:
             pick[s.segment_id] = s
     return [pick[k] for k in sorted(pick)]
