@@ -49,7 +49,7 @@ from vault_agent.contracts import (
     Manifest,
     WriterState,
 )
-from vault_agent.paths import Exclusions, Vault
+from vault_agent.paths import vault_for_settings
 
 __all__ = [
     "StatChecker",
@@ -62,18 +62,6 @@ __all__ = [
     "vault_for_settings",
     "writer_alive",
 ]
-
-
-def vault_for_settings(settings: Settings) -> Vault:
-    """The Vault of a settings object, with the state dir excluded when it lies inside."""
-    extra = settings.index_dir_in_vault()
-    extra_dirs = frozenset({extra.split("/")[-1]}) if extra else frozenset()
-    return Vault(
-        settings.vault,
-        Exclusions(settings.exclude, extra_dirs=extra_dirs),
-        settings.extensions,
-        extra_protected=extra_dirs,
-    )
 
 
 def read_current_manifest(index_dir: Path) -> Manifest | None:

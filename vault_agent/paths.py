@@ -23,12 +23,15 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import pathspec
 
 from vault_agent.errors import Forbidden, InvalidPath, NotFound
 from vault_agent.text import nfc
+
+if TYPE_CHECKING:
+    from vault_agent.config import Settings
 
 DEFAULT_EXCLUDED_DIRS: frozenset[str] = frozenset(
     {
@@ -291,6 +294,15 @@ class Vault:
         raw_parts = (*raw, name)
         return Resolved("/".join(nfc(p) for p in raw_parts), raw_parts, stat.S_ISDIR(st.st_mode))
 
+    def open_dir(self, raw_parts: tuple[str, ...] | list[str], rel: str) -> int:
+        """Open a folder by its on-disk components, never following links; caller closes.
+
+        Raises:
+            InvalidPath: a component is a link or a file. NotFound: a component is missing.
+        """
+        fd, _ = self._walk_dirs(list(raw_parts), "exact", rel)
+        return fd
+
     def lstat(self, resolved: Resolved) -> os.stat_result:
         """Stat a resolved path again, descriptor-relative, never following links."""
         if not resolved.raw_parts:
@@ -445,3 +457,15 @@ class Vault:
                     continue
                 yield WalkEntry(rel, st.st_mtime_ns, st.st_size)
             stack.extend(reversed(subdirs))
+
+
+def vault_for_settings(settings: Settings) -> Vault:
+    """The Vault of a settings object, with the state dir excluded when it lies inside."""
+    extra = settings.index_dir_in_vault()
+    extra_dirs = frozenset({extra.split("/")[-1]}) if extra else frozenset()
+    return Vault(
+        settings.vault,
+        Exclusions(settings.exclude, extra_dirs=extra_dirs),
+        settings.extensions,
+        extra_protected=extra_dirs,
+    )

@@ -8,7 +8,7 @@ import pytest
 
 from query.snapfactory import settings_for, write_vault
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, make_vault, operations
-from vault_agent.errors import IndexNotFound, InvalidParameter
+from vault_agent.errors import IndexIncompatible, IndexNotFound, InvalidParameter
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.status import index_status
 
@@ -138,11 +138,12 @@ def test_status_without_snapshot_and_incompatible(tmp_path, snap) -> None:
     factory.commit(["top.md"], fingerprint="changed")
     reader = SnapshotReader(settings, make_vault(settings))
     try:
-        out = index_status(settings, reader=reader)
+        with pytest.raises(IndexIncompatible) as inc:
+            index_status(settings, reader=reader)
     finally:
         reader.close()
-    assert out.data.index_freshness == "incompatible"
-    assert [w.code for w in out.warnings] == ["INDEX_INCOMPATIBLE"]
+    assert inc.value.to_body()["error"]["code"] == "INDEX_INCOMPATIBLE"
+    assert "vault-agent reindex" in inc.value.message
 
 
 def test_renderers(ctx) -> None:

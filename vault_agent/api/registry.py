@@ -18,7 +18,7 @@ from pydantic.alias_generators import to_camel
 from vault_agent.config import Settings
 from vault_agent.contracts import Outcome
 from vault_agent.errors import Internal, InvalidLimit, InvalidParameter, VaultAgentError
-from vault_agent.paths import Exclusions, Vault
+from vault_agent.paths import Vault, vault_for_settings
 
 log = logging.getLogger("vault_agent.api")
 
@@ -44,16 +44,8 @@ class AppContext:
     state: dict[str, Any] = field(default_factory=dict)  # per-process caches (e.g. audit history)
 
 
-def make_vault(settings: Settings) -> Vault:
-    """The Vault of a settings object, with the state dir excluded when it is inside."""
-    extra = settings.index_dir_in_vault()
-    extra_dirs = frozenset({extra.split("/")[-1]}) if extra else frozenset()
-    return Vault(
-        settings.vault,
-        Exclusions(settings.exclude, extra_dirs=extra_dirs),
-        settings.extensions,
-        extra_protected=extra_dirs,
-    )
+# The one constructor of a settings' Vault lives in the kernel; kept here under its old name.
+make_vault = vault_for_settings
 
 
 Kind = Literal["read", "write"]

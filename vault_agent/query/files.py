@@ -52,8 +52,8 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEX
 
 
 def _open_dir(vault: Vault, raw_parts: tuple[str, ...], rel: str) -> int:
-    # Vault._walk_dirs opens every component relative to its parent with O_NOFOLLOW.
-    fd, _ = vault._walk_dirs(list(raw_parts), "exact", rel)
+    # open_dir opens every component relative to its parent with O_NOFOLLOW.
+    fd = vault.open_dir(raw_parts, rel)
     return fd
 
 

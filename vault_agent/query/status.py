@@ -2,16 +2,16 @@
 
 No snapshot → `INDEX_NOT_FOUND` on every surface (CLI exit 4, HTTP 409): the error *is*
 the report that there is none, and its message says how to make one. An incompatible
-snapshot is reported, not refused: `status` is where a user learns that a reindex is
-needed, so it answers `indexFreshness: "incompatible"` with an `INDEX_INCOMPATIBLE`
-warning (the other operations refuse with the error).
+snapshot → `INDEX_INCOMPATIBLE` (CLI exit 7, HTTP 409) like every index-backed answer
+(SPEC: "incompatible → error, not a warning"); its message says to run `reindex`, and a
+script can branch on the exit code.
 """
 
 from __future__ import annotations
 
 from vault_agent.config import Settings
 from vault_agent.contracts import Manifest, Outcome, WarningItem, freshness_warning
-from vault_agent.errors import IndexNotFound
+from vault_agent.errors import IndexIncompatible, IndexNotFound
 from vault_agent.freshness import (
     StatChecker,
     compute_freshness,
@@ -24,11 +24,6 @@ from vault_agent.query.models import StatusData, StatusDetails
 from vault_agent.query.snapshot import SnapshotReader
 
 MAX_DETAIL_PATHS = 1000
-INCOMPATIBLE_WARNING = WarningItem(
-    code="INDEX_INCOMPATIBLE",
-    message="index is incompatible: it was built by a different schema or configuration; "
-    "run 'vault-agent reindex'",
-)
 
 
 def _details(settings: Settings, manifest: Manifest, reader: SnapshotReader | None) -> StatusDetails:
@@ -66,15 +61,15 @@ def index_status(
 
     Raises:
         IndexNotFound: no committed snapshot exists.
+        IndexIncompatible: the snapshot's schema, parser or index settings differ.
     """
     manifest = read_current_manifest(settings.index_dir)
     if manifest is None:
         raise IndexNotFound()
     warnings: list[WarningItem] = []
     if not is_compatible(settings, manifest):
-        state = "incompatible"
-        warnings.append(INCOMPATIBLE_WARNING)
-    elif reader is not None:
+        raise IndexIncompatible()
+    if reader is not None:
         state = reader.recheck() or "unknown"
     else:
         state = compute_freshness(settings, manifest, read_writer_state(settings.index_dir), None)
