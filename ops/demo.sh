@@ -4,16 +4,7 @@
 # Usage: bash ops/demo.sh [extra serve options, e.g. --port 0 --allow-writes]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  "$PY" -m venv .venv
-fi
-stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
-if [ ! -f "$stamp" ]; then
-  .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[test]"
-  rm -f .venv/.installed-* && touch "$stamp"
-fi
+source ops/venv.sh
 VAULT=fixtures/demo
 .venv/bin/vault-agent index --vault "$VAULT"
 echo "In another terminal: .venv/bin/vault-agent overview --vault $VAULT   (token is read from $VAULT/.vault-agent/token)"

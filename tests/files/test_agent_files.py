@@ -37,7 +37,7 @@ def test_alias_registration() -> None:
 def test_read_file_line_numbers_and_cap(call: Call, vault_dir: Path) -> None:
     body = call("read_file", path="NOTES/a.md")
     assert body["data"] == {
-        "path": "NOTES/a.md",
+        "path": "notes/a.md",  # the file actually read (case-insensitive lookup), like get_file_info
         "content": "1\t# A\n2\t\n3\talpha line\n4\tsecond line\n",
         "start_line": 1,
         "end_line": 4,
@@ -103,3 +103,18 @@ def test_list_and_search(call: Call, vault_dir: Path) -> None:
     found = call("search_files", pattern="alpha", file_pattern="*.md")["data"]
     assert [(m["path"], m["line"]) for m in found["matches"]] == [("Projects/plan.md", 1), ("notes/a.md", 3)]
     assert found["message"] == "2 matching lines in 2 files"
+
+
+def test_every_write_alias_takes_dry_run_and_wait_for_index(call: Call, vault_dir: Path) -> None:
+    """SPEC: every write accepts wait_for_index (and dry_run); create_folder is a write too."""
+    operations()
+    for name, kind in ALIASES.items():
+        if kind == "write":
+            fields = REGISTRY[name].params.model_fields
+            assert {"dry_run", "wait_for_index"} <= set(fields), name
+    planned = call("create_folder", path="plan/a", dry_run=True)["data"]
+    assert planned["message"] == "would create folder plan/a"
+    assert not (vault_dir / "plan").exists()
+    made = call("create_folder", path="plan/a", wait_for_index=True)["data"]
+    assert (made["message"], made["result"]["created"]) == ("created folder plan/a", True)
+    assert (vault_dir / "plan/a").is_dir()

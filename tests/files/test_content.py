@@ -115,11 +115,26 @@ def test_write_dry_run_diff(call: Call, vault_dir: Path) -> None:
     assert (vault_dir / "notes/a.md").read_text() == A
 
 
+def test_replace_caps_at_max_replacements(call: Call, vault_dir: Path) -> None:
+    """Seed 002: max_replacements (default 1) caps the count; the first occurrences go first."""
+    (vault_dir / "notes/r.md").write_text("x y x z x\n")
+    body = call("replace", path="notes/r.md", find="x", replace="w")
+    assert body["data"]["replacements"] == 1
+    assert body["warnings"] == [
+        {
+            "code": "MORE_OCCURRENCES",
+            "message": "2 more occurrence(s) of the find text were left unchanged (max_replacements "
+            "reached); raise max_replacements to replace them too",
+        }
+    ]
+    assert (vault_dir / "notes/r.md").read_text() == "w y x z x\n"
+    body = call("replace", path="notes/r.md", find="x", replace="v", max_replacements=5)
+    assert (body["data"]["replacements"], body["warnings"]) == (2, [])
+    assert (vault_dir / "notes/r.md").read_text() == "w y v z v\n"
+
+
 def test_replace_counts_and_limits(call: Call, vault_dir: Path) -> None:
     (vault_dir / "notes/r.md").write_text("x y x z x\n")
-    with pytest.raises(Conflict, match="3 times"):
-        call("replace", path="notes/r.md", find="x", replace="w")
-    assert (vault_dir / "notes/r.md").read_text() == "x y x z x\n"
     body = call("replace", path="notes/r.md", find="x", replace="w", max_replacements=3)
     assert body["data"]["replacements"] == 3
     assert body["data"]["written_path"] == "notes/r.md"

@@ -164,6 +164,22 @@ def test_lookalike_name_never_overwrites_original(call: Call, vault_dir: Path) -
     assert (vault_dir / "notes/café.md").read_text() == "c\nd\n"
 
 
+@pytest.mark.parametrize("rel", ["notes/a.md.", "notes/a.md ", "notes/new.", "dir./x.md", "dir /x.md"])
+def test_trailing_dot_or_space_names_refused(call: Call, vault_dir: Path, rel: str) -> None:
+    """RELIABILITY traversal matrix: a new name ending in a dot/space aliases another on sync."""
+    before = tree(vault_dir)
+    for name, args in [
+        ("create", {"path": rel, "content": "x"}),
+        ("mkdir", {"path": rel}),
+        ("mv", {"source": "notes/a.md", "destination": rel}),
+        ("write_file", {"path": rel, "content": "x"}),
+    ]:
+        with pytest.raises(InvalidPath, match="must not end with a dot or a space"):
+            call(name, **args)
+    assert tree(vault_dir) == before
+    assert sorted(p.name for p in vault_dir.iterdir()) == [".system", "notes"]
+
+
 def test_writes_disabled(vault_dir: Path) -> None:
     operations()
     ctx = make_ctx(vault_dir, writes=False)
@@ -218,3 +234,19 @@ def test_logs_name_tool_path_sizes_never_content(call: Call, caplog: pytest.LogC
         "write tool=vault_write path=notes/log.md bytes_before=17 bytes_after=40",
         "write tool=vault_edit path=notes/log.md bytes_before=40 bytes_after=10",
     ]
+
+
+def test_vanished_folder_is_conflict_not_internal() -> None:
+    """ENOENT/ENOTDIR from a folder renamed under a write → CONFLICT (nothing written yet)."""
+    from vault_agent.files.races import race_safe
+
+    def vanished() -> None:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    def denied() -> None:
+        raise PermissionError(13, "Permission denied")
+
+    with pytest.raises(Conflict, match="the vault changed while this write ran"):
+        race_safe(vanished)()
+    with pytest.raises(PermissionError):
+        race_safe(denied)()

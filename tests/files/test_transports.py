@@ -15,7 +15,7 @@ from vault_agent.api.app import close_context
 from vault_agent.api.registry import AppContext, make_vault, operations
 from vault_agent.config import Settings
 
-from .conftest import sha
+from .conftest import sha, tree
 
 WRITE_TOOLS = [
     "vault_create",
@@ -147,11 +147,27 @@ def test_mcp_write_and_alias_tools(server: ServerThread, vault_dir: Path) -> Non
 
 def test_mcp_lists_no_write_tools_when_disabled(vault_dir: Path) -> None:
     srv, ctx = _server(vault_dir, tool_profile="agent-files")
+    before = tree(vault_dir)
+    calls = [
+        ("vault_create", {"path": "x.md", "content": "x"}),
+        ("vault_write", {"path": "notes/a.md", "content": "x", "mode": "overwrite"}),
+        ("vault_delete", {"path": "notes/a.md"}),
+        ("write_file", {"path": "x.md", "content": "x"}),
+    ]
     try:
-        tools, _ = asyncio.run(_mcp(srv, []))
+        tools, results = asyncio.run(_mcp(srv, calls))
     finally:
         srv.stop()
         close_context(ctx)
     names = {t.name for t in tools}
     assert names.isdisjoint(WRITE_TOOLS + AGENT_WRITE)
     assert set(AGENT_READ + ["vault_stat"]) <= names
+    # Calling an unlisted write tool anyway: the canonical FORBIDDEN, as on HTTP and the CLI.
+    forbidden = {
+        "error": {
+            "code": "FORBIDDEN",
+            "message": "write tools are disabled; start the server with --allow-writes to enable them",
+        }
+    }
+    assert [(r.is_error, json.loads(r.content[0].text)) for r in results] == [(True, forbidden)] * 4
+    assert tree(vault_dir) == before

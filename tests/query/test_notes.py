@@ -293,3 +293,26 @@ def test_path_security(tmp_path, snap, make_reader, raw: str, error: type) -> No
             fn(reader, raw)
         msg = exc.value.message
         assert str(tmp_path) not in msg and "/etc" not in msg and "Secret" not in msg
+
+
+@pytest.mark.parametrize(
+    ("raw", "error"),
+    [("../outside.md", InvalidPath), ("/etc/passwd.md", InvalidPath), (".obsidian/x.md", Forbidden)],
+)
+def test_unsafe_path_rejected_before_the_snapshot(tmp_path, make_reader, raw: str, error: type) -> None:
+    """Seed 004: unsafe paths fail before any read, so even without an index they are not
+    answered INDEX_NOT_FOUND."""
+    from query.snapfactory import settings_for
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n")
+    reader = make_reader(settings_for(vault))
+    for fn in (
+        outline.get_note_outline,
+        outline.get_document_tree,
+        sections.get_section_source,
+        sections.get_metadata_facets,
+    ):
+        with pytest.raises(error):
+            fn(reader, raw)

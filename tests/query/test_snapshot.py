@@ -176,6 +176,24 @@ def test_freshness_from_engine_state_machine(snap) -> None:
         reader.close()
 
 
+def test_first_request_scans_instead_of_unknown(snap) -> None:
+    """A reader that never scanned answers fresh for an unmodified vault on its first request,
+    and again for a newly committed snapshot (SPEC: an unmodified vault reads `fresh`)."""
+    from vault_agent.api.registry import make_vault
+
+    settings, factory = snap({"a.md": "# A\n"})
+    reader = SnapshotReader(settings, make_vault(settings))
+    try:
+        with reader.acquire() as view:
+            assert (view.freshness, view.warnings()) == ("fresh", [])
+        write_vault(settings.vault, {"b.md": "# B\n"})
+        factory.commit(factory.walk())
+        with reader.acquire() as view:
+            assert (view.manifest.snapshot_id, view.freshness) == (2, "fresh")
+    finally:
+        reader.close()
+
+
 def test_closed_reader_refuses(snap) -> None:
     from vault_agent.api.registry import make_vault
 

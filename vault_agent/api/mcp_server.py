@@ -26,7 +26,7 @@ from pydantic import ConfigDict
 
 from vault_agent.api.http import coerce_json_text
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
-from vault_agent.errors import Internal, VaultAgentError
+from vault_agent.errors import Forbidden, Internal, VaultAgentError
 
 log = logging.getLogger("vault_agent.mcp")
 
@@ -129,14 +129,47 @@ def tool_of(op: Operation, ctx: AppContext) -> Tool:
     )
 
 
+class _VaultMCPServer(MCPServer):
+    """MCPServer that answers a call to an unlisted write tool with the canonical FORBIDDEN.
+
+    With writes disabled the write tools are not listed; a client that calls one anyway (an
+    old tool list, a guess) gets the same error object as HTTP and the CLI, not "Unknown tool".
+    """
+
+    def __init__(self, *args: Any, hidden_writes: frozenset[str] = frozenset(), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._hidden_writes = hidden_writes
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if name in self._hidden_writes and self._tool_manager.get_tool(name) is None:
+            error = Forbidden(
+                "write tools are disabled; start the server with --allow-writes to enable them"
+            ).to_body()
+            return CallToolResult(
+                content=[TextContent(type="text", text=dump_json(error))],
+                structured_content=error,
+                is_error=True,
+            )
+        return await super().call_tool(name, arguments, context)
+
+
 def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> MCPServer:
     """The MCP server of one vault, with the tools of the registry for this profile."""
     chosen = profile or ctx.settings.tool_profile
-    tools = [tool_of(op, ctx) for op in listed_operations(ctx.settings.writes_enabled, chosen)]
-    return MCPServer(
+    listed = listed_operations(ctx.settings.writes_enabled, chosen)
+    tools = [tool_of(op, ctx) for op in listed]
+    profiles = {"default"} if chosen == "default" else {"default", "agent-files"}
+    names = {op.mcp_name for op in listed}
+    hidden = frozenset(
+        op.mcp_name
+        for op in operations()
+        if op.kind == "write" and op.profile in profiles and op.mcp_name not in names
+    )
+    return _VaultMCPServer(
         "vault-agent",
         version=_version,
         instructions=INSTRUCTIONS,
         tools=tools,
+        hidden_writes=hidden,
         log_level=ctx.settings.log_level.upper() if ctx.settings.log_level else "INFO",  # type: ignore[arg-type]
     )

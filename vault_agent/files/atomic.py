@@ -158,9 +158,17 @@ def replace_atomic(
     last moment to notice a concurrent change and abort with nothing replaced).
 
     Raises:
-        Conflict: `must_not_exist` and the target appeared, or the read-back differs.
+        Conflict: `must_not_exist` and the target appeared, the folder vanished, or the
+            read-back differs.
     """
-    name = _write_temp(dir_fd, data, entry_mode(dir_fd, leaf))
+    try:
+        name = _write_temp(dir_fd, data, entry_mode(dir_fd, leaf))
+    except FileNotFoundError:
+        # The folder held by dir_fd was removed meanwhile (e.g. replaced by a rename): the
+        # write has nowhere to go, which is a changed precondition, not an internal error.
+        raise Conflict(
+            f"the folder of '{display(rel)}' was moved or deleted while writing; nothing was written"
+        ) from None
     try:
         if precheck is not None:
             precheck()

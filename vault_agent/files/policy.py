@@ -26,6 +26,7 @@ Action = Literal[
 
 _DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 _DAILY_ALLOWED: frozenset[str] = frozenset({"create", "append"})
+_NEW_NAME_ACTIONS: frozenset[str] = frozenset({"create", "move_to", "mkdir"})
 
 
 def is_daily_name(name: str) -> bool:
@@ -54,6 +55,10 @@ def check_write(vault: Vault, rel: str, action: Action) -> None:
         raise Forbidden(f"'{display(rel)}' is inside .system/, which is reserved and read-only for tools")
     if any(is_temp_name(part) for part in rel.split("/")):
         raise InvalidPath(f"'{display(rel)}' uses a name reserved for vault-agent temp files")
+    if action in _NEW_NAME_ACTIONS and any(part.endswith((".", " ")) for part in rel.split("/")):
+        # Windows and sync clients drop a trailing dot/space, so such a name would alias
+        # another file there; refused before any I/O (security probe "trailing dot/space").
+        raise InvalidPath(f"'{display(rel)}': a file or folder name must not end with a dot or a space")
     if is_daily(rel):
         _check_daily(rel, action)
     elif top_folder(rel) == DAILY_DIR and action in ("move_from", "move_to", "delete"):

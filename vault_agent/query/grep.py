@@ -46,7 +46,9 @@ DISK_BATCH_FILES = 2_000
 class SearchHit(Wire):
     path: str
     snippet: str
-    line: int
+    # Seed 002's result is exactly {path, snippet}; the line number is an opt-in addition
+    # (line_numbers, or context_lines > 0 where it places the context lines).
+    line: int | None = omit_none()
     context_before: list[str] | None = omit_none()
     context_after: list[str] | None = omit_none()
 
@@ -317,7 +319,7 @@ def _with_context(vault: Vault, hits: list[SearchHit], n: int) -> None:
         if hit.path not in cache:
             cache[hit.path] = _read_lines(vault, hit.path)
         lines = cache[hit.path] or []
-        i = hit.line - 1
+        i = (hit.line or 1) - 1
         hit.context_before = [x[:SNIPPET_CHARS] for x in lines[max(0, i - n) : i]]
         hit.context_after = [x[:SNIPPET_CHARS] for x in lines[i + 1 : i + 1 + n]]
 
@@ -338,9 +340,13 @@ def vault_search(
     relative_dir: str | None = None,
     limit: int | None = None,
     context_lines: int | None = None,
+    line_numbers: bool = False,
     time_budget_s: float = TIME_BUDGET_S,
 ) -> Outcome[SearchData]:
     """Matching lines of notes, by path then line; at most `limit` (default 50, max 500).
+
+    Each result is seed 002's `{path, snippet}`; `line` is added with `line_numbers` or
+    `context_lines` > 0 (then with `context_before` / `context_after`).
 
     Raises:
         InvalidParameter: empty or over-long query, bad mode/limit/context_lines/glob.
@@ -398,4 +404,7 @@ def vault_search(
     ]
     if ctx_n:
         _with_context(vault, out, ctx_n)
+    elif not line_numbers:
+        for hit in out:
+            hit.line = None
     return Outcome(data=SearchData(results=out), warnings=warnings)

@@ -36,6 +36,21 @@ class HeadingRow:
     body_available: bool
 
 
+def check_note_path(vault: Vault, raw: object) -> str:
+    """Caller text → a safe vault-relative note name; called before any snapshot is opened,
+    so an unsafe path fails the same way whether or not an index exists (seed 004).
+
+    Raises:
+        InvalidPath: malformed, absolute, traversal, NUL, or not a note name.
+        Forbidden: inside a protected folder.
+    """
+    rel = normalize_rel_path(raw)
+    vault.check_not_protected(rel)
+    if not vault.is_note_name(rel):
+        raise InvalidPath(f"'{display(rel)}' is not a note (notes end with {', '.join(vault.extensions)})")
+    return rel
+
+
 def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> NoteRow:
     """The snapshot's note for caller text: exact path, else the one case-insensitive match.
 
@@ -44,10 +59,7 @@ def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> N
         Forbidden: inside a protected folder.
         NotFound: no note (or more than one case-variant) with that path in the snapshot.
     """
-    rel = normalize_rel_path(raw)
-    vault.check_not_protected(rel)
-    if not vault.is_note_name(rel):
-        raise InvalidPath(f"'{display(rel)}' is not a note (notes end with {', '.join(vault.extensions)})")
+    rel = check_note_path(vault, raw)
     cols = "path, folder, title, facets_json, too_large, _seg"
     rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
     if not rows:
@@ -100,6 +112,7 @@ def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutlin
     Raises:
         InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
+    check_note_path(reader.vault, path)
     with reader.acquire() as view:
         note = resolve_note(view.con, reader.vault, path)
         heads, truncated = note_headings(view.con, note)
@@ -118,6 +131,7 @@ def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentT
     Raises:
         InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
+    check_note_path(reader.vault, path)
     with reader.acquire() as view:
         note = resolve_note(view.con, reader.vault, path)
         heads, truncated = note_headings(view.con, note)

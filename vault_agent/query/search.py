@@ -17,11 +17,22 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidLimit, InvalidParameter
 from vault_agent.query.models import Camel
-from vault_agent.query.postings import SegmentTerms, dead_filter, read_postings, term_index
+from vault_agent.query.postings import (
+    SegmentTerms,
+    SnapshotChunks,
+    chunk_keys,
+    chunk_rows,
+    dead_filter,
+    read_postings,
+    score_postings,
+    snapshot_chunks,
+    term_index,
+)
 from vault_agent.text import tokenize
 
 K1 = 1.2
@@ -143,17 +154,60 @@ def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list
         return None
 
 
+def chunk_map(reader: Any, view: Any, cache: dict[Any, Any] | None) -> SnapshotChunks | None:
+    """The chunk rows of the pinned snapshot per segment, tombstones attached (cached)."""
+    key = ("chunk_map", view.manifest.snapshot_id)
+    if cache is not None and key in cache:
+        return cache[key]  # type: ignore[no-any-return]
+    dead: dict[int, list[str]] = {}
+    for seg, path in view.con.execute("SELECT seg, path FROM _dead").fetchall():
+        dead.setdefault(int(seg), []).append(str(path))
+    try:
+        return snapshot_chunks(Path(reader.settings.index_dir), view.manifest, dead, cache)
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+
+
+def rank(
+    index: list[SegmentTerms], chunks: SnapshotChunks, terms: list[str], limit: int
+) -> list[tuple[str, int, float, int]]:
+    """Top (path, chunk ordinal, score, global chunk row) for terms, best first, scored with
+    pyarrow kernels: the SQL's formula and operation order, DuckDB's round() (scale,
+    round half away from zero, unscale) and its tie-break, so answers match the SQL's."""
+    if not terms or chunks.count == 0:
+        return []
+    table = score_postings(index, chunks, terms, K1, B)
+    if not table.num_rows:
+        return []
+    scaled = pc.round(pc.multiply(table["score"], 1e6), round_mode="half_towards_infinity")
+    scores = pc.divide(scaled, 1e6)
+    rows = table["g"]
+    if table.num_rows > limit:  # keep every chunk tied with the k-th score, then sort those
+        top = pc.select_k_unstable(scores, k=limit, sort_keys=[("score", "descending")])
+        keep = pc.greater_equal(scores, pc.min(pc.take(scores, top)))
+        scores, rows = pc.filter(scores, keep), pc.filter(rows, keep)
+    rows = rows.combine_chunks() if isinstance(rows, pa.ChunkedArray) else rows
+    ranked = chunk_keys(chunks, rows).append_column("score", scores).append_column("g", rows)
+    keys = [("score", "descending"), ("path", "ascending"), ("chunk_ordinal", "ascending")]
+    ranked = ranked.sort_by(keys).slice(0, limit)
+    cols = [ranked[c].to_pylist() for c in ("path", "chunk_ordinal", "score", "g")]
+    return [(str(p), int(o), float(sc), int(g)) for p, o, sc, g in zip(*cols, strict=True)]
+
+
 def bm25(
     con: duckdb.DuckDBPyConnection,
     terms: list[str],
     limit: int,
     stats: tuple[int, float],
     index: list[SegmentTerms] | None = None,
+    chunks: SnapshotChunks | None = None,
 ) -> list[tuple[str, int, float]]:
-    """Top (path, chunk ordinal, score) for terms, best first."""
+    """Top (path, chunk ordinal, score) for terms, best first (pyarrow with a chunk map, else SQL)."""
     n, avg = stats
     if not terms or n == 0:
         return []
+    if index is not None and chunks is not None:
+        return [(p, o, sc) for p, o, sc, _ in rank(index, chunks, terms, limit)]
     ensure_lengths(con)
     params = [terms, n, K1, K1, B, B, max(avg, 1e-9), limit]
     if index is None:
@@ -182,6 +236,25 @@ def chunk_details(
     ).fetchall()
     by_key = {(r[0], int(r[1])): r[2:] for r in rows}
     return [by_key.get((p, o), (None, [], 0, 0, "")) for p, o, _ in hits]
+
+
+def chunk_details_by_row(
+    con: duckdb.DuckDBPyConnection, chunks: SnapshotChunks, hits: list[tuple[str, int, float, int]]
+) -> list[tuple[Any, ...]]:
+    """chunk_details for ranked hits: their chunks' row groups only, titles from `notes`."""
+    if not hits:
+        return []
+    rows = chunk_rows(chunks, [g for _, _, _, g in hits])
+    paths = sorted({p for p, _, _, _ in hits})
+    titles = dict(
+        con.execute(
+            "SELECT path, title FROM notes WHERE path IN (SELECT unnest(?::VARCHAR[]))", [paths]
+        ).fetchall()
+    )
+    return [
+        (titles.get(p), r["heading_path"], r["start_line"], r["end_line"], r["text"])
+        for (p, _, _, _), r in zip(hits, rows, strict=True)
+    ]
 
 
 def make_snippet(text: str, terms: list[str]) -> str:
@@ -218,8 +291,16 @@ def search(
     terms = query_terms(q)
     size = check_limit(limit)
     with reader.acquire() as view:
-        stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
-        hits = bm25(view.con, terms, size, stats, postings_index(reader, view, cache))
+        index = postings_index(reader, view, cache)
+        chunks = chunk_map(reader, view, cache) if index is not None else None
+        if index is not None and chunks is not None:
+            ranked = rank(index, chunks, terms, size)
+            hits = [(p, o, sc) for p, o, sc, _ in ranked]
+            details = chunk_details_by_row(view.con, chunks, ranked)
+        else:
+            stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
+            hits = bm25(view.con, terms, size, stats, index)
+            details = chunk_details(view.con, hits)
         results = [
             SearchResult(
                 path=path,
@@ -230,9 +311,7 @@ def search(
                 score=score,
                 snippet=make_snippet(text or "", terms),
             )
-            for (path, _, score), (title, hp, start, end, text) in zip(
-                hits, chunk_details(view.con, hits), strict=True
-            )
+            for (path, _, score), (title, hp, start, end, text) in zip(hits, details, strict=True)
         ]
         data = SearchData(query_terms=len(terms), results=results, index_freshness=view.freshness)
         return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)

@@ -10,7 +10,7 @@ import json
 
 from vault_agent.contracts import Outcome
 from vault_agent.query.models import Facets, Inferred, MetadataFacets, Section, SectionSource
-from vault_agent.query.outline import note_headings, parents, resolve_note
+from vault_agent.query.outline import check_note_path, note_headings, parents, resolve_note
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.text import slugify
 
@@ -26,6 +26,7 @@ def get_section_source(reader: SnapshotReader, path: object) -> Outcome[SectionS
     Raises:
         InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
+    check_note_path(reader.vault, path)
     with reader.acquire() as view:
         note = resolve_note(view.con, reader.vault, path)
         heads, truncated = note_headings(view.con, note)
@@ -73,6 +74,7 @@ def get_metadata_facets(reader: SnapshotReader, path: object) -> Outcome[Metadat
     Raises:
         InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
+    check_note_path(reader.vault, path)
     with reader.acquire() as view:
         note = resolve_note(view.con, reader.vault, path)
         warnings, freshness = view.warnings(), view.freshness

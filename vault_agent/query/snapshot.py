@@ -171,12 +171,16 @@ class SnapshotReader:
     # ------------------------------------------------------------------ freshness
     def _freshness(self, manifest: Manifest) -> str:
         """State of the pinned snapshot now: the writer's published state, else a stat scan
-        (in the background, at most every recheck_seconds; `unknown` until the first one)."""
+        (the first one per snapshot inline, then in the background at most every recheck_seconds)."""
         if self._freshness_fn is not None:
             return self._freshness_fn(manifest)
         state = compute_freshness(
             self.settings, manifest, read_writer_state(self._state_dir), self._stat_checker
         )
+        if state == "unknown":
+            # No stat scan of this snapshot yet (first request after start or after a new
+            # commit): scan now rather than answer "unknown" for an unmodified vault.
+            state = self._stat_checker.check(manifest, force=True)
         # An incompatible snapshot never reaches here (acquire raises); keep the type closed.
         return "unknown" if state == "incompatible" else state
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from vault_agent.api.ops.files import LineRange
+from vault_agent.api.ops.files import LineRange, MkdirParams
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter
@@ -32,7 +32,9 @@ from vault_agent.files.delete import delete_path
 from vault_agent.files.edit import edit_file
 from vault_agent.files.mkdir import make_folder
 from vault_agent.files.move import move_path
+from vault_agent.files.races import race_safe
 from vault_agent.files.stat import stat_path
+from vault_agent.paths import normalize_rel_path
 from vault_agent.query.files import vault_ls, vault_read
 from vault_agent.query.grep import vault_search
 
@@ -120,11 +122,13 @@ def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
         line_numbers=True,
     )
     d = out.data
+    # Report the file actually read (case-insensitive lookup), not the caller's spelling.
+    resolved = ctx.vault.resolve(normalize_rel_path(p.path)).rel
     nxt = d.next_offset.start_line
     shown = f"lines {d.applied_range.start_line}-{d.applied_range.end_line}"
     more = f"; more from line {nxt} (pass start_line={nxt})" if nxt is not None else ""
     data = ReadFileData(
-        path=p.path,
+        path=resolved,
         content=d.text,
         start_line=d.applied_range.start_line,
         end_line=d.applied_range.end_line,
@@ -209,10 +213,13 @@ def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _create_folder(ctx: AppContext, p: PathParams) -> Outcome[Any]:
-    out = make_folder(ctx, p.path)
+def _create_folder(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
+    out = make_folder(ctx, p.path, dry_run=p.dry_run)
     d = out.data
-    msg = f"created folder {d.path}" if d.created else f"folder {d.path} already exists"
+    if d.created:
+        msg = f"{'would create' if p.dry_run else 'created'} folder {d.path}"
+    else:
+        msg = f"folder {d.path} already exists"
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
@@ -256,11 +263,12 @@ def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[Any]:
         relative_dir=p.path,
         limit=p.max_results,
         context_lines=p.context_lines,
+        line_numbers=True,
     )
     matches = [
         Match(
             path=h.path,
-            line=h.line,
+            line=h.line or 0,  # always set: line_numbers=True
             text=h.snippet,
             context_before=h.context_before,
             context_after=h.context_after,
@@ -283,7 +291,7 @@ def _alias(name: str, params: type[Params], func: Any, description: str, **kw: A
             http_method="POST" if kw.get("kind") == "write" else "GET",
             http_path=f"/agent-files/{name}",
             params=params,
-            func=func,
+            func=race_safe(func) if kw.get("kind") == "write" else func,
             description=description,
             profile="agent-files",
             mcp_only=True,
@@ -368,7 +376,7 @@ _alias(
 )
 _alias(
     "create_folder",
-    PathParams,
+    MkdirParams,  # path, plus dry_run / wait_for_index like every write (SPEC)
     _create_folder,
     "Create a folder and its parents; says so when it already exists." + _GUARDS,
     kind="write",

@@ -364,7 +364,10 @@ class GrepParams(Params):
         default=None, ge=1, le=500, description="Max matching lines (default 50, max 500)."
     )
     context_lines: int | None = Field(
-        default=None, ge=0, le=10, description="Lines of context before/after (0..10)."
+        default=None, ge=0, le=10, description="Lines of context before/after (0..10); adds line."
+    )
+    line_numbers: bool | None = Field(
+        default=None, description="Add each match's 1-based line number as 'line' (addition to seed 002)."
     )
 
 
@@ -373,7 +376,7 @@ def render_grep(body: dict[str, Any]) -> str:
     for r in _data(body).get("results", []):
         for i, line in enumerate(r.get("context_before") or []):
             out.append(f"{r['path']}-{r['line'] - len(r['context_before']) + i}- {line}")
-        out.append(f"{r['path']}:{r['line']}: {r['snippet']}")
+        out.append(f"{r['path']}:{r['line']}: {r['snippet']}" if "line" in r else f"{r['path']}: {r['snippet']}")
         for i, line in enumerate(r.get("context_after") or []):
             out.append(f"{r['path']}-{r['line'] + 1 + i}- {line}")
     return "\n".join(out) or "(no matches)"
@@ -391,6 +394,7 @@ def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
         relative_dir=p.relative_dir,
         limit=p.limit,
         context_lines=p.context_lines,
+        line_numbers=bool(p.line_numbers),
     )
 
 
@@ -405,8 +409,9 @@ register(
         description="Search note lines (seed 002 vault_search). Input: query, mode regex (default; RE2 syntax, "
         "linear time; an invalid pattern is searched as plain text with warning REGEX_FALLBACK_PLAIN) | plain "
         "(case-insensitive) | loose (NFKC/casefold tokens, CJK bigrams, >= 60% of the query's tokens), glob "
-        "(case-insensitive), relative_dir, limit (default 50, max 500), context_lines (0..10). Output: results "
-        "[{path, snippet (<= 240 chars), line, context_before?, context_after?}] by path then line. Unchanged "
+        "(case-insensitive), relative_dir, limit (default 50, max 500), context_lines (0..10), line_numbers. Output: "
+        "results [{path, snippet (<= 240 chars), line?, context_before?, context_after?}] by path then line "
+        "(line with line_numbers or context_lines). Unchanged "
         "notes are searched in the index's stored body text, changed ones on disk; stops at a 10 s budget "
         "with partial results (SEARCH_TIME_BUDGET)." + _PATH_ERRORS,
         cli_args=("query",),
@@ -417,6 +422,7 @@ register(
             CliOption("--dir", "relative_dir", str, "Only notes below this folder."),
             CliOption("--context", "context_lines", int, "Context lines before/after (0..10)."),
             CliOption("--limit", "limit", int, "Max results (default 50, max 500)."),
+            CliOption("--line-numbers", "line_numbers", bool, "Add each match's line number."),
         ),
         render=render_grep,
     )

@@ -6,6 +6,7 @@ Write tools are kind="write": refused (FORBIDDEN) and unlisted unless writes are
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -17,6 +18,7 @@ from vault_agent.files.delete import delete_path
 from vault_agent.files.edit import edit_file
 from vault_agent.files.mkdir import make_folder
 from vault_agent.files.move import move_path
+from vault_agent.files.races import race_safe
 from vault_agent.files.stat import stat_path
 
 _SHA = "sha256 (hex) of the bytes you read; the write fails with CONFLICT if the file changed since"
@@ -45,7 +47,9 @@ class ReplaceParams(_WriteCommon):
     path: str
     find: str = Field(description="exact text to find (non-empty)")
     replace: str
-    max_replacements: int | None = Field(None, description="default 1; CONFLICT when find occurs more often")
+    max_replacements: int | None = Field(
+        None, description="at most this many occurrences are replaced, first ones first (default 1)"
+    )
     expected_sha256: str | None = Field(None, description=_SHA)
 
 
@@ -227,8 +231,8 @@ WRITE_OPS = [
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Replace exact text in a file: every occurrence of find is replaced when it occurs 1 to "
-        "max_replacements (default 1) times; CONFLICT when absent or more frequent. Not allowed under daily/. "
+        description="Replace exact text in a file: the first max_replacements (default 1) occurrences of find "
+        "are replaced (warning MORE_OCCURRENCES when some remain); CONFLICT when absent. Not allowed under daily/. "
         "Returns {written_path, replacements}." + _COMMON_NOTE,
         cli_args=("path",),
         cli_help="Replace text. Example: vault-agent replace notes/a.md --find 'TODO' --replace 'DONE'",
@@ -320,7 +324,7 @@ WRITE_OPS = [
 ]
 
 for _op in WRITE_OPS:
-    register(_op)
+    register(dataclasses.replace(_op, func=race_safe(_op.func)))
 
 register(
     Operation(
