@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -64,6 +65,9 @@ def _fold(name: str) -> str:
     return nfc(name).casefold().rstrip(". ")
 
 
+_URL_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:/")
+
+
 def display(rel: str) -> str:
     """A vault-relative path as it may appear in a message (bounded, printable)."""
     safe = "".join(ch if ch.isprintable() else "?" for ch in rel)
@@ -91,6 +95,8 @@ def normalize_rel_path(raw: object, *, allow_root: bool = False) -> str:
     if text.startswith("/") or text.startswith("~"):
         raise InvalidPath("path must be relative to the vault root")
     if len(text) >= 2 and text[1] == ":" and text[0].isascii() and text[0].isalpha():
+        raise InvalidPath("path must be relative to the vault root")
+    if _URL_RE.match(text):  # file:///abs, http://host/… name no vault file; never echo them
         raise InvalidPath("path must be relative to the vault root")
     parts: list[str] = []
     for part in text.split("/"):
@@ -185,6 +191,7 @@ class WalkReport:
     case_twins: list[str] = field(default_factory=list)  # both indexed; reported (RELIABILITY (21))
     symlinks_skipped: int = 0
     special_files_skipped: int = 0
+    hardlinks_skipped: int = 0  # st_nlink > 1: the other name may lie outside the vault
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -260,6 +267,8 @@ class Vault:
                         raise InvalidPath(
                             f"'{display(original)}' passes through a symbolic link or a file"
                         ) from None
+                    if exc.errno == errno.ENOENT:  # renamed or removed meanwhile
+                        raise NotFound(f"'{display(original)}' does not exist in the vault") from None
                     raise
                 os.close(fd)
                 fd = nfd
@@ -284,13 +293,18 @@ class Vault:
             name = self._lookup(fd, parts[-1], match)
             if name is None:
                 raise NotFound(f"'{display(rel)}' does not exist in the vault")
-            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            try:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:  # removed between the listing and the stat
+                raise NotFound(f"'{display(rel)}' does not exist in the vault") from None
         finally:
             os.close(fd)
         if stat.S_ISLNK(st.st_mode):
             raise InvalidPath(f"'{display(rel)}' is a symbolic link; vault-agent does not follow links")
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
             raise InvalidPath(f"'{display(rel)}' is not a regular file or folder")
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            raise InvalidPath(f"'{display(rel)}' has several hard links; vault-agent does not serve it")
         raw_parts = (*raw, name)
         return Resolved("/".join(nfc(p) for p in raw_parts), raw_parts, stat.S_ISDIR(st.st_mode))
 
@@ -334,8 +348,14 @@ class Vault:
         finally:
             os.close(fd)
         with os.fdopen(ffd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
                 raise InvalidPath(f"'{display(resolved.rel)}' is not a regular file")
+            # A hard link may name a file outside the vault (RELIABILITY: hardlink probe).
+            if st.st_nlink > 1:
+                raise InvalidPath(
+                    f"'{display(resolved.rel)}' has several hard links; vault-agent does not serve it"
+                )
             return fh.read() if max_bytes is None else fh.read(max_bytes)
 
     def read_rel(self, rel: str, max_bytes: int | None = None) -> tuple[Resolved, bytes]:
@@ -372,6 +392,8 @@ class Vault:
                         raise InvalidPath(
                             f"'{display(rel)}' passes through a symbolic link or a file"
                         ) from None
+                    if exc.errno == errno.ENOENT:  # renamed or removed meanwhile
+                        raise NotFound(f"the folder of '{display(rel)}' does not exist") from None
                     raise
                 os.close(fd)
                 fd = nfd
@@ -454,6 +476,9 @@ class Vault:
                         continue
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
+                    continue
+                if st.st_nlink > 1:
+                    rep.hardlinks_skipped += 1
                     continue
                 yield WalkEntry(rel, st.st_mtime_ns, st.st_size)
             stack.extend(reversed(subdirs))

@@ -6,6 +6,7 @@ against stored postings), so these functions live in the kernel and nowhere else
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -24,6 +25,13 @@ _CJK_RANGES = (
 )
 _TOKEN_RE = re.compile(rf"([{_CJK_RANGES}]+)|([^\W_]+(?:['’][^\W_]+)*)", re.UNICODE)
 _WS_RE = re.compile(r"\s+")
+# Fast paths of _TOKEN_RE with identical results: without CJK characters its first group
+# never matches (so the word pattern alone, findall without the per-match tuple loop), and
+# on casefolded ASCII text `[^\W_]` is exactly `[0-9a-z]`.
+_CJK_RE = re.compile(f"[{_CJK_RANGES}]")
+_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_ASCII_WORD_RE = re.compile(r"[0-9a-z]+(?:'[0-9a-z]+)*")
+_ASCII_SLUG_RE = re.compile(r"[0-9a-z]+")
 
 
 def nfc(value: str) -> str:
@@ -44,6 +52,9 @@ def _is_slug_char(ch: str) -> bool:
 def slugify(value: str) -> str:
     """Heading-id slug: NFKC, lowercase, runs of non letter/digit → '-', trimmed, ≤ 48 chars."""
     text = unicodedata.normalize("NFKC", value).lower()
+    if text.isascii():  # letters/digits are [0-9a-z]: runs joined by '-', as the loop below
+        slug = "-".join(_ASCII_SLUG_RE.findall(text))[:SLUG_MAX_CHARS].strip("-")
+        return slug or "heading"
     out: list[str] = []
     pending_dash = False
     for ch in text:
@@ -65,16 +76,21 @@ def heading_id(level: int, text: str, ordinal: int) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Search tokens: NFKC + casefold; Latin-like words; CJK runs as character bigrams."""
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    if norm.isascii():
+        return _ASCII_WORD_RE.findall(norm)
+    if _CJK_RE.search(norm) is None:
+        return _WORD_RE.findall(norm)
     out: list[str] = []
     append = out.append
     # findall is ~40% faster than a finditer generator; this is the parser's hot loop.
-    for cjk, word in _TOKEN_RE.findall(unicodedata.normalize("NFKC", text).casefold()):
+    for cjk, word in _TOKEN_RE.findall(norm):
         if word:
             append(word)
         elif len(cjk) == 1:
             append(cjk)
         else:
-            out.extend(cjk[i : i + 2] for i in range(len(cjk) - 1))
+            out.extend(map(operator.add, cjk, cjk[1:]))  # the character bigrams, at C speed
     return out
 
 

@@ -192,6 +192,22 @@ def test_index_not_found_is_exit_4(tmp_path: Path) -> None:
     assert proc.stderr == "error [INDEX_NOT_FOUND]: no index snapshot exists yet; run 'vault-agent index'\n"
 
 
+@pytest.mark.parametrize("command", [["index"], ["reindex"], ["status"], ["serve", "--port", "0"], ["mcp"]])
+def test_missing_vault_folder_is_not_created(tmp_path: Path, command: list[str]) -> None:
+    """A --vault that does not exist fails (NOT_FOUND, exit 4) instead of indexing a new empty
+    folder, and the error does not echo the path the caller sent."""
+    missing = tmp_path / "no-such-vault"
+    proc = run_cli(*command, "--vault", str(missing), "--json")
+    assert proc.returncode == 4
+    assert json.loads(proc.stdout) == {
+        "error": {
+            "code": "NOT_FOUND",
+            "message": "the vault folder does not exist; pass an existing folder with --vault",
+        }
+    }
+    assert not missing.exists() and str(tmp_path) not in proc.stdout + proc.stderr
+
+
 def test_token_is_read_from_the_state_dir_for_a_local_server(
     server: ServerThread, settings: Settings
 ) -> None:

@@ -158,6 +158,15 @@ def test_stat_file_and_folder(call: Call, vault_dir: Path) -> None:
         call("info", path="nope.md")
 
 
+def test_stat_entries_count_what_an_agent_can_see(call: Call, vault_dir: Path) -> None:
+    """Protected folders (any depth, any case) and vault-agent temp files are not counted."""
+    (vault_dir / ".obsidian").mkdir()
+    (vault_dir / "notes" / ".Git").mkdir()
+    (vault_dir / "notes" / ".vault-agent-tmp-0123456789abcdef0123456789abcdef").write_text("t")
+    assert call("info", path="notes")["data"]["entries"] == 1
+    assert call("info", path="")["data"]["entries"] == 2  # notes, .system
+
+
 def test_stat_is_read_tool(vault_dir: Path) -> None:
     from vault_agent.api.registry import REGISTRY, invoke
 

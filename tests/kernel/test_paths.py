@@ -44,6 +44,9 @@ def test_normalize_accepts(raw: str, expected: str) -> None:
         ".",
         "x" * 5000,
         "a/" + "b" * 300 + ".md",
+        "file:///etc/passwd.md",
+        "file:/etc/x.md",
+        "https://example.invalid/etc/x.md",
     ],
 )
 def test_normalize_rejects(raw: str) -> None:
@@ -177,3 +180,16 @@ def test_walk_skips_links_excluded_and_special(vault: Vault) -> None:
     os.mkfifo(vault.root / "fifo.md")
     rels = [e.rel for e in vault.walk()]
     assert rels == ["top.md", "Projects/Alpha/Plan.md"]
+
+
+def test_hardlinked_files_are_neither_read_nor_indexed(vault: Vault) -> None:
+    outside = vault.root.parent / "outside" / "secret.md"
+    os.link(outside, vault.root / "hard.md")
+    with pytest.raises(InvalidPath) as exc:
+        vault.read_bytes(vault.resolve("hard.md"))
+    assert str(vault.root) not in exc.value.message
+    from vault_agent.paths import WalkReport
+
+    report = WalkReport()
+    assert "hard.md" not in [e.rel for e in vault.walk(report)]
+    assert report.hardlinks_skipped == 1

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke
 from vault_agent.errors import IndexNotFound, VaultAgentError
 from vault_agent.query.grep import vault_search
 
@@ -51,7 +51,7 @@ def _code(ctx: AppContext, op: str, raw: dict[str, object]) -> str:
         ("ls", {"sort": "size"}, "INVALID_PARAMETER"),
         (
             "coverage",
-            {"path": "Home.md", "cited_ranges": [{"start_line": 3, "end_line": 1}]},
+            {"path": "Home.md", "cited_ranges": [{"start_line": 0, "end_line": 1}]},
             "INVALID_PARAMETER",
         ),
         ("coverage", {"path": "Home.md"}, "INVALID_PARAMETER"),
@@ -98,7 +98,7 @@ def test_changed_files_are_searched_on_disk_and_flagged_by_get(tmp_path: Path) -
         (root / "resources" / "guide.md").write_text("# Guide\n\nnow about zeppelins\n", encoding="utf-8")
         (root / "Home.md").unlink()
         (root / "new.md").write_text("a zeppelin note\n", encoding="utf-8")
-        hits = call(ctx, "grep", {"query": "zeppelin|Keeper Log"})["data"]["results"]
+        hits = call(ctx, "grep", {"query": "zeppelin|Keeper Log", "line_numbers": True})["data"]["results"]
         assert hits == [
             {"path": "new.md", "snippet": "a zeppelin note", "line": 1},
             {"path": "resources/guide.md", "snippet": "now about zeppelins", "line": 3},
@@ -144,7 +144,7 @@ def test_crlf_and_cr_lines_are_numbered_like_the_index(tmp_path: Path) -> None:
     root = write_vault(tmp_path / "v", {"a.md": "# A\r\n\r\nfirst\r\nsecond\rthird\n"})
     ctx = make_ctx(root)
     try:
-        hits = call(ctx, "grep", {"query": "second|third"})["data"]["results"]
+        hits = call(ctx, "grep", {"query": "second|third", "line_numbers": True})["data"]["results"]
         assert [(h["line"], h["snippet"]) for h in hits] == [(4, "second"), (5, "third")]
         read = call(ctx, "read", {"path": "a.md", "range": {"start_line": 4, "end_line": 5}})["data"]
         assert read["text"] == "second\rthird\n"
@@ -190,3 +190,18 @@ def test_concurrent_first_searches_share_one_snapshot_cache(tmp_path: Path) -> N
         assert bodies[0] == bodies[2] and bodies[1]["data"]["results"]
     finally:
         ctx.reader.close()
+
+
+def test_vault_search_result_keys_are_seed_002_exactly(mctx: AppContext) -> None:
+    """Seed 002: results are {path, snippet}; line only on request (line_numbers / context)."""
+    plain = call(mctx, "grep", {"query": "beacon", "limit": 3})["data"]
+    assert plain["results"] and all(set(r) == {"path", "snippet"} for r in plain["results"])
+    numbered = call(mctx, "grep", {"query": "beacon", "limit": 3, "line_numbers": True})["data"]
+    assert [set(r) for r in numbered["results"]] == [{"path", "snippet", "line"}] * len(plain["results"])
+    assert [{k: r[k] for k in ("path", "snippet")} for r in numbered["results"]] == plain["results"]
+
+
+def test_reversed_cited_range_is_normalized(ctx: AppContext) -> None:
+    fwd = invoke(REGISTRY["coverage"], ctx, {"path": "Home.md", "cited_ranges": [{"start_line": 1, "end_line": 3}]})
+    rev = invoke(REGISTRY["coverage"], ctx, {"path": "Home.md", "cited_ranges": [{"start_line": 3, "end_line": 1}]})
+    assert body_of(REGISTRY["coverage"], rev) == body_of(REGISTRY["coverage"], fwd)

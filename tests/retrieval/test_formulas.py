@@ -37,8 +37,8 @@ def test_coverage_ratio_and_threshold() -> None:
     assert (cov.covered_lines, cov.coverage_ratio) == (4, 0.8)
     assert coverage.compute_coverage([], 0).coverage_ratio == 1.0
     assert coverage.compute_coverage([(1, 1)], 3).coverage_ratio == 0.333333
-    with pytest.raises(InvalidParameter):
-        coverage.check_ranges([(3, 2)])
+    coverage.check_ranges([(3, 2)])  # reversed: accepted, normalized by merging
+    assert coverage.compute_coverage([(3, 2)], 5).covered == [(2, 3)]
     with pytest.raises(InvalidParameter):
         coverage.check_ranges([(0, 2)])
     with pytest.raises(TooLarge):

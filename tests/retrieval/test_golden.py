@@ -44,7 +44,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("find_ja_loose", "find", {"query": "灯台のレンズ点検"}),
     ("find_scope_expanded", "find", {"query": "lens", "scope": {"relative_dir": "artifacts"}}),
     ("find_none", "find", {"query": "zeppelin"}),
-    ("grep_regex", "grep", {"query": r"beacon|Week [23]\b"}),
+    ("grep_regex", "grep", {"query": r"beacon|Week [23]\b", "line_numbers": True}),
     ("grep_plain_context", "grep", {"query": "WIPE THE GLASS", "mode": "plain", "context_lines": 1}),
     ("grep_loose_ja", "grep", {"query": "レンズ清掃", "mode": "loose"}),
     ("grep_fallback", "grep", {"query": "(?<=the) lamp", "limit": 2}),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from vault_agent.indexer.build import build_index
 from vault_agent.query.postings import SegmentTerms
-from vault_agent.query.search import bm25, corpus_stats, postings_index
+from vault_agent.query.search import bm25, chunk_map, corpus_stats, postings_index
 
 from .conftest import make_ctx
 from .vaultgen import write_vault
@@ -36,9 +36,12 @@ def test_fast_postings_equal_the_view_after_incremental_updates(tmp_path: Path) 
             stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
             index = postings_index(ctx.reader, view, cache)
             assert index is not None
+            chunks = chunk_map(ctx.reader, view, cache)
+            assert chunks is not None and (chunks.count, chunks.avg) == stats
             for terms in (["lamp"], ["beacon", "harbor"], ["灯台"], ["keeper", "log", "glass"], ["zeppelin"]):
                 fast = bm25(view.con, terms, 50, stats, index)
                 assert fast == bm25(view.con, terms, 50, stats, None)
+                assert bm25(view.con, terms, 50, stats, index, chunks) == fast
                 assert all(path != "Home.md" for path, _, _ in fast)
     finally:
         ctx.reader.close()

@@ -26,7 +26,10 @@ log = logging.getLogger("vault_agent.api")
 class Params(BaseModel):
     """Base of request models: snake_case names (MCP, CLI), camelCase aliases (HTTP)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # loc_by_alias=False: errors name the snake_case parameter (the MCP/seed name).
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", loc_by_alias=False
+    )
 
 
 class NoParams(Params):

@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from vault_agent.config import Settings, load_settings
-from vault_agent.errors import Internal, VaultAgentError
+from vault_agent.errors import Internal, NotFound, VaultAgentError
 
 log = logging.getLogger("vault_agent.cli")
 
@@ -62,10 +62,23 @@ def settings_from(
     vault: Path | None,
     index_dir: Path | None,
     config: Path | None,
+    *,
+    require_vault: bool = True,
     **flags: Any,
 ) -> Settings:
-    """Settings for one CLI invocation (flags > env > config file > defaults)."""
-    return load_settings({"vault": vault, "index_dir": index_dir, "config": config, **flags})
+    """Settings for one CLI invocation (flags > env > config file > defaults).
+
+    With `require_vault` (commands that read or index the vault here), a vault root that is
+    not an existing folder fails instead of being created and indexed as an empty vault.
+
+    Raises:
+        InvalidParameter: a malformed option or config file.
+        NotFound: `require_vault` and the vault root is not an existing folder.
+    """
+    settings = load_settings({"vault": vault, "index_dir": index_dir, "config": config, **flags})
+    if require_vault and not settings.vault.is_dir():
+        raise NotFound("the vault folder does not exist; pass an existing folder with --vault")
+    return settings
 
 
 def print_json(obj: Any) -> None:

@@ -245,6 +245,7 @@ def make_command(op: Operation) -> Any:
                 kwargs.get("vault"),
                 kwargs.get("index_dir"),
                 kwargs.get("config"),
+                require_vault=False,  # the server reads its own vault; --vault only locates the token
                 server=kwargs.get("server"),
                 token=kwargs.get("token"),
             )

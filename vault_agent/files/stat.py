@@ -13,7 +13,7 @@ import os
 import struct
 
 from vault_agent.contracts import Outcome
-from vault_agent.files.atomic import MAX_FILE_BYTES, sha256_hex
+from vault_agent.files.atomic import MAX_FILE_BYTES, is_temp_name, sha256_hex
 from vault_agent.files.models import FilesContext, StatResult
 from vault_agent.paths import normalize_rel_path
 
@@ -45,6 +45,12 @@ def birth_time(dir_fd: int, name: str) -> float | None:
     return sec + nsec / 1e9 if sec > 0 else None
 
 
+def _visible(ctx: FilesContext, rel: str, names: list[str]) -> int:
+    """Entries an agent can see: protected folders and vault-agent temp files are not counted."""
+    prefix = f"{rel}/" if rel else ""
+    return sum(1 for n in names if not is_temp_name(n) and not ctx.vault.is_protected(prefix + n))
+
+
 def stat_path(ctx: FilesContext, path: str) -> Outcome[StatResult]:
     """Metadata of one file or folder (case-insensitive lookup when exactly one matches).
 
@@ -66,13 +72,13 @@ def stat_path(ctx: FilesContext, path: str) -> Outcome[StatResult]:
             if resolved.is_dir:
                 sub = os.open(leaf, _DIR_FLAGS, dir_fd=fd)
                 try:
-                    entries = len(os.listdir(sub))
+                    entries = _visible(ctx, resolved.rel, os.listdir(sub))
                 finally:
                     os.close(sub)
         finally:
             os.close(fd)
     else:
-        entries = len(os.listdir(ctx.vault.root))
+        entries = _visible(ctx, "", os.listdir(ctx.vault.root))
     if not resolved.is_dir and st.st_size <= MAX_FILE_BYTES:
         digest = sha256_hex(ctx.vault.read_bytes(resolved))
     data = StatResult(

@@ -77,11 +77,15 @@ def extract_links(
             text = _blank_spans(text, code_spans(text))
         found: list[tuple[int, str, str | None, str]] = []
         if "[[" in text:
+            wiki_spans: list[tuple[int, int]] = []
             for m in _WIKI_RE.finditer(text):
+                wiki_spans.append(m.span())
                 target, anchor = _wikilink(m.group(2))
                 if target or anchor:
                     found.append((m.start(), target, anchor, "embed" if m.group(1) else "wikilink"))
-            text = _WIKI_RE.sub(lambda m: " " * len(m.group(0)), text)
+            # Blank the wikilinks before the Markdown scan; only needed when one may follow.
+            if wiki_spans and "](" in text:
+                text = _blank_spans(text, wiki_spans)
         if "](" in text:
             for m in _MD_RE.finditer(text):
                 parsed = _markdown_target(m.group(3))

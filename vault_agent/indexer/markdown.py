@@ -150,7 +150,14 @@ def parse_structure(src: str) -> Structure:
     token line maps are file lines (0-based) directly.
     """
     env: dict[str, Any] = {}
-    tokens = _MD.parse(src, env)
+    # The block parser alone: the core chain's other enabled rules add nothing here (its
+    # newline/NUL normalization is a no-op on this LF-joined, NUL-free text; inline is
+    # disabled; text_join only touches inline children), so skip their passes over the text.
+    tokens: list[Token] = []
+    if "\r" in src or "\0" in src:  # not from parse.py: let the full chain normalize it
+        tokens = _MD.parse(src, env)
+    else:
+        _MD.block.parse(src, _MD, env, tokens)
     headings: list[Heading] = []
     heading_at: list[int] = []  # index into `events` of each heading
     events: list[int] = []  # per structural event: heading level, or 0 for a content block

@@ -40,6 +40,7 @@ def skipped_counts(report: WalkReport) -> dict[str, int]:
         "normalization_collision": len(report.normalization_collisions),
         "symlink": report.symlinks_skipped,
         "special_file": report.special_files_skipped,
+        "hardlink": report.hardlinks_skipped,
         # Indexed (distinct paths) but reported: they collide on case-insensitive systems.
         "case_twin": len(report.case_twins),
     }

@@ -53,15 +53,13 @@ class Coverage(Wire):
 
 
 def check_ranges(ranges: list[tuple[int, int]], field: str = "cited_ranges") -> None:
-    """Raises: InvalidParameter for a range before line 1 or ending before it starts;
-    TooLarge for more than MAX_CITED_RANGES ranges."""
+    """Raises: InvalidParameter for a range before line 1; TooLarge for more than
+    MAX_CITED_RANGES ranges. A reversed range is normalized (its ends swapped) by the caller."""
     if len(ranges) > MAX_CITED_RANGES:
         raise TooLarge(f"at most {MAX_CITED_RANGES} ranges in '{field}'; merge them first")
     for a, b in ranges:
         if a < 1 or b < 1:
             raise InvalidParameter(f"'{field}' line numbers start at 1")
-        if b < a:
-            raise InvalidParameter(f"a range in '{field}' ends before it starts")
 
 
 def compute_coverage(ranges: list[tuple[int, int]], total: int) -> Coverage:

@@ -4,15 +4,16 @@ The `terms` view scans every row group of every segment per query (hundreds of z
 checks and footer parses at 100k notes). Segments are sorted by term (contracts.TABLE_SORT),
 so the row groups that can hold a term are known from each row group's minimum alone:
 group i holds terms in [min_i, min_{i+1}]. This module keeps that index per snapshot and
-reads only those row groups with pyarrow; tombstones are applied in SQL by the caller
-(`dead_filter`). Scoring stays in DuckDB SQL.
+reads only those row groups with pyarrow; `read_postings` leaves tombstones to the caller's
+SQL (`dead_filter`). `score_postings` scores BM25 with pyarrow kernels instead, from a
+per-snapshot chunk map (lengths, tombstones) with the SQL's exact formula.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -149,18 +150,12 @@ def _keys(path_index: Any, ordinal: Any) -> Any:
     return pc.add(pc.multiply(pc.cast(path_index, pa.int64()), 1 << 32), pc.cast(ordinal, pa.int64()))
 
 
-def _segment_chunks(file: Path | None, dead: pa.Array, offset: int) -> tuple[SegmentChunks, int, int, int]:
-    """The segment's chunk map and (live rows, live non-null lengths, their sum)."""
+def _segment_chunks(file: Path | None) -> SegmentChunks:
+    """One segment's chunk map (no tombstones, offset 0: those belong to a snapshot)."""
+    none = pa.array([], pa.string())
     if file is None:
         ints = pa.array([], pa.int32())
-        return (
-            SegmentChunks(
-                None, None, pa.array([], pa.string()), ints, ints, ints, None, None, [], dead, offset
-            ),
-            0,
-            0,
-            0,
-        )
+        return SegmentChunks(None, None, none, ints, ints, ints, None, None, [], none, 0)
     pf = pq.ParquetFile(file)
     table = pf.read(columns=["path", "ordinal", "token_count"])
     paths = table["path"].combine_chunks()
@@ -181,11 +176,10 @@ def _segment_chunks(file: Path | None, dead: pa.Array, offset: int) -> tuple[Seg
     if table.num_rows and not pc.all(pc.equal(expected, numbers)).as_py():
         base, keys = None, _keys(encoded.indices, ordinal)
     lengths = table["token_count"].combine_chunks()
-    live = lengths.filter(pc.invert(pc.is_in(paths, value_set=dead))) if len(dead) else lengths
     starts = [0]
     for i in range(pf.metadata.num_row_groups):
         starts.append(starts[-1] + pf.metadata.row_group(i).num_rows)
-    seg = SegmentChunks(
+    return SegmentChunks(
         file,
         pf.metadata,
         encoded.dictionary,
@@ -195,10 +189,9 @@ def _segment_chunks(file: Path | None, dead: pa.Array, offset: int) -> tuple[Seg
         base,
         keys,
         starts[:-1],
-        dead,
-        offset,
+        none,
+        0,
     )
-    return seg, len(live), pc.count(live).as_py(), pc.sum(live).as_py() or 0
 
 
 def chunk_row(sc: SegmentChunks, index: Any, ordinals: Any) -> Any:
@@ -212,32 +205,69 @@ def chunk_row(sc: SegmentChunks, index: Any, ordinals: Any) -> Any:
     return pc.if_else(pc.equal(pc.take(sc.owner, row), index), row, pa.scalar(None, pa.int64()))
 
 
+def _live_lengths(seg: SegmentChunks) -> pa.Array:
+    if not len(seg.dead):
+        return seg.lengths
+    dead_index = pc.drop_null(pc.index_in(seg.dead, value_set=seg.paths))
+    return seg.lengths.filter(pc.invert(pc.is_in(seg.owner, value_set=dead_index)))
+
+
 def snapshot_chunks(
     index_dir: Path, manifest: Manifest, dead: dict[int, list[str]], cache: dict[Any, Any] | None
 ) -> SnapshotChunks:
-    """Per-segment chunk maps of a snapshot (cached), with the live chunk count and mean length."""
+    """Per-segment chunk maps of a snapshot, with the live chunk count and mean length.
+
+    Cached per snapshot (the two newest kept) and per segment file (segments are immutable,
+    so a new snapshot reloads only its new segments); entries of other segments are dropped.
+    """
     key = ("chunk_map", manifest.snapshot_id)
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[no-any-return]
     segments: dict[int, SegmentChunks] = {}
     offset = rows = counted = total = 0
+    names = set()
     for seg in manifest.segments:
         name = seg.files.get("chunks")
+        names.add(("chunk_seg", name))
+        loaded = cache.get(("chunk_seg", name)) if cache is not None and name else None
+        if loaded is None:
+            loaded = _segment_chunks(index_dir / SEGMENTS_DIR / name if name else None)
+            if cache is not None and name:
+                cache[("chunk_seg", name)] = loaded
         dead_paths = pa.array(sorted(dead.get(seg.segment_id, [])), pa.string())
-        file = index_dir / SEGMENTS_DIR / name if name else None
-        found, live, non_null, length_sum = _segment_chunks(file, dead_paths, offset)
+        found = replace(loaded, dead=dead_paths, offset=offset)
         segments[seg.segment_id] = found
         offset += len(found.owner)
-        rows, counted, total = rows + live, counted + non_null, total + length_sum
+        live = _live_lengths(found)
+        rows, counted, total = (
+            rows + len(live),
+            counted + pc.count(live).as_py(),
+            total + (pc.sum(live).as_py() or 0),
+        )
     # The value SQL avg() gives over integers: the exact sum divided once.
     out = SnapshotChunks(segments, rows, total / counted if counted else 0.0)
     if cache is not None:
         cache[key] = out
+        held = [
+            k
+            for k in list(cache)
+            if isinstance(k, tuple) and len(k) == 2 and k[0] in ("chunk_map", "chunk_seg")
+        ]
+        for k in held:
+            if k[0] == "chunk_seg" and k not in names:
+                cache.pop(k, None)
+        for k in sorted(k for k in held if k[0] == "chunk_map")[:-2]:
+            cache.pop(k, None)
     return out
 
 
 def _dict_index(column: pa.ChunkedArray, value_set: pa.Array) -> pa.Array:
-    """index_in over a column read dictionary-encoded: once per dictionary, not per row."""
+    """index_in over a column read dictionary-encoded: once per dictionary, not per row (the
+    chunks' dictionaries unified first, so a large value set is hashed once)."""
+    if column.num_chunks > 1 and pa.types.is_dictionary(column.type):
+        column = column.unify_dictionaries()
+        found = pc.index_in(column.chunk(0).dictionary, value_set=value_set)
+        return pa.concat_arrays([pc.take(found, c.indices) for c in column.chunks])
     parts = [
         pc.take(pc.index_in(c.dictionary, value_set=value_set), c.indices)
         if pa.types.is_dictionary(c.type)

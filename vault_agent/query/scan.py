@@ -54,8 +54,10 @@ def vault_scan(
 ) -> Outcome[ScanData]:
     """One chunk of `chunk_lines` lines (default 200, 1..1000) from cursor.start_line (default 1).
 
-    `truncated` is true when the character budget (limits.max_chars, default 20,000, hard
-    limit 100,000) cut the chunk short; `eof` when the chunk reaches the end of the file.
+    `truncated` is true exactly when `truncated_reason` is not "none" (as in vault_read):
+    the chunk stopped before the end of the file, at its line count (`chunk_end`) or at the
+    character budget (limits.max_chars, default 20,000, hard limit 100,000); `eof` when the
+    chunk reaches the end of the file.
 
     Raises:
         InvalidParameter: chunk_lines outside 1..1000, bad cursor or max_chars.
@@ -110,7 +112,7 @@ def vault_scan(
         applied_range=LineRange(start_line=first, end_line=pg.end_line),
         next_cursor=cursor,
         eof=eof,
-        truncated=pg.cut_by_budget,
+        truncated=reason != "none",
         truncated_reason=reason,
         next_actions=actions,
     )

@@ -1,4 +1,4 @@
-"""`search`: BM25 over the snapshot's heading-bounded chunks, scored in DuckDB SQL.
+"""`search`: BM25 over the snapshot's heading-bounded chunks (pyarrow kernels; DuckDB SQL fallback).
 
 score(chunk) = Σ over distinct query terms t present in the chunk of
     idf(t) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / avglen)),

@@ -66,8 +66,9 @@ def stop(confidence: float = 1.0) -> NextAction:
 
 # --------------------------------------------------------------------------- ranges
 def merge_ranges(ranges: list[tuple[int, int]], total: int) -> list[tuple[int, int]]:
-    """Clip ranges to 1..total, then merge overlapping and adjacent ones (sorted)."""
-    clipped = sorted((max(1, a), min(total, b)) for a, b in ranges if a <= b and b >= 1 and a <= total)
+    """Swap reversed ranges, clip to 1..total, then merge overlapping and adjacent ones (sorted)."""
+    ordered = [(min(a, b), max(a, b)) for a, b in ranges]
+    clipped = sorted((max(1, a), min(total, b)) for a, b in ordered if b >= 1 and a <= total)
     merged: list[tuple[int, int]] = []
     for a, b in clipped:
         if merged and a <= merged[-1][1] + 1:

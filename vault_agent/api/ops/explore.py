@@ -376,7 +376,9 @@ def render_grep(body: dict[str, Any]) -> str:
     for r in _data(body).get("results", []):
         for i, line in enumerate(r.get("context_before") or []):
             out.append(f"{r['path']}-{r['line'] - len(r['context_before']) + i}- {line}")
-        out.append(f"{r['path']}:{r['line']}: {r['snippet']}" if "line" in r else f"{r['path']}: {r['snippet']}")
+        out.append(
+            f"{r['path']}:{r['line']}: {r['snippet']}" if "line" in r else f"{r['path']}: {r['snippet']}"
+        )
         for i, line in enumerate(r.get("context_after") or []):
             out.append(f"{r['path']}-{r['line'] + 1 + i}- {line}")
     return "\n".join(out) or "(no matches)"
