@@ -208,6 +208,20 @@ def test_missing_vault_folder_is_not_created(tmp_path: Path, command: list[str])
     assert not missing.exists() and str(tmp_path) not in proc.stdout + proc.stderr
 
 
+def test_local_internal_error_log_carries_no_absolute_path(tmp_path: Path) -> None:
+    """A local command that fails unexpectedly (state dir under a regular file) exits 1 with
+    INTERNAL; its logged traceback goes through the path scrubber like serve's log."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n")
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("x")
+    proc = run_cli("index", "--vault", str(vault), "--index-dir", str(blocker / "idx"), "--json")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["error"]["code"] == "INTERNAL"
+    assert "command failed (incident" in proc.stderr and str(tmp_path) not in proc.stderr
+
+
 def test_token_is_read_from_the_state_dir_for_a_local_server(
     server: ServerThread, settings: Settings
 ) -> None:

@@ -76,6 +76,7 @@ def settings_from(
         NotFound: `require_vault` and the vault root is not an existing folder.
     """
     settings = load_settings({"vault": vault, "index_dir": index_dir, "config": config, **flags})
+    _seen_paths[:] = [settings.vault, settings.index_dir]
     if require_vault and not settings.vault.is_dir():
         raise NotFound("the vault folder does not exist; pass an existing folder with --vault")
     return settings
@@ -95,6 +96,21 @@ def fail(exc: VaultAgentError, as_json: bool) -> NoReturn:
     raise typer.Exit(exc.exit_code)
 
 
+_seen_paths: list[Path] = []  # vault and state dir of this invocation, for the log scrubber
+
+
+def _ensure_scrubbed_logging() -> None:
+    """Before logging a failure of a local command, route the log through the same
+    path-scrubbing JSON formatter as `serve` (logs never carry absolute paths)."""
+    from vault_agent.api.logging_setup import JsonFormatter, configure_logging
+
+    root = logging.getLogger()
+    if any(isinstance(h.formatter, JsonFormatter) for h in root.handlers):
+        return  # serve / mcp already log through the scrubber
+    vault, index_dir = (_seen_paths + [None, None])[:2]
+    configure_logging(logging.getLevelName(root.level), vault=vault, index_dir=index_dir)
+
+
 def run_command(as_json: bool, body: Callable[[], int | None]) -> None:
     """Run a command body, translating every failure into its SPEC exit code."""
     try:
@@ -107,6 +123,7 @@ def run_command(as_json: bool, body: Callable[[], int | None]) -> None:
         raise typer.Exit(130) from None
     except Exception:
         err = Internal()
+        _ensure_scrubbed_logging()
         log.exception("command failed (incident %s)", err.incident_id)
         fail(err, as_json)
     if code:

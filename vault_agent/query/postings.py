@@ -146,8 +146,18 @@ class SnapshotChunks:
     avg: float  # mean token count of live chunks
 
 
+def _i64(value: int) -> pa.Scalar:
+    # Typed scalars: a bare Python number costs ~90 µs per kernel call here (pyarrow retries a
+    # failing optional import while converting it).
+    return pa.scalar(value, pa.int64())
+
+
+def _f64(value: float) -> pa.Scalar:
+    return pa.scalar(value, pa.float64())
+
+
 def _keys(path_index: Any, ordinal: Any) -> Any:
-    return pc.add(pc.multiply(pc.cast(path_index, pa.int64()), 1 << 32), pc.cast(ordinal, pa.int64()))
+    return pc.add(pc.multiply(pc.cast(path_index, pa.int64()), _i64(1 << 32)), pc.cast(ordinal, pa.int64()))
 
 
 def _segment_chunks(file: Path | None) -> SegmentChunks:
@@ -199,7 +209,7 @@ def chunk_row(sc: SegmentChunks, index: Any, ordinals: Any) -> Any:
     if sc.base is None:
         return pc.index_in(_keys(index, ordinals), value_set=sc.keys)
     row = pc.add(pc.take(sc.base, index), pc.cast(ordinals, pa.int64()))
-    inside = pc.and_(pc.greater_equal(row, 0), pc.less(row, len(sc.owner)))
+    inside = pc.and_(pc.greater_equal(row, _i64(0)), pc.less(row, _i64(len(sc.owner))))
     row = pc.if_else(inside, row, pa.scalar(None, pa.int64()))
     # A row of another note means the note has no chunk with that ordinal.
     return pc.if_else(pc.equal(pc.take(sc.owner, row), index), row, pa.scalar(None, pa.int64()))
@@ -299,7 +309,9 @@ def score_postings(
         part = pa.table({"t": term, "tf": table["tf"], "row": row}).filter(keep)
         if part.num_rows:
             length = pc.take(sc.lengths, part["row"])
-            parts.append(part.append_column("len", length).append_column("g", pc.add(part["row"], sc.offset)))
+            parts.append(
+                part.append_column("len", length).append_column("g", pc.add(part["row"], _i64(sc.offset)))
+            )
     if not parts:
         return pa.table({"g": pa.array([], pa.int64()), "score": pa.array([], pa.float64())})
     post = pa.concat_tables(parts)
@@ -311,9 +323,10 @@ def score_postings(
     idf = pa.array([math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in df], pa.float64())
     post = post.filter(pc.is_valid(post["len"]))
     tf = pc.cast(post["tf"], pa.float64())
-    norm = pc.add(1 - b, pc.divide(pc.multiply(b, pc.cast(post["len"], pa.float64())), max(chunks.avg, 1e-9)))
-    top = pc.multiply(pc.multiply(pc.take(idf, post["t"]), tf), k1 + 1)
-    out = pa.table({"g": post["g"], "score": pc.divide(top, pc.add(tf, pc.multiply(k1, norm)))})
+    length = pc.cast(post["len"], pa.float64())
+    norm = pc.add(_f64(1 - b), pc.divide(pc.multiply(_f64(b), length), _f64(max(chunks.avg, 1e-9))))
+    top = pc.multiply(pc.multiply(pc.take(idf, post["t"]), tf), _f64(k1 + 1))
+    out = pa.table({"g": post["g"], "score": pc.divide(top, pc.add(tf, pc.multiply(_f64(k1), norm)))})
     if len(wanted) > 1:  # a chunk scores the sum over its terms
         out = out.group_by("g").aggregate([("score", "sum")]).rename_columns(["g", "score"])
     return out
@@ -325,11 +338,13 @@ def chunk_keys(chunks: SnapshotChunks, rows: pa.Array) -> pa.Table:
     ordinals: list[Any] = []
     order: list[Any] = []
     for sc in chunks.segments.values():
-        inside = pc.and_(pc.greater_equal(rows, sc.offset), pc.less(rows, sc.offset + len(sc.owner)))
+        inside = pc.and_(
+            pc.greater_equal(rows, _i64(sc.offset)), pc.less(rows, _i64(sc.offset + len(sc.owner)))
+        )
         at = pc.indices_nonzero(inside)
         if not len(at):
             continue
-        local = pc.subtract(pc.take(rows, at), sc.offset)
+        local = pc.subtract(pc.take(rows, at), _i64(sc.offset))
         paths.append(pc.take(sc.paths, pc.take(sc.owner, local)))
         ordinals.append(pc.take(sc.ordinals, local))
         order.append(at)

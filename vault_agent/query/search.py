@@ -36,6 +36,7 @@ from vault_agent.query.postings import (
 from vault_agent.text import tokenize
 
 K1 = 1.2
+MILLION = pa.scalar(1e6, pa.float64())  # typed: bare Python numbers are slow in pyarrow kernels
 B = 0.75
 SEARCH_LIMIT_DEFAULT = 10
 SEARCH_LIMIT_MAX = 50
@@ -179,8 +180,8 @@ def rank(
     table = score_postings(index, chunks, terms, K1, B)
     if not table.num_rows:
         return []
-    scaled = pc.round(pc.multiply(table["score"], 1e6), round_mode="half_towards_infinity")
-    scores = pc.divide(scaled, 1e6)
+    scaled = pc.round(pc.multiply(table["score"], MILLION), round_mode="half_towards_infinity")
+    scores = pc.divide(scaled, MILLION)
     rows = table["g"]
     if table.num_rows > limit:  # keep every chunk tied with the k-th score, then sort those
         top = pc.select_k_unstable(scores, k=limit, sort_keys=[("score", "descending")])
