@@ -95,7 +95,8 @@ def test_loopback_hosts_with_our_port_pass(server: ServerThread, host: str) -> N
 
 
 @pytest.mark.parametrize(
-    "origin", ["http://evil.com", "null", "http://127.0.0.1:1", "http://localhost:{port}"]
+    "origin",
+    ["http://evil.com", "null", "http://127.0.0.1:1", "http://localhost:1", "https://localhost:{port}"],
 )
 @pytest.mark.parametrize("path", ["/overview", "/mcp"])
 def test_foreign_origin_is_403(server: ServerThread, origin: str, path: str) -> None:
@@ -104,6 +105,14 @@ def test_foreign_origin_is_403(server: ServerThread, origin: str, path: str) -> 
     status, headers_out, text = _call(server, method, path, body=body, headers=headers)
     assert (status, json.loads(text)) == (403, BAD_ORIGIN)
     assert "Access-Control-Allow-Origin" not in headers_out
+
+
+@pytest.mark.parametrize("origin", ["http://127.0.0.1:{port}", "http://localhost:{port}"])
+def test_own_loopback_origin_passes(server: ServerThread, origin: str) -> None:
+    """RELIABILITY's probe: the right origin on the wrong port is refused; on ours it passes."""
+    headers = {"Origin": origin.format(port=server.port)}
+    status, _, _ = _call(server, "GET", "/overview", headers=headers)
+    assert status == 200
 
 
 @pytest.fixture

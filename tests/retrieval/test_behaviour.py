@@ -202,6 +202,10 @@ def test_vault_search_result_keys_are_seed_002_exactly(mctx: AppContext) -> None
 
 
 def test_reversed_cited_range_is_normalized(ctx: AppContext) -> None:
-    fwd = invoke(REGISTRY["coverage"], ctx, {"path": "Home.md", "cited_ranges": [{"start_line": 1, "end_line": 3}]})
-    rev = invoke(REGISTRY["coverage"], ctx, {"path": "Home.md", "cited_ranges": [{"start_line": 3, "end_line": 1}]})
+    fwd = invoke(
+        REGISTRY["coverage"], ctx, {"path": "Home.md", "cited_ranges": [{"start_line": 1, "end_line": 3}]}
+    )
+    rev = invoke(
+        REGISTRY["coverage"], ctx, {"path": "Home.md", "cited_ranges": [{"start_line": 3, "end_line": 1}]}
+    )
     assert body_of(REGISTRY["coverage"], rev) == body_of(REGISTRY["coverage"], fwd)

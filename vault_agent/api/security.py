@@ -127,8 +127,13 @@ class AccessPolicy:
         if not value or value not in self.host_names():
             raise Forbidden("the Host header is not allowed; call the server by its loopback address")
 
+    def own_origins(self) -> list[str]:
+        """The server's own loopback origins (same scheme, name and port): a page it served."""
+        return [f"http://{n}:{p}" for n in LOOPBACK_NAMES for p in sorted(self.ports)]
+
     def origin_allowed(self, origin: str) -> bool:
-        return origin.rstrip("/") in self.allowed_origins
+        value = origin.rstrip("/")
+        return value in self.allowed_origins or value.lower() in self.own_origins()
 
     def check_origin(self, origin: str | None) -> None:
         """Raises: Forbidden when a browser Origin is present and not allowlisted."""
@@ -149,4 +154,4 @@ class AccessPolicy:
 
     def mcp_security_lists(self) -> tuple[list[str], list[str]]:
         """Allowed hosts and origins for the MCP SDK's TransportSecuritySettings."""
-        return self.host_names(), list(self.allowed_origins)
+        return self.host_names(), list(self.allowed_origins) + self.own_origins()
