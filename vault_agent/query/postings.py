@@ -235,7 +235,7 @@ def snapshot_chunks(
         return cache[key]  # type: ignore[no-any-return]
     segments: dict[int, SegmentChunks] = {}
     offset = rows = counted = total = 0
-    names = set()
+    names: set[tuple[str, str | None]] = set()
     for seg in manifest.segments:
         name = seg.files.get("chunks")
         names.add(("chunk_seg", name))
