@@ -32,9 +32,8 @@ def _table(rows: list[tuple[str, str]], head: tuple[str, str]) -> list[str]:
 
 def _footer(body: dict[str, Any]) -> list[str]:
     data = _data(body)
-    lines = [f"index: {data.get('indexFreshness', 'unknown')}"]
-    lines += [f"warning {w['code']}: {w['message']}" for w in body.get("warnings", [])]
-    return lines
+    # Warnings are not repeated here: the CLI prints every warning once, on stderr.
+    return [f"index: {data.get('indexFreshness', 'unknown')}"]
 
 
 def render_overview(body: dict[str, Any]) -> str:
