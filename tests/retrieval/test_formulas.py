@@ -225,3 +225,19 @@ def test_glob_rules() -> None:
     assert compile_glob(None) is None and compile_glob("  ") is None
     with pytest.raises(InvalidParameter):
         compile_glob("{a,b")
+
+
+def test_per_snapshot_cache_keeps_only_the_two_newest_snapshots() -> None:
+    from vault_agent.query.toolkit import remember
+
+    cache: dict[object, object] = {("chunk_seg", "seg-1.chunks.parquet"): "segment entry"}
+    for sid in range(1, 6):
+        remember(cache, "related_paths", sid, f"paths {sid}")
+        remember(cache, "bm25_stats", sid, (sid, 1.0))
+    assert cache == {
+        ("chunk_seg", "seg-1.chunks.parquet"): "segment entry",
+        ("related_paths", 4): "paths 4",
+        ("related_paths", 5): "paths 5",
+        ("bm25_stats", 4): (4, 1.0),
+        ("bm25_stats", 5): (5, 1.0),
+    }

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest
+from vault_agent.query.toolkit import remember
 
 COLUMNS = ["term", "path", "chunk_ordinal", "tf"]
 
@@ -80,7 +81,7 @@ def term_index(
         assert out is not None
         out.append(found)
     if cache is not None:
-        cache[key] = out
+        remember(cache, "postings_index", manifest.snapshot_id, out)
     return out
 
 

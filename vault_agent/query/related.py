@@ -23,7 +23,8 @@ from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.paths import display, normalize_rel_path
 from vault_agent.query.models import Camel
-from vault_agent.query.search import bm25, check_limit, corpus_stats, postings_index
+from vault_agent.query.search import bm25, check_limit, chunk_map, corpus_stats, postings_index
+from vault_agent.query.toolkit import remember
 
 LINK_WEIGHT = 3.0
 TAG_WEIGHT = 1.0
@@ -83,7 +84,7 @@ def path_index(con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, sna
         stem = name[:-3] if name.casefold().endswith(".md") else name
         idx.by_stem.setdefault(stem.casefold(), []).append(p)
     if cache is not None:
-        cache[key] = idx
+        remember(cache, "related_paths", snapshot_id, idx)
     return idx
 
 
@@ -167,7 +168,9 @@ def related(
             ).fetchall()
         ]
         best: dict[str, float] = {}
-        for hit_path, _, score in bm25(con, terms, TERM_POOL, stats, postings_index(reader, view, cache)):
+        index = postings_index(reader, view, cache)
+        chunks = chunk_map(reader, view, cache) if index is not None else None
+        for hit_path, _, score in bm25(con, terms, TERM_POOL, stats, index, chunks):
             if hit_path != me and hit_path not in best:
                 best[hit_path] = score
         top = max(best.values(), default=0.0)

@@ -33,6 +33,7 @@ from vault_agent.query.postings import (
     snapshot_chunks,
     term_index,
 )
+from vault_agent.query.toolkit import remember
 from vault_agent.text import tokenize
 
 K1 = 1.2
@@ -115,7 +116,7 @@ def corpus_stats(
     row = rows[0] if rows else None
     stats = (int(row[0]), float(row[1])) if row else (0, 0.0)
     if cache is not None:
-        cache[key] = stats
+        remember(cache, "bm25_stats", snapshot_id, stats)
     return stats
 
 
