@@ -77,6 +77,7 @@ def settings_from(
     """
     settings = load_settings({"vault": vault, "index_dir": index_dir, "config": config, **flags})
     _seen_paths[:] = [settings.vault, settings.index_dir]
+    _scrub_paths_of(settings)
     if require_vault and not settings.vault.is_dir():
         raise NotFound("the vault folder does not exist; pass an existing folder with --vault")
     return settings
@@ -97,6 +98,15 @@ def fail(exc: VaultAgentError, as_json: bool) -> NoReturn:
 
 
 _seen_paths: list[Path] = []  # vault and state dir of this invocation, for the log scrubber
+
+
+def _scrub_paths_of(settings: Settings) -> None:
+    """Point an installed scrubbing formatter at this invocation's vault and state dir."""
+    from vault_agent.api.logging_setup import JsonFormatter, default_scrubber
+
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler.formatter, JsonFormatter):
+            handler.formatter.scrubber = default_scrubber(settings.vault, settings.index_dir)
 
 
 def _ensure_scrubbed_logging() -> None:

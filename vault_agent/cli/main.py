@@ -7,7 +7,6 @@ servers; every other command is server-backed and generated from the operation r
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 
 import typer
@@ -37,10 +36,12 @@ def _load_commands() -> None:
 
 def run() -> None:
     """Console-script entry point."""
-    logging.basicConfig(
-        level=os.environ.get("VAULT_AGENT_LOG_LEVEL", "WARNING").upper(),
-        format="%(message)s",
-    )
+    from vault_agent.api.logging_setup import configure_logging
+
+    # From the first line on, every log record goes through the path-scrubbing JSON
+    # formatter (a long `watch` logs watcher failures too); `settings_from` adds this
+    # invocation's vault and state dir to what it scrubs.
+    configure_logging(os.environ.get("VAULT_AGENT_LOG_LEVEL", "WARNING"))
     _load_commands()
     app()
 
