@@ -133,7 +133,6 @@ def test_serve_watch_beside_another_writer_exits_5(tmp_path: Path) -> None:
 
 
 def test_serve_watch_holds_the_writer_lock_until_stopped(tmp_path: Path) -> None:
-    pytest.importorskip("vault_agent.indexer.engine")
     settings = build_fixture_vault(tmp_path)
     serve = ServeProcess("--watch", "--vault", str(settings.vault), "--port", "0")
     try:
@@ -289,7 +288,6 @@ def test_stdio_mcp_takes_the_writer_lock_and_releases_it(tmp_path: Path) -> None
 
     from api.serverkit import stdio_mcp_client
 
-    pytest.importorskip("vault_agent.indexer.engine")
     settings = build_fixture_vault(tmp_path)
     held: list[bool] = []
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from vault_agent.api.app import close_context
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, make_vault, operations
 from vault_agent.config import Settings
+from vault_agent.query.snapshot import SnapshotReader
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTS not in sys.path:  # for the transport engineer's test kit (api.serverkit)
@@ -36,12 +38,17 @@ def vault_dir(tmp_path: Path) -> Path:
 
 def make_ctx(vault_dir: Path, writes: bool = True) -> AppContext:
     settings = Settings(vault=vault_dir, index_dir=vault_dir.parent / "state", writes_enabled=writes)
-    return AppContext(settings=settings, vault=make_vault(settings))
+    vault = make_vault(settings)
+    return AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault))
 
 
 @pytest.fixture
-def ctx(vault_dir: Path) -> AppContext:
-    return make_ctx(vault_dir)
+def ctx(vault_dir: Path) -> Iterator[AppContext]:
+    c = make_ctx(vault_dir)
+    try:
+        yield c
+    finally:
+        close_context(c)
 
 
 @pytest.fixture

@@ -25,9 +25,11 @@ CHILD = textwrap.dedent(
     from vault_agent.api.registry import AppContext, make_vault
     from vault_agent.config import Settings
     from vault_agent.files.content import write_file
+    from vault_agent.query.snapshot import SnapshotReader
     vault, state = Path(sys.argv[1]), Path(sys.argv[2])
     settings = Settings(vault=vault, index_dir=state, writes_enabled=True)
-    ctx = AppContext(settings=settings, vault=make_vault(settings))
+    vault_ = make_vault(settings)
+    ctx = AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
     size = 1 << 20
     i = 0
     while True:

@@ -14,6 +14,7 @@ from api.serverkit import ServerThread, http_mcp_client
 from vault_agent.api.app import close_context
 from vault_agent.api.registry import AppContext, make_vault, operations
 from vault_agent.config import Settings
+from vault_agent.query.snapshot import SnapshotReader
 
 from .conftest import sha, tree
 
@@ -33,7 +34,8 @@ AGENT_READ = ["get_file_info", "list_files", "read_file", "search_files"]
 def _server(vault_dir: Path, **update: Any) -> tuple[ServerThread, AppContext]:
     operations()
     settings = Settings(vault=vault_dir, index_dir=vault_dir.parent / "state", **update)
-    ctx = AppContext(settings=settings, vault=make_vault(settings))
+    vault = make_vault(settings)
+    ctx = AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault))
     return ServerThread(ctx).start(), ctx
 
 

@@ -7,12 +7,9 @@ Only composition roots (the CLI entry, `serve`, `mcp`) read the environment; the
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import inspect
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -24,28 +21,25 @@ from vault_agent.api.security import AccessPolicy, check_bind_allowed, read_or_c
 from vault_agent.config import Settings
 from vault_agent.errors import IndexBusy
 
+if TYPE_CHECKING:
+    from vault_agent.indexer.engine import Writer
+
 log = logging.getLogger("vault_agent.app")
 
 
-def _start_writer(settings: Settings, vault: Any) -> Any:
+def _start_writer(settings: Settings) -> Writer:
     """Start the engine's in-process writer (lock + watcher + builder).
 
     Raises:
         IndexBusy: another process holds the writer lock.
     """
+    # Imported here: only `serve --watch` and `mcp` need the engine (watchdog, the builder).
+    from vault_agent.indexer.engine import Writer
     from vault_agent.indexer.lock import writer_lock_held
 
     if writer_lock_held(settings.index_dir):
         raise IndexBusy()  # cheap early answer; the writer's own flock stays authoritative
-    engine = importlib.import_module("vault_agent.indexer.engine")
-    writer_cls = engine.Writer
-    params = inspect.signature(writer_cls).parameters
-    kwargs: dict[str, Any] = {}
-    if "vault" in params:
-        kwargs["vault"] = vault
-    if "watch" in params:
-        kwargs["watch"] = True
-    writer = writer_cls(settings, **kwargs)
+    writer = Writer(settings, watch=True)
     writer.start()
     return writer
 
@@ -63,11 +57,11 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     from vault_agent.query.snapshot import SnapshotReader
 
     vault = make_vault(settings)
-    writer = None
+    writer: Writer | None = None
     follower = False
     if watch:
         try:
-            writer = _start_writer(settings, vault)
+            writer = _start_writer(settings)
         except IndexBusy:
             if not follow_if_busy:
                 raise
@@ -81,15 +75,11 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
 def close_context(ctx: AppContext) -> None:
     """Stop the writer (releasing the lock) and close the reader; safe to call twice."""
     writer, ctx.writer = ctx.writer, None
-    if writer is not None:
-        for name in ("stop", "close"):
-            if hasattr(writer, name):
-                getattr(writer, name)()
-                break
-    reader, ctx.reader = ctx.reader, None
-    if reader is not None and hasattr(reader, "close"):
-        with contextlib.suppress(Exception):
-            reader.close()
+    try:
+        if writer is not None:
+            writer.close()
+    finally:
+        ctx.reader.close()  # idempotent
 
 
 @dataclass

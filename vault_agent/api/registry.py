@@ -10,7 +10,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
@@ -19,6 +19,10 @@ from vault_agent.config import Settings
 from vault_agent.contracts import Outcome
 from vault_agent.errors import Internal, InvalidLimit, InvalidParameter, VaultAgentError
 from vault_agent.paths import Vault, vault_for_settings
+
+if TYPE_CHECKING:  # imported for types only: the CLI loads the registry without them
+    from vault_agent.indexer.engine import Writer
+    from vault_agent.query.snapshot import SnapshotReader
 
 log = logging.getLogger("vault_agent.api")
 
@@ -42,8 +46,8 @@ class AppContext:
 
     settings: Settings
     vault: Vault
-    reader: Any = None  # query.snapshot.SnapshotReader
-    writer: Any = None  # indexer engine handle when this process is the writer, else None
+    reader: SnapshotReader
+    writer: Writer | None = None  # the engine when this process is the writer, else None
     state: dict[str, Any] = field(default_factory=dict)  # per-process caches (e.g. audit history)
 
 

@@ -6,7 +6,6 @@ servers; every other command is server-backed and generated from the operation r
 
 from __future__ import annotations
 
-import importlib
 import os
 
 import typer
@@ -20,18 +19,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# Each module adds its commands to `app` when imported; a missing module is skipped so
-# that the tree works while commands are being added.
-COMMAND_MODULES = ("local", "serve", "remote")
-
 
 def _load_commands() -> None:
-    for name in COMMAND_MODULES:
-        try:
-            importlib.import_module(f"vault_agent.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"vault_agent.cli.{name}":
-                raise
+    """Each command module adds its commands to `app` when imported (they import `app`)."""
+    # The import order is the order of `vault-agent --help`: local, servers, then the rest.
+    from vault_agent.cli import local  # noqa: F401, I001
+    from vault_agent.cli import serve  # noqa: F401
+    from vault_agent.cli import remote  # noqa: F401
 
 
 def run() -> None:
@@ -42,7 +36,6 @@ def run() -> None:
     # formatter (a long `watch` logs watcher failures too); `settings_from` adds this
     # invocation's vault and state dir to what it scrubs.
     configure_logging(os.environ.get("VAULT_AGENT_LOG_LEVEL", "WARNING"))
-    _load_commands()
     app()
 
 

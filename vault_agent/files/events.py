@@ -2,15 +2,14 @@
 
 `vault_agent.indexer.tool_events` (engine) owns the event log; a write appends
 `(op, path, dest)` tuples there and gets back the log seq, then may wait until a
-committed snapshot contains that seq. When the module or a writer is missing, the write
-still succeeds (the file is on disk and a later scan finds it) and says so in a warning.
+committed snapshot contains that seq. When the log cannot be appended to or no writer
+commits in time, the write still succeeds (the file is on disk and a later scan finds it)
+and says so in a warning.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
-from types import ModuleType
 from typing import Literal
 
 from vault_agent.contracts import WarningItem
@@ -34,55 +33,46 @@ NOT_INDEXED = WarningItem(
 )
 
 
-def _tool_events() -> ModuleType | None:
-    try:
-        return importlib.import_module("vault_agent.indexer.tool_events")
-    except ModuleNotFoundError as exc:
-        if exc.name != "vault_agent.indexer.tool_events":
-            raise
-        return None
-
-
 def record(ctx: FilesContext, changes: list[Change]) -> tuple[int | None, list[WarningItem]]:
     """Append the events of one tool call; returns (seq, warnings). Never fails the write."""
     if not changes:
         return None, []
-    mod = _tool_events()
-    if mod is None:
-        return None, [NOT_RECORDED]
+    # Imported here, not at the top: the event log pulls in the engine and pyarrow, which
+    # the server-backed CLI commands that import the write tools never need.
+    from vault_agent.indexer.tool_events import record_changes
+
     try:
-        seq = mod.record_changes(ctx.settings, list(changes), writer=ctx.writer)
-    except Exception as exc:  # the file is already durable: report, do not turn success into failure
+        seq = record_changes(ctx.settings, list(changes), writer=ctx.writer)
+    except Exception as exc:  # noqa: BLE001 - the file is already durable: report, do not turn success into failure
         log.warning("tool event not recorded (%s)", type(exc).__name__)
         return None, [NOT_RECORDED]
-    return (int(seq) if seq is not None else None), []
+    return seq, []
 
 
 def wait(
     ctx: FilesContext, seq: int | None, timeout_s: float = WAIT_TIMEOUT_S
 ) -> tuple[int | None, list[WarningItem]]:
     """Wait (bounded) for the snapshot containing `seq`; returns (snapshot id, warnings)."""
-    mod = _tool_events()
-    if seq is None or mod is None:
+    if seq is None:
         return None, [NOT_INDEXED]
+    from vault_agent.indexer.tool_events import wait_for_seq  # lazy: see `record`
+
     if ctx.writer is None and not _writer_running(ctx):
         timeout_s = 0.0  # nobody will commit it: answer from the current snapshot at once
     try:
-        snap = mod.wait_for_seq(ctx.settings, seq, timeout_s, writer=ctx.writer)
-    except Exception as exc:
+        snap = wait_for_seq(ctx.settings, seq, timeout_s, writer=ctx.writer)
+    except Exception as exc:  # noqa: BLE001 - the write succeeded; a failed wait is only a warning
         log.warning("waiting for the index failed (%s)", type(exc).__name__)
         return None, [NOT_INDEXED]
     if snap is None:
         return None, [NOT_INDEXED]
-    return int(snap), []
+    return snap, []
 
 
 def _writer_running(ctx: FilesContext) -> bool:
     """True when another process publishes a live writer heartbeat for this state dir."""
-    try:
-        from vault_agent.freshness import read_writer_state, writer_alive
-    except ImportError:
-        return True  # cannot tell: wait the bounded time
+    from vault_agent.freshness import read_writer_state, writer_alive  # lazy: pyarrow
+
     return writer_alive(read_writer_state(ctx.settings.index_dir))
 
 

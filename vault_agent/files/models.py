@@ -6,19 +6,23 @@ Field names are snake_case on every surface: seed 002's schemas (`written_path`,
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel
 
+from vault_agent.config import Settings
 from vault_agent.paths import Vault
+
+if TYPE_CHECKING:  # the files layer reaches the indexer only through its event log
+    from vault_agent.indexer.engine import Writer
 
 
 class FilesContext(Protocol):
     """What a write tool needs from `api.registry.AppContext` (structural, no import)."""
 
-    settings: Any
+    settings: Settings
     vault: Vault
-    writer: Any
+    writer: Writer | None
     state: dict[str, Any]
 
 

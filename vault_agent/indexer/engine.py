@@ -165,6 +165,10 @@ class Writer:
             (self.index_dir / WRITER_STATE_FILE).unlink()
         self._lock.release()
 
+    def close(self) -> None:
+        """Stop the writer; idempotent (every resource has a `close()`), safe before `start()`."""
+        self.stop()  # stop() is already safe to repeat: joins nothing twice, the lock release is idempotent
+
     def _shutdown_watch(self) -> None:
         if self._observer is not None:
             remove_problem_listener(self._on_problem)

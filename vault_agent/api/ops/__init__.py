@@ -1,7 +1,15 @@
-"""Operation modules register themselves on import; every submodule here is loaded."""
+"""Operation modules register themselves on import; each one is imported here by name.
 
-import importlib
-import pkgutil
+A new module under `api/ops/` must be added to this list; `tests/kernel/test_boundaries.py`
+fails when one is missing, so no operation can be forgotten by every surface at once.
+"""
 
-for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    importlib.import_module(f"{__name__}.{_mod}")
+from vault_agent.api.ops import (  # noqa: F401 - imported for their registrations
+    agent_files,
+    explore,
+    files,
+    index_ops,
+    notes,
+    orientation,
+    retrieval,
+)
