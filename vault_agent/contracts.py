@@ -213,10 +213,10 @@ class Outcome(BaseModel, Generic[T]):
 
     data: T
     warnings: list[WarningItem] = []
-    freshness: str | None = None
+    freshness: Freshness | None = None
 
 
-def freshness_warning(state: str) -> WarningItem | None:
+def freshness_warning(state: Freshness) -> WarningItem | None:
     """The one `INDEX_<STATE>` warning for a usable but not fresh snapshot."""
     if state == "fresh" or state not in FRESHNESS_ACTIONS:
         return None

@@ -7,7 +7,7 @@ API (ARCHITECTURE.md "Freshness state machine"):
     is_compatible(settings, manifest) -> bool             schema/parser/config match
     StatChecker(settings, background=False)               stat scan vs the snapshot's notes
         .check(manifest, force=False) -> "fresh" | "stale" | "unknown"
-    compute_freshness(settings, manifest, writer_state=<read>, stat_checker=<shared>) -> str
+    compute_freshness(settings, manifest, writer_state=<read>, stat_checker=<shared>) -> Freshness
     shared_stat_checker(settings) -> StatChecker         one background checker per process
 
 The machine: incompatible if the manifest's schema_version / parser_version /
@@ -46,6 +46,7 @@ from vault_agent.contracts import (
     SEGMENTS_DIR,
     SNAPSHOTS_DIR,
     WRITER_STATE_FILE,
+    Freshness,
     Manifest,
     WriterState,
 )
@@ -143,11 +144,11 @@ class StatChecker:
         self.settings = settings
         self.background = background
         self._lock = threading.Lock()
-        self._result: tuple[int, str, float] | None = None  # (snapshot_id, state, finished at)
+        self._result: tuple[int, Freshness, float] | None = None  # (snapshot_id, state, finished at)
         self._known: tuple[int, dict[str, tuple[int, int]]] | None = None
         self._thread: threading.Thread | None = None
 
-    def _scan(self, manifest: Manifest) -> str:
+    def _scan(self, manifest: Manifest) -> Freshness:
         with self._lock:
             known = self._known
         if known is None or known[0] != manifest.snapshot_id:
@@ -157,7 +158,7 @@ class StatChecker:
         expected = known[1]
         vault = vault_for_settings(self.settings)
         seen = 0
-        state = "fresh"
+        state: Freshness = "fresh"
         for entry in vault.walk():
             seen += 1
             if expected.get(entry.rel) != (entry.mtime_ns, entry.size):
@@ -177,11 +178,11 @@ class StatChecker:
             or time.monotonic() - res[2] >= self.settings.recheck_seconds
         )
 
-    def _last(self, manifest: Manifest) -> str:
+    def _last(self, manifest: Manifest) -> Freshness:
         res = self._result
         return res[1] if res is not None and res[0] == manifest.snapshot_id else "unknown"
 
-    def check(self, manifest: Manifest, force: bool = False) -> str:
+    def check(self, manifest: Manifest, force: bool = False) -> Freshness:
         """ "fresh" | "stale" | "unknown" for this snapshot (scans when due or forced)."""
         if not (force or self._due(manifest)):
             return self._last(manifest)
@@ -225,7 +226,7 @@ def compute_freshness(
     manifest: Manifest,
     writer_state: WriterState | None = _READ,
     stat_checker: StatChecker | None = _READ,
-) -> str:
+) -> Freshness:
     """The freshness state of `manifest` as seen from this process (see module doc).
 
     writer_state defaults to reading writer.json; stat_checker defaults to this process's

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 from aiohttp import web
@@ -133,7 +133,7 @@ class McpBridge:
                     await asyncio.wait_for(done.wait(), DISCONNECT_POLL_S)
             return {"type": "http.disconnect"}
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             kind = message["type"]
             if kind == "http.response.start":
                 response = web.StreamResponse(status=int(message["status"]))
@@ -163,10 +163,10 @@ class McpBridge:
             await self.manager.handle_request(self._scope(request), receive, send)
         finally:
             done.set()
-        response = state["response"]
-        if response is None:
+        started: web.StreamResponse | None = state["response"]
+        if started is None:
             return web.Response(status=500)
-        return response
+        return started
 
     @staticmethod
     def _scope(request: web.Request) -> dict[str, Any]:

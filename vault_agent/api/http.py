@@ -105,7 +105,8 @@ def params_from_query(model: type[BaseModel], query: MultiMapping[str]) -> dict[
     for key in dict.fromkeys(query.keys()):
         values = query.getall(key)
         parts = key.split(".")
-        node, node_model = out, model
+        node: dict[str, Any] = out
+        node_model: type[BaseModel] | None = model
         for part in parts[:-1]:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):

@@ -171,5 +171,5 @@ def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> MCPServe
         instructions=INSTRUCTIONS,
         tools=tools,
         hidden_writes=hidden,
-        log_level=ctx.settings.log_level.upper() if ctx.settings.log_level else "INFO",  # type: ignore[arg-type]
+        log_level=ctx.settings.log_level.upper() if ctx.settings.log_level else "INFO",
     )

@@ -175,3 +175,9 @@ def body_of(op: Operation, outcome: Outcome[Any]) -> dict[str, Any]:
     if not op.envelope:
         return data  # type: ignore[no-any-return]
     return {"data": data, "warnings": [w.model_dump() for w in outcome.warnings]}
+
+
+def data_of(body: Any) -> dict[str, Any]:
+    """The `data` object of a response body (the body itself for raw contracts), for renderers."""
+    data = body.get("data", body) if isinstance(body, dict) else {}
+    return data if isinstance(data, dict) else {}

@@ -170,32 +170,37 @@ def _set_dotted(out: dict[str, Any], target: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
+# The command signatures are built at run time from each operation's params model, so the
+# annotations are values here, not types mypy could check.
+_Annotated: Any = Annotated
+
+
 def _signature(op: Operation, opts: list[CliOption]) -> inspect.Signature:
     params: list[inspect.Parameter] = []
     fields = op.params.model_fields
     for name in op.cli_args:
         info = fields.get(name)
         required = info is not None and info.is_required()
-        kind = _py_type(info.annotation) if info is not None else str
-        ann = Annotated[
+        kind: Any = _py_type(info.annotation) if info is not None else str
+        ann: Any = _Annotated[
             kind | None,
             typer.Argument(
                 help=(info.description or "") if info else "", show_default=False, metavar=name.upper()
             ),
         ]
-        default = inspect.Parameter.empty if required else None
+        default: Any = inspect.Parameter.empty if required else None
         params.append(
             inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ann, default=default)
         )
     for opt in opts:
         if opt.type is bool and not opt.multiple:
-            ann = Annotated[bool, typer.Option(opt.flag, help=opt.help)]
-            default: Any = False
+            ann = _Annotated[bool, typer.Option(opt.flag, help=opt.help)]
+            default = False
         elif opt.multiple:
-            ann = Annotated[list[opt.type] | None, typer.Option(opt.flag, help=opt.help, show_default=False)]  # type: ignore[name-defined]
+            ann = _Annotated[list.__class_getitem__(opt.type) | None, typer.Option(opt.flag, help=opt.help, show_default=False)]
             default = None
         else:
-            ann = Annotated[opt.type | None, typer.Option(opt.flag, help=opt.help, show_default=False)]  # type: ignore[name-defined]
+            ann = _Annotated[opt.type | None, typer.Option(opt.flag, help=opt.help, show_default=False)]
             default = None
         params.append(
             inspect.Parameter(

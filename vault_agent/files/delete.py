@@ -22,7 +22,7 @@ from typing import Literal
 
 from send2trash import send2trash
 
-from vault_agent.contracts import Outcome
+from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import Conflict, Forbidden, InvalidParameter, InvalidPath
 from vault_agent.files import events, policy
 from vault_agent.files.atomic import fsync_dir, read_current, rename_noreplace, sha256_hex
@@ -229,7 +229,8 @@ def delete_path(
                 _remove(parent_fd, leaf, resolved.is_dir)
         finally:
             os.close(parent_fd)
-        seq, warnings = None, []
+        seq: int | None = None
+        warnings: list[WarningItem] = []
         if not dry_run:
             log.info(
                 "write tool=vault_delete path=%s method=%s files=%d bytes=%d", canon, method, len(files), size

@@ -67,4 +67,4 @@ def write_lock(state: dict[str, Any], index_dir: Path) -> WriteLock:
         if lock is None:
             lock = WriteLock(index_dir)
             state[_STATE_KEY] = lock
-        return lock  # type: ignore[no-any-return]
+        return lock

@@ -14,6 +14,7 @@ import logging
 import os
 import stat
 from collections.abc import Iterator
+from typing import Literal
 
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import Conflict, InvalidParameter, NotFound, VaultAgentError
@@ -149,7 +150,7 @@ def move_path(
     policy.check_write(ctx.vault, dst_rel, "move_to")
     with write_lock(ctx.state, ctx.settings.index_dir).hold():
         src = ctx.vault.resolve(src_rel, match="normalized")
-        kind = "folder" if src.is_dir else "file"
+        kind: Literal["file", "folder"] = "folder" if src.is_dir else "file"
         if src.rel == dst_rel:
             data = MoveResult(
                 source=src.rel, destination=dst_rel, type=kind, moved=False, files_moved=0, dry_run=dry_run

@@ -16,7 +16,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -137,7 +137,7 @@ def parse_stream(
         with _pool(settings) as pool:
             # At most a few tasks in flight: results are consumed as they come, so memory
             # stays bounded by the segment being written, not by the vault.
-            inflight: list = []
+            inflight: list[tuple[list[str], Future[tuple[dict[str, pa.Table], list[str]]]]] = []
             it = iter(tasks)
             for task in it:
                 inflight.append((task, pool.submit(_worker_parse, task)))
@@ -314,7 +314,11 @@ class Indexer:
         else:
             touched = [self.notes[p] for p in {*remove, *add} if p in self.notes]
             old, new = _totals(touched), _totals(add.values())
-            totals = tuple(t - o + n for t, o, n in zip(self._totals, old, new, strict=True))
+            totals = (
+                self._totals[0] - old[0] + new[0],
+                self._totals[1] - old[1] + new[1],
+                self._totals[2] - old[2] + new[2],
+            )
             count = len(self.notes) - len(touched) + len(add)
         snap_id, _ = next_ids(self.index_dir, self.manifest)
         segments = [s for s in segments if len(s.deleted) < s.note_count]

@@ -28,6 +28,7 @@ from vault_agent.indexer.lock import WriterLock
 from vault_agent.indexer.scan import scan_vault
 from vault_agent.indexer.snapshot import GarbageCollector, atomic_write, now_iso
 from vault_agent.indexer.watcher import (
+    ObserverHandle,
     VaultEventHandler,
     add_problem_listener,
     remove_problem_listener,
@@ -73,7 +74,7 @@ class Writer:
         self._watcher_ok = True
         self._head = 0
         self._indexer: Indexer | None = None
-        self._observer = None
+        self._observer: ObserverHandle | None = None
         self._threads: list[threading.Thread] = []
         self._started_at = now_iso()
         self._gc: GarbageCollector | None = None
@@ -282,7 +283,7 @@ class Writer:
                 if remaining <= 0 or self._stopping:
                     break
                 self._cond.wait_for(
-                    lambda v=version: self._hint_version != v or self._stopping,
+                    lambda: self._hint_version != version or self._stopping,  # noqa: B023 - waited on in this iteration
                     timeout=min(quiet, remaining),
                 )
                 changed = self._hint_version != version

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from vault_agent.contracts import EVENTS_DIR
 
@@ -43,24 +43,24 @@ class Event:
 
     seq: int
     ts: float
-    op: str
+    op: Op
     path: str
     dest: str | None = None
     mtime_ns: int | None = None
     size: int | None = None
-    origin: str = "scan"
+    origin: Origin = "scan"
 
 
 @dataclass(frozen=True)
 class NewEvent:
     """An event before the log has given it a seq."""
 
-    op: str
+    op: Op
     path: str
     dest: str | None = None
     mtime_ns: int | None = None
     size: int | None = None
-    origin: str = "scan"
+    origin: Origin = "scan"
 
 
 def _frame(payload: dict[str, object]) -> bytes:
@@ -91,21 +91,35 @@ def _parse_at(data: bytes | memoryview, off: int) -> tuple[dict[str, object], in
     return payload, end_body + _FOOT.size
 
 
+def _int(value: object) -> int:
+    """A JSON number (or numeric string) as int; TypeError for anything else."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError("not a number")
+
+
+def _float(value: object) -> float:
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError("not a number")
+
+
 def _to_event(payload: dict[str, object]) -> Event | None:
     try:
-        seq = int(payload["seq"])  # type: ignore[arg-type]
+        seq = _int(payload["seq"])
         op = str(payload["op"])
         if op not in OPS:
             return None
         return Event(
             seq=seq,
-            ts=float(payload.get("ts", 0.0)),  # type: ignore[arg-type]
-            op=op,
+            ts=_float(payload.get("ts", 0.0)),
+            op=cast(Op, op),
             path=str(payload.get("path", "")),
             dest=None if payload.get("dest") is None else str(payload["dest"]),
-            mtime_ns=None if payload.get("mtime_ns") is None else int(payload["mtime_ns"]),  # type: ignore[arg-type]
-            size=None if payload.get("size") is None else int(payload["size"]),  # type: ignore[arg-type]
-            origin=str(payload.get("origin", "scan")),
+            mtime_ns=None if payload.get("mtime_ns") is None else _int(payload["mtime_ns"]),
+            size=None if payload.get("size") is None else _int(payload["size"]),
+            # Only this module writes the log (checksummed), so the origin is one of ours.
+            origin=cast(Origin, str(payload.get("origin", "scan"))),
         )
     except (KeyError, TypeError, ValueError):
         return None
@@ -125,7 +139,7 @@ def scan_bytes(data: bytes, after_seq: int = -1) -> ScanResult:
     first = _parse_at(view, 0)
     if first is None or "base_seq" not in first[0]:
         return ScanResult(0, [], 0, len(data))
-    base = int(first[0]["base_seq"])  # type: ignore[arg-type]
+    base = _int(first[0]["base_seq"])
     off = first[1]
     events: list[Event] = []
     last = base
@@ -192,7 +206,7 @@ class EventLog:
             return None
         payload = parsed[0]
         if "base_seq" in payload:
-            return int(payload["base_seq"])  # type: ignore[arg-type]
+            return _int(payload["base_seq"])
         ev = _to_event(payload)
         return None if ev is None else ev.seq
 
@@ -235,6 +249,7 @@ class EventLog:
         finally:
             os.close(fd)
         events: list[Event] = []
+        assert self._cursor is not None  # start > 0 only when the cursor matched this file
         off, last, view = 0, self._cursor[2], memoryview(data)
         while off < len(data):
             parsed = _parse_at(view, off)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Literal
 
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
@@ -22,11 +23,14 @@ from vault_agent.indexer.engine import Writer
 from vault_agent.indexer.eventlog import EventLog, NewEvent
 from vault_agent.paths import normalize_rel_path
 
+ToolOp = Literal["upsert", "delete", "move"]
+ToolChange = tuple[ToolOp, str, str | None]  # (op, path, dest); dest only for move
+
 POLL_MIN_S = 0.02
 POLL_MAX_S = 0.25
 
 
-def _events(changes: list[tuple[str, str, str | None]]) -> list[NewEvent]:
+def _events(changes: list[ToolChange]) -> list[NewEvent]:
     out: list[NewEvent] = []
     for op, path, dest in changes:
         if op not in ("upsert", "delete", "move"):
@@ -47,7 +51,7 @@ def _floor(index_dir: Path) -> int:
 
 
 def record_changes(
-    settings: Settings, changes: list[tuple[str, str, str | None]], writer: Writer | None = None
+    settings: Settings, changes: list[ToolChange], writer: Writer | None = None
 ) -> int:
     """Append the changes as one batch; returns the seq that covers all of them.
 

@@ -25,6 +25,8 @@ from watchdog.observers.api import BaseObserver
 from vault_agent.paths import Vault
 from vault_agent.text import nfc
 
+ObserverHandle = BaseObserver  # what the engine holds, without importing watchdog itself
+
 log = logging.getLogger("vault_agent.indexer.watcher")
 
 HintSink = Callable[[str, bool], None]  # (vault-relative path, is_dir)

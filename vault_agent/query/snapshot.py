@@ -35,6 +35,7 @@ from vault_agent.contracts import (
     CURRENT_FILE,
     SEGMENTS_DIR,
     TABLES,
+    Freshness,
     Manifest,
     WarningItem,
     freshness_warning,
@@ -54,7 +55,7 @@ log = logging.getLogger("vault_agent.query")
 
 # Tables copied into DuckDB memory once per segment; the others stay Parquet views.
 LOADED_TABLES: tuple[str, ...] = ("notes", "headings", "links")
-FreshnessFn = Callable[[Manifest], str]
+FreshnessFn = Callable[[Manifest], Freshness]
 
 
 @dataclass
@@ -73,7 +74,7 @@ class SnapshotView:
     """What one request sees: one snapshot, its freshness, and a private cursor."""
 
     manifest: Manifest
-    freshness: str
+    freshness: Freshness
     con: duckdb.DuckDBPyConnection
 
     @staticmethod
@@ -169,7 +170,7 @@ class SnapshotReader:
             self._current_sig = None
 
     # ------------------------------------------------------------------ freshness
-    def _freshness(self, manifest: Manifest) -> str:
+    def _freshness(self, manifest: Manifest) -> Freshness:
         """State of the pinned snapshot now: the writer's published state, else a stat scan
         (the first one per snapshot inline, then in the background at most every recheck_seconds)."""
         if self._freshness_fn is not None:
@@ -184,7 +185,7 @@ class SnapshotReader:
         # An incompatible snapshot never reaches here (acquire raises); keep the type closed.
         return "unknown" if state == "incompatible" else state
 
-    def recheck(self) -> str | None:
+    def recheck(self) -> Freshness | None:
         """Force a stat scan now (status on demand); the state, or None without a snapshot."""
         manifest = self.current_manifest()
         if manifest is None:

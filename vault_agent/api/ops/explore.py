@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
+from vault_agent.api.registry import AppContext, CliOption, Operation, Params, data_of, register
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter
 from vault_agent.query import audit, coverage, files, find, grep, scan
@@ -24,10 +24,6 @@ _ACTIONS = (
     " next_actions lists what to call next (first = recommended): type is the tool name or 'stop', "
     "params the minimal parameters."
 )
-
-
-def _data(body: dict[str, Any]) -> dict[str, Any]:
-    return body.get("data", body) if isinstance(body, dict) else {}
 
 
 # ------------------------------------------------------------------------ vault_ls
@@ -45,7 +41,7 @@ class LsParams(Params):
 
 
 def render_ls(body: dict[str, Any]) -> str:
-    rows = _data(body).get("entries", [])
+    rows = data_of(body).get("entries", [])
     out = [f"{e['path']}/" if e["type"] == "dir" else f"{e['path']}  ({e['size_bytes']} bytes)" for e in rows]
     return "\n".join(out) or "(empty)"
 
@@ -115,7 +111,7 @@ def _read(ctx: AppContext, p: ReadParams) -> Outcome[Any]:
 
 
 def render_text(body: dict[str, Any]) -> str:
-    d = _data(body)
+    d = data_of(body)
     rng = d.get("applied_range", {})
     tail = f"\n-- lines {rng.get('start_line')}-{rng.get('end_line')}, {d.get('truncated_reason')}"
     nxt = d.get("next_offset") or d.get("next_cursor") or {}
@@ -373,7 +369,7 @@ class GrepParams(Params):
 
 def render_grep(body: dict[str, Any]) -> str:
     out = []
-    for r in _data(body).get("results", []):
+    for r in data_of(body).get("results", []):
         for i, line in enumerate(r.get("context_before") or []):
             out.append(f"{r['path']}-{r['line'] - len(r['context_before']) + i}- {line}")
         out.append(

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from vault_agent.api.registry import AppContext, NoParams, Operation, Params, register
+from vault_agent.api.registry import AppContext, NoParams, Operation, Params, data_of, register
 from vault_agent.contracts import Outcome
 from vault_agent.query import orientation as core
 
@@ -18,10 +18,6 @@ _FRESHNESS_NOTE = (
 )
 
 
-def _data(body: dict[str, Any]) -> dict[str, Any]:
-    return body.get("data", body) if isinstance(body, dict) else {}
-
-
 def _table(rows: list[tuple[str, str]], head: tuple[str, str]) -> list[str]:
     """Two aligned columns: a count right-aligned, then a name."""
     if not rows:
@@ -31,14 +27,14 @@ def _table(rows: list[tuple[str, str]], head: tuple[str, str]) -> list[str]:
 
 
 def _footer(body: dict[str, Any]) -> list[str]:
-    data = _data(body)
+    data = data_of(body)
     # Warnings are not repeated here: the CLI prints every warning once, on stderr.
     return [f"index: {data.get('indexFreshness', 'unknown')}"]
 
 
 def render_overview(body: dict[str, Any]) -> str:
     """Human output of `overview`: counts, then three small tables."""
-    d = _data(body)
+    d = data_of(body)
     out = [f"notes: {d['noteCount']}   chunks: {d['chunkCount']}", "", "top-level folders:"]
     out += _table([(str(f["noteCount"]), f["path"] + "/") for f in d["topLevelFolders"]], ("notes", "folder"))
     out += ["", "top tags:"]
@@ -60,20 +56,20 @@ def render_tree(body: dict[str, Any]) -> str:
         for child in node["children"]:
             walk(child, indent + 1)
 
-    walk(_data(body)["root"], 0)
+    walk(data_of(body)["root"], 0)
     return "\n".join([*out, "", *_footer(body)])
 
 
 def render_tags(body: dict[str, Any]) -> str:
     """Human output of `tags`: a count/tag table."""
-    rows = [(str(t["noteCount"]), "#" + t["tag"]) for t in _data(body)["tags"]]
+    rows = [(str(t["noteCount"]), "#" + t["tag"]) for t in data_of(body)["tags"]]
     return "\n".join([*_table(rows, ("notes", "tag")), "", *_footer(body)])
 
 
 def render_facets(body: dict[str, Any]) -> str:
     """Human output of `facets`: fields with counts, allowlisted values indented below."""
     out: list[str] = []
-    fields = _data(body)["fields"]
+    fields = data_of(body)["fields"]
     width = max([5, *(len(str(f["noteCount"])) for f in fields)])
     out.append(f"  {'notes':>{width}}  field")
     for f in fields:

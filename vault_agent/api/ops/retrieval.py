@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from vault_agent.api.registry import Operation, Params, register
+from vault_agent.api.registry import Operation, Params, data_of, register
 from vault_agent.errors import InvalidLimit
 from vault_agent.query import note, related, search
 
@@ -20,10 +20,6 @@ _PATH_NOTE = (
     "the root, NUL or non-note names fail with INVALID_PATH, protected folders with FORBIDDEN, unknown "
     "notes with NOT_FOUND."
 )
-
-
-def _data(body: dict[str, Any]) -> dict[str, Any]:
-    return body.get("data", body) if isinstance(body, dict) else {}
 
 
 class SearchParams(Params):
@@ -47,7 +43,7 @@ class RelatedParams(Params):
 
 def render_search(body: dict[str, Any]) -> str:
     out = []
-    for i, r in enumerate(_data(body).get("results", []), 1):
+    for i, r in enumerate(data_of(body).get("results", []), 1):
         where = " > ".join(r.get("headingPath") or [])
         out.append(f"{i:>2}. {r['path']}:{r['startLine']}-{r['endLine']}  {r['score']:.3f}  {where}")
         out.append(f"    {r['snippet']}")
@@ -55,7 +51,7 @@ def render_search(body: dict[str, Any]) -> str:
 
 
 def render_note(body: dict[str, Any]) -> str:
-    d = _data(body)
+    d = data_of(body)
     head = f"{d['path']}  ({d.get('title')})  tags: {', '.join(d.get('tags', [])) or '-'}"
     flag = "" if d.get("snapshotMatches") else "  [changed since the index]"
     tail = "\n-- truncated; read the rest with 'vault-agent read'" if d.get("truncated") else ""
@@ -63,7 +59,7 @@ def render_note(body: dict[str, Any]) -> str:
 
 
 def render_related(body: dict[str, Any]) -> str:
-    rows = _data(body).get("related", [])
+    rows = data_of(body).get("related", [])
     return (
         "\n".join(f"{r['score']:>7.3f}  {r['path']}  ({', '.join(r['reasons'])})" for r in rows) or "(none)"
     )
