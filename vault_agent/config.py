@@ -138,6 +138,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
 )
 
 SPEC_BY_NAME: dict[str, SettingSpec] = {s.name: s for s in SETTINGS}
+MAX_RECHECK_SECONDS = 30  # SPEC: a non-writer re-checks at least every 30 s
+TOOL_PROFILES = ("default", "agent-files")
+
+
+def _default(name: str) -> Any:
+    """The declared default of a setting (lists as tuples), so `Settings` repeats no value."""
+    spec = SPEC_BY_NAME[name]
+    return tuple(spec.default) if spec.kind == "list" else spec.default
 
 
 class Settings(BaseModel):
@@ -147,19 +155,19 @@ class Settings(BaseModel):
 
     vault: Path
     index_dir: Path
-    extensions: tuple[str, ...] = (".md",)
-    exclude: tuple[str, ...] = ()
-    server: str = "http://127.0.0.1:8765"
-    token: str | None = None
-    host: str = "127.0.0.1"
-    port: int = 8765
-    allowed_hosts: tuple[str, ...] = ()
-    allowed_origins: tuple[str, ...] = ()
-    writes_enabled: bool = False
-    tool_profile: str = "default"
-    debounce_ms: int = 50
-    recheck_seconds: int = 30
-    log_level: str = "INFO"
+    extensions: tuple[str, ...] = _default("extensions")
+    exclude: tuple[str, ...] = _default("exclude")
+    server: str = _default("server")
+    token: str | None = _default("token")
+    host: str = _default("host")
+    port: int = _default("port")
+    allowed_hosts: tuple[str, ...] = _default("allowed_hosts")
+    allowed_origins: tuple[str, ...] = _default("allowed_origins")
+    writes_enabled: bool = _default("writes_enabled")
+    tool_profile: str = _default("tool_profile")
+    debounce_ms: int = _default("debounce_ms")
+    recheck_seconds: int = _default("recheck_seconds")
+    log_level: str = _default("log_level")
 
     @property
     def token_file(self) -> Path:
@@ -273,10 +281,24 @@ def load_settings(
     values["index_dir"] = Path(index_dir)
     for spec in SETTINGS:
         if spec.name not in values and spec.default is not None:
-            values[spec.name] = tuple(spec.default) if spec.kind == "list" else spec.default
+            values[spec.name] = _default(spec.name)
     values = {k: v for k, v in values.items() if v is not None}
-    if values.get("recheck_seconds", 30) > 30 or values.get("recheck_seconds", 30) < 1:
-        raise InvalidParameter("recheck_seconds must be between 1 and 30")
-    if values.get("tool_profile") not in ("default", "agent-files"):
+    if not 1 <= values["recheck_seconds"] <= MAX_RECHECK_SECONDS:
+        raise InvalidParameter(f"recheck_seconds must be between 1 and {MAX_RECHECK_SECONDS}")
+    if values["tool_profile"] not in TOOL_PROFILES:
         raise InvalidParameter("tool_profile must be 'default' or 'agent-files'")
     return Settings(**values)
+
+
+def env_setting(name: str, env: Mapping[str, str] | None = None) -> Any:
+    """One setting from the environment alone (None when unset), through the settings table.
+
+    For the console script's first line, before flags and the config file are read.
+
+    Raises:
+        InvalidParameter: the variable's value cannot be parsed.
+    """
+    spec = SPEC_BY_NAME[name]
+    env = os.environ if env is None else env
+    raw = env.get(spec.env)
+    return None if raw in (None, "") else _coerce(spec, raw, spec.env)

@@ -33,13 +33,13 @@ EVENTS_DIR = "events"
 TMP_DIR = "tmp"
 LOCK_FILE = "writer.lock"
 WRITER_STATE_FILE = "writer.json"
-TOKEN_FILE = "token"
 
 # Heartbeat: the writer republishes at least this often; readers treat a heartbeat older
 # than HEARTBEAT_STALE_S as "writer gone" (→ `unknown` until a stat scan says more).
 HEARTBEAT_INTERVAL_S = 1.0
 HEARTBEAT_STALE_S = 10.0
 
+MAX_QUERY_CHARS = 1_000  # search, find and grep queries; the params models say the same
 MAX_NOTE_CHARS_FOR_STRUCTURE = 1_000_000  # SPEC: larger notes → outline TOO_LARGE
 MAX_OUTLINE_HEADINGS = 500
 

@@ -17,11 +17,12 @@
 Messages are written for the caller and say what to do next. They never contain an
 absolute path, note text, a raw query or a secret: callers pass vault-relative paths only.
 Three translators turn these into responses: the aiohttp middleware, the MCP tool wrapper
-and the CLI runner.
+and the CLI runner; anything else they catch becomes `Internal` through `internal_error`.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any, ClassVar
 
@@ -48,6 +49,19 @@ class Internal(VaultAgentError):
     def __init__(self, incident_id: str | None = None) -> None:
         self.incident_id = incident_id or uuid.uuid4().hex[:12]
         super().__init__(f"internal error; see the server log for incident {self.incident_id}")
+
+
+def internal_error(logger: logging.Logger, what: str, **extra: Any) -> Internal:
+    """The exception being handled as `Internal`: its traceback is logged under a new incident id.
+
+    The one translation of unexpected failures, shared by the three transport boundaries;
+    call it inside `except`. The log formatter scrubs private paths from the traceback.
+    """
+    err = Internal()
+    logger.exception(
+        "%s (incident %s)", what, err.incident_id, extra={**extra, "incident": err.incident_id, "code": err.code}
+    )
+    return err
 
 
 class InvalidParameter(VaultAgentError):

@@ -26,7 +26,7 @@ from vault_agent.api.asgi_bridge import CORS_REQUEST_KEY as CORS_KEY
 from vault_agent.api.asgi_bridge import McpBridge, read_body_capped
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
 from vault_agent.api.security import AccessPolicy
-from vault_agent.errors import Forbidden, Internal, InvalidParameter, NotFound, VaultAgentError
+from vault_agent.errors import InvalidParameter, NotFound, VaultAgentError, internal_error
 
 log = logging.getLogger("vault_agent.http")
 
@@ -169,8 +169,6 @@ def make_handler(op: Operation) -> Handler:
 
     async def handle(request: web.Request) -> web.StreamResponse:
         ctx = request.app[CTX_KEY]
-        if op.kind == "write" and not ctx.settings.writes_enabled:
-            raise Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
         raw = await raw_params(op, request)
         loop = asyncio.get_running_loop()
         outcome = await loop.run_in_executor(None, invoke, op, ctx, raw)
@@ -236,9 +234,7 @@ async def translate_errors(request: web.Request, handler: Handler) -> web.Stream
     except asyncio.CancelledError:
         raise
     except Exception:
-        err = Internal()
-        log.exception("request failed", extra={"incident": err.incident_id, "code": err.code})
-        return error_response(err)
+        return error_response(internal_error(log, "request failed"))
 
 
 @web.middleware

@@ -26,7 +26,7 @@ from pydantic import ConfigDict
 
 from vault_agent.api.http import coerce_json_text
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
-from vault_agent.errors import Forbidden, Internal, VaultAgentError
+from vault_agent.errors import Forbidden, VaultAgentError, internal_error
 
 log = logging.getLogger("vault_agent.mcp")
 
@@ -92,9 +92,7 @@ def call_result(op: Operation, ctx: AppContext, arguments: dict[str, Any]) -> Ca
             is_error=True,
         )
     except Exception:
-        err = Internal()
-        log.exception("tool failed", extra={"op": op.name, "incident": err.incident_id})
-        error = err.to_body()
+        error = internal_error(log, "tool failed", op=op.name).to_body()
         return CallToolResult(
             content=[TextContent(type="text", text=dump_json(error))], structured_content=error, is_error=True
         )

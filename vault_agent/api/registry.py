@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from vault_agent.config import Settings
 from vault_agent.contracts import Outcome
-from vault_agent.errors import Internal, InvalidLimit, InvalidParameter, VaultAgentError
+from vault_agent.errors import Forbidden, InvalidLimit, InvalidParameter, VaultAgentError
 from vault_agent.paths import Vault, vault_for_settings
 
 if TYPE_CHECKING:  # imported for types only: the CLI loads the registry without them
@@ -138,24 +138,18 @@ def parse_params(op: Operation, raw: dict[str, Any]) -> Params:
 
 
 def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any]) -> Outcome[Any]:
-    """Validate and run one operation; unknown exceptions become `INTERNAL` with an id.
+    """Check that the operation is allowed, validate its params and run it.
+
+    Unexpected exceptions pass through: the transport's translator turns them into INTERNAL.
 
     Raises:
+        Forbidden: a write operation while writes are disabled (checked first, on every surface).
         VaultAgentError: the typed error of the failure.
     """
-    params = parse_params(op, raw)
     if op.kind == "write" and not ctx.settings.writes_enabled:
-        from vault_agent.errors import Forbidden
-
         raise Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
-    try:
-        return op.func(ctx, params)
-    except VaultAgentError:
-        raise
-    except Exception:
-        err = Internal()
-        log.exception("operation failed", extra={"op": op.name, "incident": err.incident_id})
-        raise err from None
+    params = parse_params(op, raw)
+    return op.func(ctx, params)
 
 
 def dump_json(obj: Any) -> str:

@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from vault_agent.config import Settings, load_settings
-from vault_agent.errors import Internal, NotFound, VaultAgentError
+from vault_agent.errors import NotFound, VaultAgentError, internal_error
 
 log = logging.getLogger("vault_agent.cli")
 
@@ -132,9 +132,7 @@ def run_command(as_json: bool, body: Callable[[], int | None]) -> None:
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except Exception:
-        err = Internal()
         _ensure_scrubbed_logging()
-        log.exception("command failed (incident %s)", err.incident_id)
-        fail(err, as_json)
+        fail(internal_error(log, "command failed"), as_json)
     if code:
         raise typer.Exit(code)

@@ -6,9 +6,11 @@ servers; every other command is server-backed and generated from the operation r
 
 from __future__ import annotations
 
-import os
-
 import typer
+
+# One-shot commands log warnings only unless VAULT_AGENT_LOG_LEVEL says otherwise; the
+# settings' default (INFO) is the level of the servers' request log, set by `serve`/`mcp`.
+CLI_LOG_LEVEL = "WARNING"
 
 app = typer.Typer(
     name="vault-agent",
@@ -31,11 +33,12 @@ def _load_commands() -> None:
 def run() -> None:
     """Console-script entry point."""
     from vault_agent.api.logging_setup import configure_logging
+    from vault_agent.config import env_setting
 
     # From the first line on, every log record goes through the path-scrubbing JSON
     # formatter (a long `watch` logs watcher failures too); `settings_from` adds this
     # invocation's vault and state dir to what it scrubs.
-    configure_logging(os.environ.get("VAULT_AGENT_LOG_LEVEL", "WARNING"))
+    configure_logging(env_setting("log_level") or CLI_LOG_LEVEL)
     app()
 
 

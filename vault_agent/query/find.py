@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 import duckdb
 
-from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.contracts import MAX_QUERY_CHARS, Outcome, WarningItem
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
 from vault_agent.query.grep import Budget, Scope, resolve_scope
@@ -57,7 +57,6 @@ STAGE0_FETCH_CAP = 5_000
 READY_SUFFICIENCY = 0.8
 READY_MAX_RANGES = 3
 READY_MAX_LINES = 200  # a longer range is scanned, not read at once
-MAX_QUERY_CHARS = 1_000
 
 Cutoff = Literal["time_budget", "candidate_cap", "stage_cap", "hard_limit"]
 

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import duckdb
 import pyarrow as pa
 
-from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.contracts import MAX_QUERY_CHARS, Outcome, WarningItem
 from vault_agent.errors import IndexIncompatible, IndexNotFound, InvalidParameter, InvalidPath, NotFound
 from vault_agent.paths import Vault, display, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob, glob_sql_regex
@@ -35,7 +35,6 @@ from vault_agent.query.toolkit import MAX_FILE_BYTES, SEARCH_DEFAULT_LIMIT, SEAR
 from vault_agent.text import tokenize
 
 Mode = Literal["plain", "regex", "loose"]
-MAX_QUERY_CHARS = 1_000
 MAX_CONTEXT_LINES = 10
 SNIPPET_CHARS = 240
 LOOSE_MIN_OVERLAP = 0.6

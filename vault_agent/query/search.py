@@ -19,7 +19,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from vault_agent.contracts import Outcome
+from vault_agent.contracts import MAX_QUERY_CHARS, Outcome
 from vault_agent.errors import InvalidLimit, InvalidParameter
 from vault_agent.query.models import Camel
 from vault_agent.query.postings import (
@@ -42,7 +42,6 @@ B = 0.75
 SEARCH_LIMIT_DEFAULT = 10
 SEARCH_LIMIT_MAX = 50
 SNIPPET_CHARS = 240
-MAX_QUERY_CHARS = 1_000
 MAX_QUERY_TERMS = 64
 
 

@@ -11,9 +11,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, data_of, register
-from vault_agent.contracts import Outcome
+from vault_agent.contracts import MAX_QUERY_CHARS, Outcome
 from vault_agent.errors import InvalidParameter
+from vault_agent.paths import MAX_PATH_CHARS
 from vault_agent.query import audit, coverage, files, find, grep, scan
+from vault_agent.query.toolkit import SEARCH_MAX_LIMIT
 
 _PATH_ERRORS = (
     " Paths are vault-relative with '/' (read case-insensitively when exactly one file matches); absolute "
@@ -86,7 +88,7 @@ class ReadLimits(Params):
 
 
 class ReadParams(Params):
-    path: str = Field(description="Vault-relative file path.", max_length=4096)
+    path: str = Field(description="Vault-relative file path.", max_length=MAX_PATH_CHARS)
     full: bool | None = Field(
         default=None, description="Read to the end of the file; without it, range is required."
     )
@@ -154,12 +156,12 @@ class FindScope(Params):
 
 
 class FindBudget(Params):
-    max_candidates: int | None = Field(default=None, ge=1, le=10_000, description="Default 200.")
-    time_ms: int | None = Field(default=None, ge=1, le=600_000, description="Default 60,000.")
+    max_candidates: int | None = Field(default=None, ge=1, le=find.MAX_CANDIDATES_CAP, description="Default 200.")
+    time_ms: int | None = Field(default=None, ge=1, le=find.MAX_TIME_MS, description="Default 60,000.")
 
 
 class FindParams(Params):
-    query: str = Field(min_length=1, max_length=1000, description="What to find (any language).")
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to find (any language).")
     scope: FindScope | None = Field(default=None, description="{relative_dir, glob}.")
     budget: FindBudget | None = Field(default=None, description="{max_candidates, time_ms}.")
 
@@ -216,7 +218,7 @@ class ScanCursor(Params):
 
 
 class ScanParams(Params):
-    path: str = Field(description="Vault-relative file path.", max_length=4096)
+    path: str = Field(description="Vault-relative file path.", max_length=MAX_PATH_CHARS)
     cursor: ScanCursor | None = Field(default=None, description="{start_line}: where the chunk starts.")
     chunk_lines: int | None = Field(default=None, description="Lines per chunk: 1..1000 (default 200).")
     limits: ReadLimits | None = Field(default=None, description="{max_chars}: character budget per chunk.")
@@ -280,7 +282,7 @@ def _pairs(ranges: list[CitedRange] | None) -> list[tuple[int, int]] | None:
 
 
 class CoverageParams(Params):
-    path: str = Field(description="Vault-relative file path.", max_length=4096)
+    path: str = Field(description="Vault-relative file path.", max_length=MAX_PATH_CHARS)
     cited_ranges: list[CitedRange] = Field(
         description="Cited line ranges [{start_line, end_line}] (max 10,000)."
     )
@@ -347,7 +349,7 @@ register(
 
 # ------------------------------------------------------------------------ vault_search
 class GrepParams(Params):
-    query: str = Field(min_length=1, max_length=1000, description="Pattern (RE2 regex by default) or text.")
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="Pattern (RE2 regex by default) or text.")
     mode: Literal["regex", "plain", "loose"] | None = Field(
         default=None,
         description="regex (default; invalid → plain), plain (case-insensitive), loose (tokens).",
@@ -357,10 +359,10 @@ class GrepParams(Params):
     )
     relative_dir: str | None = Field(default=None, description="Only notes below this folder.")
     limit: int | None = Field(
-        default=None, ge=1, le=500, description="Max matching lines (default 50, max 500)."
+        default=None, ge=1, le=SEARCH_MAX_LIMIT, description="Max matching lines (default 50, max 500)."
     )
     context_lines: int | None = Field(
-        default=None, ge=0, le=10, description="Lines of context before/after (0..10); adds line."
+        default=None, ge=0, le=grep.MAX_CONTEXT_LINES, description="Lines of context before/after (0..10); adds line."
     )
     line_numbers: bool | None = Field(
         default=None, description="Add each match's 1-based line number as 'line' (addition to seed 002)."

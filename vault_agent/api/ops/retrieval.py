@@ -7,7 +7,9 @@ from typing import Any
 from pydantic import Field
 
 from vault_agent.api.registry import Operation, Params, data_of, register
+from vault_agent.contracts import MAX_QUERY_CHARS
 from vault_agent.errors import InvalidLimit
+from vault_agent.paths import MAX_PATH_CHARS
 from vault_agent.query import note, related, search
 
 _INDEX_NOTE = (
@@ -24,21 +26,21 @@ _PATH_NOTE = (
 
 class SearchParams(Params):
     query: str = Field(
-        alias="q", min_length=1, max_length=1000, description="Search words in any language (HTTP: ?q=)."
+        alias="q", min_length=1, max_length=MAX_QUERY_CHARS, description="Search words in any language (HTTP: ?q=)."
     )
-    limit: int | None = Field(default=None, ge=1, le=50, description="Results, 1–50 (default 10).")
+    limit: int | None = Field(default=None, ge=1, le=search.SEARCH_LIMIT_MAX, description="Results, 1–50 (default 10).")
 
 
 class NoteParams(Params):
-    path: str = Field(description="Vault-relative note path.", max_length=4096)
+    path: str = Field(description="Vault-relative note path.", max_length=MAX_PATH_CHARS)
     max_chars: int | None = Field(
         default=None, ge=1, description="Text budget (default 20,000; max 100,000)."
     )
 
 
 class RelatedParams(Params):
-    path: str = Field(description="Vault-relative note path.", max_length=4096)
-    limit: int | None = Field(default=None, ge=1, le=50, description="Results, 1–50 (default 10).")
+    path: str = Field(description="Vault-relative note path.", max_length=MAX_PATH_CHARS)
+    limit: int | None = Field(default=None, ge=1, le=search.SEARCH_LIMIT_MAX, description="Results, 1–50 (default 10).")
 
 
 def render_search(body: dict[str, Any]) -> str:
