@@ -10,8 +10,6 @@ import logging
 import shutil
 import sys
 import threading
-import time
-from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
@@ -161,15 +159,6 @@ class ServerThread:
     def get_json(self, path: str) -> tuple[int, dict[str, str], Any]:
         status, headers, text = self.request("GET", path)
         return status, headers, json.loads(text)
-
-
-def wait_until(pred: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
-    """Poll a condition with a bound (no fixed sleeps in assertions)."""
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def http_mcp_client(url: str, token: str | None, mode: str = "legacy") -> AbstractAsyncContextManager[Client]:

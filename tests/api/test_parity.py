@@ -3,14 +3,13 @@
 Every registered read operation whose required parameters have a sample value runs on the
 orientation fixture vault. Bodies are compared as text: the MCP text block and the CLI
 output must be the HTTP body byte for byte. The HTTP bodies are also kept as golden files
-(`tests/api/golden/`; regenerate with VAULT_AGENT_UPDATE_GOLDEN=1).
+(`tests/api/golden/`; regenerate with pytest --update-golden).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import urllib.parse
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import check_golden, wait_until
 
 from api.serverkit import (
     VAULT_AGENT,
@@ -26,7 +26,6 @@ from api.serverkit import (
     http_mcp_client,
     make_context,
     stdio_mcp_client,
-    wait_until,
 )
 from vault_agent.api.app import close_context
 from vault_agent.api.registry import Operation, dump_json, operations
@@ -34,7 +33,6 @@ from vault_agent.cli.remote import GENERATED
 from vault_agent.config import Settings
 
 GOLDEN = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("VAULT_AGENT_UPDATE_GOLDEN") == "1"
 # A sample value for each required parameter name an operation may declare.
 SAMPLES: dict[str, Any] = {
     "path": "projects/alpha/plan.md",
@@ -160,12 +158,7 @@ def _mask(value: Any) -> Any:
 
 def _check_golden(name: str, args: dict[str, Any], status: int, body: Any) -> None:
     record = {"request": args, "status": status, "body": _mask(body)}
-    path = GOLDEN / f"{name}.json"
-    if UPDATE or not path.exists():
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-        return
-    assert json.loads(path.read_text(encoding="utf-8")) == record, f"golden {name} differs"
+    check_golden(GOLDEN / f"{name}.json", json.dumps(record, ensure_ascii=False, indent=2) + "\n")
 
 
 def test_settings_have_no_absolute_paths_in_bodies(parity_server: ServerThread) -> None:

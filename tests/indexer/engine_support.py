@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-import threading
-import time
-from collections.abc import Callable
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +13,7 @@ from vault_agent.config import Settings, load_settings
 from vault_agent.contracts import SEGMENTS_DIR, TABLE_SORT, TABLES
 from vault_agent.freshness import read_current_manifest
 
-REPO = Path(__file__).resolve().parents[2]
-PY = str(REPO / ".venv" / "bin" / "python")
+PY = sys.executable  # the interpreter running the tests, wherever its environment lives
 
 
 def make_settings(vault: Path, index_dir: Path | None = None, **flags: Any) -> Settings:
@@ -72,15 +69,3 @@ def disk_notes(vault: Path) -> set[str]:
             if f.endswith(".md"):
                 out.add(os.path.relpath(os.path.join(dirpath, f), vault).replace(os.sep, "/"))
     return out
-
-
-def wait_until(pred: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
-    """Poll a condition with a bound (no fixed sleeps)."""
-    deadline = time.monotonic() + timeout
-    ev = threading.Event()
-    delay = 0.005
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        ev.wait(delay)
-        delay = min(delay * 2, 0.1)

@@ -8,7 +8,8 @@ import signal
 import subprocess
 from pathlib import Path
 
-from engine_support import PY, make_settings, note_text, wait_until, write
+from engine_support import PY, make_settings, note_text, write
+from testkit import wait_until
 
 from vault_agent.freshness import read_writer_state
 from vault_agent.indexer.lock import WriterLock

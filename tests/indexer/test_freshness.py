@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from engine_support import make_settings, note_text, wait_until, write
+from engine_support import make_settings, note_text, write
+from testkit import wait_until
 
 from vault_agent.contracts import HEARTBEAT_STALE_S, WriterState
 from vault_agent.freshness import (

@@ -1,13 +1,13 @@
-"""Golden rows for the fixture vaults (regenerate: VAULT_AGENT_UPDATE_GOLDEN=1 pytest this file)."""
+"""Golden rows for the fixture vaults (regenerate: pytest --update-golden this file)."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import check_golden
 
 from vault_agent.indexer.parse import parse_note
 from vault_agent.paths import Vault
@@ -36,13 +36,8 @@ def vault_rows(name: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", VAULTS)
 def test_golden(name: str) -> None:
-    actual = json.loads(json.dumps(vault_rows(name), ensure_ascii=False))
-    path = GOLDEN / f"{name}.json"
-    if os.environ.get("VAULT_AGENT_UPDATE_GOLDEN") == "1":
-        path.write_text(
-            json.dumps(actual, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-        )
-    assert actual == json.loads(path.read_text(encoding="utf-8"))
+    text = json.dumps(vault_rows(name), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    check_golden(GOLDEN / f"{name}.json", text)
 
 
 def test_outline_fixture_covers_seed_001_matrix() -> None:

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from engine_support import PY, disk_notes, make_settings, note_text, snapshot_rows, wait_until, write
+from engine_support import PY, disk_notes, make_settings, note_text, snapshot_rows, write
+from testkit import wait_until
 
 from vault_agent.config import Settings
 from vault_agent.freshness import (

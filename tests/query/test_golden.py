@@ -1,18 +1,18 @@
 """Golden bodies of every query surface over the fixture vaults, built by the real indexer.
 
-Regenerate with VAULT_AGENT_UPDATE_GOLDEN=1 (never edit the files by hand). Each file holds
+Regenerate with pytest --update-golden (never edit the files by hand). Each file holds
 the exact bytes the transports send: `dump_json(body_of(op, outcome))`.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import check_golden
 
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, dump_json, invoke, make_vault, operations
 from vault_agent.config import Settings
@@ -21,7 +21,6 @@ from vault_agent.query.snapshot import SnapshotReader
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("VAULT_AGENT_UPDATE_GOLDEN") == "1"
 
 ORIENTATION_CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("status", "status", {}),
@@ -70,11 +69,7 @@ def _stable(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check(name: str, text: str) -> None:
-    path = GOLDEN / f"{name}.json"
-    if UPDATE:
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_text(text + "\n", encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == text + "\n", f"golden {name} differs"
+    check_golden(GOLDEN / f"{name}.json", text + "\n")
 
 
 @pytest.mark.parametrize(("case", "op_name", "raw"), ORIENTATION_CASES)

@@ -1,11 +1,12 @@
-"""Golden JSON files: compared whole; regenerated with VAULT_AGENT_UPDATE_GOLDEN=1."""
+"""Golden JSON files: compared whole; regenerated with pytest --update-golden."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+import testkit
 
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
 
@@ -20,12 +21,5 @@ def call(ctx: AppContext, name: str, raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_golden(name: str, body: Any) -> None:
-    path = GOLDEN_DIR / f"{name}.json"
     text = json.dumps(body, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
-    if os.environ.get("VAULT_AGENT_UPDATE_GOLDEN") == "1" or not path.exists():
-        if os.environ.get("VAULT_AGENT_UPDATE_GOLDEN") != "1":
-            raise AssertionError(f"golden {name} missing; run with VAULT_AGENT_UPDATE_GOLDEN=1")
-        GOLDEN_DIR.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return
-    assert json.loads(text) == json.loads(path.read_text(encoding="utf-8"))
+    testkit.check_golden(GOLDEN_DIR / f"{name}.json", text)
