@@ -9,7 +9,6 @@ from __future__ import annotations
 import operator
 import re
 import unicodedata
-from collections.abc import Iterator
 
 SLUG_MAX_CHARS = 48
 
@@ -92,11 +91,6 @@ def tokenize(text: str) -> list[str]:
         else:
             out.extend(map(operator.add, cjk, cjk[1:]))  # the character bigrams, at C speed
     return out
-
-
-def iter_tokens(text: str) -> Iterator[str]:
-    """Lazy form of `tokenize`."""
-    yield from tokenize(text)
 
 
 def title_from_stem(stem: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vault_agent.api.registry import REGISTRY, operations
 from vault_agent.cli.render import generic, render_body, table
 
 
@@ -19,12 +20,21 @@ def test_generic_renders_scalars_lists_and_trees() -> None:
 
 
 def test_render_body_prefers_the_operation_renderer() -> None:
+    operations()
     body = {"data": {"tags": [{"tag": "t", "noteCount": 1}], "indexFreshness": "fresh"}, "warnings": []}
-    assert render_body("tags", True, body) == "tag  noteCount\nt            1"
-    assert render_body("tags", True, body, own=lambda b: "own") == "own"
+    tags = REGISTRY["tags"]
+    assert render_body(tags.envelope, body, tags.render) == "  notes  tag\n      1  #t\n\nindex: fresh"
+    assert render_body(True, body, own=lambda b: "own") == "own"
     outline = {
         "path": "a.md",
         "title": "A",
         "headings": [{"level": 2, "text": "Goals", "id": "h2-goals-0001"}],
     }
-    assert render_body("get-note-outline", False, outline) == "a.md  A\n  ## Goals  [h2-goals-0001]"
+    op = REGISTRY["get-note-outline"]
+    assert render_body(op.envelope, outline, op.render) == "a.md  (A)\n  ## Goals  [h2-goals-0001]"
+
+
+def test_render_body_without_an_operation_renderer_is_generic() -> None:
+    body = {"data": {"path": "a.md", "count": 2}, "warnings": []}
+    assert render_body(True, body) == "path: a.md\ncount: 2"
+    assert render_body(False, {"path": "a.md"}) == "path: a.md"

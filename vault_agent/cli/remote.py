@@ -36,7 +36,6 @@ from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter, ServerUnavailable, VaultAgentError, from_body
 
 TIMEOUT_S = 120.0
-COMMON = ("vault", "index_dir", "config", "json_out", "server", "token")
 START_HINT = "start one with: vault-agent serve --watch --vault PATH (or pass --server URL)"
 
 
@@ -282,7 +281,7 @@ def make_command(op: Operation) -> Any:
                 sys.stdout.write(text.rstrip("\n") + "\n")
             else:
                 _emit_warnings(op, parsed, headers)
-                sys.stdout.write(render_body(op.name, op.envelope, parsed, op.render) + "\n")
+                sys.stdout.write(render_body(op.envelope, parsed, op.render) + "\n")
             sys.stdout.flush()
             return None
 

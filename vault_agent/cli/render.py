@@ -1,8 +1,8 @@
 """Compact human output of server-backed commands (the `--json` output is the HTTP body).
 
-An operation's own `render` wins; otherwise a renderer of this module named after the
-operation; otherwise the generic renderer (scalars as `key: value`, lists of objects as
-aligned tables, `children` lists as an indented tree).
+An operation's own `render` (declared with it in `api/ops/`) wins; otherwise the generic
+renderer (scalars as `key: value`, lists of objects as aligned tables, `children` lists as
+an indented tree).
 """
 
 from __future__ import annotations
@@ -82,104 +82,10 @@ def generic(value: Any, indent: int = 0) -> str:
     return pad + str(value)
 
 
-# ----------------------------------------------------------------------------- per op
-def overview(data: dict[str, Any]) -> str:
-    parts = [
-        f"notes: {data.get('noteCount')}   chunks: {data.get('chunkCount')}   "
-        f"index: {data.get('indexFreshness')}",
-        "",
-        "top-level folders:",
-        table(data.get("topLevelFolders", []), ["path", "noteCount"]),
-        "",
-        "top tags:",
-        table(data.get("topTags", []), ["tag", "noteCount"]),
-        "",
-        "frontmatter fields:",
-        table(data.get("frontmatterFields", []), ["name", "noteCount"]),
-    ]
-    return "\n".join(parts)
-
-
-def tree(data: dict[str, Any]) -> str:
-    def label(node: dict[str, Any]) -> str:
-        name = node.get("path") or "/"
-        if "/" in name.rstrip("/"):
-            name = name.rstrip("/").rsplit("/", 1)[1]
-        return f"{name}/  ({node.get('noteCount')} notes, {node.get('childFolders')} folders)"
-
-    return "\n".join(tree_lines(data.get("root", {}), label))
-
-
-def tags(data: dict[str, Any]) -> str:
-    return table(data.get("tags", []), ["tag", "noteCount"])
-
-
-def facets(data: dict[str, Any]) -> str:
-    lines: list[str] = []
-    for field in data.get("fields", []):
-        lines.append(f"{field.get('name')}  ({field.get('noteCount')} notes)")
-        for value in field.get("values") or []:
-            lines.append(f"  {value.get('value')}: {value.get('noteCount')}")
-    return "\n".join(lines) or "(no frontmatter fields)"
-
-
-def note_outline(body: dict[str, Any]) -> str:
-    lines = [f"{body.get('path')}  {body.get('title') or ''}".rstrip()]
-    for heading in body.get("headings", []):
-        level = int(heading.get("level", 1))
-        lines.append(f"{'  ' * (level - 1)}{'#' * level} {heading.get('text')}  [{heading.get('id')}]")
-    if body.get("truncated"):
-        lines.append("(truncated)")
-    return "\n".join(lines)
-
-
-def document_tree(body: dict[str, Any]) -> str:
-    lines = [f"{body.get('path')}  {body.get('title') or ''}".rstrip()]
-
-    def walk(nodes: list[dict[str, Any]], depth: int) -> None:
-        for node in nodes:
-            lines.append(f"{'  ' * depth}{node.get('text')}  [{node.get('id')}]")
-            walk(node.get("children", []), depth + 1)
-
-    walk(body.get("root", {}).get("children", []), 0)
-    if body.get("truncated"):
-        lines.append("(truncated)")
-    return "\n".join(lines)
-
-
-def section_source(body: dict[str, Any]) -> str:
-    rows = [
-        {
-            "level": s.get("level"),
-            "heading": s.get("heading_text"),
-            "section_id": s.get("section_id"),
-            "body": s.get("body_available"),
-        }
-        for s in body.get("sections", [])
-    ]
-    return f"{body.get('path')}\n" + table(rows, ["level", "heading", "section_id", "body"])
-
-
-ENVELOPE_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "overview": overview,
-    "tree": tree,
-    "tags": tags,
-    "facets": facets,
-}
-RAW_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "get-note-outline": note_outline,
-    "get-document-tree": document_tree,
-    "get-section-source": section_source,
-}
-
-
-def render_body(op_name: str, envelope: bool, body: Any, own: Callable[[Any], str] | None = None) -> str:
+def render_body(envelope: bool, body: Any, own: Callable[[Any], str] | None = None) -> str:
     """Human text of one successful body (warnings are printed separately on stderr)."""
     if own is not None:
-        return own(body)
+        return own(body)  # the operation's own renderer (api/ops), when it declares one
     if envelope and isinstance(body, dict):
-        data = body.get("data")
-        renderer = ENVELOPE_RENDERERS.get(op_name)
-        return renderer(data) if renderer and isinstance(data, dict) else generic(data)
-    renderer = RAW_RENDERERS.get(op_name)
-    return renderer(body) if renderer and isinstance(body, dict) else generic(body)
+        return generic(body.get("data"))
+    return generic(body)

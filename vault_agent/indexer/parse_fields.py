@@ -15,7 +15,6 @@ from typing import Any
 from vault_agent.indexer.frontmatter import scalar_str
 from vault_agent.text import nfc, slugify
 
-FACET_KEYS = ("project", "tags", "date", "updated", "causal_chain_id", "entity", "episode_id")
 MAX_FACET_VALUES = 100
 MAX_FACET_CHARS = 256
 _TAG_SPLIT_RE = re.compile(r"[,\s]+")
