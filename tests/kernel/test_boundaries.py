@@ -1,11 +1,21 @@
-"""Import boundaries (STYLE.md habit 5), enforced by walking the package's ASTs."""
+"""Import boundaries (STYLE.md habit 5, ARCHITECTURE.md "Layout"), enforced by walking the ASTs.
+
+Every module belongs to one package: the kernel (the top-level modules), `indexer`, `query`,
+`files`, `api` or `cli`. Dependencies point one way,
+`cli → api → (files, query, indexer) → kernel`, with one bridge: the write tools (`files`)
+reach the indexer only through its event-log entry point `indexer.tool_events`. Imports
+inside functions and `TYPE_CHECKING` blocks count like any other. Dynamic imports of our own
+modules (`importlib.import_module`, `__import__`) would be invisible here, so there are none.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "vault_agent"
+LAYERS = ("indexer", "query", "files", "api", "cli")
 
 
 def _imports(path: Path) -> set[str]:
@@ -16,6 +26,10 @@ def _imports(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
+            # `from vault_agent.api import ops` imports the module vault_agent.api.ops
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add(f"<relative import of level {node.level}>")
     return names
 
 
@@ -23,13 +37,70 @@ def _modules() -> list[tuple[str, set[str]]]:
     return [(p.relative_to(PKG).as_posix(), _imports(p)) for p in sorted(PKG.rglob("*.py"))]
 
 
-def _violations(pred_file, pred_import) -> list[str]:  # type: ignore[no-untyped-def]
-    return [f"{f}: {name}" for f, names in _modules() if pred_file(f) for name in names if pred_import(name)]
+def _violations(pred_file: Callable[[str], bool], pred_import: Callable[[str], bool]) -> list[str]:
+    return [f"{f}: {name}" for f, names in _modules() if pred_file(f) for name in sorted(names) if pred_import(name)]
 
 
-def test_query_never_imports_indexer_api_or_cli() -> None:
-    bad = ("vault_agent.indexer", "vault_agent.api", "vault_agent.cli")
-    assert _violations(lambda f: f.startswith("query/"), lambda n: n.startswith(bad)) == []
+def _package(module: str) -> str | None:
+    """The package a dotted `vault_agent…` name belongs to ('kernel' for top-level modules)."""
+    parts = module.split(".")
+    if parts[0] != "vault_agent":
+        return None
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else "kernel"
+
+
+def _layer(rel: str) -> str:
+    head = rel.split("/", 1)[0]
+    return head if head in LAYERS else "kernel"
+
+
+ALLOWED: dict[str, set[str]] = {
+    "kernel": {"kernel"},
+    "indexer": {"kernel", "indexer"},
+    "query": {"kernel", "query"},
+    "files": {"kernel", "files"},  # + indexer.tool_events, below
+    "api": {"kernel", "indexer", "query", "files", "api"},
+    "cli": {"kernel", "indexer", "query", "files", "api", "cli"},
+}
+BRIDGES = {("files", "vault_agent.indexer.tool_events")}
+
+
+def _crosses_boundary(rel: str, name: str) -> bool:
+    target = _package(name)
+    if target is None:
+        return False
+    layer = _layer(rel)
+    if any(layer == src and (name == mod or name.startswith(mod + ".")) for src, mod in BRIDGES):
+        return False
+    return target not in ALLOWED[layer]
+
+
+def test_every_package_imports_only_what_it_may() -> None:
+    assert sum(len(names) for _, names in _modules()) > 100  # the walk sees the imports
+    bad = [f"{f}: {n}" for f, names in _modules() for n in sorted(names) if _crosses_boundary(f, n)]
+    assert bad == []
+
+
+def test_the_rules_cover_every_package() -> None:
+    packages = {_layer(p.relative_to(PKG).as_posix()) for p in PKG.rglob("*.py")}
+    assert packages == set(ALLOWED)
+
+
+def test_the_rule_rejects_what_it_should() -> None:
+    assert _crosses_boundary("query/search.py", "vault_agent.indexer.build")
+    assert _crosses_boundary("indexer/build.py", "vault_agent.query.snapshot")
+    assert _crosses_boundary("indexer/build.py", "vault_agent.files.atomic")
+    assert _crosses_boundary("files/move.py", "vault_agent.indexer.engine")
+    assert _crosses_boundary("files/move.py", "vault_agent.query.snapshot")
+    assert _crosses_boundary("api/http.py", "vault_agent.cli.common")
+    assert _crosses_boundary("paths.py", "vault_agent.files.atomic")
+    assert not _crosses_boundary("files/events.py", "vault_agent.indexer.tool_events")
+    assert not _crosses_boundary("files/events.py", "vault_agent.indexer.tool_events.record_changes")
+    assert not _crosses_boundary("cli/serve.py", "vault_agent.api.app")
+
+
+def test_no_relative_imports() -> None:
+    assert _violations(lambda f: True, lambda n: n.startswith("<relative")) == []
 
 
 def test_only_api_imports_aiohttp_and_mcp() -> None:
@@ -47,7 +118,25 @@ def test_only_the_watcher_imports_watchdog() -> None:
     assert _violations(lambda f: f != "indexer/watcher.py", lambda n: n.split(".")[0] == "watchdog") == []
 
 
-def test_kernel_imports_no_layer() -> None:
-    kernel = {"config.py", "errors.py", "paths.py", "contracts.py", "text.py", "freshness.py"}
-    layers = ("vault_agent.indexer", "vault_agent.query", "vault_agent.api", "vault_agent.cli")
-    assert _violations(lambda f: f in kernel, lambda n: n.startswith(layers)) == []
+def _dynamic_imports(path: Path) -> list[str]:
+    out: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name in ("import_module", "__import__", "spec_from_file_location", "find_spec"):
+            out.append(f"{path.relative_to(PKG).as_posix()}:{node.lineno}: {name}")
+    return out
+
+
+def test_no_dynamic_imports_of_our_own_modules() -> None:
+    assert [hit for p in sorted(PKG.rglob("*.py")) for hit in _dynamic_imports(p)] == []
+
+
+def test_every_operation_module_is_imported_by_name() -> None:
+    """api/ops/__init__ lists its modules explicitly; a forgotten one would register nothing."""
+    ops = PKG / "api" / "ops"
+    modules = {p.stem for p in ops.glob("*.py") if p.stem != "__init__"}
+    imported = {n.rsplit(".", 1)[1] for n in _imports(ops / "__init__.py") if n.startswith("vault_agent.api.ops.")}
+    assert imported == modules

@@ -13,8 +13,8 @@ from pydantic import BaseModel
 from vault_agent.config import Settings
 from vault_agent.paths import Vault
 
-if TYPE_CHECKING:  # the files layer reaches the indexer only through its event log
-    from vault_agent.indexer.engine import Writer
+if TYPE_CHECKING:  # the files layer reaches the indexer only through its event-log entry point
+    from vault_agent.indexer.tool_events import Writer
 
 
 class FilesContext(Protocol):

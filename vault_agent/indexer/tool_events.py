@@ -23,6 +23,8 @@ from vault_agent.indexer.engine import Writer
 from vault_agent.indexer.eventlog import EventLog, NewEvent
 from vault_agent.paths import normalize_rel_path
 
+__all__ = ["ToolChange", "ToolOp", "Writer", "record_changes", "wait_for_seq"]  # Writer: for FilesContext
+
 ToolOp = Literal["upsert", "delete", "move"]
 ToolChange = tuple[ToolOp, str, str | None]  # (op, path, dest); dest only for move
 
