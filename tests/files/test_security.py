@@ -194,6 +194,14 @@ def test_writes_disabled(vault_dir: Path) -> None:
     assert invoke(REGISTRY["info"], ctx, {"path": "notes/a.md"}).data.path == "notes/a.md"
 
 
+def test_writes_disabled_answers_before_the_params_are_checked(vault_dir: Path) -> None:
+    """One check, first in the registry: a disabled write never reports its parameters."""
+    operations()
+    ctx = make_ctx(vault_dir, writes=False)
+    with pytest.raises(Forbidden, match="--allow-writes"):
+        invoke(REGISTRY["write"], ctx, {"no_such_parameter": 1})
+
+
 def test_special_files_refused(call: Call, vault_dir: Path) -> None:
     os.mkfifo(vault_dir / "notes/fifo.md")
     for name, raw in [

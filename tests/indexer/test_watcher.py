@@ -22,6 +22,7 @@ from vault_agent.freshness import (
 )
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
+from vault_agent.indexer.lock import writer_lock_held
 
 
 def _disk_stats(vault: Path) -> dict[str, tuple[int, int]]:
@@ -220,3 +221,16 @@ def test_periodic_reconcile_catches_what_the_watcher_never_saw(tmp_path: Path) -
 
 def _wait_fresh_no_watch(s: Settings) -> None:
     wait_until(lambda: _converged(s), 60, "the reconcile scan to converge")
+
+
+def test_close_releases_the_lock_and_is_idempotent(tmp_path: Path) -> None:
+    s = make_settings(tmp_path / "v")
+    Writer(s, watch=False).close()  # before start: nothing to stop
+    w = Writer(s, watch=False)
+    w.start()
+    assert writer_lock_held(s.index_dir)
+    w.close()
+    w.close()
+    assert not writer_lock_held(s.index_dir)
+    with Writer(s, watch=False):  # another writer can take the lock at once
+        assert writer_lock_held(s.index_dir)

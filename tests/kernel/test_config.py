@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vault_agent.config import SETTINGS, load_settings
+from vault_agent.config import SETTINGS, Settings, env_setting, load_settings
 from vault_agent.errors import InvalidParameter
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -73,3 +73,23 @@ def test_every_setting_documented_in_readme() -> None:
     text = README.read_text()
     missing = [s.env for s in SETTINGS if s.env not in text]
     assert missing == []
+
+
+def test_settings_defaults_come_from_the_table(tmp_path: Path) -> None:
+    """The table is the one place a default is declared; `Settings` repeats none."""
+    direct = Settings(vault=tmp_path, index_dir=tmp_path / "state")
+    loaded = load_settings({"vault": tmp_path}, env={})
+    for spec in SETTINGS:
+        if spec.default is None:
+            continue
+        want = tuple(spec.default) if spec.kind == "list" else spec.default
+        assert (getattr(direct, spec.name), getattr(loaded, spec.name)) == (want, want), spec.name
+
+
+def test_env_setting_reads_one_variable_through_the_table() -> None:
+    assert env_setting("log_level", {"VAULT_AGENT_LOG_LEVEL": "debug"}) == "debug"
+    assert env_setting("log_level", {"VAULT_AGENT_LOG_LEVEL": ""}) is None
+    assert env_setting("log_level", {}) is None
+    assert env_setting("port", {"VAULT_AGENT_PORT": "9000"}) == 9000
+    with pytest.raises(InvalidParameter):
+        env_setting("port", {"VAULT_AGENT_PORT": "many"})

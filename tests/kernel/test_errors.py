@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from vault_agent import errors
 
 SPEC_TABLE = {
@@ -45,3 +47,32 @@ def test_internal_message_has_only_an_incident_id() -> None:
 def test_index_errors_say_what_to_run() -> None:
     assert "vault-agent index" in errors.IndexNotFound().message
     assert "vault-agent reindex" in errors.IndexIncompatible().message
+
+
+def test_internal_error_logs_the_traceback_under_the_incident_id() -> None:
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    logger = logging.getLogger("vault_agent.test_internal_error")
+    logger.propagate = False
+    handler = Keep()
+    logger.addHandler(handler)
+    try:
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            err = errors.internal_error(logger, "thing failed", op="probe")
+    finally:
+        logger.removeHandler(handler)
+    assert isinstance(err, errors.Internal)
+    [record] = records
+    assert record.getMessage() == f"thing failed (incident {err.incident_id})"
+    assert (record.__dict__["incident"], record.__dict__["code"], record.__dict__["op"]) == (
+        err.incident_id,
+        "INTERNAL",
+        "probe",
+    )
+    assert record.exc_info is not None and record.exc_info[0] is RuntimeError
