@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -89,7 +90,7 @@ def _print_manifest(verb: str, manifest: Manifest, seconds: float, as_json: bool
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _build(vault: Any, index_dir: Any, config: Any, json_out: bool, full: bool) -> None:
+def _build(vault: Path | None, index_dir: Path | None, config: Path | None, json_out: bool, full: bool) -> None:
     from vault_agent.indexer.build import build_index
 
     def body() -> None:

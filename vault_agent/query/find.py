@@ -32,12 +32,13 @@ from typing import Any, Literal
 
 import duckdb
 
-from vault_agent.contracts import MAX_QUERY_CHARS, Outcome, WarningItem
+from vault_agent.contracts import MAX_QUERY_CHARS, Manifest, Outcome, WarningItem
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
 from vault_agent.query.grep import Budget, Scope, resolve_scope
 from vault_agent.query.postings import dead_filter, read_postings
 from vault_agent.query.search import postings_index
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     FIND_DEFAULT_MAX_CANDIDATES,
     FIND_DEFAULT_TIME_MS,
@@ -136,7 +137,7 @@ def _run_pass(
     scope: Scope,
     cap: int,
     budget: Budget,
-    manifest: Any,
+    manifest: Manifest,
     has_post: bool,
 ) -> Pass:
     where, params = scope.sql()
@@ -242,7 +243,7 @@ def _read(g: Group, conf: float) -> NextAction:
 
 def vault_find(
     vault: Vault,
-    reader: Any,
+    reader: SnapshotReader,
     query: object,
     *,
     relative_dir: str | None = None,

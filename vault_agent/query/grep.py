@@ -31,6 +31,7 @@ from vault_agent.errors import IndexIncompatible, IndexNotFound, InvalidParamete
 from vault_agent.paths import Vault, display, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob, glob_sql_regex
 from vault_agent.query.lines import decode, split_lines, strip_eol
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import MAX_FILE_BYTES, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, Wire, omit_none
 from vault_agent.text import tokenize
 
@@ -331,7 +332,7 @@ def _iter_scope(vault: Vault, scope: Scope) -> Iterator[str]:
 
 def vault_search(
     vault: Vault,
-    reader: Any,
+    reader: SnapshotReader,
     query: str,
     *,
     mode: Mode | None = None,

@@ -9,7 +9,6 @@ says whether the file's bytes still hash to the snapshot's sha256.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from vault_agent.contracts import MAX_OUTLINE_HEADINGS, Outcome, WarningItem
 from vault_agent.errors import InvalidPath, TooLarge
@@ -17,6 +16,7 @@ from vault_agent.paths import display
 from vault_agent.query.files import effective_max_chars
 from vault_agent.query.lines import decode, resolve_file, split_lines
 from vault_agent.query.models import Camel
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import MAX_FILE_BYTES
 
 
@@ -45,7 +45,7 @@ class NoteData(Camel):
     index_freshness: str
 
 
-def get_note(reader: Any, path: object, max_chars: int | None = None) -> Outcome[NoteData]:
+def get_note(reader: SnapshotReader, path: object, max_chars: int | None = None) -> Outcome[NoteData]:
     """A note's text (bounded) and metadata; says whether the file changed since the snapshot.
 
     Raises:

@@ -24,6 +24,7 @@ from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.paths import display, normalize_rel_path
 from vault_agent.query.models import Camel
 from vault_agent.query.search import bm25, check_limit, chunk_map, corpus_stats, postings_index
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import remember
 
 LINK_WEIGHT = 3.0
@@ -106,7 +107,7 @@ def _find_note(
 
 
 def related(
-    reader: Any, path: object, limit: int | None = None, cache: dict[Any, Any] | None = None
+    reader: SnapshotReader, path: object, limit: int | None = None, cache: dict[Any, Any] | None = None
 ) -> Outcome[RelatedData]:
     """Notes related to one note by links both ways, shared tags and term overlap.
 

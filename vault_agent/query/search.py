@@ -33,6 +33,7 @@ from vault_agent.query.postings import (
     snapshot_chunks,
     term_index,
 )
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.toolkit import remember
 from vault_agent.text import tokenize
 
@@ -147,7 +148,7 @@ BM25_SQL = BM25_TEMPLATE.format(post=VIEW_POSTINGS)
 BM25_FAST_SQL = BM25_TEMPLATE.format(post=READ_POSTINGS)
 
 
-def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
+def postings_index(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
     """The row-group index of the pinned snapshot's term segments (None: use the view)."""
     try:
         return term_index(Path(reader.settings.index_dir), view.manifest, cache)
@@ -155,7 +156,7 @@ def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list
         return None
 
 
-def chunk_map(reader: Any, view: Any, cache: dict[Any, Any] | None) -> SnapshotChunks | None:
+def chunk_map(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> SnapshotChunks | None:
     """The chunk rows of the pinned snapshot per segment, tombstones attached (cached)."""
     key = ("chunk_map", view.manifest.snapshot_id)
     if cache is not None and key in cache:
@@ -281,7 +282,7 @@ def make_snippet(text: str, terms: list[str]) -> str:
 
 
 def search(
-    reader: Any, q: object, limit: int | None = None, cache: dict[Any, Any] | None = None
+    reader: SnapshotReader, q: object, limit: int | None = None, cache: dict[Any, Any] | None = None
 ) -> Outcome[SearchData]:
     """Ranked chunks for a query (BM25), with title, heading path, line span and snippet.
 
