@@ -287,6 +287,49 @@ class Vault:
         """
         if not rel:
             return Resolved("", (), True)
+        try:
+            return self._resolve_parts(rel, match)
+        except NotFound:
+            if match != "casefold":
+                raise
+            # Component by component, an exact folder hides its case twin ("CSS x/b.md" when
+            # b.md lives only in "css x/"): the path still names exactly one file, so look
+            # at whole paths. Exact matches were tried first, so a twin is never preferred
+            # over a path that exists as typed.
+            hits = self._casefold_paths(rel.split("/"))
+            if len(hits) != 1:
+                raise
+            return self._resolve_parts("/".join(hits[0]), "exact")
+
+    def _casefold_paths(self, parts: list[str]) -> list[tuple[str, ...]]:
+        """On-disk spellings of every existing path equal to `parts` under casefold (max 2)."""
+        found: list[tuple[str, ...]] = []
+
+        def visit(fd: int, index: int, raw: tuple[str, ...]) -> None:
+            want = nfc(parts[index]).casefold()
+            for entry in sorted(os.listdir(fd)):
+                if len(found) > 1 or nfc(entry).casefold() != want:
+                    continue
+                if index == len(parts) - 1:
+                    found.append((*raw, entry))
+                    continue
+                try:
+                    sub = os.open(entry, _DIR_FLAGS, dir_fd=fd)
+                except OSError:  # a file, a link or gone: not a folder on the way
+                    continue
+                try:
+                    visit(sub, index + 1, (*raw, entry))
+                finally:
+                    os.close(sub)
+
+        root = self._open_root()
+        try:
+            visit(root, 0, ())
+        finally:
+            os.close(root)
+        return found
+
+    def _resolve_parts(self, rel: str, match: Match) -> Resolved:
         parts = rel.split("/")
         fd, raw = self._walk_dirs(parts[:-1], match, rel)
         try:
@@ -482,6 +525,15 @@ class Vault:
                     continue
                 yield WalkEntry(rel, st.st_mtime_ns, st.st_size)
             stack.extend(reversed(subdirs))
+
+
+def exists_exactly(vault: Vault, rel: str) -> bool:
+    """True when `rel` names an existing file or folder exactly as spelled (no case folding)."""
+    try:
+        vault.resolve(rel, match="normalized")
+    except (NotFound, InvalidPath):
+        return False
+    return True
 
 
 def vault_for_settings(settings: Settings) -> Vault:
