@@ -231,8 +231,9 @@ WRITE_OPS = [
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Replace exact text in a file: the first max_replacements (default 1) occurrences of find "
-        "are replaced (warning MORE_OCCURRENCES when some remain); CONFLICT when absent. Not allowed under daily/. "
+        description="Replace exact text in a file: every occurrence of find is replaced when there are at most "
+        "max_replacements (default 1); CONFLICT (nothing changed, count in the message) when find is absent or "
+        "occurs more often. Not allowed under daily/. "
         "Returns {written_path, replacements}." + _COMMON_NOTE,
         cli_args=("path",),
         cli_help="Replace text. Example: vault-agent replace notes/a.md --find 'TODO' --replace 'DONE'",
