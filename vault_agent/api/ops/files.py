@@ -74,6 +74,7 @@ class MoveParams(_WriteCommon):
     source: str
     destination: str
     update_links: bool = Field(True, description="rewrite links elsewhere that resolve to the moved files")
+    expected_sha256: str | None = Field(None, description=_SHA)
 
 
 class DeleteParams(_WriteCommon):
@@ -151,7 +152,9 @@ def _edit(ctx: AppContext, p: EditParams) -> Outcome[Any]:
 
 
 def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
-    return move_path(ctx, p.source, p.destination, **_kw(p, "update_links", "dry_run", "wait_for_index"))
+    return move_path(
+        ctx, p.source, p.destination, **_kw(p, "update_links", "dry_run", "expected_sha256", "wait_for_index")
+    )
 
 
 def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
