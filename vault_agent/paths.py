@@ -125,6 +125,11 @@ def is_protected(rel: str, extra: frozenset[str] = frozenset()) -> bool:
     return any(_fold(part) in folded for part in rel.split("/") if part)
 
 
+def under_any(rel: str, folders: frozenset[str]) -> bool:
+    """True when `rel` is one of the vault-relative folders or lies under one."""
+    return any(rel == f or rel.startswith(f + "/") for f in folders)
+
+
 def top_folder(rel: str) -> str:
     """The first component of a path, folded for policy checks ('.system', 'daily')."""
     return _fold(rel.split("/", 1)[0]) if rel else ""
@@ -142,13 +147,21 @@ class Exclusions:
     """Default exclusions plus user gitignore globs, applied at any depth."""
 
     def __init__(
-        self, user_globs: list[str] | tuple[str, ...] = (), extra_dirs: frozenset[str] = frozenset()
+        self,
+        user_globs: list[str] | tuple[str, ...] = (),
+        extra_dirs: frozenset[str] = frozenset(),
+        extra_paths: frozenset[str] = frozenset(),
     ):
         self._dirs = DEFAULT_EXCLUDED_DIRS | extra_dirs
+        # Folders excluded by their vault-relative path only (the state dir inside the vault):
+        # a note folder that merely shares the state dir's last name stays in the vault.
+        self._paths = extra_paths
         self._spec = pathspec.GitIgnoreSpec.from_lines(list(user_globs)) if user_globs else None
 
     def excluded(self, rel: str, is_dir: bool) -> bool:
         """True when the path or any of its ancestors is excluded."""
+        if self._paths and under_any(rel, self._paths):
+            return True
         parts = rel.split("/")
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
@@ -207,17 +220,22 @@ class Vault:
         exclusions: Exclusions | None = None,
         extensions: tuple[str, ...] = (".md",),
         extra_protected: frozenset[str] = frozenset(),
+        protected_paths: frozenset[str] = frozenset(),
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.exclusions = exclusions or Exclusions()
         self.extensions = tuple(e.lower() for e in extensions)
         self.extra_protected = extra_protected
+        # Protected by vault-relative path (the state dir), compared case-insensitively.
+        self.protected_paths = frozenset(_fold(p) for p in protected_paths)
 
     # ----- classification -------------------------------------------------------------
     def is_note_name(self, rel: str) -> bool:
         return rel.lower().endswith(self.extensions)
 
     def is_protected(self, rel: str) -> bool:
+        if self.protected_paths and under_any("/".join(_fold(p) for p in rel.split("/")), self.protected_paths):
+            return True
         return is_protected(rel, self.extra_protected)
 
     def check_not_protected(self, rel: str) -> None:
@@ -539,10 +557,10 @@ def exists_exactly(vault: Vault, rel: str) -> bool:
 def vault_for_settings(settings: Settings) -> Vault:
     """The Vault of a settings object, with the state dir excluded when it lies inside."""
     extra = settings.index_dir_in_vault()
-    extra_dirs = frozenset({extra.split("/")[-1]}) if extra else frozenset()
+    state = frozenset({nfc(extra)}) if extra else frozenset()
     return Vault(
         settings.vault,
-        Exclusions(settings.exclude, extra_dirs=extra_dirs),
+        Exclusions(settings.exclude, extra_paths=state),
         settings.extensions,
-        extra_protected=extra_dirs,
+        protected_paths=state,
     )

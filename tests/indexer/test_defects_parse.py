@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from engine_support import make_settings, write
 
+from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.errors import Forbidden
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.parse import parse_note
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.status import index_status
 
 # A reverse-engineering write-up quoting a few bytes of a binary: a text note with NULs.
@@ -54,3 +58,21 @@ def test_case_twins_are_indexed_not_reported_skipped(tmp_path: Path) -> None:
     details = index_status(settings, verbose=True).data.details
     assert details is not None and details.skipped == {}
     assert details.case_twin_paths == ["CSS 片段/a.md", "css 片段/a.md"]
+
+
+def test_state_dir_inside_the_vault_is_excluded_by_its_path_not_its_name(tmp_path: Path) -> None:
+    """Item 5: `--index-dir <vault>/state/idx` must not hide every folder named `idx`."""
+    vault = tmp_path / "v"
+    write(vault, "projects/idx/plan.md", "# Plan\n")
+    write(vault, "idx/top.md", "# Top\n")
+    settings = make_settings(vault, vault / "state" / "idx", writes_enabled=True)
+    manifest = build_index(settings, full=True)
+    assert manifest.note_count == 2  # and the state dir's own files are never notes
+    ctx = AppContext(settings=settings, vault=vault_for_settings(settings))
+    operations()
+    op = REGISTRY["write"]
+    raw = {"path": "projects/idx/plan.md", "content": "# Plan 2\n", "mode": "overwrite"}
+    assert body_of(op, invoke(op, ctx, raw))["data"]["written_path"] == "projects/idx/plan.md"
+    for refused in ("state/idx/x.md", "STATE/Idx/x.md"):
+        with pytest.raises(Forbidden):
+            invoke(op, ctx, {"path": refused, "content": "x", "mode": "overwrite"})
