@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from vault_agent.config import Settings
 from vault_agent.contracts import Manifest, Outcome, WarningItem, freshness_warning
-from vault_agent.errors import IndexIncompatible, IndexNotFound
+from vault_agent.errors import IndexNotFound
 from vault_agent.freshness import (
     StatChecker,
     compute_freshness,
+    incompatible_error,
     is_compatible,
     read_current_manifest,
     read_writer_state,
@@ -79,7 +80,7 @@ def index_status(
         raise IndexNotFound()
     warnings: list[WarningItem] = []
     if not is_compatible(settings, manifest):
-        raise IndexIncompatible()
+        raise incompatible_error(settings, manifest)
     if reader is not None:
         state = reader.recheck() or "unknown"
     else:
