@@ -50,6 +50,7 @@ from vault_agent.contracts import (
     Manifest,
     WriterState,
 )
+from vault_agent.errors import IndexIncompatible
 from vault_agent.paths import vault_for_settings
 
 __all__ = [
@@ -115,6 +116,22 @@ def is_compatible(settings: Settings, manifest: Manifest) -> bool:
         and manifest.parser_version == PARSER_VERSION
         and manifest.config_fingerprint == settings.index_fingerprint()
     )
+
+
+# Both the server and `reindex` read config.toml, but a running server reads it once at
+# start: after an edit and a reindex, "run reindex" would loop. Say what actually helps.
+CONFIG_CHANGED_MESSAGE = (
+    "the index was built with other index settings (extensions or exclude) than this process "
+    "started with; if config.toml was edited while 'vault-agent serve' or 'mcp' was running, "
+    "restart it so it reads the file; otherwise run 'vault-agent reindex' with the same settings"
+)
+
+
+def incompatible_error(settings: Settings, manifest: Manifest) -> IndexIncompatible:
+    """The INDEX_INCOMPATIBLE error for a snapshot `is_compatible` refused, saying what to do."""
+    if manifest.schema_version == SCHEMA_VERSION and manifest.parser_version == PARSER_VERSION:
+        return IndexIncompatible(CONFIG_CHANGED_MESSAGE)
+    return IndexIncompatible()
 
 
 def snapshot_note_stats(index_dir: Path, manifest: Manifest) -> dict[str, tuple[int, int]]:

@@ -125,6 +125,11 @@ def is_protected(rel: str, extra: frozenset[str] = frozenset()) -> bool:
     return any(_fold(part) in folded for part in rel.split("/") if part)
 
 
+def under_any(rel: str, folders: frozenset[str]) -> bool:
+    """True when `rel` is one of the vault-relative folders or lies under one."""
+    return any(rel == f or rel.startswith(f + "/") for f in folders)
+
+
 def top_folder(rel: str) -> str:
     """The first component of a path, folded for policy checks ('.system', 'daily')."""
     return _fold(rel.split("/", 1)[0]) if rel else ""
@@ -142,13 +147,21 @@ class Exclusions:
     """Default exclusions plus user gitignore globs, applied at any depth."""
 
     def __init__(
-        self, user_globs: list[str] | tuple[str, ...] = (), extra_dirs: frozenset[str] = frozenset()
+        self,
+        user_globs: list[str] | tuple[str, ...] = (),
+        extra_dirs: frozenset[str] = frozenset(),
+        extra_paths: frozenset[str] = frozenset(),
     ):
         self._dirs = DEFAULT_EXCLUDED_DIRS | extra_dirs
+        # Folders excluded by their vault-relative path only (the state dir inside the vault):
+        # a note folder that merely shares the state dir's last name stays in the vault.
+        self._paths = extra_paths
         self._spec = pathspec.GitIgnoreSpec.from_lines(list(user_globs)) if user_globs else None
 
     def excluded(self, rel: str, is_dir: bool) -> bool:
         """True when the path or any of its ancestors is excluded."""
+        if self._paths and under_any(rel, self._paths):
+            return True
         parts = rel.split("/")
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
@@ -207,17 +220,22 @@ class Vault:
         exclusions: Exclusions | None = None,
         extensions: tuple[str, ...] = (".md",),
         extra_protected: frozenset[str] = frozenset(),
+        protected_paths: frozenset[str] = frozenset(),
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.exclusions = exclusions or Exclusions()
         self.extensions = tuple(e.lower() for e in extensions)
         self.extra_protected = extra_protected
+        # Protected by vault-relative path (the state dir), compared case-insensitively.
+        self.protected_paths = frozenset(_fold(p) for p in protected_paths)
 
     # ----- classification -------------------------------------------------------------
     def is_note_name(self, rel: str) -> bool:
         return rel.lower().endswith(self.extensions)
 
     def is_protected(self, rel: str) -> bool:
+        if self.protected_paths and under_any("/".join(_fold(p) for p in rel.split("/")), self.protected_paths):
+            return True
         return is_protected(rel, self.extra_protected)
 
     def check_not_protected(self, rel: str) -> None:
@@ -287,6 +305,49 @@ class Vault:
         """
         if not rel:
             return Resolved("", (), True)
+        try:
+            return self._resolve_parts(rel, match)
+        except NotFound:
+            if match != "casefold":
+                raise
+            # Component by component, an exact folder hides its case twin ("CSS x/b.md" when
+            # b.md lives only in "css x/"): the path still names exactly one file, so look
+            # at whole paths. Exact matches were tried first, so a twin is never preferred
+            # over a path that exists as typed.
+            hits = self._casefold_paths(rel.split("/"))
+            if len(hits) != 1:
+                raise
+            return self._resolve_parts("/".join(hits[0]), "exact")
+
+    def _casefold_paths(self, parts: list[str]) -> list[tuple[str, ...]]:
+        """On-disk spellings of every existing path equal to `parts` under casefold (max 2)."""
+        found: list[tuple[str, ...]] = []
+
+        def visit(fd: int, index: int, raw: tuple[str, ...]) -> None:
+            want = nfc(parts[index]).casefold()
+            for entry in sorted(os.listdir(fd)):
+                if len(found) > 1 or nfc(entry).casefold() != want:
+                    continue
+                if index == len(parts) - 1:
+                    found.append((*raw, entry))
+                    continue
+                try:
+                    sub = os.open(entry, _DIR_FLAGS, dir_fd=fd)
+                except OSError:  # a file, a link or gone: not a folder on the way
+                    continue
+                try:
+                    visit(sub, index + 1, (*raw, entry))
+                finally:
+                    os.close(sub)
+
+        root = self._open_root()
+        try:
+            visit(root, 0, ())
+        finally:
+            os.close(root)
+        return found
+
+    def _resolve_parts(self, rel: str, match: Match) -> Resolved:
         parts = rel.split("/")
         fd, raw = self._walk_dirs(parts[:-1], match, rel)
         try:
@@ -484,13 +545,22 @@ class Vault:
             stack.extend(reversed(subdirs))
 
 
+def exists_exactly(vault: Vault, rel: str) -> bool:
+    """True when `rel` names an existing file or folder exactly as spelled (no case folding)."""
+    try:
+        vault.resolve(rel, match="normalized")
+    except (NotFound, InvalidPath):
+        return False
+    return True
+
+
 def vault_for_settings(settings: Settings) -> Vault:
     """The Vault of a settings object, with the state dir excluded when it lies inside."""
     extra = settings.index_dir_in_vault()
-    extra_dirs = frozenset({extra.split("/")[-1]}) if extra else frozenset()
+    state = frozenset({nfc(extra)}) if extra else frozenset()
     return Vault(
         settings.vault,
-        Exclusions(settings.exclude, extra_dirs=extra_dirs),
+        Exclusions(settings.exclude, extra_paths=state),
         settings.extensions,
-        extra_protected=extra_dirs,
+        protected_paths=state,
     )

@@ -30,6 +30,17 @@ VAULT_AGENT = str(Path(sys.executable).parent / "vault-agent")
 CANARY = "zebra-canary-7f3a"  # note text that must never reach a log, error or listing
 
 
+# What a user may leave inside a checked-out fixture (the demo's state dir after
+# `bash ops/demo.sh`, caches): a test copy must start from the committed notes only.
+_LEFT_BEHIND = shutil.ignore_patterns(".vault-agent", "__pycache__", ".DS_Store")
+
+
+def copy_fixture(name: str, dest: Path, fixtures: Path = FIXTURES) -> Path:
+    """Copy fixtures/<name> to dest without state a user may have left in the checkout."""
+    shutil.copytree(fixtures / name, dest, ignore=_LEFT_BEHIND)
+    return dest
+
+
 def build_fixture_vault(
     tmp_path: Path, name: str = "orientation", extra: dict[str, str] | None = None
 ) -> Settings:
@@ -37,7 +48,7 @@ def build_fixture_vault(
     from vault_agent.indexer.build import build_index
 
     vault = tmp_path / "vault"
-    shutil.copytree(FIXTURES / name, vault)
+    copy_fixture(name, vault)
     for rel, text in (extra or {}).items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(text, encoding="utf-8")

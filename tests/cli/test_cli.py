@@ -117,8 +117,13 @@ def test_serve_on_a_busy_port_fails_cleanly(tmp_path: Path) -> None:
         sock.listen()
         port = sock.getsockname()[1]
         proc = run_cli("serve", "--vault", str(settings.vault), "--port", str(port))
-    assert proc.returncode == 1 and proc.stdout == ""
-    assert "error [INTERNAL]" in proc.stderr and str(settings.vault) not in proc.stderr
+    # Issue 8 item 11: no INTERNAL and no traceback, but what happened and what to do.
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (
+        f"error [INVALID_PARAMETER]: port {port} on 127.0.0.1 is already in use (another 'vault-agent "
+        "serve'?); pick another with --port N, or --port 0 for any free port (it prints the one it got)\n"
+    )
+    assert str(settings.vault) not in proc.stderr
 
 
 def test_serve_watch_beside_another_writer_exits_5(tmp_path: Path) -> None:
@@ -239,6 +244,26 @@ def test_human_output_and_freshness_on_stderr(server: ServerThread, settings: Se
     )
     assert proc.returncode == 0
     assert proc.stderr.startswith("warning [TREE_LIMIT_EXCEEDED]: ")
+
+
+@pytest.mark.parametrize(
+    ("command", "route"),
+    [
+        ("get-note-outline", "/note-outline"),
+        ("get-document-tree", "/document-tree"),
+        ("get-section-source", "/section-source"),
+        ("get-metadata-facets", "/metadata-facets"),
+    ],
+)
+def test_raw_contracts_with_json_keep_freshness_on_stderr(
+    server: ServerThread, settings: Settings, command: str, route: str
+) -> None:
+    """Issue 8 item 6 (SPEC): the freshness line goes to stderr always, --json included;
+    stdout stays exactly the raw contract."""
+    proc = run_cli(command, PLAN, "--json", "--vault", str(settings.vault), "--server", server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "index freshness: fresh\n"
+    assert proc.stdout == server.request("GET", f"{route}?path=projects/alpha/plan.md")[2] + "\n"
 
 
 def test_env_server_and_token(server: ServerThread, settings: Settings) -> None:

@@ -115,22 +115,21 @@ def test_write_dry_run_diff(call: Call, vault_dir: Path) -> None:
     assert (vault_dir / "notes/a.md").read_text() == A
 
 
-def test_replace_caps_at_max_replacements(call: Call, vault_dir: Path) -> None:
-    """Seed 002: max_replacements (default 1) caps the count; the first occurrences go first."""
+def test_replace_more_occurrences_than_max_replacements_is_conflict(call: Call, vault_dir: Path) -> None:
+    """SPEC (issue 8 item 8): more occurrences than max_replacements (default 1) → CONFLICT,
+    nothing changed, the count in the message; within the cap every occurrence is replaced."""
     (vault_dir / "notes/r.md").write_text("x y x z x\n")
-    body = call("replace", path="notes/r.md", find="x", replace="w")
-    assert body["data"]["replacements"] == 1
-    assert body["warnings"] == [
-        {
-            "code": "MORE_OCCURRENCES",
-            "message": "2 more occurrence(s) of the find text were left unchanged (max_replacements "
-            "reached); raise max_replacements to replace them too",
-        }
-    ]
-    assert (vault_dir / "notes/r.md").read_text() == "w y x z x\n"
+    before = (vault_dir / "notes/r.md").stat().st_mtime_ns
+    for cap in (None, 2):
+        args = {} if cap is None else {"max_replacements": cap}
+        with pytest.raises(Conflict, match="occurs 3 times") as info:
+            call("replace", path="notes/r.md", find="x", replace="w", **args)
+        assert "nothing was replaced" in info.value.message
+    assert (vault_dir / "notes/r.md").read_text() == "x y x z x\n"
+    assert (vault_dir / "notes/r.md").stat().st_mtime_ns == before
     body = call("replace", path="notes/r.md", find="x", replace="v", max_replacements=5)
-    assert (body["data"]["replacements"], body["warnings"]) == (2, [])
-    assert (vault_dir / "notes/r.md").read_text() == "w y v z v\n"
+    assert (body["data"]["replacements"], body["warnings"]) == (3, [])
+    assert (vault_dir / "notes/r.md").read_text() == "v y v z v\n"
 
 
 def test_replace_counts_and_limits(call: Call, vault_dir: Path) -> None:

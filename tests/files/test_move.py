@@ -171,3 +171,23 @@ def test_case_only_rename(call: Call, linked: Path) -> None:
     call("mv", source="notes/b.md", destination="notes/B.md")
     assert sorted(p.name for p in (linked / "notes").iterdir()) == ["B.md", "a.md"]
     assert "[[B]]" in (linked / "notes/a.md").read_text()
+
+
+def test_move_expected_sha256_precondition(call: Call, linked: Path) -> None:
+    """SPEC lists expected_sha256 on vault_move (issue 8 item 9): CONFLICT when the source
+    changed since it was read; nothing moves, no link is rewritten."""
+    import hashlib
+
+    read_sha = hashlib.sha256((linked / "notes/b.md").read_bytes()).hexdigest()
+    (linked / "notes/b.md").write_text("# B\n\nedited by the user meanwhile\n")
+    before = tree(linked)
+    with pytest.raises(Conflict, match="changed since it was read"):
+        call("mv", source="notes/b.md", destination="archive/bee.md", expected_sha256=read_sha)
+    with pytest.raises(Conflict):
+        call("mv", source="notes/b.md", destination="archive/bee.md", expected_sha256=read_sha, dry_run=True)
+    assert tree(linked) == before
+    with pytest.raises(InvalidParameter, match="files only"):
+        call("mv", source="notes", destination="kb", expected_sha256=read_sha)
+    fresh_sha = hashlib.sha256((linked / "notes/b.md").read_bytes()).hexdigest()
+    body = call("mv", source="notes/b.md", destination="archive/bee.md", expected_sha256=fresh_sha.upper())
+    assert body["data"]["moved"] is True

@@ -118,3 +118,50 @@ def test_help_has_examples() -> None:
         assert res.returncode == 0 and "Example: vault-agent" in res.stdout, cmd
         for opt in ("--vault", "--index-dir", "--config", "--json"):
             assert opt in res.stdout
+
+
+def test_index_in_a_folder_without_notes_says_so(tmp_path: Path) -> None:
+    """Issue 8 item 13: a hint naming the folder, never an absolute path in JSON."""
+    empty = tmp_path / "Downloads"
+    (empty / "pics").mkdir(parents=True)
+    (empty / "pics" / "a.png").write_bytes(b"\x89PNG")
+    res = subprocess.run(
+        [PY, "-c", "from vault_agent.cli.main import run; run()", "index"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=empty,
+        env={k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")},
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == (
+        "warning [NO_NOTES]: 0 notes found in the current folder (Downloads); pass --vault with the "
+        "folder that holds your notes (files ending .md)\n"
+    )
+    res = _run("index", "--vault", str(empty))  # the human line may echo what was typed
+    assert f"0 notes found in {empty};" in res.stderr
+    res = _run("index", "--json", "--vault", str(empty))
+    body = json.loads(res.stdout)
+    assert body["data"]["noteCount"] == 0
+    assert body["warnings"] == [
+        {
+            "code": "NO_NOTES",
+            "message": "0 notes found in Downloads; pass --vault with the folder that holds your notes "
+            "(files ending .md)",
+        }
+    ]
+    assert str(tmp_path) not in res.stdout + res.stderr
+
+
+def test_index_vault_that_is_a_file_says_it_is_a_file(tmp_path: Path) -> None:
+    """Issue 8 item 14."""
+    note = tmp_path / "note.md"
+    note.write_text("# A note\n")
+    res = _run("index", "--json", "--vault", str(note))
+    assert res.returncode == 2
+    assert json.loads(res.stdout)["error"] == {
+        "code": "INVALID_PATH",
+        "message": "--vault names a file, not a folder; pass the folder that holds your notes "
+        "(for a single note, its parent folder)",
+    }
+    assert not (tmp_path / ".vault-agent").exists()

@@ -125,7 +125,8 @@ def test_nul_bytes_after_sniff_window_are_text() -> None:
 
 
 def test_binary_note_counts_only() -> None:
-    raw = b"---\ntitle: X\n---\n# H\x00\x01\x02\n"
+    # Mostly NUL/control bytes (a stray NUL alone no longer makes a note binary: issue 8).
+    raw = b"---\ntitle: X\n---\n# H" + b"\x00\x01\x02\x03" * 8 + b"\n"
     parsed = parse(raw, "bin/blob.md")
     assert parsed.note["flags"] == ["nul", "binary"]
     assert parsed.note["title"] == "blob"

@@ -62,11 +62,12 @@ def test_03_nul_bytes() -> None:
     late = parse(b"# H\n" + b"a" * 8200 + b"\n\x00\n")
     assert summary(late)["flags"] == ["nul"]
     assert summary(late)["headings"] == ["H"]
+    # A stray NUL early in a text note is still text (issue 8 item 1): outline kept.
     early = parse(b"# H\n\x00\n")
     assert summary(early) == {
         "fm": ("none", None),
-        "flags": ["nul", "binary"],
-        "headings": [],
+        "flags": ["nul"],
+        "headings": ["H"],
         "lines": 2,
         "too_large": False,
     }

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from query.snapfactory import SnapFactory, settings_for, write_vault
+
+# The fixture-copy helper is shared with the API tests (importlib mode: put tests/ on the path).
+if str(Path(__file__).resolve().parents[1]) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.query.snapshot import SnapshotReader

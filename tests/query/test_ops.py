@@ -114,6 +114,8 @@ def test_status_local_verbose_and_real_freshness(snap) -> None:
         "skipped": {},
         "invalidFrontmatterPaths": ["bad.md"],
         "invalidFrontmatterPathsTruncated": False,
+        "binaryPaths": [],
+        "caseTwinPaths": [],
         "segmentCount": 1,
         "appliedSeq": 1,
     }

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from api.serverkit import copy_fixture
 
 from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SnapshotReader]:
     tmp = tmp_path_factory.mktemp("seed001")
-    shutil.copytree(REPO / "fixtures" / "outline", tmp / "vault")
+    copy_fixture("outline", tmp / "vault")
     settings = Settings(vault=tmp / "vault", index_dir=tmp / "state")
     build_index(settings, full=True)
     rdr = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")

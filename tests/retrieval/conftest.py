@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from vault_agent.api.registry import AppContext, make_vault
-from vault_agent.config import Settings
-from vault_agent.indexer.build import build_index
-from vault_agent.query.snapshot import SnapshotReader
+# The fixture-copy helper is shared with the API tests (importlib mode: put tests/ on the path).
+if str(Path(__file__).resolve().parents[1]) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from api.serverkit import copy_fixture  # noqa: E402
 
-from .vaultgen import write_vault
+from vault_agent.api.registry import AppContext, make_vault  # noqa: E402
+from vault_agent.config import Settings  # noqa: E402
+from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+
+from .vaultgen import write_vault  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,7 +51,7 @@ def mctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
 @pytest.fixture(scope="module")
 def mdemo_ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
     root = tmp_path_factory.mktemp("d") / "demo"
-    shutil.copytree(REPO / "fixtures" / "demo", root)
+    copy_fixture("demo", root)
     c = make_ctx(root)
     yield c
     c.reader.close()

@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from vault_agent.config import Settings, load_settings
-from vault_agent.errors import NotFound, VaultAgentError, internal_error
+from vault_agent.errors import InvalidPath, NotFound, VaultAgentError, internal_error
 
 log = logging.getLogger("vault_agent.cli")
 
@@ -73,12 +73,18 @@ def settings_from(
 
     Raises:
         InvalidParameter: a malformed option or config file.
-        NotFound: `require_vault` and the vault root is not an existing folder.
+        NotFound: `require_vault` and the vault root does not exist.
+        InvalidPath: `require_vault` and the vault root is a file.
     """
     settings = load_settings({"vault": vault, "index_dir": index_dir, "config": config, **flags})
     _seen_paths[:] = [settings.vault, settings.index_dir]
     _scrub_paths_of(settings)
     if require_vault and not settings.vault.is_dir():
+        if settings.vault.exists():
+            raise InvalidPath(
+                "--vault names a file, not a folder; pass the folder that holds your notes "
+                "(for a single note, its parent folder)"
+            )
         raise NotFound("the vault folder does not exist; pass an existing folder with --vault")
     return settings
 

@@ -56,7 +56,14 @@ class _Bar:
             sys.stderr.flush()
 
 
-def _manifest_body(manifest: Manifest, seconds: float) -> dict[str, Any]:
+def _no_notes_hint(folder: str, extensions: tuple[str, ...]) -> str:
+    return (
+        f"0 notes found in {folder}; pass --vault with the folder that holds your notes "
+        f"(files ending {', '.join(extensions)})"
+    )
+
+
+def _manifest_body(manifest: Manifest, seconds: float, warnings: list[dict[str, str]]) -> dict[str, Any]:
     return {
         "data": {
             "snapshotId": manifest.snapshot_id,
@@ -70,13 +77,21 @@ def _manifest_body(manifest: Manifest, seconds: float) -> dict[str, Any]:
             "schemaVersion": manifest.schema_version,
             "durationMs": round(seconds * 1000),
         },
-        "warnings": [],
+        "warnings": warnings,
     }
 
 
-def _print_manifest(verb: str, manifest: Manifest, seconds: float, as_json: bool) -> None:
+def _print_manifest(
+    verb: str, manifest: Manifest, seconds: float, as_json: bool, settings: Any, typed: Any
+) -> None:
+    # An empty index is valid (SPEC), but from a newcomer it usually means the wrong folder.
+    # JSON and logs name the folder only (never an absolute path); the human line may echo
+    # what the user typed.
+    empty = manifest.note_count == 0
     if as_json:
-        print_json(_manifest_body(manifest, seconds))
+        message = _no_notes_hint(settings.vault.name or "the vault", settings.extensions)
+        hint = [{"code": "NO_NOTES", "message": message}] if empty else []
+        print_json(_manifest_body(manifest, seconds, hint))
         return
     lines = [
         f"{verb} snapshot {manifest.snapshot_id} in {seconds:.2f} s",
@@ -88,6 +103,10 @@ def _print_manifest(verb: str, manifest: Manifest, seconds: float, as_json: bool
     for rule, count in sorted(manifest.skipped.items()):
         lines.append(f"  skipped ({rule})  {count}")
     sys.stdout.write("\n".join(lines) + "\n")
+    if empty:
+        folder = str(typed) if typed is not None else f"the current folder ({settings.vault.name})"
+        sys.stderr.write(f"warning [NO_NOTES]: {_no_notes_hint(folder, settings.extensions)}\n")
+        sys.stderr.flush()
 
 
 def _build(vault: Path | None, index_dir: Path | None, config: Path | None, json_out: bool, full: bool) -> None:
@@ -101,7 +120,8 @@ def _build(vault: Path | None, index_dir: Path | None, config: Path | None, json
             manifest = build_index(settings, full=full, progress=bar)
         finally:
             bar.close()
-        _print_manifest("reindexed" if full else "indexed", manifest, time.monotonic() - start, json_out)
+        seconds = time.monotonic() - start
+        _print_manifest("reindexed" if full else "indexed", manifest, seconds, json_out, settings, vault)
 
     run_command(json_out, body)
 

@@ -278,6 +278,10 @@ def make_command(op: Operation) -> Any:
                 raise
             parsed = json.loads(text)
             if as_json:
+                if not op.envelope:
+                    # SPEC: a raw per-note contract's freshness (and warnings) go to stderr
+                    # always, --json included; stdout stays exactly the contract.
+                    _emit_warnings(op, parsed, headers)
                 sys.stdout.write(text.rstrip("\n") + "\n")
             else:
                 _emit_warnings(op, parsed, headers)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import signal
 import sys
 from typing import Annotated
@@ -20,6 +21,7 @@ import typer
 from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, VaultOpt, run_command, settings_from
 from vault_agent.cli.main import app
 from vault_agent.config import Settings
+from vault_agent.errors import InvalidParameter
 
 HostOpt = Annotated[
     str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).", show_default=False)
@@ -49,7 +51,16 @@ async def _serve(settings: Settings, watch: bool) -> None:
 
     ctx = build_context(settings, watch=watch)
     try:
-        server = await start_server(ctx, settings.host, settings.port)
+        try:
+            server = await start_server(ctx, settings.host, settings.port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            # A second `serve` on the same port is a newcomer's first mistake: say what to do.
+            raise InvalidParameter(
+                f"port {settings.port} on {settings.host} is already in use (another 'vault-agent serve'?); "
+                "pick another with --port N, or --port 0 for any free port (it prints the one it got)"
+            ) from None
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

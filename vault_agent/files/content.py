@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.contracts import Outcome
 from vault_agent.errors import Conflict, InvalidParameter, InvalidPath, NotFound
 from vault_agent.files import policy
 from vault_agent.files.atomic import read_current
@@ -171,14 +171,16 @@ def replace_text(
     expected_sha256: str | None = None,
     wait_for_index: bool = False,
 ) -> Outcome[ReplaceResult]:
-    """vault_replace: replace the first `max_replacements` (default 1) occurrences of `find`.
+    """vault_replace: replace every occurrence of `find` when there are at most
+    `max_replacements` (default 1) of them.
 
-    Seed 002's `max_replacements` is a cap: with more occurrences than the cap, the first
-    ones (in file order) are replaced and warning `MORE_OCCURRENCES` says how many remain.
+    SPEC: more occurrences than the cap is a `CONFLICT` and nothing changes (replacing the
+    first ones would let an agent edit the wrong occurrence); the message gives the count.
 
     Raises:
-        InvalidParameter: empty find, max_replacements < 1. Conflict: find absent, or the
-        file changed. Forbidden: `.system/`, `daily/`, protected. NotFound: no such file.
+        InvalidParameter: empty find, max_replacements < 1. Conflict: find absent, more
+        occurrences than max_replacements, or the file changed. Forbidden: `.system/`,
+        `daily/`, protected. NotFound: no such file.
     """
     if not find:
         raise InvalidParameter("find must be a non-empty string")
@@ -189,7 +191,6 @@ def replace_text(
     policy.check_write(ctx.vault, rel, "replace")
     encode_content(replace)
     counted: list[int] = []
-    left: list[int] = []
 
     def transform(current: bytes | None) -> bytes:
         assert current is not None
@@ -197,10 +198,13 @@ def replace_text(
         count = text.count(find)
         if count == 0:
             raise Conflict(f"find text does not occur in '{display(rel)}'; nothing was replaced")
-        done = min(count, limit)
-        counted.append(done)
-        left.append(count - done)
-        return text.replace(find, replace, done).encode("utf-8")
+        if count > limit:
+            raise Conflict(
+                f"find text occurs {count} times in '{display(rel)}' but max_replacements is {limit}; "
+                f"nothing was replaced: make find longer so it is unique, or set max_replacements to {count}"
+            )
+        counted.append(count)
+        return text.replace(find, replace).encode("utf-8")
 
     applied = apply_change(
         ctx,
@@ -223,13 +227,4 @@ def replace_text(
         diff_truncated=truncated,
         **applied.info.model_dump(),
     )
-    warnings = list(applied.warnings)
-    if left and left[-1]:
-        warnings.append(
-            WarningItem(
-                code="MORE_OCCURRENCES",
-                message=f"{left[-1]} more occurrence(s) of the find text were left unchanged "
-                "(max_replacements reached); raise max_replacements to replace them too",
-            )
-        )
-    return Outcome(data=data, warnings=warnings)
+    return Outcome(data=data, warnings=list(applied.warnings))

@@ -1,17 +1,15 @@
 """Link-safe moves: find the links that resolve to moved files and rewrite their targets.
 
-Resolution follows Obsidian, conservatively (a link we cannot resolve for sure is left
-alone), case-insensitively like Obsidian:
-- wikilinks/embeds `[[t]]`, `[[t|alias]]`, `[[t#h]]`, `![[t]]`: `./`/`../` → relative to
-  the source folder; a target with '/' → vault path (with or without `.md`), then relative
-  to the source folder; a bare name → the unique file of that name (`t` or `t.md`), else
-  the one in the source's own folder, else unresolved;
-- Markdown links `[x](t)`, `![x](t)`: relative to the source folder, then vault path;
-  `%xx` decoded; URLs, `#anchor`-only and `mailto:` are not vault links.
-Rewriting keeps each link's style: a bare name stays a bare name while it is unique after
-the move (else it becomes the vault path), a path stays a path, a relative link is
-recomputed from the (possibly moved) source, `.md` is kept or omitted as written, anchors,
-aliases and titles are untouched. Fenced code blocks and code spans are skipped.
+Targets resolve with the one Obsidian resolver (`vault_agent.linkpaths`, shared with
+`related`): exact path, relative path, then path suffix / bare name with Obsidian's choice
+among several (the source's own folder, else the shortest path). `[[t\\|alias]]` (the
+escaped pipe Obsidian writes inside tables) is the target `t`. Markdown links `[x](t)`,
+`![x](t)`: `%xx` decoded; URLs, `#anchor`-only and `mailto:` are not vault links.
+Rewriting keeps each link's style: a bare name (or partial path) stays as short as it can
+while it still resolves to the moved file from its source (else it becomes the vault path),
+a path stays a path, a relative link is recomputed from the (possibly moved) source, `.md`
+is kept or omitted as written, anchors, aliases and titles are untouched. Fenced code
+blocks and code spans are skipped.
 """
 
 from __future__ import annotations
@@ -20,8 +18,9 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
 from urllib.parse import quote, unquote
+
+from vault_agent.linkpaths import Form, LinkResolver, folder_of
 
 _WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
 _MD_RE = re.compile(
@@ -32,75 +31,13 @@ _CODE_SPAN_RE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
-Form = Literal["name", "path", "relative", "root"]
-
-
-def _fold(path: str) -> str:
-    return path.casefold()
-
 
 def _folder(rel: str) -> str:
-    return rel.rsplit("/", 1)[0] if "/" in rel else ""
+    return folder_of(rel)
 
 
-def _join(folder: str, target: str) -> str | None:
-    joined = posixpath.normpath(posixpath.join(folder, target)) if folder else posixpath.normpath(target)
-    if joined.startswith("../") or joined == ".." or joined.startswith("/"):
-        return None
-    return "" if joined == "." else joined
-
-
-class LinkIndex:
-    """The vault's files, looked up the way Obsidian resolves link targets."""
-
-    def __init__(self, files: Iterable[str]) -> None:
-        self.by_path: dict[str, list[str]] = {}
-        self.by_name: dict[str, list[str]] = {}
-        for rel in files:
-            self.by_path.setdefault(_fold(rel), []).append(rel)
-            self.by_name.setdefault(_fold(rel.rsplit("/", 1)[-1]), []).append(rel)
-
-    def _path(self, rel: str | None) -> str | None:
-        if rel is None:
-            return None
-        for key in (_fold(rel), _fold(rel + ".md")):
-            hits = self.by_path.get(key, [])
-            if len(hits) == 1:
-                return hits[0]
-        return None
-
-    def name_count(self, name: str) -> int:
-        return len(self.by_name.get(_fold(name), []))
-
-    def _name(self, name: str, source: str) -> str | None:
-        hits = self.by_name.get(_fold(name), []) or self.by_name.get(_fold(name + ".md"), [])
-        if len(hits) == 1:
-            return hits[0]
-        same = [h for h in hits if _folder(h) == _folder(source)]
-        return same[0] if len(same) == 1 else None
-
-    def resolve(self, target: str, source: str, markdown: bool) -> tuple[str, Form] | None:
-        """The vault file a link target names from `source`, and how it was written."""
-        t = target.strip()
-        if not t:
-            return None
-        if markdown:
-            rel = self._path(_join(_folder(source), t))
-            if rel is not None:
-                return rel, "relative"
-            rel = self._path(_join("", t.lstrip("/")))
-            return (rel, "root") if rel is not None else None
-        if t.startswith(("./", "../")):
-            rel = self._path(_join(_folder(source), t))
-            return (rel, "relative") if rel is not None else None
-        if "/" in t:
-            rel = self._path(_join("", t.lstrip("/")))
-            if rel is not None:
-                return rel, "path"
-            rel = self._path(_join(_folder(source), t))
-            return (rel, "relative") if rel is not None else None
-        rel = self._name(t, source)
-        return (rel, "name") if rel is not None else None
+# The one Obsidian resolver (vault_agent/linkpaths.py), shared with `related`.
+LinkIndex = LinkResolver
 
 
 @dataclass
@@ -122,10 +59,18 @@ def _relative(q: str, source_new: str) -> str:
     return posixpath.relpath(q, _folder(source_new) or ".")
 
 
+def _short_form(old: str, q: str, source_new: str, after: LinkIndex, markdown: bool) -> str:
+    """q spelled with as many trailing components as `old` had, when that still resolves
+    to q from the source after the move; else the vault path."""
+    parts = old.strip().strip("/").count("/") + 1
+    short = _strip_md("/".join(q.split("/")[-parts:]), old)
+    found = after.resolve(short, source_new, markdown)
+    return short if found is not None and found[0] == q else _strip_md(q, old)
+
+
 def _render_wiki(old: str, form: Form, q: str, source_new: str, after: LinkIndex) -> str:
-    if form == "name":
-        name = q.rsplit("/", 1)[-1]
-        return _strip_md(name if after.name_count(name) == 1 else q, old)
+    if form in ("name", "suffix"):
+        return _short_form(old, q, source_new, after, False)
     if form == "relative":
         rel = _relative(q, source_new)
         if old.strip().startswith("./") and not rel.startswith("../"):
@@ -134,8 +79,13 @@ def _render_wiki(old: str, form: Form, q: str, source_new: str, after: LinkIndex
     return _strip_md(q, old)
 
 
-def _render_markdown(raw_path: str, form: Form, q: str, source_new: str, bracketed: bool) -> str:
-    new = _relative(q, source_new) if form == "relative" else q
+def _render_markdown(
+    raw_path: str, form: Form, q: str, source_new: str, bracketed: bool, after: LinkIndex
+) -> str:
+    if form in ("name", "suffix"):
+        new = _short_form(unquote(raw_path), q, source_new, after, True)
+    else:
+        new = _relative(q, source_new) if form == "relative" else q
     if form == "root" and raw_path.startswith("/"):
         new = "/" + new
     if bracketed:
@@ -167,6 +117,8 @@ def _rewrite_line(line: str, source_old: str, source_new: str, ctx: RewriteConte
         for m in _WIKI_RE.finditer(masked):
             inner = line[m.start(2) : m.end(2)]
             cut = min((i for i in (inner.find("#"), inner.find("|")) if i >= 0), default=len(inner))
+            if cut < len(inner) and inner[cut] == "|" and inner[:cut].endswith("\\"):
+                cut -= 1  # `[[t\\|alias]]`: the backslash escapes the pipe inside a table
             target = inner[:cut]
             found = _new_target(target, source_old, source_new, False, ctx)
             if found is None:
@@ -187,7 +139,7 @@ def _rewrite_line(line: str, source_old: str, source_new: str, ctx: RewriteConte
             found = _new_target(unquote(raw_path), source_old, source_new, True, ctx)
             if found is None:
                 continue
-            new = _render_markdown(raw_path, found[1], found[0], source_new, bracketed)
+            new = _render_markdown(raw_path, found[1], found[0], source_new, bracketed, ctx.after)
             if new != raw_path:
                 start = m.start(3) + (1 if bracketed else 0)
                 edits.append((start, start + cut, new))

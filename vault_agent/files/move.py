@@ -19,11 +19,12 @@ from typing import Literal
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import Conflict, InvalidParameter, NotFound, VaultAgentError
 from vault_agent.files import events, policy
-from vault_agent.files.atomic import fsync_dir, read_current, rename_noreplace, replace_atomic
+from vault_agent.files.atomic import fsync_dir, read_current, rename_noreplace, replace_atomic, sha256_hex
 from vault_agent.files.events import Change
 from vault_agent.files.links import LinkIndex, RewriteContext, may_link, rewrite_links, stems_of
 from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext, LinkUpdate, MoveResult
+from vault_agent.files.pipeline import check_sha
 from vault_agent.paths import Resolved, display, normalize_rel_path
 
 log = logging.getLogger("vault_agent.files")
@@ -136,21 +137,26 @@ def move_path(
     *,
     update_links: bool = True,
     dry_run: bool = False,
+    expected_sha256: str | None = None,
     wait_for_index: bool = False,
 ) -> Outcome[MoveResult]:
     """Move/rename a file or folder and (by default) rewrite links to it.
 
     Raises:
-        NotFound: no source. Conflict: destination exists. InvalidParameter: folder into
-        itself. Forbidden: protected, `.system/`, `daily/` on either end. InvalidPath.
+        NotFound: no source. Conflict: destination exists, or the source file's sha256 is
+        not expected_sha256. InvalidParameter: folder into itself, expected_sha256 on a
+        folder. Forbidden: protected, `.system/`, `daily/` on either end. InvalidPath.
     """
     src_rel = normalize_rel_path(source)
     dst_rel = normalize_rel_path(destination)
     policy.check_write(ctx.vault, src_rel, "move_from")
     policy.check_write(ctx.vault, dst_rel, "move_to")
+    expected = check_sha(expected_sha256)
     with write_lock(ctx.state, ctx.settings.index_dir).hold():
         src = ctx.vault.resolve(src_rel, match="normalized")
         kind: Literal["file", "folder"] = "folder" if src.is_dir else "file"
+        if expected is not None:
+            _check_source_unchanged(ctx, src, expected)
         if src.rel == dst_rel:
             data = MoveResult(
                 source=src.rel, destination=dst_rel, type=kind, moved=False, files_moved=0, dry_run=dry_run
@@ -199,6 +205,22 @@ def move_path(
         **(info.model_dump() if info is not None else {}),
     )
     return Outcome(data=data, warnings=out_warnings)
+
+
+def _check_source_unchanged(ctx: FilesContext, src: Resolved, expected: str) -> None:
+    """The expected_sha256 precondition of every write (SPEC), on the file being moved."""
+    if src.is_dir:
+        raise InvalidParameter("expected_sha256 applies to files only, not to folders")
+    fd, leaf, canon = ctx.vault.open_parent(src.rel, create=False)
+    try:
+        current = read_current(fd, leaf, canon)
+    finally:
+        os.close(fd)
+    if current is None or sha256_hex(current) != expected:
+        raise Conflict(
+            f"'{display(canon)}' changed since it was read (sha256 differs from expected_sha256); "
+            "read it again before moving it"
+        )
 
 
 def _check_destination_free(ctx: FilesContext, dst_rel: str) -> None:

@@ -39,6 +39,8 @@ def _split_anchor(raw: str) -> tuple[str, str | None]:
 
 def _wikilink(inner: str) -> tuple[str, str | None]:
     target = inner.split("|", 1)[0]
+    if target.endswith("\\") and len(target) < len(inner):
+        target = target[:-1]  # `[[t\|alias]]`: Obsidian escapes the pipe inside a table
     return _split_anchor(target)
 
 

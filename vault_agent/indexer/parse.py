@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections import Counter
 from operator import itemgetter
 from typing import Any
@@ -21,10 +22,20 @@ from vault_agent.text import heading_id, title_from_stem, tokenize
 
 BOM = b"\xef\xbb\xbf"
 BINARY_SNIFF_BYTES = 8192
+# A file is binary when more than this share of its first 8 KiB is NUL, another C0 control
+# or undecodable: a text note quoting a few stray NULs stays a note with an outline.
+BINARY_ODD_SHARE = 0.3
+_ODD_CHARS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
 MAX_CHUNK_CHARS = 8000
 PLAIN_WINDOW_LINES = 50
 _EMPTY_FACETS = facets_json({})
 _FIRST = itemgetter(0)
+
+
+def _looks_binary(head: bytes) -> bool:
+    """True when the sniffed bytes are mostly not text (the share of odd characters)."""
+    sample = head.decode("utf-8", errors="replace")
+    return len(_ODD_CHARS.findall(sample)) > BINARY_ODD_SHARE * len(sample)
 
 
 def _decode(raw: bytes, flags: list[str]) -> str:
@@ -44,7 +55,7 @@ def _decode(raw: bytes, flags: list[str]) -> str:
             flags.append("cr_only")
     if "\x00" in text:
         flags.append("nul")
-        if b"\x00" in raw[:BINARY_SNIFF_BYTES]:
+        if _looks_binary(raw[:BINARY_SNIFF_BYTES]):
             flags.append("binary")
         text = text.replace("\x00", "\ufffd")
     return text

@@ -41,9 +41,9 @@ def skipped_counts(report: WalkReport) -> dict[str, int]:
         "symlink": report.symlinks_skipped,
         "special_file": report.special_files_skipped,
         "hardlink": report.hardlinks_skipped,
-        # Indexed (distinct paths) but reported: they collide on case-insensitive systems.
-        "case_twin": len(report.case_twins),
     }
+    # Case twins are not here: both are indexed (distinct paths), so counting them as skipped
+    # was wrong; `status --verbose` names them (caseTwinPaths) from the snapshot instead.
     return {k: v for k, v in counts.items() if v}
 
 

@@ -181,7 +181,9 @@ def _run_pass(
     stage1_ran = False
     total = len(cands)
     if len(cands) >= cap:
-        cutoff = "stage_cap"
+        # More exact hits than max_candidates: the cap cut them (candidate_cap). Exactly the
+        # cap: nothing was dropped, but Stage 1 did not run (stage_cap).
+        cutoff = "candidate_cap" if len(cands) > cap else "stage_cap"
     elif budget.over():
         cutoff = "time_budget"
     elif tokens:

@@ -86,6 +86,10 @@ class StatusDetails(Camel):
     skipped: dict[str, int]
     invalid_frontmatter_paths: list[str]
     invalid_frontmatter_paths_truncated: bool
+    # Indexed as notes but without structure (mostly NUL/control bytes): named, never silent.
+    binary_paths: list[str] = []
+    # Indexed (distinct paths) but colliding on case-insensitive file systems: not skipped.
+    case_twin_paths: list[str] = []
     segment_count: int
     applied_seq: int
 

@@ -13,7 +13,7 @@ import duckdb
 
 from vault_agent.contracts import MAX_OUTLINE_HEADINGS, Outcome
 from vault_agent.errors import InvalidPath, NotFound, TooLarge
-from vault_agent.paths import Vault, display, normalize_rel_path
+from vault_agent.paths import Vault, display, exists_exactly, normalize_rel_path
 from vault_agent.query.models import DocNode, DocRoot, DocumentTree, NoteOutline, OutlineHeading
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
@@ -63,7 +63,9 @@ def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> N
     cols = "path, folder, title, facets_json, too_large, _seg"
     rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
     if not rows:
-        rows = con.execute(
+        # A file that exists as typed but is not indexed yet must not answer for its case
+        # twin; otherwise the one case-insensitive match in the snapshot is the note.
+        rows = [] if exists_exactly(vault, rel) else con.execute(
             f"SELECT {cols} FROM _notes WHERE lower(path) = lower(?) LIMIT 2", [rel]
         ).fetchall()
         if len(rows) != 1:

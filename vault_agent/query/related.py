@@ -6,21 +6,20 @@ Signals and weights (score = sum, rounded to 6 decimals; ties by path):
 - shared_tags (1.0 per tag shared);
 - term_overlap (0..2.0): BM25 of the note's 10 most distinctive terms (tf · idf) against
   the other notes' chunks, best chunk per note, scaled by the best note's score.
-Link targets resolve Obsidian-style against the snapshot's paths: the exact path, the
-path + `.md`, a Markdown link relative to the source folder, or the unique note whose
-file name (without `.md`) equals the target's last component (case-insensitive).
+Link targets resolve against the snapshot's notes with the one Obsidian resolver
+(`vault_agent.linkpaths`, shared with the link rewrite of `vault_move`): exact path,
+relative path, then path suffix / bare name, several matches broken as Obsidian does.
 """
 
 from __future__ import annotations
 
-import posixpath
-from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
 
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidPath, NotFound
+from vault_agent.linkpaths import LinkResolver
 from vault_agent.paths import display, normalize_rel_path
 from vault_agent.query.models import Camel
 from vault_agent.query.search import bm25, check_limit, chunk_map, corpus_stats, postings_index
@@ -48,42 +47,12 @@ class RelatedData(Camel):
     index_freshness: str
 
 
-@dataclass
-class PathIndex:
-    """Case-insensitive lookups over the snapshot's note paths (cached per snapshot)."""
-
-    by_fold: dict[str, str] = field(default_factory=dict)
-    by_stem: dict[str, list[str]] = field(default_factory=dict)
-
-    def resolve(self, source: str, target: str, kind: str) -> str | None:
-        raw = target.strip().replace("\\", "/")
-        if not raw:
-            return None
-        tries: list[str] = []
-        if kind == "markdown" and not raw.startswith("/"):
-            tries.append(posixpath.normpath(posixpath.join(posixpath.dirname(source), raw)))
-        tries.append(raw.lstrip("/"))
-        for t in tries:
-            for cand in (t, t + ".md"):
-                hit = self.by_fold.get(cand.casefold())
-                if hit:
-                    return hit
-        stem = raw.rsplit("/", 1)[-1]
-        stem = stem[:-3] if stem.casefold().endswith(".md") else stem
-        hits = self.by_stem.get(stem.casefold(), [])
-        return hits[0] if len(hits) == 1 else None
-
-
-def path_index(con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int) -> PathIndex:
+def path_index(con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int) -> LinkResolver:
+    """The Obsidian link resolver over the snapshot's notes (cached per snapshot)."""
     key = ("related_paths", snapshot_id)
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[no-any-return]
-    idx = PathIndex()
-    for (p,) in con.execute("SELECT path FROM notes ORDER BY path").fetchall():
-        idx.by_fold.setdefault(p.casefold(), p)
-        name = p.rsplit("/", 1)[-1]
-        stem = name[:-3] if name.casefold().endswith(".md") else name
-        idx.by_stem.setdefault(stem.casefold(), []).append(p)
+    idx = LinkResolver(p for (p,) in con.execute("SELECT path FROM notes ORDER BY path").fetchall())
     if cache is not None:
         remember(cache, "related_paths", snapshot_id, idx)
     return idx
@@ -135,7 +104,8 @@ def related(
         for target, kind in con.execute(
             "SELECT target, kind FROM links WHERE path = ? ORDER BY ordinal", [me]
         ).fetchall():
-            hit = idx.resolve(me, target or "", kind)
+            found = idx.resolve(target or "", me, kind == "markdown")
+            hit = found[0] if found else None
             if hit and "links_to" not in reasons.get(hit, []):
                 add(hit, "links_to", LINK_WEIGHT)
         name = me.rsplit("/", 1)[-1]
@@ -146,7 +116,8 @@ def related(
             [me, stem],
         ).fetchall()
         for src, target, kind in incoming:
-            if idx.resolve(src, target or "", kind) == me and "linked_from" not in reasons.get(src, []):
+            found = idx.resolve(target or "", src, kind == "markdown")
+            if found is not None and found[0] == me and "linked_from" not in reasons.get(src, []):
                 add(src, "linked_from", LINK_WEIGHT)
         if my_tags:
             for p, tags in con.execute(

@@ -1,7 +1,9 @@
 """`vault_scan` (seed 002): read a file chunk by chunk from a cursor, with next actions.
 
 The first scan starts at line 1; later passes start at the first uncovered line that
-`vault_coverage` or `artifact_audit` propose. next_actions (first = recommended):
+`vault_coverage` or `artifact_audit` propose. `applied_range` holds the lines whose end this
+page returns (what the caller may cite): a line cut by the character budget belongs to the
+page that finishes it. next_actions (first = recommended):
 - more lines after this chunk → vault_scan {path, cursor} (0.9), vault_coverage {path} (0.3)
 - end of file → vault_coverage {path} (0.9): the caller adds the ranges it cited.
 """
@@ -107,9 +109,13 @@ def vault_scan(
         if size != SCAN_DEFAULT_CHUNK_LINES:
             params["chunk_lines"] = size
         actions = [action("vault_scan", 0.9, params), action("vault_coverage", 0.3, {"path": doc.path})]
+    # Coverage counts whole lines: a line cut by the budget is not applied by this page but
+    # by the page that reaches its end (following next_cursor.start_char), so two pages that
+    # read a third of a long line never cite it as read.
+    covered_end = pg.end_line - 1 if pg.cut_by_budget and pg.next_char else pg.end_line
     data = ScanData(
         text=pg.text,
-        applied_range=LineRange(start_line=first, end_line=pg.end_line),
+        applied_range=LineRange(start_line=first, end_line=covered_end),
         next_cursor=cursor,
         eof=eof,
         truncated=reason != "none",

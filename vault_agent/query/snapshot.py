@@ -43,6 +43,7 @@ from vault_agent.contracts import (
 from vault_agent.errors import IndexIncompatible, IndexNotFound
 from vault_agent.freshness import (
     compute_freshness,
+    incompatible_error,
     is_compatible,
     read_current_manifest,
     read_writer_state,
@@ -119,6 +120,7 @@ class SnapshotReader:
         self._current: _Snap | None = None
         self._current_sig: Sig | None = None
         self._incompatible_sig: Sig | None = None
+        self._incompatible_error: IndexIncompatible | None = None
         self._pending_drops: list[_Snap] = []
         self._seg_tables: dict[int, set[str]] = {}  # segment id → its main.seg_* objects
         self._seg_paths: dict[int, frozenset[str]] = {}  # segment id → paths it holds (immutable)
@@ -223,8 +225,8 @@ class SnapshotReader:
                 raise IndexNotFound()
             if self._current is not None and sig == self._current_sig:
                 return self._take(self._current, cursor)
-            if sig == self._incompatible_sig:
-                raise IndexIncompatible()
+            if sig == self._incompatible_sig and self._incompatible_error is not None:
+                raise self._incompatible_error
         with self._ddl_lock:  # one loader at a time; the others wait here for its result
             with self._lock:
                 if self._db is None:
@@ -255,9 +257,10 @@ class SnapshotReader:
         if manifest is None:
             raise IndexNotFound()
         if not is_compatible(self.settings, manifest):
+            error = incompatible_error(self.settings, manifest)
             with self._lock:
-                self._incompatible_sig = sig
-            raise IndexIncompatible()
+                self._incompatible_sig, self._incompatible_error = sig, error
+            raise error
         with self._lock:
             snap = self._snaps.get(manifest.snapshot_id)
         if snap is None:

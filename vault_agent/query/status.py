@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from vault_agent.config import Settings
 from vault_agent.contracts import Manifest, Outcome, WarningItem, freshness_warning
-from vault_agent.errors import IndexIncompatible, IndexNotFound
+from vault_agent.errors import IndexNotFound
 from vault_agent.freshness import (
     StatChecker,
     compute_freshness,
+    incompatible_error,
     is_compatible,
     read_current_manifest,
     read_writer_state,
@@ -26,26 +27,37 @@ from vault_agent.query.snapshot import SnapshotReader
 MAX_DETAIL_PATHS = 1000
 
 
+_PATH_QUERIES = {
+    "invalid": "SELECT path FROM notes WHERE fm_status = 'invalid' ORDER BY path LIMIT ?",
+    "binary": "SELECT path FROM notes WHERE list_contains(flags, 'binary') ORDER BY path LIMIT ?",
+    "case_twin": (
+        "SELECT path FROM notes WHERE lower(path) IN "
+        "(SELECT lower(path) FROM notes GROUP BY lower(path) HAVING count(*) > 1) ORDER BY path LIMIT ?"
+    ),
+}
+
+
 def _details(settings: Settings, manifest: Manifest, reader: SnapshotReader | None) -> StatusDetails:
-    """Skipped counts by rule and the invalid-frontmatter paths (CLI-local only)."""
-    paths: list[str] = []
+    """Skipped counts by rule; invalid-frontmatter, binary and case-twin paths (CLI-local only)."""
+    found: dict[str, list[str]] = {key: [] for key in _PATH_QUERIES}
     if is_compatible(settings, manifest):
         own = reader is None
         rdr = reader or SnapshotReader(settings, vault_for_settings(settings), freshness=lambda m: "unknown")
         try:
             with rdr.acquire() as view:
-                rows = view.con.execute(
-                    "SELECT path FROM notes WHERE fm_status = 'invalid' ORDER BY path LIMIT ?",
-                    [MAX_DETAIL_PATHS + 1],
-                ).fetchall()
-                paths = [r[0] for r in rows]
+                for key, sql in _PATH_QUERIES.items():
+                    rows = view.con.execute(sql, [MAX_DETAIL_PATHS + 1]).fetchall()
+                    found[key] = [r[0] for r in rows]
         finally:
             if own:
                 rdr.close()
+    paths = found["invalid"]
     return StatusDetails(
         skipped=dict(sorted(manifest.skipped.items())),
         invalid_frontmatter_paths=paths[:MAX_DETAIL_PATHS],
         invalid_frontmatter_paths_truncated=len(paths) > MAX_DETAIL_PATHS,
+        binary_paths=found["binary"][:MAX_DETAIL_PATHS],
+        case_twin_paths=found["case_twin"][:MAX_DETAIL_PATHS],
         segment_count=len(manifest.segments),
         applied_seq=manifest.applied_seq,
     )
@@ -68,7 +80,7 @@ def index_status(
         raise IndexNotFound()
     warnings: list[WarningItem] = []
     if not is_compatible(settings, manifest):
-        raise IndexIncompatible()
+        raise incompatible_error(settings, manifest)
     if reader is not None:
         state = reader.recheck() or "unknown"
     else:

@@ -77,6 +77,7 @@ class MoveParams(Params):
     source: str
     destination: str
     update_links: bool = True
+    expected_sha256: str | None = None
     dry_run: bool = False
     wait_for_index: bool = False
 
@@ -185,6 +186,7 @@ def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
         p.destination,
         update_links=p.update_links,
         dry_run=p.dry_run,
+        expected_sha256=p.expected_sha256,
         wait_for_index=p.wait_for_index,
     )
     d = out.data

@@ -74,6 +74,7 @@ class MoveParams(_WriteCommon):
     source: str
     destination: str
     update_links: bool = Field(True, description="rewrite links elsewhere that resolve to the moved files")
+    expected_sha256: str | None = Field(None, description=_SHA)
 
 
 class DeleteParams(_WriteCommon):
@@ -151,7 +152,9 @@ def _edit(ctx: AppContext, p: EditParams) -> Outcome[Any]:
 
 
 def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
-    return move_path(ctx, p.source, p.destination, **_kw(p, "update_links", "dry_run", "wait_for_index"))
+    return move_path(
+        ctx, p.source, p.destination, **_kw(p, "update_links", "dry_run", "expected_sha256", "wait_for_index")
+    )
 
 
 def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
@@ -231,8 +234,9 @@ WRITE_OPS = [
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Replace exact text in a file: the first max_replacements (default 1) occurrences of find "
-        "are replaced (warning MORE_OCCURRENCES when some remain); CONFLICT when absent. Not allowed under daily/. "
+        description="Replace exact text in a file: every occurrence of find is replaced when there are at most "
+        "max_replacements (default 1); CONFLICT (nothing changed, count in the message) when find is absent or "
+        "occurs more often. Not allowed under daily/. "
         "Returns {written_path, replacements}." + _COMMON_NOTE,
         cli_args=("path",),
         cli_help="Replace text. Example: vault-agent replace notes/a.md --find 'TODO' --replace 'DONE'",

@@ -31,6 +31,8 @@ def render_status(body: dict[str, Any]) -> str:
             lines.append(f"  invalid frontmatter: {path}")
         if details["invalidFrontmatterPathsTruncated"]:
             lines.append("  (more invalid-frontmatter notes not listed)")
+        lines += [f"  binary (no outline): {path}" for path in details.get("binaryPaths", [])]
+        lines += [f"  case twin: {path}" for path in details.get("caseTwinPaths", [])]
     lines += [f"warning {w['code']}: {w['message']}" for w in body.get("warnings", [])]
     return "\n".join(lines)
 
