@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from vault_agent.config import Settings
 from vault_agent.contracts import Outcome
-from vault_agent.errors import Internal, InvalidLimit, InvalidParameter, VaultAgentError
+from vault_agent.errors import Internal, InvalidLimit, InvalidParameter, VaultAgentError, from_os_error
 from vault_agent.paths import Vault, vault_for_settings
 
 log = logging.getLogger("vault_agent.api")
@@ -148,6 +148,13 @@ def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any]) -> Outcome[Any]:
         return op.func(ctx, params)
     except VaultAgentError:
         raise
+    except OSError as exc:
+        mapped = from_os_error(exc, "vault")  # e.g. a note whose permissions deny reading
+        if mapped is not None:
+            raise mapped from None
+        err = Internal()
+        log.exception("operation failed", extra={"op": op.name, "incident": err.incident_id})
+        raise err from None
     except Exception:
         err = Internal()
         log.exception("operation failed", extra={"op": op.name, "incident": err.incident_id})

@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from vault_agent.config import Settings, load_settings
-from vault_agent.errors import Internal, NotFound, VaultAgentError
+from vault_agent.errors import Internal, NotFound, VaultAgentError, from_os_error
 
 log = logging.getLogger("vault_agent.cli")
 
@@ -131,6 +131,16 @@ def run_command(as_json: bool, body: Callable[[], int | None]) -> None:
         fail(exc, as_json)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    except OSError as exc:
+        # Tool calls arrive already translated; what is left comes from index commands,
+        # whose writes go to the state dir (disk full, read-only).
+        mapped = from_os_error(exc, "state")
+        if mapped is None:
+            err = Internal()
+            _ensure_scrubbed_logging()
+            log.exception("command failed (incident %s)", err.incident_id)
+            mapped = err
+        fail(mapped, as_json)
     except Exception:
         err = Internal()
         _ensure_scrubbed_logging()

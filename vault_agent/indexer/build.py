@@ -76,6 +76,10 @@ def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
         raw = vault.read_bytes(resolved)
     except (NotFound, InvalidPath):
         return None  # gone, or a link / folder / special file now: not a note
+    except PermissionError:
+        # One unreadable note must not stop indexing (the walk counts it as `unreadable`
+        # from its mode bits; this also covers ACLs and security modules). Not indexed.
+        return None
     except OSError as exc:
         if exc.errno in _GONE_ERRNOS:
             return None
@@ -356,8 +360,16 @@ class Indexer:
             refs, max(upto, self.applied_seq), skipped_counts(scan.report), replace_all=infos
         )
 
-    def apply(self, events: list[Event], progress: Progress | None = None) -> Manifest | None:
-        """Apply events after applied_seq; commits and returns the new manifest, or None."""
+    def apply(
+        self,
+        events: list[Event],
+        progress: Progress | None = None,
+        scanned_skipped: dict[str, int] | None = None,
+    ) -> Manifest | None:
+        """Apply events after applied_seq; commits and returns the new manifest, or None.
+
+        `scanned_skipped`: the skipped counts of a whole-vault scan just made by the caller.
+        """
         events = [e for e in events if e.seq > self.applied_seq]
         if not events:
             return None
@@ -379,7 +391,7 @@ class Indexer:
                     candidates.add(rel)
                 else:  # a folder: its known notes are re-checked (new ones arrive as their own events)
                     candidates.update(p for p in self.notes if p.startswith(rel + "/"))
-        skipped = None
+        skipped = scanned_skipped
         if prefixes:
             scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass, prefixes=prefixes)
             candidates.update(e.path for e in scan.events)
@@ -424,7 +436,7 @@ class Indexer:
         if not events:
             self.log.append([NewEvent("rescan", "", None, None, None, "scan")])
             events = self.log.read_after(self.applied_seq)
-        return self.apply(events, progress)
+        return self.apply(events, progress, skipped)
 
 
 def open_writer_dirs(settings: Settings, lock: WriterLock) -> Indexer:

@@ -43,6 +43,9 @@ def skipped_counts(report: WalkReport) -> dict[str, int]:
         "hardlink": report.hardlinks_skipped,
         # Indexed (distinct paths) but reported: they collide on case-insensitive systems.
         "case_twin": len(report.case_twins),
+        # Permissions deny reading: skipped, retried by every scan (RELIABILITY: per-note faults).
+        "unreadable": len(report.unreadable_files),
+        "unreadable_folder": len(report.unreadable_folders),
     }
     return {k: v for k, v in counts.items() if v}
 
