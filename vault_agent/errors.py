@@ -29,6 +29,7 @@ and the CLI runner.
 from __future__ import annotations
 
 import errno
+import os
 import uuid
 from typing import Any, ClassVar, Literal
 
@@ -175,25 +176,34 @@ _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 _DENIED_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
 
 
+def _errno_in_text(text: str) -> int | None:
+    """The errno named in a library's OSError text (pyarrow raises OSError without errno)."""
+    for err in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM):
+        if os.strerror(err) in text:
+            return err
+    return None
+
+
 def from_os_error(exc: OSError, where: Literal["vault", "state"]) -> VaultAgentError | None:
     """Our error for an OS failure in the vault or the state dir, or None (unexpected).
 
     Messages never carry the OS's file name (an absolute path) or its text.
     """
-    if exc.errno in _FULL_ERRNOS:
+    err = exc.errno if exc.errno is not None else _errno_in_text(str(exc))
+    if err in _FULL_ERRNOS:
         place = "the vault's disk" if where == "vault" else "the index state dir's disk"
         return StorageFull(
             f"no space left on {place}; nothing was changed. The last index snapshot keeps "
             "serving; free some space and the indexer resumes by itself"
         )
-    if exc.errno == errno.EROFS or (where == "state" and exc.errno in _DENIED_ERRNOS):
-        place = "the vault" if where == "vault" and exc.errno == errno.EROFS else "the index state dir"
+    if err == errno.EROFS or (where == "state" and err in _DENIED_ERRNOS):
+        place = "the vault" if where == "vault" and err == errno.EROFS else "the index state dir"
         return StorageReadOnly(
             f"{place} is read-only or not writable for vault-agent; nothing was changed. "
             "The last index snapshot keeps serving; fix the permissions or the mount (or pass "
             "another --index-dir) and retry"
         )
-    if exc.errno in _DENIED_ERRNOS:
+    if err in _DENIED_ERRNOS:
         return PermissionDenied(
             "the operating system denies vault-agent access to this file or folder (its "
             "permissions); fix them (e.g. chmod u+rw) and retry"

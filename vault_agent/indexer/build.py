@@ -58,6 +58,8 @@ class NoteInfo(KnownNote):
     fm_invalid: bool
 
 
+RESCAN_INSTEAD_OF = 256  # scan differences above this are logged as one `rescan` record
+
 # ----------------------------------------------------------------------------- parsing
 _WORKER_VAULT: Vault | None = None
 
@@ -427,8 +429,13 @@ class Indexer:
             self.log.append([NewEvent("rescan", "", None, None, None, "scan")])
             return self.full_rebuild(progress)
         scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass)
-        if scan.events:
-            self.log.append(scan.events)
+        pending = self.log.read_after(self.applied_seq)
+        if scan.events and not any(e.op == "rescan" and e.path == "" for e in pending):
+            # After a failed build (disk full) the next attempt must not log the same
+            # differences again: a big batch is logged as one full rescan, which the build
+            # turns into the same scan (RELIABILITY: the log never grows from retries).
+            big = len(scan.events) > RESCAN_INSTEAD_OF
+            self.log.append([NewEvent("rescan", "", None, None, None, "scan")] if big else scan.events)
         events = self.log.read_after(self.applied_seq)
         skipped = skipped_counts(scan.report)
         if not events and skipped == (self.manifest.skipped if self.manifest else {}):
