@@ -309,9 +309,7 @@ class Writer:
                     self._storage_problem(exc, lost_hints=False)
                 # No traceback: OSError texts carry absolute paths, which logs never show.
                 self._backoff_s = min(MAX_BACKOFF_S, max(MIN_BACKOFF_S, self._backoff_s * 2))
-                log.error(
-                    "index build failed (%s); retrying in %.1f s", type(exc).__name__, self._backoff_s
-                )
+                log.error("index build failed (%s); retrying in %.1f s", type(exc).__name__, self._backoff_s)
                 self._set_phase("idle")
                 with self._cond:
                     self._cond.wait_for(lambda: self._stopping, timeout=self._backoff_s)
