@@ -18,6 +18,7 @@ from aiohttp import web
 
 from vault_agent.api.asgi_bridge import McpBridge
 from vault_agent.api.http import build_http_app
+from vault_agent.api.http_limits import HANDLER_ARGS, JsonErrorAppRunner
 from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import AppContext, make_vault
 from vault_agent.api.security import AccessPolicy, check_bind_allowed, read_or_create_token
@@ -150,7 +151,7 @@ async def start_server(ctx: AppContext, host: str, port: int, *, mcp: bool = Tru
     policy = AccessPolicy.from_settings(ctx.settings, token, host)
     bridge = McpBridge(build_mcp_server(ctx), policy) if mcp else None
     app = build_http_app(ctx, policy, bridge)
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0)
+    runner = JsonErrorAppRunner(app, access_log=None, shutdown_timeout=5.0, **HANDLER_ARGS)
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True)
     try:
