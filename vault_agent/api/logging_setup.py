@@ -61,7 +61,7 @@ class Scrubber:
     def __call__(self, text: str) -> str:
         for (prefix, _), (pattern, placeholder) in zip(self.pairs, self._patterns, strict=True):
             if prefix in text:
-                text = pattern.sub(lambda _m, ph=placeholder: ph, text)
+                text = pattern.sub(placeholder.replace("\\", "\\\\"), text)  # literal replacement
         return text
 
 
