@@ -23,7 +23,7 @@ from vault_agent.config import Settings
 from vault_agent.contracts import HEARTBEAT_INTERVAL_S, WRITER_STATE_FILE, Manifest, WriterState
 from vault_agent.errors import StorageFull, StorageReadOnly, from_os_error
 from vault_agent.indexer.build import Indexer, open_writer_dirs
-from vault_agent.indexer.compaction import maybe_compact
+from vault_agent.indexer.compaction import maybe_compact, overdue
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.lock import WriterLock
 from vault_agent.indexer.scan import scan_vault
@@ -399,8 +399,9 @@ class Writer:
         assert self._indexer is not None
         with self._cond:
             busy = bool(self._hints or self._dir_hints or self._rescan_needed)
-        if busy:
-            return
+        manifest = self._indexer.manifest
+        if busy and not (manifest is not None and overdue(manifest)):
+            return  # compaction waits for a quiet moment unless segments pile up
         if maybe_compact(self._indexer) is not None:
             with self._cond:
                 self._cond.notify_all()
