@@ -12,7 +12,13 @@
     ├── IndexBusy                   INDEX_BUSY          409  exit 5
     ├── ServerUnavailable           SERVER_UNAVAILABLE   -   exit 6
     ├── IndexIncompatible           INDEX_INCOMPATIBLE  409  exit 7
-    └── Conflict                    CONFLICT            409  exit 8
+    ├── Conflict                    CONFLICT            409  exit 8
+    ├── PermissionDenied            PERMISSION_DENIED   403  exit 3
+    ├── StorageFull                 STORAGE_FULL        507  exit 9
+    └── StorageReadOnly             STORAGE_READ_ONLY   503  exit 9
+
+`from_os_error` is the one place that turns an OS errno into one of these (EACCES/EPERM,
+ENOSPC/EDQUOT, EROFS); everything else unexpected becomes INTERNAL with an incident id.
 
 Messages are written for the caller and say what to do next. They never contain an
 absolute path, note text, a raw query or a secret: callers pass vault-relative paths only.
@@ -22,9 +28,11 @@ and the CLI runner; anything else they catch becomes `Internal` through `interna
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import uuid
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 
 class VaultAgentError(Exception):
@@ -153,6 +161,70 @@ class Conflict(VaultAgentError):
     exit_code = 8
 
 
+class PermissionDenied(VaultAgentError):
+    """The OS denies vault-agent access to a vault file or folder (EACCES/EPERM)."""
+
+    code = "PERMISSION_DENIED"
+    http_status = 403
+    exit_code = 3
+
+
+class StorageFull(VaultAgentError):
+    """A write found no space left (ENOSPC/EDQUOT); the last snapshot keeps serving."""
+
+    code = "STORAGE_FULL"
+    http_status = 507
+    exit_code = 9
+
+
+class StorageReadOnly(VaultAgentError):
+    """The state dir (or the vault, for a write) cannot be written (EROFS, or EACCES on
+    the state dir); readers keep serving the last snapshot."""
+
+    code = "STORAGE_READ_ONLY"
+    http_status = 503
+    exit_code = 9
+
+
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+_DENIED_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
+
+
+def _errno_in_text(text: str) -> int | None:
+    """The errno named in a library's OSError text (pyarrow raises OSError without errno)."""
+    for err in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM):
+        if os.strerror(err) in text:
+            return err
+    return None
+
+
+def from_os_error(exc: OSError, where: Literal["vault", "state"]) -> VaultAgentError | None:
+    """Our error for an OS failure in the vault or the state dir, or None (unexpected).
+
+    Messages never carry the OS's file name (an absolute path) or its text.
+    """
+    err = exc.errno if exc.errno is not None else _errno_in_text(str(exc))
+    if err in _FULL_ERRNOS:
+        place = "the vault's disk" if where == "vault" else "the index state dir's disk"
+        return StorageFull(
+            f"no space left on {place}; nothing was changed. The last index snapshot keeps "
+            "serving; free some space and the indexer resumes by itself"
+        )
+    if err == errno.EROFS or (where == "state" and err in _DENIED_ERRNOS):
+        place = "the vault" if where == "vault" and err == errno.EROFS else "the index state dir"
+        return StorageReadOnly(
+            f"{place} is read-only or not writable for vault-agent; nothing was changed. "
+            "The last index snapshot keeps serving; fix the permissions or the mount (or pass "
+            "another --index-dir) and retry"
+        )
+    if err in _DENIED_ERRNOS:
+        return PermissionDenied(
+            "the operating system denies vault-agent access to this file or folder (its "
+            "permissions); fix them (e.g. chmod u+rw) and retry"
+        )
+    return None
+
+
 ALL_ERRORS: tuple[type[VaultAgentError], ...] = (
     Internal,
     InvalidParameter,
@@ -167,6 +239,9 @@ ALL_ERRORS: tuple[type[VaultAgentError], ...] = (
     ServerUnavailable,
     IndexIncompatible,
     Conflict,
+    PermissionDenied,
+    StorageFull,
+    StorageReadOnly,
 )
 
 BY_CODE: dict[str, type[VaultAgentError]] = {cls.code: cls for cls in ALL_ERRORS}

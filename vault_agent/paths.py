@@ -205,6 +205,22 @@ class WalkReport:
     symlinks_skipped: int = 0
     special_files_skipped: int = 0
     hardlinks_skipped: int = 0  # st_nlink > 1: the other name may lie outside the vault
+    # Permissions deny us: files by their mode bits, folders by a failed listing. Skipped
+    # (not indexed), counted, and looked at again by every scan.
+    unreadable_files: list[str] = field(default_factory=list)
+    unreadable_folders: list[str] = field(default_factory=list)
+
+
+def readable_by_us(st: os.stat_result) -> bool:
+    """Whether the mode bits let this process read a file (root reads everything)."""
+    euid = os.geteuid()
+    if euid == 0:
+        return True
+    if st.st_uid == euid:
+        return bool(st.st_mode & stat.S_IRUSR)
+    if st.st_gid == os.getegid() or st.st_gid in os.getgroups():
+        return bool(st.st_mode & stat.S_IRGRP)
+    return bool(st.st_mode & stat.S_IROTH)
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -484,6 +500,9 @@ class Vault:
             try:
                 with os.scandir(abs_dir) as it:
                     entries = sorted(it, key=lambda e: e.name)
+            except PermissionError:
+                rep.unreadable_folders.append(rel_dir)
+                continue
             except OSError:
                 continue
             seen: dict[str, str] = {}
@@ -536,10 +555,16 @@ class Vault:
                     if notes_only and not self.is_note_name(rel):
                         continue
                     st = entry.stat(follow_symlinks=False)
+                except PermissionError:  # a listable folder we may not search (no x bit)
+                    rep.unreadable_files.append(rel)
+                    continue
                 except OSError:
                     continue
                 if st.st_nlink > 1:
                     rep.hardlinks_skipped += 1
+                    continue
+                if notes_only and not readable_by_us(st):
+                    rep.unreadable_files.append(rel)
                     continue
                 yield WalkEntry(rel, st.st_mtime_ns, st.st_size)
             stack.extend(reversed(subdirs))

@@ -20,6 +20,10 @@ SPEC_TABLE = {
     "TOO_LARGE": (413, 2),
     "SERVER_UNAVAILABLE": (None, 6),
     "INTERNAL": (500, 1),
+    # Added by issue 9 (README "Decisions where the contract was open"):
+    "PERMISSION_DENIED": (403, 3),
+    "STORAGE_FULL": (507, 9),
+    "STORAGE_READ_ONLY": (503, 9),
 }
 
 

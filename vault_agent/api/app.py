@@ -15,11 +15,12 @@ from aiohttp import web
 
 from vault_agent.api.asgi_bridge import McpBridge
 from vault_agent.api.http import build_http_app
+from vault_agent.api.http_limits import HANDLER_ARGS, JsonErrorAppRunner
 from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import AppContext, make_vault
 from vault_agent.api.security import AccessPolicy, check_bind_allowed, read_or_create_token
 from vault_agent.config import Settings
-from vault_agent.errors import IndexBusy
+from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
 
 if TYPE_CHECKING:
     from vault_agent.indexer.engine import Writer
@@ -59,6 +60,7 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     vault = make_vault(settings)
     writer: Writer | None = None
     follower = False
+    read_only_reason: str | None = None
     if watch:
         try:
             writer = _start_writer(settings)
@@ -66,10 +68,36 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
             if not follow_if_busy:
                 raise
             follower = True
-    reader = SnapshotReader(settings, vault)
+        except OSError as exc:
+            # A state dir we cannot write (read-only mount, permissions, full before the
+            # lock exists): no writer, but the last snapshot still serves (SPEC: read-only
+            # serving when this process cannot be the writer).
+            mapped = from_os_error(exc, "state")
+            if not isinstance(mapped, (StorageReadOnly, StorageFull)):
+                raise
+            follower, read_only_reason = True, mapped.code
+            log.warning("%s: cannot be the index writer; serving the last snapshot read-only", mapped.code)
+    reader = SnapshotReader(settings, vault, freshness=_live_freshness(settings, writer))
     ctx = AppContext(settings=settings, vault=vault, reader=reader, writer=writer)
     ctx.state["follower"] = follower
+    ctx.state["read_only_reason"] = read_only_reason
     return ctx
+
+
+def _live_freshness(settings: Settings, writer: Any) -> Any:
+    """With our own writer, freshness from its in-memory state: writer.json may be
+    unwritable (disk full), and a stale reason must reach readers at once."""
+    if writer is None or not hasattr(writer, "state"):
+        return None
+    from vault_agent.freshness import compute_freshness, shared_stat_checker
+
+    checker = shared_stat_checker(settings)
+
+    def freshness(manifest: Any) -> str:
+        state = compute_freshness(settings, manifest, writer.state(), checker)
+        return "unknown" if state == "incompatible" else state
+
+    return freshness
 
 
 def close_context(ctx: AppContext) -> None:
@@ -113,7 +141,7 @@ async def start_server(ctx: AppContext, host: str, port: int, *, mcp: bool = Tru
     policy = AccessPolicy.from_settings(ctx.settings, token, host)
     bridge = McpBridge(build_mcp_server(ctx), policy) if mcp else None
     app = build_http_app(ctx, policy, bridge)
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0)
+    runner = JsonErrorAppRunner(app, access_log=None, shutdown_timeout=5.0, **HANDLER_ARGS)
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True)
     try:

@@ -183,7 +183,11 @@ class McpBridge:
             "raw_path": path.encode("latin-1", "replace"),
             "query_string": request.query_string.encode("latin-1", "replace"),
             "root_path": "",
-            "headers": [(k.lower(), v) for k, v in request.raw_headers],
+            # Host lower-cased: our middleware already matched it case-insensitively (DNS
+            # names are), the SDK compares exact strings.
+            "headers": [
+                (k.lower(), v.lower() if k.lower() == b"host" else v) for k, v in request.raw_headers
+            ],
             "client": tuple(peer[:2]) if isinstance(peer, tuple) else None,
             "server": tuple(sock[:2]) if isinstance(sock, tuple) else None,
             "state": {},

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Iterable
@@ -35,17 +36,32 @@ ALLOWED_FIELDS: tuple[str, ...] = (
 
 
 class Scrubber:
-    """Replaces private absolute path prefixes in text with short placeholders."""
+    """Replaces private absolute path prefixes in text with short placeholders.
+
+    Matching is by whole path components: `/home/u/v` is replaced in `/home/u/v/a.md` and
+    `'/home/u/v'`, never inside `/home/u/vault` or `/x/home/u/v`, and a relative setting
+    (`--vault v`) is made absolute first, so no letter or word of a log line is touched.
+    """
 
     def __init__(self, replacements: Iterable[tuple[str, str]]) -> None:
-        pairs = {(p, r) for p, r in replacements if p and p not in ("/", ".")}
+        pairs: dict[str, str] = {}
+        for prefix, placeholder in replacements:
+            if not prefix:
+                continue
+            absolute = os.path.abspath(prefix).rstrip("/")
+            if absolute:  # never the root "/" itself
+                pairs.setdefault(absolute, placeholder)
         # Longest prefix first: the vault root may lie under the home directory.
-        self.pairs = sorted(pairs, key=lambda pr: len(pr[0]), reverse=True)
+        self.pairs = sorted(pairs.items(), key=lambda pr: len(pr[0]), reverse=True)
+        self._patterns = [
+            (re.compile(r"(?<![\w.\-/])" + re.escape(prefix) + r"(?![\w\-])"), placeholder)
+            for prefix, placeholder in self.pairs
+        ]
 
     def __call__(self, text: str) -> str:
-        for prefix, placeholder in self.pairs:
+        for (prefix, _), (pattern, placeholder) in zip(self.pairs, self._patterns, strict=True):
             if prefix in text:
-                text = text.replace(prefix, placeholder)
+                text = pattern.sub(placeholder.replace("\\", "\\\\"), text)  # literal replacement
         return text
 
 

@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from vault_agent.config import Settings
 from vault_agent.contracts import Outcome
-from vault_agent.errors import Forbidden, InvalidLimit, InvalidParameter, VaultAgentError
+from vault_agent.errors import Forbidden, InvalidLimit, InvalidParameter, VaultAgentError, from_os_error
 from vault_agent.paths import Vault, vault_for_settings
 
 if TYPE_CHECKING:  # imported for types only: the CLI loads the registry without them
@@ -149,7 +149,13 @@ def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any]) -> Outcome[Any]:
     if op.kind == "write" and not ctx.settings.writes_enabled:
         raise Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
     params = parse_params(op, raw)
-    return op.func(ctx, params)
+    try:
+        return op.func(ctx, params)
+    except OSError as exc:
+        mapped = from_os_error(exc, "vault")  # e.g. a note whose permissions deny reading
+        if mapped is None:
+            raise  # unexpected: the transport's translator turns it into INTERNAL
+        raise mapped from None
 
 
 def dump_json(obj: Any) -> str:

@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from vault_agent.config import Settings, load_settings
-from vault_agent.errors import InvalidPath, NotFound, VaultAgentError, internal_error
+from vault_agent.errors import InvalidPath, NotFound, VaultAgentError, from_os_error, internal_error
 
 log = logging.getLogger("vault_agent.cli")
 
@@ -137,6 +137,14 @@ def run_command(as_json: bool, body: Callable[[], int | None]) -> None:
         fail(exc, as_json)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    except OSError as exc:
+        # Tool calls arrive already translated; what is left comes from index commands,
+        # whose writes go to the state dir (disk full, read-only).
+        mapped = from_os_error(exc, "state")
+        if mapped is None:
+            _ensure_scrubbed_logging()
+            mapped = internal_error(log, "command failed")
+        fail(mapped, as_json)
     except Exception:
         _ensure_scrubbed_logging()
         fail(internal_error(log, "command failed"), as_json)

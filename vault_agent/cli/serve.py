@@ -49,8 +49,9 @@ def _settings(vault, index_dir, config, **flags) -> Settings:  # type: ignore[no
 async def _serve(settings: Settings, watch: bool) -> None:
     from vault_agent.api.app import build_context, close_context, start_server
 
-    ctx = build_context(settings, watch=watch)
+    ctx = build_context(settings, watch=watch, follow_if_busy=False)
     try:
+        _say_read_only(ctx, "serve")
         try:
             server = await start_server(ctx, settings.host, settings.port)
         except OSError as exc:
@@ -112,6 +113,23 @@ def serve(
     run_command(json_out, body)
 
 
+def _say_read_only(ctx: object, command: str) -> None:
+    """One stderr line when this process serves without being the writer (stdout of
+    `mcp` is the protocol and carries nothing else)."""
+    state = getattr(ctx, "state", {})
+    if state.get("read_only_reason"):
+        sys.stderr.write(
+            f"vault-agent {command}: the index state dir cannot be written "
+            f"({state['read_only_reason']}); serving the last snapshot read-only\n"
+        )
+    elif state.get("follower"):
+        sys.stderr.write(
+            f"vault-agent {command}: another vault-agent process is indexing this vault; "
+            "serving read-only from its snapshots\n"
+        )
+    sys.stderr.flush()
+
+
 def _raise_interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -154,12 +172,7 @@ def mcp_command(
         signal.signal(signal.SIGTERM, _raise_interrupt)
         ctx = build_context(settings, watch=not no_watch, follow_if_busy=True)
         try:
-            if ctx.state.get("follower"):
-                sys.stderr.write(
-                    "vault-agent mcp: another vault-agent process is indexing this vault; "
-                    "serving read-only from its snapshots\n"
-                )
-                sys.stderr.flush()
+            _say_read_only(ctx, "mcp")
             server = build_mcp_server(ctx)
             with contextlib.suppress(KeyboardInterrupt):
                 anyio.run(server.run_stdio_async)

@@ -9,7 +9,6 @@ Temp names start with `TEMP_PREFIX` so the watcher and the scan can ignore them.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import hashlib
 import os
@@ -18,25 +17,22 @@ import stat
 from collections.abc import Callable
 
 from vault_agent.errors import Conflict, InvalidPath, TooLarge
+from vault_agent.files.swap import (
+    RENAME_NOREPLACE,
+    ChangedAfterWrite,
+    Original,
+    RenameUnsupported,
+    renameat2,
+    swap_in,
+    take_read_lease,
+)
 from vault_agent.paths import display
 
 TEMP_PREFIX = ".vault-agent-tmp-"
 MAX_FILE_BYTES = 16 * 1024 * 1024  # read-modify-write cap: larger files are refused (TOO_LARGE)
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-_RENAME_NOREPLACE = 1
-
-try:
-    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
-    _renameat2 = getattr(_LIBC, "renameat2", None)
-except OSError:  # pragma: no cover - non-glibc platforms
-    _LIBC = None
-    _renameat2 = None
-
-
-class ChangedAfterWrite(Conflict):
-    """The read-back differs: our bytes were renamed in, then another program wrote."""
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 def is_temp_name(name: str) -> bool:
@@ -48,10 +44,16 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_current(dir_fd: int, leaf: str, rel: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
-    """The current bytes of `leaf` in `dir_fd`, or None when it does not exist.
+def open_original(
+    dir_fd: int, leaf: str, rel: str, max_bytes: int = MAX_FILE_BYTES, *, guard: bool = False
+) -> Original | None:
+    """Open and read `leaf` in `dir_fd`, keeping it open; None when it does not exist.
+
+    `guard`: hold a read lease from before the read (see `files.swap.Original`).
 
     Raises:
+        Conflict: `guard` and another program has the file open for writing (a save in
+            progress).
         InvalidPath: the entry is a symlink, a folder or a special file.
         TooLarge: the file is larger than `max_bytes`.
     """
@@ -63,19 +65,51 @@ def read_current(dir_fd: int, leaf: str, rel: str, max_bytes: int = MAX_FILE_BYT
         if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR):
             raise InvalidPath(f"'{display(rel)}' is not a regular file") from None
         raise
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder, not a file" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise InvalidPath(f"'{display(rel)}' is {kind}")
+        leased = False
+        if guard:
+            try:
+                leased = take_read_lease(fd)
+            except BlockingIOError:
+                raise Conflict(
+                    f"'{display(rel)}' is being saved by another program right now; nothing was "
+                    "written. Read it again and retry"
+                ) from None
+        too_large = f"'{display(rel)}' is larger than {max_bytes} bytes; vault-agent does not rewrite it"
+        if st.st_size > max_bytes:
+            raise TooLarge(too_large)
+        chunks: list[bytes] = []
+        size = 0
+        while size <= max_bytes:
+            chunk = os.read(fd, max(65536, st.st_size + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > max_bytes:
+            raise TooLarge(too_large)
+    except BaseException:
         os.close(fd)
-        kind = "a folder, not a file" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise InvalidPath(f"'{display(rel)}' is {kind}")
-    if st.st_size > max_bytes:
-        os.close(fd)
-        raise TooLarge(f"'{display(rel)}' is larger than {max_bytes} bytes; vault-agent does not rewrite it")
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise TooLarge(f"'{display(rel)}' is larger than {max_bytes} bytes; vault-agent does not rewrite it")
-    return data
+        raise
+    return Original(fd, b"".join(chunks), st.st_ino, st.st_dev, leased)
+
+
+def read_current(dir_fd: int, leaf: str, rel: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
+    """The current bytes of `leaf` in `dir_fd`, or None when it does not exist.
+
+    Raises:
+        InvalidPath: the entry is a symlink, a folder or a special file.
+        TooLarge: the file is larger than `max_bytes`.
+    """
+    original = open_original(dir_fd, leaf, rel, max_bytes)
+    if original is None:
+        return None
+    original.close()
+    return original.data
 
 
 def entry_mode(dir_fd: int, leaf: str) -> int | None:
@@ -99,15 +133,11 @@ def rename_noreplace(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> No
     Raises:
         FileExistsError: the destination exists.
     """
-    if _renameat2 is not None:
-        res = _renameat2(src_dir_fd, os.fsencode(src), dst_dir_fd, os.fsencode(dst), _RENAME_NOREPLACE)
-        if res == 0:
-            return
-        err = ctypes.get_errno()
-        if err == errno.EEXIST:
-            raise FileExistsError(err, "destination exists")
-        if err not in (errno.ENOSYS, errno.EINVAL):
-            raise OSError(err, os.strerror(err))
+    try:
+        renameat2(src_dir_fd, src, dst_dir_fd, dst, RENAME_NOREPLACE)
+        return
+    except RenameUnsupported:
+        pass
     try:  # fallback for file systems without RENAME_NOREPLACE: a small race, documented
         os.stat(dst, dir_fd=dst_dir_fd, follow_symlinks=False)
     except FileNotFoundError:
@@ -116,11 +146,12 @@ def rename_noreplace(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> No
     raise FileExistsError(errno.EEXIST, "destination exists")
 
 
-def _write_temp(dir_fd: int, data: bytes, mode: int | None) -> str:
+def _write_temp(dir_fd: int, data: bytes, mode: int | None) -> tuple[str, int]:
+    """A durable temp file holding `data`; returns its name and an open read-write fd."""
     for _ in range(8):
         name = TEMP_PREFIX + secrets.token_hex(16)
         try:
-            fd = os.open(name, _TEMP_FLAGS, 0o644, dir_fd=dir_fd)
+            fd = os.open(name, _TEMP_FLAGS, 0o644, dir_fd=dir_fd)  # O_RDWR: read back later
             break
         except FileExistsError:
             continue
@@ -139,8 +170,7 @@ def _write_temp(dir_fd: int, data: bytes, mode: int | None) -> str:
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=dir_fd)
         raise
-    os.close(fd)
-    return name
+    return name, fd
 
 
 def replace_atomic(
@@ -151,18 +181,22 @@ def replace_atomic(
     *,
     must_not_exist: bool = False,
     precheck: Callable[[], None] | None = None,
+    original: Original | None = None,
 ) -> None:
-    """Atomically make `leaf` hold `data`, then verify size and hash by reading it back.
+    """Atomically make `leaf` hold `data` (see `files.swap` for the compare-and-swap).
 
-    `precheck` runs after the temp file is durable and right before the rename (the
-    last moment to notice a concurrent change and abort with nothing replaced).
+    With `original` (the still-open file the caller read), the new bytes replace exactly
+    those bytes or nothing is written: the swap hands back what was replaced and a changed
+    original is swapped back. `precheck` runs right before the swap or rename (a cheap
+    early abort with nothing replaced).
 
     Raises:
         Conflict: `must_not_exist` and the target appeared, the folder vanished, or the
-            read-back differs.
+            file changed since `original` was read (nothing was written).
+        ChangedAfterWrite: our own new file does not read back as `data`.
     """
     try:
-        name = _write_temp(dir_fd, data, entry_mode(dir_fd, leaf))
+        name, temp_fd = _write_temp(dir_fd, data, entry_mode(dir_fd, leaf))
     except FileNotFoundError:
         # The folder held by dir_fd was removed meanwhile (e.g. replaced by a rename): the
         # write has nowhere to go, which is a changed precondition, not an internal error.
@@ -170,21 +204,46 @@ def replace_atomic(
             f"the folder of '{display(rel)}' was moved or deleted while writing; nothing was written"
         ) from None
     try:
-        if precheck is not None:
-            precheck()
-        if must_not_exist:
-            try:
-                rename_noreplace(dir_fd, name, dir_fd, leaf)
-            except FileExistsError:
-                raise Conflict(f"'{display(rel)}' already exists; nothing was written") from None
-        else:
-            os.replace(name, leaf, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(name, dir_fd=dir_fd)
-        raise
-    fsync_dir(dir_fd)
-    verify(dir_fd, leaf, rel, data)
+        try:
+            # Verified before the swap: once under the note's name an editor may save into
+            # this very inode, which is a later edit, not a failed write.
+            verify_fd(temp_fd, rel, data)
+            if precheck is not None:
+                precheck()
+            if must_not_exist:
+                try:
+                    rename_noreplace(dir_fd, name, dir_fd, leaf)
+                except FileExistsError:
+                    raise Conflict(f"'{display(rel)}' already exists; nothing was written") from None
+            elif original is None:
+                os.replace(name, leaf, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            elif not swap_in(dir_fd, name, leaf, rel, temp_fd, original):
+                # No RENAME_EXCHANGE on this file system: the precheck above was the last
+                # check before a plain rename (a small window, documented in docs/writes.md).
+                os.replace(name, leaf, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except ChangedAfterWrite:
+            raise  # swap_in already undid the swap and cleaned up; the temp name is not ours
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dir_fd)
+            raise
+        fsync_dir(dir_fd)
+    finally:
+        os.close(temp_fd)
+
+
+def verify_fd(fd: int, rel: str, data: bytes) -> None:
+    """Re-read the inode we wrote (not the name: an editor may save over it at once).
+
+    Raises:
+        ChangedAfterWrite: the file system does not hand back the bytes we wrote.
+    """
+    got = os.pread(fd, len(data) + 1, 0) if data else os.pread(fd, 1, 0)
+    if len(got) != len(data) or sha256_hex(got) != sha256_hex(data):
+        raise ChangedAfterWrite(
+            f"'{display(rel)}' did not read back as written (another program wrote it at once); "
+            "read it again before retrying"
+        )
 
 
 def verify(dir_fd: int, leaf: str, rel: str, data: bytes) -> None:

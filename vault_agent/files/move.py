@@ -19,7 +19,14 @@ from typing import Literal
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import Conflict, InvalidParameter, NotFound, VaultAgentError
 from vault_agent.files import events, policy
-from vault_agent.files.atomic import fsync_dir, read_current, rename_noreplace, replace_atomic, sha256_hex
+from vault_agent.files.atomic import (
+    fsync_dir,
+    open_original,
+    read_current,
+    rename_noreplace,
+    replace_atomic,
+    sha256_hex,
+)
 from vault_agent.files.events import Change
 from vault_agent.files.links import LinkIndex, RewriteContext, may_link, rewrite_links, stems_of
 from vault_agent.files.lock import write_lock
@@ -116,14 +123,20 @@ def _apply_rewrite(ctx: FilesContext, rel: str, rctx: RewriteContext, source_old
     """Rewrite one note's links in place (atomic); returns the links changed (0: skipped)."""
     fd, leaf, canon = ctx.vault.open_parent(rel, create=False)
     try:
-        current = read_current(fd, leaf, canon)
-        if current is None or not _is_utf8(current):
+        original = open_original(fd, leaf, canon, guard=True)
+        if original is None:
             return 0
-        text = current.decode("utf-8")
-        new_text, count = rewrite_links(text, source_old, rel, rctx)
-        if not count or new_text == text:
-            return 0
-        replace_atomic(fd, leaf, canon, new_text.encode("utf-8"))
+        try:
+            if not _is_utf8(original.data):
+                return 0
+            text = original.data.decode("utf-8")
+            new_text, count = rewrite_links(text, source_old, rel, rctx)
+            if not count or new_text == text:
+                return 0
+            # Compare-and-swap: an editor's save to this note since the read is never lost.
+            replace_atomic(fd, leaf, canon, new_text.encode("utf-8"), original=original)
+        finally:
+            original.close()
     finally:
         os.close(fd)
     log.info("write tool=vault_move path=%s links=%d", canon, count)

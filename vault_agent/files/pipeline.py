@@ -19,9 +19,10 @@ from typing import Literal
 from vault_agent.contracts import WarningItem
 from vault_agent.errors import Conflict, InvalidParameter, NotFound, TooLarge
 from vault_agent.files import events
-from vault_agent.files.atomic import ChangedAfterWrite, read_current, replace_atomic, sha256_hex
+from vault_agent.files.atomic import open_original, read_current, replace_atomic, sha256_hex
 from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext, IndexInfo
+from vault_agent.files.swap import ChangedAfterWrite, Original
 from vault_agent.paths import display
 
 log = logging.getLogger("vault_agent.files")
@@ -142,8 +143,11 @@ def apply_change(
             if exist == "must_exist":
                 raise (missing or _not_found)(rel) from None
             raise
+        original: Original | None = None
         try:
-            current = read_current(dir_fd, leaf, canon) if dir_fd is not None else None
+            # Kept open until the swap: it is what the new bytes must replace exactly.
+            original = open_original(dir_fd, leaf, canon, guard=not dry_run) if dir_fd is not None else None
+            current = original.data if original is not None else None
             if current is None and exist == "must_exist":
                 raise (missing or _not_found)(canon)
             _precondition(canon, current, exist, expected)
@@ -162,7 +166,15 @@ def apply_change(
                     )
 
             try:
-                replace_atomic(dir_fd, leaf, canon, after, must_not_exist=current is None, precheck=recheck)
+                replace_atomic(
+                    dir_fd,
+                    leaf,
+                    canon,
+                    after,
+                    must_not_exist=current is None,
+                    precheck=recheck,
+                    original=original,
+                )
             except ChangedAfterWrite:
                 events.record(ctx, [("upsert", canon, None)])  # the file did change: index it
                 raise
@@ -175,6 +187,8 @@ def apply_change(
             )
             seq, warnings = events.record(ctx, [("upsert", canon, None)])
         finally:
+            if original is not None:
+                original.close()
             if dir_fd is not None:
                 os.close(dir_fd)
     applied.info, applied.warnings = events.finish(ctx, seq, warnings, wait_for_index)

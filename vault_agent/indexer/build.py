@@ -58,6 +58,8 @@ class NoteInfo(KnownNote):
     fm_invalid: bool
 
 
+RESCAN_INSTEAD_OF = 256  # scan differences above this are logged as one `rescan` record
+
 # ----------------------------------------------------------------------------- parsing
 _WORKER_VAULT: Vault | None = None
 
@@ -76,6 +78,10 @@ def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
         raw = vault.read_bytes(resolved)
     except (NotFound, InvalidPath):
         return None  # gone, or a link / folder / special file now: not a note
+    except PermissionError:
+        # One unreadable note must not stop indexing (the walk counts it as `unreadable`
+        # from its mode bits; this also covers ACLs and security modules). Not indexed.
+        return None
     except OSError as exc:
         if exc.errno in _GONE_ERRNOS:
             return None
@@ -360,8 +366,16 @@ class Indexer:
             refs, max(upto, self.applied_seq), skipped_counts(scan.report), replace_all=infos
         )
 
-    def apply(self, events: list[Event], progress: Progress | None = None) -> Manifest | None:
-        """Apply events after applied_seq; commits and returns the new manifest, or None."""
+    def apply(
+        self,
+        events: list[Event],
+        progress: Progress | None = None,
+        scanned_skipped: dict[str, int] | None = None,
+    ) -> Manifest | None:
+        """Apply events after applied_seq; commits and returns the new manifest, or None.
+
+        `scanned_skipped`: the skipped counts of a whole-vault scan just made by the caller.
+        """
         events = [e for e in events if e.seq > self.applied_seq]
         if not events:
             return None
@@ -383,7 +397,7 @@ class Indexer:
                     candidates.add(rel)
                 else:  # a folder: its known notes are re-checked (new ones arrive as their own events)
                     candidates.update(p for p in self.notes if p.startswith(rel + "/"))
-        skipped = None
+        skipped = scanned_skipped
         if prefixes:
             scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass, prefixes=prefixes)
             candidates.update(e.path for e in scan.events)
@@ -419,8 +433,13 @@ class Indexer:
             self.log.append([NewEvent("rescan", "", None, None, None, "scan")])
             return self.full_rebuild(progress)
         scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass)
-        if scan.events:
-            self.log.append(scan.events)
+        pending = self.log.read_after(self.applied_seq)
+        if scan.events and not any(e.op == "rescan" and e.path == "" for e in pending):
+            # After a failed build (disk full) the next attempt must not log the same
+            # differences again: a big batch is logged as one full rescan, which the build
+            # turns into the same scan (RELIABILITY: the log never grows from retries).
+            big = len(scan.events) > RESCAN_INSTEAD_OF
+            self.log.append([NewEvent("rescan", "", None, None, None, "scan")] if big else scan.events)
         events = self.log.read_after(self.applied_seq)
         skipped = skipped_counts(scan.report)
         if not events and skipped == (self.manifest.skipped if self.manifest else {}):
@@ -428,7 +447,7 @@ class Indexer:
         if not events:
             self.log.append([NewEvent("rescan", "", None, None, None, "scan")])
             events = self.log.read_after(self.applied_seq)
-        return self.apply(events, progress)
+        return self.apply(events, progress, skipped)
 
 
 def open_writer_dirs(settings: Settings, lock: WriterLock) -> Indexer:

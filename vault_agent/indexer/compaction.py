@@ -48,6 +48,22 @@ def plan(manifest: Manifest) -> list[SegmentRef]:
     return [pick[k] for k in sorted(pick)]
 
 
+def overdue(manifest: Manifest) -> bool:
+    """True when a size class holds twice the segments that trigger a merge.
+
+    The writer compacts while idle; under a steady stream of edits it is never idle, so
+    past this bound it compacts between commits anyway: live segments (and with them the
+    per-request cost of reading a snapshot) stay bounded by about
+    2 × MAX_SMALL_SEGMENTS per size class plus the segments of the last full build.
+    """
+    counts: dict[int, int] = {}
+    for s in manifest.segments:
+        live = s.note_count - len(s.deleted)
+        if live < SMALL_NOTES:
+            counts[_tier(live)] = counts.get(_tier(live), 0) + 1
+    return any(n > 2 * MAX_SMALL_SEGMENTS for n in counts.values())
+
+
 def maybe_compact(indexer: object) -> Manifest | None:
     """Run one compaction on an `Indexer` if the policy asks for it; returns the new manifest."""
     from vault_agent.indexer.build import Indexer, NoteInfo

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from vault_agent.config import Settings
 from vault_agent.contracts import HEARTBEAT_INTERVAL_S, WRITER_STATE_FILE, Manifest, WriterState
+from vault_agent.errors import StorageFull, StorageReadOnly, from_os_error
 from vault_agent.indexer.build import Indexer, open_writer_dirs
-from vault_agent.indexer.compaction import maybe_compact
+from vault_agent.indexer.compaction import maybe_compact, overdue
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.lock import WriterLock
 from vault_agent.indexer.scan import scan_vault
@@ -45,6 +46,9 @@ MISSED_TIME_S = 2.5 * HEARTBEAT_INTERVAL_S  # a heartbeat tick this late: the pr
 # reconcile by a rescan in the same build rather than report a partial snapshot as fresh.
 BIG_BATCH = 1000
 GC_INTERVAL_S = 10.0
+MIN_BACKOFF_S = 0.5  # a failed build is retried after this, doubling up to MAX_BACKOFF_S
+MAX_BACKOFF_S = 30.0
+STORAGE_REASONS = ("storage-full", "storage-read-only")
 
 
 class Writer:
@@ -83,6 +87,7 @@ class Writer:
         self._reconciler: threading.Thread | None = None
         self._next_gc = 0.0
         self._problem_gen = 0
+        self._backoff_s = 0.0
 
     # ----- public state ----------------------------------------------------------------
     @property
@@ -135,7 +140,13 @@ class Writer:
                 )
                 self._observer = start_observer(self._indexer.vault, self._indexer.log.dir, handler)
             self._set_phase("building")
-            self._indexer.catch_up()
+            try:
+                self._indexer.catch_up()
+            except OSError as exc:
+                # Disk full (or gone read-only) at start: serve the last snapshot, stale,
+                # and let the loop retry with backoff until space returns.
+                if not self._storage_problem(exc, lost_hints=True):
+                    raise
             self._head = max(self._head, self._indexer.log.head_seq())
             self._set_phase("idle")
             self._next_reconcile = time.monotonic() + self.reconcile_interval_s
@@ -206,10 +217,35 @@ class Writer:
         self._publish()
         log.warning("watcher reported %s; a rescan follows", reason)
 
+    def _storage_problem(self, exc: OSError, *, lost_hints: bool) -> bool:
+        """Mark the index stale for a full or read-only state dir; True when it is one.
+
+        `lost_hints`: events could not be recorded, so a full rescan must follow (the
+        snapshot is never `fresh` while a change is known to be missing from the log).
+        """
+        mapped = from_os_error(exc, "state")
+        if not isinstance(mapped, (StorageFull, StorageReadOnly)):
+            return False
+        reason = "storage-full" if isinstance(mapped, StorageFull) else "storage-read-only"
+        with self._cond:
+            first = self._stale_reason != reason
+            self._stale_reason = reason
+            self._problem_gen += 1
+            if lost_hints:
+                self._rescan_needed = True
+        if first:
+            log.warning("%s: the last snapshot keeps serving; retrying with backoff", mapped.code)
+        self._publish()
+        return True
+
     def append(self, items: list[NewEvent]) -> int:
         """Append events (write tools) through the live writer; returns the last seq."""
         assert self._indexer is not None
-        seq = self._indexer.log.append(items)
+        try:
+            seq = self._indexer.log.append(items)
+        except OSError as exc:
+            self._storage_problem(exc, lost_hints=True)  # stale until a rescan records it
+            raise
         with self._cond:
             self._head = max(self._head, seq)
             self._wake = True
@@ -245,7 +281,11 @@ class Writer:
         items = self._take_hints()
         if items:
             assert self._indexer is not None
-            seq = self._indexer.log.append(items)
+            try:
+                seq = self._indexer.log.append(items)
+            except OSError as exc:
+                self._storage_problem(exc, lost_hints=True)
+                raise
             self._head = max(self._head, seq)
             self._publish()
             return len(items)
@@ -268,10 +308,16 @@ class Writer:
                 if time.monotonic() >= self._next_reconcile:
                     self._start_reconcile()
                 self._build()
-            except Exception as exc:
+                self._backoff_s = 0.0
+            except Exception as exc:  # noqa: BLE001 - the writer must outlive any one failed build
+                if isinstance(exc, OSError):
+                    self._storage_problem(exc, lost_hints=False)
                 # No traceback: OSError texts carry absolute paths, which logs never show.
-                log.error("index build failed (%s); retrying", type(exc).__name__)
+                self._backoff_s = min(MAX_BACKOFF_S, max(MIN_BACKOFF_S, self._backoff_s * 2))
+                log.error("index build failed (%s); retrying in %.1f s", type(exc).__name__, self._backoff_s)
                 self._set_phase("idle")
+                with self._cond:
+                    self._cond.wait_for(lambda: self._stopping, timeout=self._backoff_s)
 
     def _debounce(self) -> None:
         quiet = self.settings.debounce_ms / 1000.0
@@ -345,6 +391,10 @@ class Writer:
                 if ok and resolves and self._problem_gen == gen_at_start and watching_ok:
                     self._stale_reason = None
                     self._watcher_ok = True
+                elif ok and self._stale_reason in STORAGE_REASONS and not self._rescan_needed:
+                    # Every logged event is now applied and none was lost (a lost one would
+                    # have queued a rescan): the storage problem is over.
+                    self._stale_reason = None
                 self._cond.notify_all()
             self._set_phase("idle")
         self._maintain()
@@ -354,8 +404,9 @@ class Writer:
         assert self._indexer is not None
         with self._cond:
             busy = bool(self._hints or self._dir_hints or self._rescan_needed)
-        if busy:
-            return
+        manifest = self._indexer.manifest
+        if busy and not (manifest is not None and overdue(manifest)):
+            return  # compaction waits for a quiet moment unless segments pile up
         if maybe_compact(self._indexer) is not None:
             with self._cond:
                 self._cond.notify_all()

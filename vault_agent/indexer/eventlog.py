@@ -11,6 +11,7 @@ exception. Appends from several processes are serialised by a flock on
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -163,6 +164,27 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _write_all_or_nothing(fd: int, data: bytes, size: int) -> None:
+    """Append `data` and fsync, or cut the file back to `size` and raise.
+
+    A full disk can accept part of a batch (a short write) and refuse the rest: the part
+    must not stay, or the log would grow by a torn frame on every retry and a caller could
+    believe a half-written batch was recorded.
+
+    Raises:
+        OSError: the write or fsync failed (ENOSPC, EROFS, EIO, ...); nothing was added.
+    """
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        raise
 
 
 class EventLog:
@@ -335,8 +357,7 @@ class EventLog:
                 for i, item in enumerate(items, start=1):
                     ev = Event(seq=head + i, ts=now, **asdict(item))
                     frames.append(_frame(asdict(ev)))
-                os.write(fd, b"".join(frames))
-                os.fsync(fd)
+                _write_all_or_nothing(fd, b"".join(frames), size)
                 return head + len(items)
             finally:
                 if fd >= 0:

@@ -41,6 +41,9 @@ def skipped_counts(report: WalkReport) -> dict[str, int]:
         "symlink": report.symlinks_skipped,
         "special_file": report.special_files_skipped,
         "hardlink": report.hardlinks_skipped,
+        # Permissions deny reading: skipped, retried by every scan (RELIABILITY: per-note faults).
+        "unreadable": len(report.unreadable_files),
+        "unreadable_folder": len(report.unreadable_folders),
     }
     # Case twins are not here: both are indexed (distinct paths), so counting them as skipped
     # was wrong; `status --verbose` names them (caseTwinPaths) from the snapshot instead.

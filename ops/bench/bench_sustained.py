@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Sustained editing: do reads degrade while an editor saves one note every 0.2 s?
+
+    .venv/bin/python ops/bench/bench_sustained.py [--notes 10000] [--minutes 10]
+        [--idle-s 60] [--edit-every 0.2] [--workdir DIR]
+
+Setup: `ops/gen_vault.py` (deterministic) into a temp dir, a full index, then one in-process
+live writer with its watcher (`build_context(watch=True)`, what `serve --watch` runs).
+1. idle: two query threads (`overview`, `search` with a rotating query) for --idle-s;
+2. sustained: an "editor" thread rewrites a random note on disk (not through the write
+   tools: the watcher path) every --edit-every seconds for --minutes, queries continuing.
+Every 5 s a sampler records live segments (CURRENT manifest), files under segments/ and
+snapshots/, and the state dir's size. Reports p50/p99 of each query over the idle phase
+and over the last 2 minutes of editing (the last 40% when shorter), their ratio, and the
+max/last samples. Prints JSON lines; the last one is the summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from vault_agent.api.app import build_context, close_context  # noqa: E402
+from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations  # noqa: E402
+from vault_agent.config import Settings  # noqa: E402
+from vault_agent.contracts import SEGMENTS_DIR, SNAPSHOTS_DIR  # noqa: E402
+from vault_agent.freshness import read_current_manifest  # noqa: E402
+from vault_agent.indexer.build import build_index  # noqa: E402
+
+QUERIES = ["project plan", "meeting notes", "pipeline", "budget review", "garden", "kernel module"]
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+
+
+def _call(ctx: AppContext, name: str, **raw: Any) -> None:
+    op = REGISTRY[name]
+    body_of(op, invoke(op, ctx, raw))
+
+
+def _dir_stats(state: Path) -> dict[str, int]:
+    size = sum(p.stat().st_size for p in state.rglob("*") if p.is_file())
+    seg = len(os.listdir(state / SEGMENTS_DIR)) if (state / SEGMENTS_DIR).exists() else 0
+    snaps = len(os.listdir(state / SNAPSHOTS_DIR)) if (state / SNAPSHOTS_DIR).exists() else 0
+    manifest = read_current_manifest(state)
+    return {
+        "live_segments": len(manifest.segments) if manifest else 0,
+        "segment_files": seg,
+        "manifest_files": snaps,
+        "state_bytes": size,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--notes", type=int, default=10_000)
+    ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--idle-s", type=float, default=60.0)
+    ap.add_argument("--edit-every", type=float, default=0.2)
+    ap.add_argument("--workdir", type=Path, default=None)
+    args = ap.parse_args(argv)
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-sustained-"))
+    vault, state = work / "vault", work / "state"
+    if not vault.exists():
+        subprocess.run(
+            [sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(args.notes)],
+            check=True,
+        )
+    settings = Settings(vault=vault, index_dir=state)
+    t0 = time.perf_counter()
+    build_index(settings, full=True)
+    print(json.dumps({"setup": "index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}))
+    print(json.dumps({"uptime": os.getloadavg()}))
+    operations()
+    notes = sorted(p for p in vault.rglob("*.md"))
+    ctx = build_context(settings, watch=True)
+    stop = threading.Event()
+    editing = threading.Event()
+    samples: dict[str, list[tuple[float, float]]] = {"overview": [], "search": []}
+    stats: list[dict[str, Any]] = []
+    edits = [0]
+
+    def query(name: str) -> None:
+        i = 0
+        while not stop.is_set():
+            start = time.perf_counter()
+            if name == "overview":
+                _call(ctx, "overview")
+            else:
+                _call(ctx, "search", q=QUERIES[i % len(QUERIES)])
+            samples[name].append((time.monotonic(), (time.perf_counter() - start) * 1000))
+            i += 1
+
+    def editor() -> None:
+        rng = random.Random(1)
+        next_at = time.monotonic()
+        while not stop.is_set():
+            if editing.is_set():
+                path = rng.choice(notes)
+                text = path.read_text(encoding="utf-8")
+                path.write_text(text + f"\nedit {edits[0]} {rng.random()}\n", encoding="utf-8")
+                edits[0] += 1
+            next_at += args.edit_every
+            stop.wait(max(0.0, next_at - time.monotonic()))
+
+    def sampler() -> None:
+        while not stop.wait(5.0):
+            row = {"t": round(time.monotonic() - started, 1), "edits": edits[0], **_dir_stats(state)}
+            stats.append(row)
+            print(json.dumps(row), flush=True)
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=query, args=(n,), daemon=True) for n in samples]
+    threads += [threading.Thread(target=editor, daemon=True), threading.Thread(target=sampler, daemon=True)]
+    try:
+        for t in threads:
+            t.start()
+        stop.wait(args.idle_s)
+        idle_end = time.monotonic()
+        editing.set()
+        stop.wait(args.minutes * 60)
+        end = time.monotonic()
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+        close_context(ctx)
+    tail_s = min(120.0, 0.4 * (end - idle_end))
+    summary: dict[str, Any] = {
+        "notes": args.notes,
+        "minutes": args.minutes,
+        "edit_every_s": args.edit_every,
+        "edits": edits[0],
+        "tail_s": tail_s,
+    }
+    for name, rows in samples.items():
+        idle = [ms for t, ms in rows if t < idle_end]
+        tail = [ms for t, ms in rows if end - tail_s <= t < end]
+        summary[name] = {
+            "idle_p50": round(_pct(idle, 0.5), 1),
+            "idle_p99": round(_pct(idle, 0.99), 1),
+            "tail_p50": round(_pct(tail, 0.5), 1),
+            "tail_p99": round(_pct(tail, 0.99), 1),
+            "p99_ratio": round(_pct(tail, 0.99) / max(_pct(idle, 0.99), 1e-6), 2),
+            "n_idle": len(idle),
+            "n_tail": len(tail),
+        }
+    editing_rows = [r for r in stats if r["edits"] > 0]
+    for key in ("live_segments", "segment_files", "manifest_files", "state_bytes"):
+        summary[f"max_{key}"] = max((r[key] for r in editing_rows), default=0)
+        summary[f"last_{key}"] = editing_rows[-1][key] if editing_rows else 0
+    summary["uptime_end"] = os.getloadavg()
+    print(json.dumps({"summary": summary}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
