@@ -10,15 +10,17 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from vault_agent.config import Settings
-from vault_agent.contracts import Outcome
 from vault_agent.errors import Internal, InvalidLimit, InvalidParameter, VaultAgentError
-from vault_agent.paths import Vault, vault_for_settings
+
+if TYPE_CHECKING:  # the CLI imports this registry: keep it free of pathspec and pyarrow
+    from vault_agent.contracts import Outcome
+    from vault_agent.paths import Vault
 
 log = logging.getLogger("vault_agent.api")
 
@@ -47,8 +49,11 @@ class AppContext:
     state: dict[str, Any] = field(default_factory=dict)  # per-process caches (e.g. audit history)
 
 
-# The one constructor of a settings' Vault lives in the kernel; kept here under its old name.
-make_vault = vault_for_settings
+def make_vault(settings: Settings) -> Vault:
+    """The one constructor of a settings' Vault lives in the kernel; kept here under its old name."""
+    from vault_agent.paths import vault_for_settings
+
+    return vault_for_settings(settings)
 
 
 Kind = Literal["read", "write"]
