@@ -21,6 +21,14 @@ from pydantic import BaseModel, ConfigDict
 from vault_agent.errors import InvalidParameter
 
 
+def available_cores() -> int:
+    """CPUs this process may run on (its affinity mask, e.g. a container's cpuset)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 @dataclass(frozen=True)
 class SettingSpec:
     name: str
@@ -128,6 +136,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "How often a non-writer re-checks the vault by stat scan (at most 30).",
     ),
     SettingSpec(
+        "index_workers",
+        "VAULT_AGENT_INDEX_WORKERS",
+        "index.workers",
+        "int",
+        available_cores(),
+        "Parser processes of a full or large index (default: the cores this process may use).",
+    ),
+    SettingSpec(
         "log_level",
         "VAULT_AGENT_LOG_LEVEL",
         "log.level",
@@ -159,6 +175,7 @@ class Settings(BaseModel):
     tool_profile: str = "default"
     debounce_ms: int = 50
     recheck_seconds: int = 30
+    index_workers: int = SPEC_BY_NAME["index_workers"].default
     log_level: str = "INFO"
 
     @property
@@ -277,6 +294,8 @@ def load_settings(
     values = {k: v for k, v in values.items() if v is not None}
     if values.get("recheck_seconds", 30) > 30 or values.get("recheck_seconds", 30) < 1:
         raise InvalidParameter("recheck_seconds must be between 1 and 30")
+    if not 1 <= values.get("index_workers", 1) <= 1024:
+        raise InvalidParameter("index.workers must be between 1 and 1024")
     if values.get("tool_profile") not in ("default", "agent-files"):
         raise InvalidParameter("tool_profile must be 'default' or 'agent-files'")
     return Settings(**values)

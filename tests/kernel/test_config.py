@@ -73,3 +73,16 @@ def test_every_setting_documented_in_readme() -> None:
     text = README.read_text()
     missing = [s.env for s in SETTINGS if s.env not in text]
     assert missing == []
+
+
+def test_index_workers_default_to_the_available_cores(tmp_path: Path) -> None:
+    import os
+
+    s = load_settings({"vault": tmp_path}, env={})
+    assert s.index_workers == len(os.sched_getaffinity(0))
+    assert load_settings({"vault": tmp_path}, env={"VAULT_AGENT_INDEX_WORKERS": "3"}).index_workers == 3
+    (tmp_path / ".vault-agent").mkdir()
+    (tmp_path / ".vault-agent" / "config.toml").write_text("[index]\nworkers = 5\n")
+    assert load_settings({"vault": tmp_path}, env={}).index_workers == 5
+    with pytest.raises(InvalidParameter):
+        load_settings({"vault": tmp_path}, env={"VAULT_AGENT_INDEX_WORKERS": "0"})
