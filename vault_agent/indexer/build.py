@@ -30,6 +30,7 @@ from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
+from vault_agent.indexer.publish import before_publish
 from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live, rows_to_tables
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
@@ -331,6 +332,7 @@ class Indexer:
             invalid_frontmatter_count=totals[2],
             skipped=skipped if skipped is not None else (self.manifest.skipped if self.manifest else {}),
         )
+        before_publish(self.index_dir, manifest)  # an in-process reader loads it now
         commit(self.index_dir, manifest)
         # In place after the commit: readers of `notes` on other threads take a copy first.
         if replace_all is not None:
