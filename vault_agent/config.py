@@ -21,6 +21,14 @@ from pydantic import BaseModel, ConfigDict
 from vault_agent.errors import InvalidParameter
 
 
+def available_cores() -> int:
+    """CPUs this process may run on (its affinity mask, e.g. a container's cpuset)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 @dataclass(frozen=True)
 class SettingSpec:
     name: str
@@ -128,6 +136,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "How often a non-writer re-checks the vault by stat scan (at most 30).",
     ),
     SettingSpec(
+        "index_workers",
+        "VAULT_AGENT_INDEX_WORKERS",
+        "index.workers",
+        "int",
+        available_cores(),
+        "Parser processes of a full or large index (default: the cores this process may use).",
+    ),
+    SettingSpec(
         "log_level",
         "VAULT_AGENT_LOG_LEVEL",
         "log.level",
@@ -138,6 +154,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
 )
 
 SPEC_BY_NAME: dict[str, SettingSpec] = {s.name: s for s in SETTINGS}
+MAX_INDEX_WORKERS = 1024
 MAX_RECHECK_SECONDS = 30  # SPEC: a non-writer re-checks at least every 30 s
 TOOL_PROFILES = ("default", "agent-files")
 
@@ -167,6 +184,7 @@ class Settings(BaseModel):
     tool_profile: str = _default("tool_profile")
     debounce_ms: int = _default("debounce_ms")
     recheck_seconds: int = _default("recheck_seconds")
+    index_workers: int = _default("index_workers")
     log_level: str = _default("log_level")
 
     @property
@@ -285,6 +303,8 @@ def load_settings(
     values = {k: v for k, v in values.items() if v is not None}
     if not 1 <= values["recheck_seconds"] <= MAX_RECHECK_SECONDS:
         raise InvalidParameter(f"recheck_seconds must be between 1 and {MAX_RECHECK_SECONDS}")
+    if not 1 <= values["index_workers"] <= MAX_INDEX_WORKERS:
+        raise InvalidParameter(f"index.workers must be between 1 and {MAX_INDEX_WORKERS}")
     if values["tool_profile"] not in TOOL_PROFILES:
         raise InvalidParameter("tool_profile must be 'default' or 'agent-files'")
     return Settings(**values)

@@ -18,9 +18,8 @@ that holds it, unless that segment tombstones it. Every table row carries `path`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
 SCHEMA_VERSION = 1
@@ -54,84 +53,29 @@ FRESHNESS_ACTIONS: dict[str, str] = {
 }
 
 # ----------------------------------------------------------------------------- tables
-NOTES_SCHEMA = pa.schema(
-    [
-        ("path", pa.string()),  # vault-relative, NFC, '/'
-        ("folder", pa.string()),  # '' for the root
-        ("depth", pa.int32()),  # number of folder components
-        ("title", pa.string()),
-        ("mtime_ns", pa.int64()),
-        ("size", pa.int64()),
-        ("sha256", pa.string()),  # of the raw bytes
-        ("fm_status", pa.string()),  # none | valid | invalid
-        ("fm_error", pa.string()),  # null, or the rule that made it invalid
-        ("fm_fields", pa.list_(pa.string())),  # top-level keys (stringified), file order
-        ("tags", pa.list_(pa.string())),
-        ("type_values", pa.list_(pa.string())),
-        ("status_values", pa.list_(pa.string())),
-        ("facets_json", pa.string()),  # seed 004 MetadataFacets `facets`, already capped
-        ("line_count", pa.int32()),
-        ("char_count", pa.int64()),
-        ("heading_count", pa.int32()),
-        ("chunk_count", pa.int32()),
-        ("too_large", pa.bool_()),  # char_count > MAX_NOTE_CHARS_FOR_STRUCTURE
-        ("flags", pa.list_(pa.string())),  # bom, crlf, cr_only, undecodable, nul, binary, empty
-    ]
+# The Arrow schemas live in `vault_agent.tables` (pyarrow is imported only when one is
+# used: a server-backed CLI command imports these contracts without pyarrow).
+if TYPE_CHECKING:  # re-exported for type checkers; at run time through __getattr__
+    from vault_agent.tables import CHUNKS_SCHEMA as CHUNKS_SCHEMA
+    from vault_agent.tables import HEADINGS_SCHEMA as HEADINGS_SCHEMA
+    from vault_agent.tables import LINKS_SCHEMA as LINKS_SCHEMA
+    from vault_agent.tables import NOTES_SCHEMA as NOTES_SCHEMA
+    from vault_agent.tables import TABLES as TABLES
+    from vault_agent.tables import TERMS_SCHEMA as TERMS_SCHEMA
+
+_ARROW_NAMES = frozenset(
+    {"NOTES_SCHEMA", "HEADINGS_SCHEMA", "CHUNKS_SCHEMA", "TERMS_SCHEMA", "LINKS_SCHEMA", "TABLES"}
 )
 
-HEADINGS_SCHEMA = pa.schema(
-    [
-        ("path", pa.string()),
-        ("ordinal", pa.int32()),  # 1-based among all headings of the note
-        ("level", pa.int8()),
-        ("text", pa.string()),
-        ("id", pa.string()),  # h{level}-{slug}-{ordinal:04d}
-        ("parent_ordinal", pa.int32()),  # nearest previous heading of lower level, or null
-        ("line", pa.int32()),  # 1-based line in the file (internal only)
-        ("body_available", pa.bool_()),
-    ]
-)
 
-CHUNKS_SCHEMA = pa.schema(
-    [
-        ("path", pa.string()),
-        ("ordinal", pa.int32()),  # 0 = text before the first heading (when any)
-        ("heading_ordinal", pa.int32()),  # null for the preamble chunk
-        ("heading_path", pa.list_(pa.string())),  # ancestor texts + own heading text
-        ("start_line", pa.int32()),  # 1-based, inclusive, file lines
-        ("end_line", pa.int32()),
-        ("text", pa.string()),
-        ("token_count", pa.int32()),
-    ]
-)
+def __getattr__(name: str) -> Any:
+    if name in _ARROW_NAMES:
+        from vault_agent import tables
 
-TERMS_SCHEMA = pa.schema(
-    [
-        ("term", pa.string()),
-        ("path", pa.string()),
-        ("chunk_ordinal", pa.int32()),
-        ("tf", pa.int32()),
-    ]
-)
+        return getattr(tables, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-LINKS_SCHEMA = pa.schema(
-    [
-        ("path", pa.string()),  # source note
-        ("ordinal", pa.int32()),
-        ("target", pa.string()),  # raw target without '#anchor' or '|alias'
-        ("anchor", pa.string()),
-        ("kind", pa.string()),  # wikilink | embed | markdown
-        ("line", pa.int32()),
-    ]
-)
 
-TABLES: dict[str, pa.Schema] = {
-    "notes": NOTES_SCHEMA,
-    "headings": HEADINGS_SCHEMA,
-    "chunks": CHUNKS_SCHEMA,
-    "terms": TERMS_SCHEMA,
-    "links": LINKS_SCHEMA,
-}
 # Sort order inside each segment file: path-sorted tables give row-group pruning on
 # `path = ?`; terms are term-sorted so a query reads only the row groups of its terms.
 TABLE_SORT: dict[str, tuple[str, ...]] = {

@@ -293,3 +293,14 @@ def test_odd_names_and_special_files(tmp_path: Path) -> None:
     (vault / nfd).write_text("# NFD name, edited\n", encoding="utf-8")
     build_index(s)
     assert snapshot_rows(s.index_dir) == _full_rows(vault, tmp_path)
+
+
+def test_worker_count_changes_nothing_but_the_speed(tmp_path: Path) -> None:
+    """index.workers: 1 worker process or 3 produce the same rows (pool path: ≥ 256 notes)."""
+    vault = tmp_path / "v"
+    for i in range(300):
+        write(vault, f"d{i % 5}/n{i:03d}.md", note_text(i))
+    one = make_settings(vault, index_dir=tmp_path / "one", index_workers=1)
+    three = make_settings(vault, index_dir=tmp_path / "three", index_workers=3)
+    assert build_index(one).note_count == build_index(three).note_count == 300
+    assert snapshot_rows(one.index_dir) == snapshot_rows(three.index_dir)

@@ -93,3 +93,16 @@ def test_env_setting_reads_one_variable_through_the_table() -> None:
     assert env_setting("port", {"VAULT_AGENT_PORT": "9000"}) == 9000
     with pytest.raises(InvalidParameter):
         env_setting("port", {"VAULT_AGENT_PORT": "many"})
+
+
+def test_index_workers_default_to_the_available_cores(tmp_path: Path) -> None:
+    import os
+
+    s = load_settings({"vault": tmp_path}, env={})
+    assert s.index_workers == len(os.sched_getaffinity(0))
+    assert load_settings({"vault": tmp_path}, env={"VAULT_AGENT_INDEX_WORKERS": "3"}).index_workers == 3
+    (tmp_path / ".vault-agent").mkdir()
+    (tmp_path / ".vault-agent" / "config.toml").write_text("[index]\nworkers = 5\n")
+    assert load_settings({"vault": tmp_path}, env={}).index_workers == 5
+    with pytest.raises(InvalidParameter):
+        load_settings({"vault": tmp_path}, env={"VAULT_AGENT_INDEX_WORKERS": "0"})

@@ -16,9 +16,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from vault_agent.config import Settings
-from vault_agent.contracts import Outcome
 from vault_agent.errors import Forbidden, InvalidLimit, InvalidParameter, VaultAgentError, from_os_error
-from vault_agent.paths import Vault, vault_for_settings
+
+if TYPE_CHECKING:  # the CLI imports this registry: keep it free of pathspec and pyarrow
+    from vault_agent.contracts import Outcome
+    from vault_agent.paths import Vault
 
 if TYPE_CHECKING:  # imported for types only: the CLI loads the registry without them
     from vault_agent.indexer.engine import Writer
@@ -51,8 +53,11 @@ class AppContext:
     state: dict[str, Any] = field(default_factory=dict)  # per-process caches (e.g. audit history)
 
 
-# The one constructor of a settings' Vault lives in the kernel; kept here under its old name.
-make_vault = vault_for_settings
+def make_vault(settings: Settings) -> Vault:
+    """The one constructor of a settings' Vault lives in the kernel; kept here under its old name."""
+    from vault_agent.paths import vault_for_settings
+
+    return vault_for_settings(settings)
 
 
 Kind = Literal["read", "write"]

@@ -2,9 +2,14 @@
 
 Local commands (index, reindex, status, watch) work on the state dir; serve and mcp start
 servers; every other command is server-backed and generated from the operation registry.
+Importing the command table stays light (no DuckDB, pyarrow, mcp, aiohttp or indexer):
+a server-backed command is one HTTP call, and local commands import their engine when
+they run (tests/cli/test_thin_cli.py keeps it so).
 """
 
 from __future__ import annotations
+
+from typing import Annotated
 
 import typer
 
@@ -19,7 +24,28 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help and usage errors: rich's formatter imports rich.markdown and
+    # markdown-it, which would double the time `--help` takes.
+    rich_markup_mode=None,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"vault-agent {version('vault-agent')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Index a Markdown vault and serve it to AI agents over CLI, HTTP and MCP."""
 
 
 def _load_commands() -> None:

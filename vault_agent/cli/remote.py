@@ -299,10 +299,12 @@ def make_command(op: Operation) -> Any:
 def _help_of(op: Operation) -> str:
     summary = op.cli_help or op.description.split(". ")[0]
     args = " ".join(a.upper() for a in op.cli_args)
-    example = f"vault-agent {op.name}{' ' + args if args else ''}"
+    example = f"Example: vault-agent {op.name}{' ' + args if args else ''} --json"
     if "Example:" in summary:
-        return f"{summary}\n\nNeeds a running server: vault-agent serve --watch --vault PATH."
-    return f"{summary}\n\nExample: {example} --json\n\nNeeds a running server: vault-agent serve --watch --vault PATH."
+        summary, _, rest = summary.partition("Example:")
+        example = "Example:" + rest
+    # "\b" keeps click from rewrapping the example (it would split "vault-agent" at the hyphen).
+    return f"{summary.strip()}\n\n\b\n{example.strip()}\n\nNeeds a running server: vault-agent serve --watch --vault PATH."
 
 
 GENERATED: set[str] = set()  # commands this module added (others are local, e.g. `status`)

@@ -9,7 +9,6 @@ SIGINT/SIGTERM stop gracefully: the server closes, the writer stops, the lock is
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import signal
@@ -47,6 +46,8 @@ def _settings(vault, index_dir, config, **flags) -> Settings:  # type: ignore[no
 
 
 async def _serve(settings: Settings, watch: bool) -> None:
+    import asyncio  # here, not at the top: the CLI's command table stays light
+
     from vault_agent.api.app import build_context, close_context, start_server
 
     ctx = build_context(settings, watch=watch, follow_if_busy=False)
@@ -108,6 +109,8 @@ def serve(
             tool_profile=tool_profile,
         )
         configure_logging(settings.log_level, vault=settings.vault, index_dir=settings.index_dir)
+        import asyncio
+
         asyncio.run(_serve(settings, watch))
 
     run_command(json_out, body)

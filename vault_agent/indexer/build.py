@@ -30,6 +30,7 @@ from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
+from vault_agent.indexer.publish import before_publish
 from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live, rows_to_tables
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
@@ -42,7 +43,6 @@ log = logging.getLogger("vault_agent.indexer")
 SEGMENT_MAX_NOTES = 5_000
 SEGMENT_MAX_BYTES = 160 << 20
 POOL_MIN_NOTES = 256  # smaller batches parse inline (a pool costs more than it saves)
-POOL_WORKERS = 2
 TASK_NOTES = 128
 LOG_COMPACT_BYTES = 1 << 20
 
@@ -116,7 +116,7 @@ def _pool(settings: Settings) -> ProcessPoolExecutor:
     # fork is fastest but unsafe once other threads (watcher, heartbeat) exist.
     method = "fork" if threading.active_count() == 1 else "forkserver"
     return ProcessPoolExecutor(
-        max_workers=POOL_WORKERS,
+        max_workers=settings.index_workers,
         mp_context=get_context(method),
         initializer=_worker_init,
         initargs=(settings,),
@@ -126,7 +126,7 @@ def _pool(settings: Settings) -> ProcessPoolExecutor:
 def parse_stream(
     settings: Settings, vault: Vault, rels: list[str], progress: Progress | None = None
 ) -> Iterator[tuple[dict[str, pa.Table], list[str]]]:
-    """Parse notes in batches (two worker processes for big sets), yielding as they finish."""
+    """Parse notes in batches (`index_workers` processes for big sets), yielding as they finish."""
     total = len(rels)
     done = 0
     if total < POOL_MIN_NOTES:
@@ -141,13 +141,13 @@ def parse_stream(
     pending: list[list[str]] = []
     try:
         with _pool(settings) as pool:
-            # At most a few tasks in flight: results are consumed as they come, so memory
-            # stays bounded by the segment being written, not by the vault.
+            # At most two tasks per worker in flight: results are consumed in order as they
+            # come, so memory stays bounded by the segment being written, not by the vault.
             inflight: list[tuple[list[str], Future[tuple[dict[str, pa.Table], list[str]]]]] = []
             it = iter(tasks)
             for task in it:
                 inflight.append((task, pool.submit(_worker_parse, task)))
-                if len(inflight) >= POOL_WORKERS * 4:
+                if len(inflight) >= settings.index_workers * 2:
                     break
             while inflight:
                 task, fut = inflight[0]
@@ -342,6 +342,7 @@ class Indexer:
             invalid_frontmatter_count=totals[2],
             skipped=skipped if skipped is not None else (self.manifest.skipped if self.manifest else {}),
         )
+        before_publish(self.index_dir, manifest)  # an in-process reader loads it now
         commit(self.index_dir, manifest)
         # In place after the commit: readers of `notes` on other threads take a copy first.
         if replace_all is not None:

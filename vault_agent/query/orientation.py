@@ -27,17 +27,26 @@ from vault_agent.query.models import (
     TreeNode,
     ValueCount,
 )
+from vault_agent.query.orientation_limits import (  # bounds of the parameters (seed 000)
+    FACETS_LIMIT_DEFAULT,
+    FACETS_LIMIT_MAX,
+    FACETS_LIMIT_MIN,
+    TAGS_LIMIT_DEFAULT,
+    TAGS_LIMIT_MAX,
+    TAGS_LIMIT_MIN,
+    TREE_DEPTH_DEFAULT,
+    TREE_DEPTH_MAX,
+    TREE_DEPTH_MIN,
+    TREE_LIMIT_DEFAULT,
+    TREE_LIMIT_MAX,
+    TREE_LIMIT_MIN,
+)
 from vault_agent.query.snapshot import SnapshotReader
 
 # Fixed by design (seed 000): not parameters.
 OVERVIEW_FOLDERS_LIMIT = 20
 OVERVIEW_TAGS_LIMIT = 50
 OVERVIEW_FIELDS_LIMIT = 50
-# Bounds of the parameters (seed 000).
-TREE_DEPTH_MIN, TREE_DEPTH_MAX, TREE_DEPTH_DEFAULT = 1, 10, 2
-TREE_LIMIT_MIN, TREE_LIMIT_MAX, TREE_LIMIT_DEFAULT = 1, 500, 50
-TAGS_LIMIT_MIN, TAGS_LIMIT_MAX, TAGS_LIMIT_DEFAULT = 1, 200, 50
-FACETS_LIMIT_MIN, FACETS_LIMIT_MAX, FACETS_LIMIT_DEFAULT = 1, 200, 50
 # Values of an allowlisted field are bounded too (every answer fits a context window).
 FACET_VALUES_LIMIT = 50
 ALLOWLISTED_FIELDS: dict[str, str] = {"type": "type_values", "status": "status_values"}

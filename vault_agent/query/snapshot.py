@@ -50,6 +50,7 @@ from vault_agent.freshness import (
     shared_stat_checker,
     writer_alive,
 )
+from vault_agent.indexer.publish import add_publish_listener, remove_publish_listener
 from vault_agent.paths import Vault
 
 log = logging.getLogger("vault_agent.query")
@@ -126,6 +127,7 @@ class SnapshotReader:
         self._seg_paths: dict[int, frozenset[str]] = {}  # segment id → paths it holds (immutable)
         self._freshness_fn = freshness
         self._stat_checker = shared_stat_checker(settings)
+        add_publish_listener(self._state_dir, self.preload)
 
     # ------------------------------------------------------------------ public API
     @contextmanager
@@ -160,8 +162,21 @@ class SnapshotReader:
         self._unpin(snap)
         return snap.manifest
 
+    def preload(self, manifest: Manifest) -> None:
+        """Load a snapshot an in-process writer is about to publish (segments durable, CURRENT
+        not yet replaced): the first request after the commit then finds it loaded."""
+        if not is_compatible(self.settings, manifest):
+            return
+        with self._ddl_lock:
+            with self._lock:
+                known = self._snaps.get(manifest.snapshot_id)
+                if self._db is None or (known is not None and (known.manifest == manifest or known.refs)):
+                    return
+            self._load(manifest)  # an unpublished preload under this id is replaced
+
     def close(self) -> None:
         """Release the in-memory database; later acquires fail with IndexNotFound."""
+        remove_publish_listener(self._state_dir, self.preload)
         with self._ddl_lock, self._lock:
             if self._db is not None:
                 self._ddl.close()
@@ -263,6 +278,8 @@ class SnapshotReader:
             raise error
         with self._lock:
             snap = self._snaps.get(manifest.snapshot_id)
+            if snap is not None and snap.manifest != manifest and not snap.refs:
+                snap = None  # a preload whose commit was never published; its id is reused
         if snap is None:
             snap = self._load(manifest)
         with self._lock:

@@ -10,7 +10,7 @@ characters, with where to continue).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -27,16 +27,29 @@ from vault_agent.files.agent_models import (
     ReadFileData,
     SearchFilesData,
 )
-from vault_agent.files.content import put_file
-from vault_agent.files.delete import delete_path
-from vault_agent.files.edit import edit_file
-from vault_agent.files.mkdir import make_folder
-from vault_agent.files.move import move_path
 from vault_agent.files.races import race_safe
-from vault_agent.files.stat import stat_path
-from vault_agent.paths import normalize_rel_path
-from vault_agent.query.files import vault_ls, vault_read
-from vault_agent.query.grep import vault_search
+from vault_agent.lazy import lazy_functions
+
+if TYPE_CHECKING:
+    from vault_agent.files.content import put_file
+    from vault_agent.files.delete import delete_path
+    from vault_agent.files.edit import edit_file
+    from vault_agent.files.mkdir import make_folder
+    from vault_agent.files.move import move_path
+    from vault_agent.files.stat import stat_path
+    from vault_agent.paths import normalize_rel_path
+    from vault_agent.query.files import vault_ls, vault_read
+    from vault_agent.query.grep import vault_search
+else:  # the core is imported on first call (the CLI imports this module for the registry)
+    (put_file,) = lazy_functions("vault_agent.files.content", "put_file")
+    (delete_path,) = lazy_functions("vault_agent.files.delete", "delete_path")
+    (edit_file,) = lazy_functions("vault_agent.files.edit", "edit_file")
+    (make_folder,) = lazy_functions("vault_agent.files.mkdir", "make_folder")
+    (move_path,) = lazy_functions("vault_agent.files.move", "move_path")
+    (stat_path,) = lazy_functions("vault_agent.files.stat", "stat_path")
+    (normalize_rel_path,) = lazy_functions("vault_agent.paths", "normalize_rel_path")
+    vault_ls, vault_read = lazy_functions("vault_agent.query.files", "vault_ls", "vault_read")
+    (vault_search,) = lazy_functions("vault_agent.query.grep", "vault_search")
 
 READ_MAX_LINES = 2_000
 READ_MAX_CHARS = 100_000

@@ -6,16 +6,23 @@ payloads are seed 002's output schemas inside the {data, warnings} envelope.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, data_of, register
 from vault_agent.contracts import MAX_QUERY_CHARS, Outcome
 from vault_agent.errors import InvalidParameter
-from vault_agent.paths import MAX_PATH_CHARS
-from vault_agent.query import audit, coverage, files, find, grep, scan
+from vault_agent.contracts import MAX_PATH_CHARS
 from vault_agent.query.toolkit import SEARCH_MAX_LIMIT
+from vault_agent.lazy import lazy_modules
+
+if TYPE_CHECKING:
+    from vault_agent.query import audit, coverage, files, find, grep, scan
+else:  # the core is imported on first use (the CLI imports this module for the registry)
+    audit, coverage, files, find, grep, scan = lazy_modules(
+        "vault_agent.query", "audit", "coverage", "files", "find", "grep", "scan"
+    )
 
 _PATH_ERRORS = (
     " Paths are vault-relative with '/' (read case-insensitively when exactly one file matches); absolute "

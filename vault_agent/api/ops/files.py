@@ -7,19 +7,31 @@ Write tools are kind="write": refused (FORBIDDEN) and unlisted unless writes are
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.files.content import create_file, replace_text, write_file
-from vault_agent.files.delete import delete_path
-from vault_agent.files.edit import edit_file
-from vault_agent.files.mkdir import make_folder
-from vault_agent.files.move import move_path
 from vault_agent.files.races import race_safe
-from vault_agent.files.stat import stat_path
+from vault_agent.lazy import lazy_functions
+
+if TYPE_CHECKING:
+    from vault_agent.files.content import create_file, replace_text, write_file
+    from vault_agent.files.delete import delete_path
+    from vault_agent.files.edit import edit_file
+    from vault_agent.files.mkdir import make_folder
+    from vault_agent.files.move import move_path
+    from vault_agent.files.stat import stat_path
+else:  # the core is imported on first call (the CLI imports this module for the registry)
+    create_file, replace_text, write_file = lazy_functions(
+        "vault_agent.files.content", "create_file", "replace_text", "write_file"
+    )
+    (delete_path,) = lazy_functions("vault_agent.files.delete", "delete_path")
+    (edit_file,) = lazy_functions("vault_agent.files.edit", "edit_file")
+    (make_folder,) = lazy_functions("vault_agent.files.mkdir", "make_folder")
+    (move_path,) = lazy_functions("vault_agent.files.move", "move_path")
+    (stat_path,) = lazy_functions("vault_agent.files.stat", "stat_path")
 
 _SHA = "sha256 (hex) of the bytes you read; the write fails with CONFLICT if the file changed since"
 _WAIT = "wait (up to 10 s) until the index snapshot containing this write is committed"

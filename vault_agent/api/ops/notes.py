@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.query import outline, sections
+from vault_agent.lazy import lazy_modules
+
+if TYPE_CHECKING:
+    from vault_agent.query import outline, sections
+else:  # the core is imported on first use (the CLI imports this module for the registry)
+    outline, sections = lazy_modules("vault_agent.query", "outline", "sections")
 
 
 class NotePathParams(Params):

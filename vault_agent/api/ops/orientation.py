@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from vault_agent.api.registry import AppContext, NoParams, Operation, Params, data_of, register
 from vault_agent.contracts import Outcome
-from vault_agent.query import orientation as core
+from vault_agent.lazy import LazyModule
+from vault_agent.query import orientation_limits as limits
+
+if TYPE_CHECKING:
+    from vault_agent.query import orientation as core
+else:  # the core is imported on first use (the CLI imports this module for the registry)
+    core = LazyModule("vault_agent.query.orientation")
 
 _FRESHNESS_NOTE = (
     " Answers come from the last committed index snapshot; data.indexFreshness is one of fresh, stale, "
@@ -83,15 +89,15 @@ def render_facets(body: dict[str, Any]) -> str:
 
 class TreeParams(Params):
     depth: int = Field(
-        core.TREE_DEPTH_DEFAULT,
-        ge=core.TREE_DEPTH_MIN,
-        le=core.TREE_DEPTH_MAX,
+        limits.TREE_DEPTH_DEFAULT,
+        ge=limits.TREE_DEPTH_MIN,
+        le=limits.TREE_DEPTH_MAX,
         description="Deepest folder level returned (1 = top-level folders). 1-10, default 2.",
     )
     limit: int = Field(
-        core.TREE_LIMIT_DEFAULT,
-        ge=core.TREE_LIMIT_MIN,
-        le=core.TREE_LIMIT_MAX,
+        limits.TREE_LIMIT_DEFAULT,
+        ge=limits.TREE_LIMIT_MIN,
+        le=limits.TREE_LIMIT_MAX,
         description="Maximum number of nodes, the root included. 1-500, default 50.",
     )
     direct_only: bool = Field(
@@ -101,18 +107,18 @@ class TreeParams(Params):
 
 class TagsParams(Params):
     limit: int = Field(
-        core.TAGS_LIMIT_DEFAULT,
-        ge=core.TAGS_LIMIT_MIN,
-        le=core.TAGS_LIMIT_MAX,
+        limits.TAGS_LIMIT_DEFAULT,
+        ge=limits.TAGS_LIMIT_MIN,
+        le=limits.TAGS_LIMIT_MAX,
         description="Maximum number of tags. 1-200, default 50.",
     )
 
 
 class FacetsParams(Params):
     limit: int = Field(
-        core.FACETS_LIMIT_DEFAULT,
-        ge=core.FACETS_LIMIT_MIN,
-        le=core.FACETS_LIMIT_MAX,
+        limits.FACETS_LIMIT_DEFAULT,
+        ge=limits.FACETS_LIMIT_MIN,
+        le=limits.FACETS_LIMIT_MAX,
         description="Maximum number of frontmatter fields. 1-200, default 50.",
     )
 

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from vault_agent.api.registry import Operation, Params, data_of, register
 from vault_agent.contracts import MAX_QUERY_CHARS
 from vault_agent.errors import InvalidLimit
-from vault_agent.paths import MAX_PATH_CHARS
-from vault_agent.query import note, related, search
+from vault_agent.contracts import MAX_PATH_CHARS
+from vault_agent.lazy import lazy_modules
+
+if TYPE_CHECKING:
+    from vault_agent.query import note, related, search
+else:  # the core is imported on first use (the CLI imports this module for the registry)
+    note, related, search = lazy_modules("vault_agent.query", "note", "related", "search")
 
 _INDEX_NOTE = (
     " Answers come from the last committed index snapshot; data.indexFreshness is its state and any state "

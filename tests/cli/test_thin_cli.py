@@ -1,0 +1,106 @@
+"""A server-backed command, `--help` and `--version` import only what an HTTP call needs.
+
+Each case runs the real console entry point in a fresh interpreter against a live server
+and reports, at exit, which heavy packages the process imported: DuckDB, pyarrow, mcp,
+aiohttp, markdown-it and the indexer belong to the server and local commands only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from api.serverkit import ServerThread, build_fixture_vault, make_context
+
+from vault_agent.api.app import close_context
+from vault_agent.config import Settings
+
+HEAVY = ("duckdb", "pyarrow", "mcp", "aiohttp", "markdown_it", "numpy", "vault_agent.indexer")
+
+# Runs the console script's entry point, then prints the heavy modules it imported, even
+# when the command exits through SystemExit (typer always does).
+PROBE = """
+import atexit, json, sys
+heavy = tuple(json.loads(sys.argv[1]))
+def report():
+    names = sorted({m.split(".")[0] if not m.startswith("vault_agent") else ".".join(m.split(".")[:2])
+                    for m in sys.modules if m.startswith(heavy)})
+    sys.stderr.write("HEAVY=" + json.dumps(names) + "\\n")
+atexit.register(report)
+sys.argv = ["vault-agent", *sys.argv[2:]]
+from vault_agent.cli.main import run
+run()
+"""
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return build_fixture_vault(tmp_path_factory.mktemp("thin"))
+
+
+@pytest.fixture(scope="module")
+def server(settings: Settings) -> Iterator[ServerThread]:
+    ctx = make_context(settings)
+    thread = ServerThread(ctx).start()
+    yield thread
+    thread.stop()
+    close_context(ctx)
+
+
+def probe(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(HEAVY), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=clean,
+    )
+    line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("HEAVY="))
+    return proc, json.loads(line.removeprefix("HEAVY="))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("overview",),
+        ("tags", "--limit", "3"),
+        ("search", "alpha"),
+        ("get-note-outline", "projects/alpha/plan.md"),
+        ("tree", "--json"),
+    ],
+)
+def test_server_backed_command_imports_no_engine(
+    server: ServerThread, settings: Settings, args: tuple[str, ...]
+) -> None:
+    proc, heavy = probe(*args, "--vault", str(settings.vault), "--server", server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip()  # the answer was rendered
+    assert heavy == []
+
+
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("search", "--help")])
+def test_help_and_version_import_no_engine(args: tuple[str, ...]) -> None:
+    proc, heavy = probe(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert heavy == []
+
+
+def test_version_names_the_installed_package() -> None:
+    proc, _ = probe("--version")
+    assert proc.stdout.startswith("vault-agent ")
+
+
+def test_a_local_command_still_loads_its_engine(tmp_path: Path) -> None:
+    """The probe sees real imports: `index` must show the indexer it runs."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n", encoding="utf-8")
+    proc, heavy = probe("index", "--vault", str(vault))
+    assert proc.returncode == 0, proc.stderr
+    assert "vault_agent.indexer" in heavy and "pyarrow" in heavy

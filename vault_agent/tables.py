@@ -1,0 +1,88 @@
+"""The Arrow schema of every index table (one segment file per table).
+
+Kept apart from `vault_agent.contracts` so that importing the contracts (the CLI does)
+does not import pyarrow; `contracts.NOTES_SCHEMA` etc. still resolve here lazily.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+NOTES_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),  # vault-relative, NFC, '/'
+        ("folder", pa.string()),  # '' for the root
+        ("depth", pa.int32()),  # number of folder components
+        ("title", pa.string()),
+        ("mtime_ns", pa.int64()),
+        ("size", pa.int64()),
+        ("sha256", pa.string()),  # of the raw bytes
+        ("fm_status", pa.string()),  # none | valid | invalid
+        ("fm_error", pa.string()),  # null, or the rule that made it invalid
+        ("fm_fields", pa.list_(pa.string())),  # top-level keys (stringified), file order
+        ("tags", pa.list_(pa.string())),
+        ("type_values", pa.list_(pa.string())),
+        ("status_values", pa.list_(pa.string())),
+        ("facets_json", pa.string()),  # seed 004 MetadataFacets `facets`, already capped
+        ("line_count", pa.int32()),
+        ("char_count", pa.int64()),
+        ("heading_count", pa.int32()),
+        ("chunk_count", pa.int32()),
+        ("too_large", pa.bool_()),  # char_count > MAX_NOTE_CHARS_FOR_STRUCTURE
+        ("flags", pa.list_(pa.string())),  # bom, crlf, cr_only, undecodable, nul, binary, empty
+    ]
+)
+
+HEADINGS_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("ordinal", pa.int32()),  # 1-based among all headings of the note
+        ("level", pa.int8()),
+        ("text", pa.string()),
+        ("id", pa.string()),  # h{level}-{slug}-{ordinal:04d}
+        ("parent_ordinal", pa.int32()),  # nearest previous heading of lower level, or null
+        ("line", pa.int32()),  # 1-based line in the file (internal only)
+        ("body_available", pa.bool_()),
+    ]
+)
+
+CHUNKS_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("ordinal", pa.int32()),  # 0 = text before the first heading (when any)
+        ("heading_ordinal", pa.int32()),  # null for the preamble chunk
+        ("heading_path", pa.list_(pa.string())),  # ancestor texts + own heading text
+        ("start_line", pa.int32()),  # 1-based, inclusive, file lines
+        ("end_line", pa.int32()),
+        ("text", pa.string()),
+        ("token_count", pa.int32()),
+    ]
+)
+
+TERMS_SCHEMA = pa.schema(
+    [
+        ("term", pa.string()),
+        ("path", pa.string()),
+        ("chunk_ordinal", pa.int32()),
+        ("tf", pa.int32()),
+    ]
+)
+
+LINKS_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),  # source note
+        ("ordinal", pa.int32()),
+        ("target", pa.string()),  # raw target without '#anchor' or '|alias'
+        ("anchor", pa.string()),
+        ("kind", pa.string()),  # wikilink | embed | markdown
+        ("line", pa.int32()),
+    ]
+)
+
+TABLES: dict[str, pa.Schema] = {
+    "notes": NOTES_SCHEMA,
+    "headings": HEADINGS_SCHEMA,
+    "chunks": CHUNKS_SCHEMA,
+    "terms": TERMS_SCHEMA,
+    "links": LINKS_SCHEMA,
+}
