@@ -21,8 +21,8 @@ from vault_agent.errors import InvalidParameter
 UNAUTHORIZED = {
     "error": {
         "code": "UNAUTHORIZED",
-        "message": "missing or wrong bearer token; send 'Authorization: Bearer <token>' "
-        "(the token is in <index-dir>/token or VAULT_AGENT_TOKEN)",
+        "message": "missing or wrong bearer token; send 'Authorization: Bearer <token>'; "
+        "the token is in the file '.vault-agent/token' inside the vault, or set VAULT_AGENT_TOKEN",
     }
 }
 BAD_HOST = {
@@ -66,8 +66,12 @@ def _call(server: ServerThread, method: str, path: str, **kw: object) -> tuple[i
 def test_missing_or_wrong_token_is_401(server: ServerThread, token: str | None, path: str) -> None:
     method, body = ("POST", MCP_INIT) if path == "/mcp" else ("GET", None)
     headers = MCP_HEADERS if path == "/mcp" else {}
-    status, _, text = _call(server, method, path, token=token, body=body, headers=headers)
-    assert (status, json.loads(text)) == (401, UNAUTHORIZED)
+    status, got, text = _call(server, method, path, token=token, body=body, headers=headers)
+    # RFC 6750: the challenge names the realm; a token that was sent but is wrong adds error=.
+    challenge = 'Bearer realm="vault-agent"'
+    if token is not None:
+        challenge += ', error="invalid_token", error_description="the bearer token is not valid"'
+    assert (status, json.loads(text), got.get("WWW-Authenticate")) == (401, UNAUTHORIZED, challenge)
 
 
 def test_other_auth_schemes_are_401(server: ServerThread) -> None:

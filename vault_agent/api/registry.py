@@ -79,7 +79,7 @@ class Operation:
     http_path: str  # e.g. "/overview"
     params: type[Params]
     func: Callable[[AppContext, Any], Outcome[Any]]
-    description: str  # MCP description: purpose, inputs, outputs, limits
+    description: str  # MCP description; first sentence: what it is for and when to prefer it (docs/mcp.md)
     kind: Kind = "read"
     envelope: bool = True  # False: versioned raw contract (seeds 001/004)
     destructive: bool = False
@@ -91,6 +91,9 @@ class Operation:
     limit_error: type[VaultAgentError] = InvalidParameter
     profile: Literal["default", "agent-files"] = "default"  # agent-files ops are listed only in that profile
     mcp_only: bool = False  # seed 003 aliases: MCP tools with no HTTP route or CLI command
+    title: str = ""  # short human name shown by MCP clients, e.g. "Folder tree"
+    result: type[BaseModel] | None = None  # model of `data` (envelope) or of the raw body → MCP outputSchema
+    long_running: bool = False  # may take seconds: MCP sends progress while it runs (writes always may)
 
 
 REGISTRY: dict[str, Operation] = {}
