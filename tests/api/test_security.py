@@ -270,3 +270,31 @@ def test_nothing_private_leaks_into_bodies_or_logs(
     texts = SEEN_BODIES + logs.lines
     assert len(texts) > 50
     assert [(s, t[:120]) for t in texts for s in secrets if s in t] == []
+
+
+def test_cli_pointed_at_another_vaults_server_says_so(server: ServerThread, tmp_path: Path) -> None:
+    """Not "wrong token": the server compares the vault the CLI names (X-Vault-Id) with its own."""
+    import subprocess
+
+    from api.serverkit import VAULT_AGENT
+
+    other = tmp_path / "other-vault"
+    other.mkdir()
+    (other / "a.md").write_text("# A\n", encoding="utf-8")
+    proc = subprocess.run(
+        [VAULT_AGENT, "overview", "--vault", str(other), "--server", server.url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
+    )
+    same = subprocess.run(
+        [VAULT_AGENT, "overview", "--json", "--vault", str(server.ctx.settings.vault), "--server", server.url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
+    )
+    assert (proc.returncode, same.returncode) == (8, 0)
+    assert "serves another vault than the one asked for" in proc.stderr
+    assert "token" not in proc.stderr and str(other) not in proc.stderr

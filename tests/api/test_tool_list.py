@@ -139,3 +139,29 @@ def test_compact_schemas_accept_and_refuse_what_the_models_do() -> None:
             if validator.is_valid(sample) != model_ok:
                 disagreements.append((op.mcp_name, sample))
     assert disagreements == []
+
+
+def test_answers_match_their_result_models(vault_settings: Settings) -> None:
+    """Each read answer validates against the full JSON schema of its operation's result model."""
+    from jsonschema import Draft202012Validator
+
+    from api.test_parity import runnable
+    from vault_agent.api.registry import body_of, invoke
+
+    extra = {"read": {"full": True}}  # vault_read needs a range or full
+    ctx = make_context(vault_settings)
+    failures, checked = [], []
+    try:
+        for op, args in runnable():
+            assert op.result is not None, op.name
+            body = body_of(op, invoke(op, ctx, {**args, **extra.get(op.name, {})}))
+            checked.append(op.name)
+            data = body["data"] if op.envelope else body
+            schema = op.result.model_json_schema(by_alias=True, mode="serialization")
+            errors = [e.message for e in Draft202012Validator(schema).iter_errors(data)]
+            if errors:
+                failures.append((op.name, errors[:2]))
+    finally:
+        close_context(ctx)
+    assert (failures, len(checked)) == ([], len(runnable()))
+    assert [op.mcp_name for op in operations() if op.result is None] == []
