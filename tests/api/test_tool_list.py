@@ -37,10 +37,10 @@ SEED_NAMES = {  # seed 000 orientation tools and seed 002 vault tools: names and
 }  # fmt: skip
 
 
-async def _tools_list(settings: Settings, profile: str) -> tuple[str, list[Any]]:
+async def _tools_list(settings: Settings, profile: str, mode: str) -> tuple[str, list[Any]]:
     ctx = make_context(settings)
     try:
-        async with Client(build_mcp_server(ctx, profile=profile), mode="legacy") as client:
+        async with Client(build_mcp_server(ctx, profile=profile), mode=mode) as client:
             result = await client.list_tools()
     finally:
         close_context(ctx)
@@ -51,16 +51,18 @@ def _first_sentence(text: str) -> str:
     return re.split(r"(?<=[.;])\s", text, maxsplit=1)[0] if ";" not in text else text.split(". ")[0]
 
 
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 @pytest.mark.parametrize(("writes", "profile"), list(BUDGETS))
-def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, profile: str) -> None:
+def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, profile: str, mode: str) -> None:
+    """The JSON of the tools/list result as the client receives it, per profile and revision."""
     settings = vault_settings.model_copy(update={"writes_enabled": writes})
-    text, tools = asyncio.run(_tools_list(settings, profile))
+    text, tools = asyncio.run(_tools_list(settings, profile, mode))
     expected = {
         op.mcp_name
         for op in operations()
         if (op.profile == "default" or profile == "agent-files") and (op.kind == "read" or writes)
     }
-    print(f"tools/list writes={writes} profile={profile}: {len(text)} characters, {len(tools)} tools")
+    print(f"tools/list {mode} writes={writes} profile={profile}: {len(text)} characters, {len(tools)} tools")
     assert {t.name for t in tools} == expected
     budget = BUDGETS[(writes, profile)]
     assert budget is None or len(text) <= budget

@@ -11,7 +11,10 @@ import os
 
 import typer
 
+from vault_agent.cli.help_format import GroupFlagsWithoutTypes
+
 app = typer.Typer(
+    cls=GroupFlagsWithoutTypes,
     name="vault-agent",
     help="Index a Markdown vault and serve it to AI agents over CLI, HTTP and MCP.\n\n"
     "Start with: vault-agent index --vault PATH, then vault-agent serve --watch --vault PATH.",
@@ -32,6 +35,13 @@ def _load_commands() -> None:
         except ModuleNotFoundError as exc:
             if exc.name != f"vault_agent.cli.{name}":
                 raise
+    from typer.core import TyperCommand
+
+    from vault_agent.cli.help_format import FlagsWithoutTypes
+
+    for info in app.registered_commands:  # one place: flags show no "<bool>" in any --help
+        if info.cls is None or info.cls is TyperCommand:
+            info.cls = FlagsWithoutTypes
 
 
 def run() -> None:

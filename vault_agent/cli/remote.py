@@ -262,6 +262,8 @@ def make_command(op: Operation) -> Any:
                     params[name] = kwargs[name]
             for opt in opts:
                 value = kwargs.get(_param_name(opt.flag))
+                if (value is None or value is False) and not as_json and opt.human_default is not None:
+                    value = opt.human_default  # e.g. grep: line numbers for people, the HTTP body for --json
                 if value is None or value is False or value == []:
                     continue
                 try:

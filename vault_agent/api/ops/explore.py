@@ -146,6 +146,35 @@ class FindParams(Params):
     budget: FindBudget | None = Field(default=None)
 
 
+def _action_line(action: dict[str, Any]) -> str:
+    """One next action for people: where to read and the command that reads it."""
+    params = action.get("params") or {}
+    kind, path = action.get("type", ""), params.get("path")
+    if kind == "stop" or not path:
+        return "stop: enough was found" if kind == "stop" else kind
+    rng = params.get("range") or {}
+    start = rng.get("start_line") or (params.get("cursor") or {}).get("start_line")
+    end = rng.get("end_line")
+    if kind == "vault_read" and start and end:
+        return f"{path} lines {start}-{end}  (vault-agent read {path} --start {start} --end {end})"
+    if kind == "vault_scan":
+        return f"{path} from line {start or 1}  (vault-agent scan {path} --cursor {start or 1})"
+    return f"{path}  ({kind})"
+
+
+def render_find(body: dict[str, Any]) -> str:
+    """Human output of `find`: the verdict, then each next action with its path and lines."""
+    d = _data(body)
+    s = d.get("summary", {})
+    cut = f", cut off: {s['cutoff_reason']}" if s.get("cutoff_reason") else ""
+    head = (
+        f"{s.get('integration_status')}: {s.get('integrated_candidates')} passages "
+        f"from {s.get('scanned_files')} files{cut}"
+    )
+    actions = [f"{i}. {_action_line(a)}" for i, a in enumerate(d.get("next_actions", []), 1)]
+    return "\n".join([head, "next:" if actions else "next: (none)", *actions])
+
+
 def _find(ctx: AppContext, p: FindParams) -> Outcome[Any]:
     s = p.scope or FindScope()
     b = p.budget or FindBudget()
@@ -181,6 +210,7 @@ register(
             CliOption("--max-candidates", "budget.max_candidates", int, "Candidate cap (default 200)."),
             CliOption("--time-ms", "budget.time_ms", int, "Time budget in ms (default 60,000)."),
         ),
+        render=render_find,
     )
 )
 
@@ -377,7 +407,13 @@ register(
             CliOption("--dir", "relative_dir", str, "Only notes below this folder."),
             CliOption("--context", "context_lines", int, "Context lines before/after (0..10)."),
             CliOption("--limit", "limit", int, "Max results (default 50, max 500)."),
-            CliOption("--line-numbers", "line_numbers", bool, "Add each match's line number."),
+            CliOption(
+                "--line-numbers",
+                "line_numbers",
+                bool,
+                "Add each match's line number (on by default in human output).",
+                human_default=True,
+            ),
         ),
         render=render_grep,
     )

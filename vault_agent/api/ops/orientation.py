@@ -49,7 +49,8 @@ def render_tree(body: dict[str, Any]) -> str:
     def walk(node: dict[str, Any], indent: int) -> None:
         name = node["path"].rsplit("/", 1)[-1] + "/" if node["path"] else "/"
         hidden = node["childFolders"] - len(node["children"])
-        more = f"  (+{hidden} more)" if hidden > 0 else ""
+        plural = "s" if hidden > 1 else ""
+        more = f"  (+{hidden} subfolder{plural} not shown; raise --depth or --limit)" if hidden > 0 else ""
         out.append(f"{'  ' * indent}{name}  {node['noteCount']}{more}")
         for child in node["children"]:
             walk(child, indent + 1)
@@ -59,8 +60,8 @@ def render_tree(body: dict[str, Any]) -> str:
 
 
 def render_tags(body: dict[str, Any]) -> str:
-    """Human output of `tags`: a count/tag table."""
-    rows = [(str(t["noteCount"]), "#" + t["tag"]) for t in _data(body)["tags"]]
+    """Human output of `tags`: a count/tag table, tags written as `overview` writes them."""
+    rows = [(str(t["noteCount"]), t["tag"]) for t in _data(body)["tags"]]
     return "\n".join([*_table(rows, ("notes", "tag")), "", *_footer(body)])
 
 
