@@ -51,7 +51,9 @@ async def session(label: str, client: Client) -> None:
         listed = await client.list_tools()
         size = len(listed.model_dump_json(by_alias=True, exclude_none=True))
         print(f"== {label}")
-        print(f"   protocol {client.protocol_version}, server {client.server_info and client.server_info.name}")
+        print(
+            f"   protocol {client.protocol_version}, server {client.server_info and client.server_info.name}"
+        )
         print(f"   instructions: {(client.instructions or '')[:90]}…")
         print(f"   tools/list: {len(listed.tools)} tools, {size} characters")
         ok = await client.call_tool("vault_tags", {"limit": 3})

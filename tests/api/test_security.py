@@ -289,7 +289,15 @@ def test_cli_pointed_at_another_vaults_server_says_so(server: ServerThread, tmp_
         cwd=str(tmp_path),
     )
     same = subprocess.run(
-        [VAULT_AGENT, "overview", "--json", "--vault", str(server.ctx.settings.vault), "--server", server.url],
+        [
+            VAULT_AGENT,
+            "overview",
+            "--json",
+            "--vault",
+            str(server.ctx.settings.vault),
+            "--server",
+            server.url,
+        ],
         capture_output=True,
         text=True,
         timeout=120,
