@@ -101,3 +101,34 @@ def test_http_error_messages_keep_cli_words(server: ServerThread) -> None:
         f"'{MISSING}' is not an indexed note; check the path with 'tree' or 'search' "
         "(new notes appear after the next index)",
     )
+
+
+def test_write_calls_report_progress(tmp_path: Any) -> None:
+    """A write (which may wait for the index) sends started/done progress to a client that asks."""
+    from mcp import Client
+
+    from vault_agent.api.app import close_context
+    from vault_agent.api.mcp_server import build_mcp_server
+    from vault_agent.api.registry import AppContext, make_vault
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    settings = Settings(vault=vault, index_dir=tmp_path / "state", writes_enabled=True)
+    ctx = AppContext(settings=settings, vault=make_vault(settings))
+    notes: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append((progress, total, message))
+
+    async def go() -> Any:
+        async with Client(build_mcp_server(ctx), mode="legacy") as client:
+            return await client.call_tool("vault_mkdir", {"path": "inbox"}, progress_callback=on_progress)
+
+    try:
+        result = asyncio.run(go())
+    finally:
+        close_context(ctx)
+    assert (result.is_error, (vault / "inbox").is_dir()) == (False, True)
+    messages = [m for _, _, m in notes if m and "still working" not in m]
+    assert messages == ["vault_mkdir started", "vault_mkdir done"]
+    assert notes[-1][0] == notes[-1][1]
