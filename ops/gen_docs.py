@@ -144,9 +144,20 @@ def mcp_block() -> list[str]:
         )
     out.append("")
     for op in ops:
-        out += [f"### {op.mcp_name}", "", " ".join(op.description.split()), ""]
+        out += [f"### {op.mcp_name}", "", f"**{op.title}.** " + " ".join(op.description.split()), ""]
         out += _param_table(op, http=False)
+        if op.result is not None:
+            out += [_result_line(op), ""]
     return out
+
+
+def _result_line(op: Operation) -> str:
+    """The fields of an operation's result model (what `data`, or the raw body, holds)."""
+    schema = op.result.model_json_schema(by_alias=True, mode="serialization") if op.result else {}
+    required = set(schema.get("required", []))
+    fields = ", ".join(f"`{k}`" + ("" if k in required else "?") for k in schema.get("properties", {}))
+    where = "`data` holds" if op.envelope else "the body (a versioned contract) holds"
+    return f"Returns ({op.result.__name__ if op.result else ''}): {where} {fields}."
 
 
 def cli_block() -> list[str]:

@@ -38,6 +38,8 @@ WRITER_STATE_FILE = "writer.json"
 HEARTBEAT_INTERVAL_S = 1.0
 HEARTBEAT_STALE_S = 10.0
 
+MAX_PATH_CHARS = 4096  # any path parameter; longer paths are refused before touching the disk
+RANKED_LIMIT_MAX = 50  # search and related: limit 1-50 (SPEC)
 MAX_QUERY_CHARS = 1_000  # search, find and grep queries; the params models say the same
 MAX_NOTE_CHARS_FOR_STRUCTURE = 1_000_000  # SPEC: larger notes → outline TOO_LARGE
 MAX_OUTLINE_HEADINGS = 500

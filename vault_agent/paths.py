@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 
 import pathspec
 
+from vault_agent.contracts import MAX_PATH_CHARS
 from vault_agent.errors import Forbidden, InvalidPath, NotFound
 from vault_agent.text import nfc
 
@@ -54,7 +55,6 @@ DEFAULT_EXCLUDED_FILES: frozenset[str] = frozenset({".DS_Store"})
 PROTECTED_DIRS: frozenset[str] = frozenset({".obsidian", ".vault-agent", ".smarthole", ".git", ".trash"})
 SYSTEM_DIR = ".system"
 DAILY_DIR = "daily"
-MAX_PATH_CHARS = 4096
 MAX_COMPONENT_BYTES = 255
 
 Match = Literal["exact", "normalized", "casefold"]

@@ -195,12 +195,14 @@ class _ClosingClient:
             await self.http_client.aclose()
 
 
-def stdio_mcp_client(settings: Settings, *args: str, env: dict[str, str] | None = None) -> Client:
-    """A real SDK client that spawns `vault-agent mcp` over stdio."""
+def stdio_mcp_client(
+    settings: Settings, *args: str, env: dict[str, str] | None = None, mode: str = "legacy"
+) -> Client:
+    """A real SDK client that spawns `vault-agent mcp` over stdio (legacy handshake or 'auto')."""
     params = StdioServerParameters(
         command=VAULT_AGENT,
         args=["mcp", "--vault", str(settings.vault), *args],
         env={"VAULT_AGENT_LOG_LEVEL": "WARNING", **(env or {})},
         cwd=str(settings.vault),
     )
-    return Client(params, mode="legacy")
+    return Client(params, mode=mode)  # type: ignore[arg-type]

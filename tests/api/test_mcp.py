@@ -48,8 +48,8 @@ def test_http_mcp_lists_the_registry_and_answers_like_http(server: ServerThread,
             "readOnlyHint": True,
             "destructiveHint": False,
             "idempotentHint": True,
-            "openWorldHint": False,
         }
+        assert tool.title == by_name[tool.name].title
     tree = next(t for t in tools if t.name == "vault_tree")
     props = tree.input_schema["properties"]
     assert sorted(props) == ["depth", "direct_only", "limit"]

@@ -1,4 +1,7 @@
-"""Parity over the real registry: HTTP body == MCP structuredContent (HTTP and stdio) == CLI --json.
+"""Parity over the real registry: HTTP body == MCP structuredContent == CLI --json.
+
+MCP runs over HTTP and stdio, each on both protocol revisions (2025 handshake, 2026-07-28);
+the SDK client also checks every structuredContent against the tool's outputSchema.
 
 Every registered read operation whose required parameters have a sample value runs on the
 orientation fixture vault. Bodies are compared as text: the MCP text block and the CLI
@@ -112,14 +115,20 @@ def test_http_mcp_cli_bodies_are_identical(parity_server: ServerThread) -> None:
     cases = runnable()
     http = {op.name: _http_text(parity_server, op, args) for op, args in cases}
     calls = [(op.mcp_name, args) for op, args in cases]
-    over_http = asyncio.run(_mcp_texts(http_mcp_client(parity_server.url, parity_server.token), calls, False))
     settings = parity_server.ctx.settings
-    over_stdio = asyncio.run(_mcp_texts(stdio_mcp_client(settings, "--no-watch"), calls, True))
+    # Both protocol revisions: the 2025 handshake (legacy) and stateless 2026-07-28 (auto).
+    results: dict[str, list[Any]] = {}
+    for mode in ("legacy", "auto"):
+        url, token = parity_server.url, parity_server.token
+        results[f"mcp-http-{mode}"] = asyncio.run(_mcp_texts(http_mcp_client(url, token, mode), calls, False))
+        stdio = stdio_mcp_client(settings, "--no-watch", mode=mode)
+        results[f"mcp-stdio-{mode}"] = asyncio.run(_mcp_texts(stdio, calls, True))
     mismatches = []
-    for (op, args), via_http, via_stdio in zip(cases, over_http, over_stdio, strict=True):
+    for i, (op, args) in enumerate(cases):
         status, text = http[op.name]
         body = json.loads(text)
-        for label, result in (("mcp-http", via_http), ("mcp-stdio", via_stdio)):
+        for label, per_case in results.items():
+            result = per_case[i]
             if result.is_error != (status >= 400) or result.content[0].text != text:
                 mismatches.append((op.name, label, result.content[0].text[:200], text[:200]))
             elif result.structured_content != body or dump_json(result.structured_content) != text:

@@ -21,8 +21,8 @@ from vault_agent.errors import InvalidParameter
 UNAUTHORIZED = {
     "error": {
         "code": "UNAUTHORIZED",
-        "message": "missing or wrong bearer token; send 'Authorization: Bearer <token>' "
-        "(the token is in <index-dir>/token or VAULT_AGENT_TOKEN)",
+        "message": "missing or wrong bearer token; send 'Authorization: Bearer <token>'; "
+        "the token is in the file '.vault-agent/token' inside the vault, or set VAULT_AGENT_TOKEN",
     }
 }
 BAD_HOST = {
@@ -66,8 +66,12 @@ def _call(server: ServerThread, method: str, path: str, **kw: object) -> tuple[i
 def test_missing_or_wrong_token_is_401(server: ServerThread, token: str | None, path: str) -> None:
     method, body = ("POST", MCP_INIT) if path == "/mcp" else ("GET", None)
     headers = MCP_HEADERS if path == "/mcp" else {}
-    status, _, text = _call(server, method, path, token=token, body=body, headers=headers)
-    assert (status, json.loads(text)) == (401, UNAUTHORIZED)
+    status, got, text = _call(server, method, path, token=token, body=body, headers=headers)
+    # RFC 6750: the challenge names the realm; a token that was sent but is wrong adds error=.
+    challenge = 'Bearer realm="vault-agent"'
+    if token is not None:
+        challenge += ', error="invalid_token", error_description="the bearer token is not valid"'
+    assert (status, json.loads(text), got.get("WWW-Authenticate")) == (401, UNAUTHORIZED, challenge)
 
 
 def test_other_auth_schemes_are_401(server: ServerThread) -> None:
@@ -266,3 +270,39 @@ def test_nothing_private_leaks_into_bodies_or_logs(
     texts = SEEN_BODIES + logs.lines
     assert len(texts) > 50
     assert [(s, t[:120]) for t in texts for s in secrets if s in t] == []
+
+
+def test_cli_pointed_at_another_vaults_server_says_so(server: ServerThread, tmp_path: Path) -> None:
+    """Not "wrong token": the server compares the vault the CLI names (X-Vault-Id) with its own."""
+    import subprocess
+
+    from api.serverkit import VAULT_AGENT
+
+    other = tmp_path / "other-vault"
+    other.mkdir()
+    (other / "a.md").write_text("# A\n", encoding="utf-8")
+    proc = subprocess.run(
+        [VAULT_AGENT, "overview", "--vault", str(other), "--server", server.url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
+    )
+    same = subprocess.run(
+        [
+            VAULT_AGENT,
+            "overview",
+            "--json",
+            "--vault",
+            str(server.ctx.settings.vault),
+            "--server",
+            server.url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
+    )
+    assert (proc.returncode, same.returncode) == (8, 0)
+    assert "serves another vault than the one asked for" in proc.stderr
+    assert "token" not in proc.stderr and str(other) not in proc.stderr

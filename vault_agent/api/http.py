@@ -14,9 +14,8 @@ import asyncio
 import json
 import logging
 import time
-import types
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 from multidict import MultiMapping
@@ -24,9 +23,13 @@ from pydantic import BaseModel
 
 from vault_agent.api.asgi_bridge import CORS_REQUEST_KEY as CORS_KEY
 from vault_agent.api.asgi_bridge import McpBridge, read_body_capped
+from vault_agent.api.param_text import container_kind as _container_kind
+from vault_agent.api.param_text import field_info as _field
+from vault_agent.api.param_text import json_text as _json_text
+from vault_agent.api.param_text import nested_model as _nested_model
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
-from vault_agent.api.security import AccessPolicy
-from vault_agent.errors import InvalidParameter, NotFound, VaultAgentError, internal_error
+from vault_agent.api.security import VAULT_ID_HEADER, AccessPolicy, bearer_challenge
+from vault_agent.errors import Forbidden, InvalidParameter, NotFound, Unauthorized, VaultAgentError, internal_error
 
 log = logging.getLogger("vault_agent.http")
 
@@ -35,66 +38,11 @@ POLICY_KEY = web.AppKey("vault_agent_policy", AccessPolicy)
 BRIDGE_KEY = web.AppKey("vault_agent_mcp_bridge", McpBridge)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-CORS_EXPOSE = "X-Index-Freshness, X-Index-Warnings, Mcp-Session-Id"
+CORS_EXPOSE = "X-Index-Freshness, X-Index-Warnings, Mcp-Session-Id, WWW-Authenticate"
 CORS_ALLOW_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
 
 
 # ----------------------------------------------------------------------------- params
-def _unwrap(annotation: Any) -> list[Any]:
-    """The alternatives of an annotation with Optional/Union/Annotated peeled off."""
-    origin = get_origin(annotation)
-    if origin is Annotated:
-        return _unwrap(get_args(annotation)[0])
-    if origin in (Union, types.UnionType):
-        return [a for arg in get_args(annotation) if arg is not type(None) for a in _unwrap(arg)]
-    return [annotation]
-
-
-def _container_kind(annotation: Any) -> Literal["list", "object", "scalar"]:
-    for alt in _unwrap(annotation):
-        origin = get_origin(alt) or alt
-        if origin in (list, tuple, set, frozenset):
-            return "list"
-        if origin is dict or (isinstance(origin, type) and issubclass(origin, BaseModel)):
-            return "object"
-    return "scalar"
-
-
-def _nested_model(annotation: Any) -> type[BaseModel] | None:
-    for alt in _unwrap(annotation):
-        if isinstance(alt, type) and issubclass(alt, BaseModel):
-            return alt
-    return None
-
-
-def _field(model: type[BaseModel] | None, key: str) -> Any:
-    if model is None:
-        return None
-    for name, info in model.model_fields.items():
-        if key in (name, info.alias):
-            return info
-    return None
-
-
-def _json_text(key: str, text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        raise InvalidParameter(f"parameter '{key}' must be valid JSON") from None
-
-
-def coerce_json_text(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
-    """Top-level object/list fields given as JSON text become the parsed value (MCP clients do this)."""
-    out = dict(data)
-    for key, value in data.items():
-        info = _field(model, key)
-        if info is None or not isinstance(value, str):
-            continue
-        if _container_kind(info.annotation) != "scalar" and value.lstrip()[:1] in ("[", "{"):
-            out[key] = _json_text(key, value)
-    return out
-
-
 def params_from_query(model: type[BaseModel], query: MultiMapping[str]) -> dict[str, Any]:
     """GET parameters → raw params: camelCase or snake names, dotted keys nest, JSON for containers.
 
@@ -220,7 +168,10 @@ async def translate_errors(request: web.Request, handler: Handler) -> web.Stream
     try:
         return await handler(request)
     except VaultAgentError as exc:
-        return error_response(exc)
+        response = error_response(exc)
+        if isinstance(exc, Unauthorized):  # RFC 6750: lets MCP clients show our message, not OAuth
+            response.headers["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization"))
+        return response
     except web.HTTPException as exc:
         if exc.status == 404:
             return error_response(NotFound("no such route; see docs/http-api.md for the routes"))
@@ -250,6 +201,9 @@ async def access_checks(request: web.Request, handler: Handler) -> web.StreamRes
         and "Access-Control-Request-Method" in request.headers
     ):
         return web.Response(status=204, headers=_cors_headers(origin, preflight=True))
+    policy.check_vault(
+        request.headers.get(VAULT_ID_HEADER)
+    )  # before the token: "another vault", not "wrong token"
     policy.check_token(request.headers.get("Authorization"))
     if origin is not None:
         request[CORS_KEY] = _cors_headers(origin, preflight=False)  # streamed /mcp replies add them too

@@ -1,13 +1,17 @@
 """The MCP server, generated from the operation registry (one tool per operation).
 
-Tools are built with the SDK's `Tool` model directly rather than from a function
-signature: the input schema is the snake_case JSON schema of the operation's `Params`
-(bounds included), and arguments pass through unvalidated by the SDK so that `invoke`
-validates them and every failure comes back as the canonical error object, exactly as on
-HTTP and the CLI. Each call returns a `CallToolResult`:
+Built on the SDK's low-level `Server` with `on_list_tools` / `on_call_tool` handlers (its
+public API for servers that bring their own schemas): the input schema is the compact
+snake_case schema of the operation's `Params` (`tool_schema`), the output schema comes
+from its result model, and arguments reach `invoke` unvalidated by the SDK so that every
+failure is the canonical error object, exactly as on HTTP and the CLI. Each call returns
+a `CallToolResult`:
 - success: `structuredContent` = the HTTP body, one text block = `dump_json(body)`;
   raw contracts add `_meta = {"indexFreshness", "warnings"}`;
-- failure: `isError: true`, text = the error object (also as `structuredContent`).
+- failure: `isError: true`, text = the error object (also as `structuredContent`), with
+  hints that name MCP tools (`hints.for_mcp`).
+Long calls report progress when the client sent a progress token. The same server speaks
+the 2025 initialize handshake and the stateless 2026-07-28 revision (the SDK serves both).
 No resources or prompts are offered.
 """
 
@@ -15,18 +19,29 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import time
 from typing import Any
 
+import anyio
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import ConfigDict
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 
-from vault_agent.api.http import coerce_json_text
+from vault_agent.api.hints import for_mcp
+from vault_agent.api.param_text import coerce_json_text
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
-from vault_agent.errors import Forbidden, VaultAgentError, internal_error
+from vault_agent.api.tool_schema import input_schema, output_schema
+from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, internal_error
 
 log = logging.getLogger("vault_agent.mcp")
 
@@ -35,29 +50,35 @@ try:
 except importlib.metadata.PackageNotFoundError:  # running from a source tree
     _version = "0"
 
+PROGRESS_INTERVAL_S = 1.0  # how often a long call tells a waiting client it is still working
+
 INSTRUCTIONS = (
-    "Read-only access to one Markdown vault through a committed index. Start broad and narrow "
-    "down: vault_overview, vault_tree, vault_tags, vault_facets for orientation; then outlines "
-    "and section metadata of single notes; then targeted reads. Paths are vault-relative. Every "
-    "index-backed answer reports indexFreshness; a warning says when the index lags the vault."
+    "One Markdown vault (Obsidian-style notes), served from a committed index. Orient first "
+    "(vault_overview, vault_tree, vault_tags, vault_facets), then narrow: search ranks passages by "
+    "relevance; vault_search lists exact text or regex matches line by line; vault_find runs a "
+    "find-then-read loop and says what to read next. Read with vault_read (line ranges) or vault_scan "
+    "(chunks). Paths are vault-relative with '/', read case-insensitively when one file matches; "
+    "protected folders (.obsidian, .git, .trash, .vault-agent, .smarthole) are refused. Answers come "
+    "from the last committed snapshot: indexFreshness says how current it is and a warning says what "
+    "to do when it lags. Envelope tools answer {data, warnings}; errors are {error: {code, message}} "
+    "and the message says what to call next."
+)
+WRITE_INSTRUCTIONS = (
+    " Writes are atomic and take dry_run (show the diff, change nothing), expected_sha256 (CONFLICT "
+    "if the file changed since you read it; every write returns the new sha256) and wait_for_index "
+    "(return once the index holds the write). .system/ is read-only; daily/ notes are append-only."
 )
 
 
-class _PassThroughArgs(ArgModelBase):
-    """Accepts any arguments unchanged: the registry validates them (canonical errors)."""
-
-    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
-
-    def model_dump_one_level(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
-
-
 def annotations_of(op: Operation) -> ToolAnnotations:
-    """MCP hints: read tools are read-only, idempotent, closed-world; writes say what they do."""
+    """MCP hints: read tools are read-only and idempotent (seed 000); writes say what they do.
+
+    `openWorldHint` (false: the vault is a closed domain) is sent for writes only, where a
+    client may weigh it before a side effect; on read tools it would cost 440 characters of
+    every default `tools/list` for a hint no client acts on.
+    """
     if op.kind == "read":
-        return ToolAnnotations(
-            read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-        )
+        return ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
     return ToolAnnotations(
         read_only_hint=False,
         destructive_hint=op.destructive,
@@ -68,10 +89,19 @@ def annotations_of(op: Operation) -> ToolAnnotations:
 
 def input_schema_of(op: Operation) -> dict[str, Any]:
     """The snake_case JSON schema of an operation's parameters, with bounds."""
-    schema = op.params.model_json_schema(by_alias=False)
-    schema.setdefault("type", "object")
-    schema.setdefault("properties", {})
-    return schema
+    return input_schema(op.params)
+
+
+def tool_of(op: Operation) -> Tool:
+    """The MCP tool definition of one operation."""
+    return Tool(
+        name=op.mcp_name,
+        title=op.title or None,
+        description=op.description,
+        input_schema=input_schema_of(op),
+        output_schema=output_schema(op.result, envelope=op.envelope) if op.result is not None else None,
+        annotations=annotations_of(op),
+    )
 
 
 def listed_operations(writes_enabled: bool, profile: str) -> list[Operation]:
@@ -80,22 +110,22 @@ def listed_operations(writes_enabled: bool, profile: str) -> list[Operation]:
     return [op for op in operations() if op.profile in profiles and (op.kind == "read" or writes_enabled)]
 
 
+def error_result(exc: VaultAgentError) -> CallToolResult:
+    """A canonical error as a tool result (`isError`), hints rewritten for MCP callers."""
+    error = for_mcp(exc.to_body())
+    return CallToolResult(
+        content=[TextContent(type="text", text=dump_json(error))], structured_content=error, is_error=True
+    )
+
+
 def call_result(op: Operation, ctx: AppContext, arguments: dict[str, Any]) -> CallToolResult:
     """Run one tool call synchronously and shape its result (success or canonical error)."""
     try:
         outcome = invoke(op, ctx, coerce_json_text(op.params, arguments))
     except VaultAgentError as exc:
-        error = exc.to_body()
-        return CallToolResult(
-            content=[TextContent(type="text", text=dump_json(error))],
-            structured_content=error,
-            is_error=True,
-        )
-    except Exception:
-        error = internal_error(log, "tool failed", op=op.name).to_body()
-        return CallToolResult(
-            content=[TextContent(type="text", text=dump_json(error))], structured_content=error, is_error=True
-        )
+        return error_result(exc)
+    except Exception:  # noqa: BLE001  the MCP translator: anything unexpected is INTERNAL with an id
+        return error_result(internal_error(log, "tool failed", op=op.name))
     body = body_of(op, outcome)
     meta = None
     if not op.envelope:
@@ -107,55 +137,89 @@ def call_result(op: Operation, ctx: AppContext, arguments: dict[str, Any]) -> Ca
     )
 
 
-def tool_of(op: Operation, ctx: AppContext) -> Tool:
-    """The SDK tool of one operation."""
+async def run_with_progress(
+    ctx: ServerRequestContext[Any, Any], op: Operation, app: AppContext, arguments: dict[str, Any]
+) -> CallToolResult:
+    """Run a long call in a worker thread, reporting progress (seconds elapsed) until it ends.
 
-    async def run(**arguments: Any) -> CallToolResult:
-        return await anyio.to_thread.run_sync(call_result, op, ctx, arguments)
-
-    run.__name__ = op.mcp_name
-    return Tool(
-        fn=run,
-        name=op.mcp_name,
-        title=None,
-        description=op.description,
-        parameters=input_schema_of(op),
-        fn_metadata=FuncMetadata(arg_model=_PassThroughArgs),
-        is_async=True,
-        context_kwarg=None,
-        annotations=annotations_of(op),
-    )
-
-
-class _VaultMCPServer(MCPServer):
-    """MCPServer that answers a call to an unlisted write tool with the canonical FORBIDDEN.
-
-    With writes disabled the write tools are not listed; a client that calls one anyway (an
-    old tool list, a guess) gets the same error object as HTTP and the CLI, not "Unknown tool".
+    `report_progress` is a no-op unless the client sent a progress token, so clients that
+    did not ask pay nothing.
     """
+    started = time.monotonic()
+    result: list[CallToolResult] = []
 
-    def __init__(self, *args: Any, hidden_writes: frozenset[str] = frozenset(), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._hidden_writes = hidden_writes
+    async def work() -> None:
+        result.append(await anyio.to_thread.run_sync(call_result, op, app, arguments))
+        tasks.cancel_scope.cancel()
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        if name in self._hidden_writes and self._tool_manager.get_tool(name) is None:
-            error = Forbidden(
-                "write tools are disabled; start the server with --allow-writes to enable them"
-            ).to_body()
-            return CallToolResult(
-                content=[TextContent(type="text", text=dump_json(error))],
-                structured_content=error,
-                is_error=True,
+    await ctx.session.report_progress(0, None, f"{op.mcp_name} started")
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(work)
+        while True:
+            await anyio.sleep(PROGRESS_INTERVAL_S)
+            elapsed = round(time.monotonic() - started, 1)
+            await ctx.session.report_progress(elapsed, None, f"{op.mcp_name} still working ({elapsed:g} s)")
+    elapsed = round(time.monotonic() - started, 1)
+    await ctx.session.report_progress(max(elapsed, 0.1), max(elapsed, 0.1), f"{op.mcp_name} done")
+    return result[0]
+
+
+class VaultMcpServer(Server[Any]):
+    """The MCP server of one vault: the registry's tools for one profile."""
+
+    def __init__(self, app: AppContext, listed: list[Operation], hidden_writes: frozenset[str]) -> None:
+        super().__init__(
+            "vault-agent",
+            version=_version,
+            title="vault-agent",
+            instructions=INSTRUCTIONS + (WRITE_INSTRUCTIONS if app.settings.writes_enabled else ""),
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+        self.app = app
+        self.by_name = {op.mcp_name: op for op in listed}
+        self.tools = [tool_of(op) for op in listed]
+        self.hidden_writes = hidden_writes
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        op = self.by_name.get(name)
+        return None if op is None else input_schema_of(op)
+
+    async def _list_tools(
+        self, _ctx: ServerRequestContext[Any, Any], _params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        return ListToolsResult(tools=self.tools)
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams
+    ) -> CallToolResult:
+        op = self.by_name.get(params.name)
+        if op is None:
+            # A write tool that is off (an old tool list, a guess) gets the same FORBIDDEN as
+            # HTTP and the CLI; any other name is a parameter error naming the way out.
+            if params.name in self.hidden_writes:
+                return error_result(
+                    Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
+                )
+            return error_result(
+                InvalidParameter("unknown tool; call tools/list for the tools of this server")
             )
-        return await super().call_tool(name, arguments, context)
+        arguments = dict(params.arguments or {})
+        if op.kind == "write" or op.long_running:
+            return await run_with_progress(ctx, op, self.app, arguments)
+        return await anyio.to_thread.run_sync(call_result, op, self.app, arguments)
+
+    async def run_stdio_async(self) -> None:
+        """Serve MCP over this process's stdin/stdout until the client closes it."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self.run(read_stream, write_stream, self.create_initialization_options())
 
 
-def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> MCPServer:
+def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> VaultMcpServer:
     """The MCP server of one vault, with the tools of the registry for this profile."""
     chosen = profile or ctx.settings.tool_profile
     listed = listed_operations(ctx.settings.writes_enabled, chosen)
-    tools = [tool_of(op, ctx) for op in listed]
     profiles = {"default"} if chosen == "default" else {"default", "agent-files"}
     names = {op.mcp_name for op in listed}
     hidden = frozenset(
@@ -163,11 +227,4 @@ def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> MCPServe
         for op in operations()
         if op.kind == "write" and op.profile in profiles and op.mcp_name not in names
     )
-    return _VaultMCPServer(
-        "vault-agent",
-        version=_version,
-        instructions=INSTRUCTIONS,
-        tools=tools,
-        hidden_writes=hidden,
-        log_level=ctx.settings.log_level.upper() if ctx.settings.log_level else "INFO",
-    )
+    return VaultMcpServer(ctx, listed, hidden)

@@ -78,6 +78,7 @@ class CliOption:
     help: str = ""
     multiple: bool = False  # repeatable flag → list value
     convert: Callable[[Any], Any] | None = None  # e.g. "12-20" → {"start_line": 12, "end_line": 20}
+    human_default: Any = None  # sent when the flag is absent and the output is for people (not --json)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class Operation:
     http_path: str  # e.g. "/overview"
     params: type[Params]
     func: Callable[[AppContext, Any], Outcome[Any]]
-    description: str  # MCP description: purpose, inputs, outputs, limits
+    description: str  # MCP description; first sentence: what it is for and when to prefer it (docs/mcp.md)
     kind: Kind = "read"
     envelope: bool = True  # False: versioned raw contract (seeds 001/004)
     destructive: bool = False
@@ -100,6 +101,9 @@ class Operation:
     limit_error: type[VaultAgentError] = InvalidParameter
     profile: Literal["default", "agent-files"] = "default"  # agent-files ops are listed only in that profile
     mcp_only: bool = False  # seed 003 aliases: MCP tools with no HTTP route or CLI command
+    title: str = ""  # short human name shown by MCP clients, e.g. "Folder tree"
+    result: type[BaseModel] | None = None  # model of `data` (envelope) or of the raw body → MCP outputSchema
+    long_running: bool = False  # may take seconds: MCP sends progress while it runs (writes always may)
 
 
 REGISTRY: dict[str, Operation] = {}

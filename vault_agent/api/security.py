@@ -7,11 +7,17 @@
   (DNS-rebinding defence); anything else is `403 FORBIDDEN`, `/mcp` included.
 - Origin: absent is fine (non-browser clients); present and not allowlisted → 403.
 - Body: at most 4 MiB (`413 TOO_LARGE`).
+- A 401 carries `WWW-Authenticate: Bearer realm="vault-agent"` (RFC 6750; with
+  `error="invalid_token"` when a token was sent), so an MCP client shows our message
+  instead of starting OAuth; the body says where the token file is, never its absolute path.
+- Vault identity: a client may send `X-Vault-Id` (`vault_fingerprint` of the vault it means);
+  a server for another vault answers CONFLICT saying so, instead of a puzzling 401.
 The same host/origin lists configure the MCP SDK's own `TransportSecuritySettings`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import os
@@ -20,10 +26,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vault_agent.config import Settings
-from vault_agent.errors import Forbidden, InvalidParameter, Unauthorized
+from vault_agent.errors import Conflict, Forbidden, InvalidParameter, Unauthorized
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+REALM = "vault-agent"
+VAULT_ID_HEADER = "X-Vault-Id"
+
+
+def vault_fingerprint(vault: Path) -> str:
+    """A short id of a vault folder (hash of its resolved path; the path itself never leaves)."""
+    return hashlib.sha256(str(vault.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def bearer_challenge(authorization: str | None) -> str:
+    """The RFC 6750 `WWW-Authenticate` value of a 401: no error code when no token was sent."""
+    if not authorization:
+        return f'Bearer realm="{REALM}"'
+    return f'Bearer realm="{REALM}", error="invalid_token", error_description="the bearer token is not valid"'
+
+
+def token_hint(settings: Settings) -> str:
+    """Where the token of this server is, in words that never hold an absolute path."""
+    if settings.token:
+        return "the token is the one configured for this server: VAULT_AGENT_TOKEN or server.token"
+    inside = settings.index_dir_in_vault()
+    if inside is not None:
+        return f"the token is in the file '{inside}/token' inside the vault, or set VAULT_AGENT_TOKEN"
+    return "the token is in the file 'token' of the server's --index-dir, or set VAULT_AGENT_TOKEN"
 
 
 def is_loopback_host(host: str) -> bool:
@@ -101,6 +131,8 @@ class AccessPolicy:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     ports: set[int] = field(default_factory=set)
+    token_hint: str = "the token is in the file 'token' of the server's state dir, or set VAULT_AGENT_TOKEN"
+    vault_id: str = ""
 
     @classmethod
     def from_settings(cls, settings: Settings, token: str, bind_host: str) -> AccessPolicy:
@@ -109,6 +141,8 @@ class AccessPolicy:
             bind_host=bind_host,
             allowed_hosts=tuple(h.lower() for h in settings.allowed_hosts),
             allowed_origins=tuple(o.rstrip("/") for o in settings.allowed_origins),
+            token_hint=token_hint(settings),
+            vault_id=vault_fingerprint(settings.vault),
         )
 
     # ----- the three checks ------------------------------------------------------------
@@ -148,8 +182,15 @@ class AccessPolicy:
         )
         if not ok:
             raise Unauthorized(
-                "missing or wrong bearer token; send 'Authorization: Bearer <token>' "
-                "(the token is in <index-dir>/token or VAULT_AGENT_TOKEN)"
+                f"missing or wrong bearer token; send 'Authorization: Bearer <token>'; {self.token_hint}"
+            )
+
+    def check_vault(self, claimed: str | None) -> None:
+        """Raises: Conflict when the client names another vault than the one served here."""
+        if claimed and self.vault_id and claimed.strip() != self.vault_id:
+            raise Conflict(
+                "this server serves another vault than the one asked for; start 'vault-agent serve' "
+                "for that vault (another --port) or point --server at its server"
             )
 
     def mcp_security_lists(self) -> tuple[list[str], list[str]]:

@@ -13,11 +13,14 @@ from typing import Annotated
 
 import typer
 
+from vault_agent.cli.help_format import GroupFlagsWithoutTypes
+
 # One-shot commands log warnings only unless VAULT_AGENT_LOG_LEVEL says otherwise; the
 # settings' default (INFO) is the level of the servers' request log, set by `serve`/`mcp`.
 CLI_LOG_LEVEL = "WARNING"
 
 app = typer.Typer(
+    cls=GroupFlagsWithoutTypes,
     name="vault-agent",
     help="Index a Markdown vault and serve it to AI agents over CLI, HTTP and MCP.\n\n"
     "Start with: vault-agent index --vault PATH, then vault-agent serve --watch --vault PATH.",
@@ -54,6 +57,13 @@ def _load_commands() -> None:
     from vault_agent.cli import local  # noqa: F401, I001
     from vault_agent.cli import serve  # noqa: F401
     from vault_agent.cli import remote  # noqa: F401
+    from typer.core import TyperCommand
+
+    from vault_agent.cli.help_format import FlagsWithoutTypes
+
+    for info in app.registered_commands:  # one place: flags show no "<bool>" in any --help
+        if info.cls is None or info.cls is TyperCommand:
+            info.cls = FlagsWithoutTypes
 
 
 def run() -> None:

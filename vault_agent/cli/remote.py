@@ -78,9 +78,12 @@ def resolve_token(settings: Settings, server: str) -> str | None:
 
 
 def call_server(
-    op: Operation, params: dict[str, Any], server: str, token: str | None
+    op: Operation, params: dict[str, Any], server: str, token: str | None, vault_id: str | None = None
 ) -> tuple[str, dict[str, str]]:
     """Send one operation to the server; the body text and headers of a success.
+
+    `vault_id` (the fingerprint of the vault this CLI means) lets a server for another
+    vault say so instead of refusing the token.
 
     Raises:
         ServerUnavailable: nothing answers at `server`.
@@ -90,6 +93,10 @@ def call_server(
     headers = {"Accept": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
+    if vault_id:
+        from vault_agent.api.security import VAULT_ID_HEADER
+
+        headers[VAULT_ID_HEADER] = vault_id
     data = None
     if op.http_method == "GET":
         pairs: list[tuple[str, str]] = []
@@ -259,6 +266,8 @@ def make_command(op: Operation) -> Any:
                     params[name] = kwargs[name]
             for opt in opts:
                 value = kwargs.get(_param_name(opt.flag))
+                if (value is None or value is False) and not as_json and opt.human_default is not None:
+                    value = opt.human_default  # e.g. grep: line numbers for people, the HTTP body for --json
                 if value is None or value is False or value == []:
                     continue
                 try:
@@ -267,8 +276,14 @@ def make_command(op: Operation) -> Any:
                     raise InvalidParameter(f"option {opt.flag} has an invalid value") from None
                 _set_dotted(params, opt.target, value)
             server = settings.server
+            # The vault is known when named (--vault) or when its state dir gave the token.
+            vault_id = None
+            if kwargs.get("vault") is not None or (not settings.token and _is_local(server)):
+                from vault_agent.api.security import vault_fingerprint
+
+                vault_id = vault_fingerprint(settings.vault)
             try:
-                text, headers = call_server(op, params, server, resolve_token(settings, server))
+                text, headers = call_server(op, params, server, resolve_token(settings, server), vault_id)
             except VaultAgentError as exc:
                 raw = getattr(exc, "raw_body", None)
                 if as_json and raw is not None:

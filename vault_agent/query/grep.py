@@ -32,11 +32,17 @@ from vault_agent.paths import Vault, display, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob, glob_sql_regex
 from vault_agent.query.lines import decode, split_lines, strip_eol
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import MAX_FILE_BYTES, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, Wire, omit_none
+from vault_agent.query.toolkit import (
+    MAX_CONTEXT_LINES,
+    MAX_FILE_BYTES,
+    SEARCH_DEFAULT_LIMIT,
+    SEARCH_MAX_LIMIT,
+    Wire,
+    omit_none,
+)
 from vault_agent.text import tokenize
 
 Mode = Literal["plain", "regex", "loose"]
-MAX_CONTEXT_LINES = 10
 SNIPPET_CHARS = 240
 LOOSE_MIN_OVERLAP = 0.6
 TIME_BUDGET_S = 10.0

@@ -19,7 +19,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from vault_agent.contracts import MAX_QUERY_CHARS, Outcome
+from vault_agent.contracts import MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome
 from vault_agent.errors import InvalidLimit, InvalidParameter
 from vault_agent.query.models import Camel
 from vault_agent.query.postings import (
@@ -41,7 +41,7 @@ K1 = 1.2
 MILLION = pa.scalar(1e6, pa.float64())  # typed: bare Python numbers are slow in pyarrow kernels
 B = 0.75
 SEARCH_LIMIT_DEFAULT = 10
-SEARCH_LIMIT_MAX = 50
+SEARCH_LIMIT_MAX = RANKED_LIMIT_MAX
 SNIPPET_CHARS = 240
 MAX_QUERY_TERMS = 64
 

@@ -60,8 +60,8 @@ LIST_MAX = 1_000
 # ------------------------------------------------------------------------------ params
 class ReadFileParams(Params):
     path: str
-    start_line: int | None = Field(None, description="first line (1-based), default 1")
-    end_line: int | None = Field(None, description="last line, default start_line + 1,999")
+    start_line: int | None = None
+    end_line: int | None = None
 
 
 class WriteFileParams(Params):
@@ -104,17 +104,17 @@ class DeleteParams(Params):
 
 
 class SearchFilesParams(Params):
-    pattern: str = Field(description="regular expression searched line by line")
-    file_pattern: str | None = Field(None, description="case-insensitive glob, e.g. *.md or Projects/**")
-    path: str | None = Field(None, description="folder to search in (default: the whole vault)")
-    context_lines: int | None = Field(None, description="lines of context before and after (0-10)")
-    max_results: int | None = Field(None, description="default 50, at most 500")
+    pattern: str = Field(description="regex, matched line by line")
+    file_pattern: str | None = Field(None, description="case-insensitive glob")
+    path: str | None = Field(None, description="folder; default the whole vault")
+    context_lines: int | None = None
+    max_results: int | None = Field(None, description="default 50, max 500")
 
 
 class ListFilesParams(Params):
-    pattern: str | None = Field(None, description="case-insensitive glob; default: the folder's children")
-    path: str | None = Field(None, description="folder (case-insensitive), default the vault root")
-    limit: int | None = Field(None, description=f"default {LIST_DEFAULT}, at most {LIST_MAX}")
+    pattern: str | None = Field(None, description="case-insensitive glob")
+    path: str | None = Field(None, description="folder; default the vault root")
+    limit: int | None = Field(None, description=f"default {LIST_DEFAULT}, max {LIST_MAX}")
 
 
 class PathParams(Params):
@@ -315,24 +315,21 @@ def _alias(name: str, params: type[Params], func: Any, description: str, **kw: A
     )
 
 
-_GUARDS = (
-    " Protected folders (.obsidian, .trash, .git, .smarthole, .vault-agent) are refused; .system/ is read-only;"
-    " daily/ notes are append-only."
-)
-
 _alias(
     "read_file",
     ReadFileParams,
     _read_file,
-    "Read a file with line numbers ('N<TAB>text'), optionally start_line..end_line; at most 2,000 lines "
-    "and 100,000 characters per call (next_start_line says where to continue). Case-insensitive path.",
+    "A file with numbered lines, 2,000 a call; use it when you need line numbers to cite or edit by (next_start_line continues).",
+    title="Read file (numbered)",
+    result=ReadFileData,
 )
 _alias(
     "write_file",
     WriteFileParams,
     _write_file,
-    "Create or overwrite a file; parent folders are created. Atomic; expected_sha256 guards an overwrite; "
-    "dry_run shows the diff." + _GUARDS,
+    "Create or overwrite a whole file; use it when you have the full new content (edit_file changes a part).",
+    title="Write file",
+    result=Done,
     kind="write",
     destructive=True,
     idempotent=True,
@@ -341,9 +338,9 @@ _alias(
     "edit_file",
     EditFileParams,
     _edit_file,
-    "Targeted edit, one form per call: {old_text, new_text, replace_all?} or {insert_after_line | "
-    "insert_before_line, content} or {delete_lines: {start_line, end_line}}. Returns a unified diff. "
-    "old_text must occur once unless replace_all (absent → CONFLICT)." + _GUARDS,
+    "Edit part of a file and get a diff; use it for a change inside a file (write_file replaces it all). Forms: old_text+new_text, insert_after_line or insert_before_line+content, delete_lines.",
+    title="Edit file",
+    result=Done,
     kind="write",
     destructive=True,
     idempotent=False,
@@ -352,8 +349,9 @@ _alias(
     "move",
     MoveParams,
     _move,
-    "Move or rename a file or folder; destination parents are created; never overwrites (CONFLICT). "
-    "Links elsewhere in the vault that point to it are rewritten (update_links, default true)." + _GUARDS,
+    "Move or rename a file or folder, rewriting links to it; use it rather than write and delete so links keep working.",
+    title="Move file",
+    result=Done,
     kind="write",
     destructive=True,
     idempotent=False,
@@ -362,8 +360,9 @@ _alias(
     "delete",
     DeleteParams,
     _delete,
-    "Soft delete to the trash Obsidian is configured for (.trash/ by default, or the system trash); "
-    "recoverable. permanent: true deletes for good." + _GUARDS,
+    "Move a file or folder to the trash; use it to remove notes recoverably (permanent=true deletes for good).",
+    title="Delete file",
+    result=Done,
     kind="write",
     destructive=True,
     idempotent=False,
@@ -372,28 +371,34 @@ _alias(
     "search_files",
     SearchFilesParams,
     _search_files,
-    "Regex search over file contents, line by line: file_pattern (case-insensitive glob), path, "
-    "context_lines (0-10), max_results (default 50, max 500). Returns path, line and text per match.",
+    "Regex matches in file contents with line numbers; use it for exact text or patterns (search ranks topics).",
+    title="Search file contents",
+    result=SearchFilesData,
+    long_running=True,
 )
 _alias(
     "list_files",
     ListFilesParams,
     _list_files,
-    "List files and folders, newest first: pattern is a case-insensitive glob (e.g. **/*.md, Projects/**); "
-    "without it the folder's direct children. path picks the folder (case-insensitive). Default 200 entries.",
+    "Files and folders, newest first; use it to see recent files or those matching a glob.",
+    title="List files",
+    result=ListFilesData,
 )
 _alias(
     "get_file_info",
     PathParams,
     _get_file_info,
-    "File or folder info: type, size (bytes, files), created, modified (ISO 8601 UTC), sha256. "
-    "Case-insensitive path.",
+    "Type, size, times and sha256 of a file or folder; use it to check a path exists or to get expected_sha256.",
+    title="File info",
+    result=FileInfoData,
 )
 _alias(
     "create_folder",
     MkdirParams,  # path, plus dry_run / wait_for_index like every write (SPEC)
     _create_folder,
-    "Create a folder and its parents; says so when it already exists." + _GUARDS,
+    "Create a folder with its parents (an existing one is reported); use it only for an empty folder.",
+    title="Create folder",
+    result=Done,
     kind="write",
     destructive=False,
     idempotent=True,

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, data_of, register
-from vault_agent.contracts import MAX_QUERY_CHARS, Outcome
+from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.errors import InvalidParameter
-from vault_agent.contracts import MAX_PATH_CHARS
-from vault_agent.query.toolkit import SEARCH_MAX_LIMIT
+from vault_agent.query.toolkit import MAX_CONTEXT_LINES, SEARCH_MAX_LIMIT
 from vault_agent.lazy import lazy_modules
 
 if TYPE_CHECKING:
@@ -24,29 +23,15 @@ else:  # the core is imported on first use (the CLI imports this module for the 
         "vault_agent.query", "audit", "coverage", "files", "find", "grep", "scan"
     )
 
-_PATH_ERRORS = (
-    " Paths are vault-relative with '/' (read case-insensitively when exactly one file matches); absolute "
-    "paths, '..' above the root, NUL and symlinks fail with INVALID_PATH, protected folders (.obsidian, "
-    ".git, .trash, .vault-agent, .smarthole) with FORBIDDEN, missing files with NOT_FOUND."
-)
-_ACTIONS = (
-    " next_actions lists what to call next (first = recommended): type is the tool name or 'stop', "
-    "params the minimal parameters."
-)
-
 
 # ------------------------------------------------------------------------ vault_ls
 class LsParams(Params):
-    relative_dir: str | None = Field(
-        default=None, description="Folder to list ('' or omitted: the vault root)."
-    )
+    relative_dir: str | None = Field(default=None, description="Folder to list; omitted: the vault root.")
     glob: str | None = Field(
         default=None,
-        description="Case-insensitive glob; lists every match below the folder (e.g. '*.md', 'projects/**').",
+        description="Glob (case-insensitive): every match below the folder.",
     )
-    sort: Literal["name", "mtime"] | None = Field(
-        default=None, description="'name' (default) or 'mtime' (newest first)."
-    )
+    sort: Literal["name", "mtime"] | None = Field(default=None, description="mtime: newest first.")
 
 
 def render_ls(body: dict[str, Any]) -> str:
@@ -63,11 +48,10 @@ register(
         http_path="/ls",
         params=LsParams,
         func=lambda ctx, p: files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort),
-        description="List a vault folder: entries {path, type file|dir, size_bytes (null for folders)}. "
-        "Without glob: the folder's direct children; with glob: every match below it (case-insensitive). "
-        "Sorted by path, or newest first with sort='mtime'. At most 1,000 entries (warning LS_TRUNCATED). "
-        "Excluded and protected folders and symlinks are never listed. Reads the files directly (no index)."
-        + _PATH_ERRORS,
+        description="A folder's files and subfolders, or glob matches below it; use it for exact file "
+        "names (vault_tree for counts).",
+        title="List folder",
+        result=files.LsData,
         cli_args=("relative_dir",),
         cli_help="List a folder (direct children, or glob matches below it). Example: vault-agent ls projects",
         render=render_ls,
@@ -77,31 +61,25 @@ register(
 
 # ------------------------------------------------------------------------ vault_read
 class ReadRange(Params):
-    start_line: int | None = Field(default=None, ge=1, description="First line (1-based; default 1).")
-    end_line: int | None = Field(
-        default=None, ge=1, description="Last line, inclusive (default: end of file)."
-    )
+    start_line: int | None = Field(default=None, ge=1)
+    end_line: int | None = Field(default=None, ge=1)
     start_char: int | None = Field(
         default=None,
         ge=0,
-        description="Offset inside start_line (only to continue a page cut inside a line).",
+        description="Offset in start_line, to continue a cut line.",
     )
 
 
 class ReadLimits(Params):
-    max_chars: int | None = Field(
-        default=None, ge=1, description="Character budget (default 20,000; capped at 100,000)."
-    )
+    max_chars: int | None = Field(default=None, ge=1, description="Default 20,000.")
 
 
 class ReadParams(Params):
-    path: str = Field(description="Vault-relative file path.", max_length=MAX_PATH_CHARS)
-    full: bool | None = Field(
-        default=None, description="Read to the end of the file; without it, range is required."
-    )
-    range: ReadRange | None = Field(default=None, description="Lines to read: {start_line, end_line}.")
-    limits: ReadLimits | None = Field(default=None, description="{max_chars}: character budget.")
-    line_numbers: bool | None = Field(default=None, description="Prefix each line with its number and a tab.")
+    path: str = Field(max_length=MAX_PATH_CHARS)
+    full: bool | None = Field(default=None, description="Read to the end; else range is required.")
+    range: ReadRange | None = Field(default=None)
+    limits: ReadLimits | None = Field(default=None)
+    line_numbers: bool | None = Field(default=None)
 
 
 def _read(ctx: AppContext, p: ReadParams) -> Outcome[Any]:
@@ -137,11 +115,10 @@ register(
         http_path="/read",
         params=ReadParams,
         func=_read,
-        description="Read lines of a vault file. Input: path, range {start_line, end_line} (required unless "
-        "full=true), limits.max_chars (default 20,000, hard limit 100,000), line_numbers. Output: text (exact "
-        "file text, line ends included), truncated, returned_chars, applied_range, next_offset.start_line "
-        "(where to continue, null at the end), truncated_reason max_chars|range_end|hard_limit|none. Reads the "
-        "current file (no index)." + _PATH_ERRORS,
+        description="Exact text of a file's line range; use it once search, vault_search or vault_find "
+        "gave a path and lines.",
+        title="Read lines",
+        result=files.ReadData,
         cli_args=("path",),
         cli_help="Read lines of a file. Example: vault-agent read notes/a.md --start 1 --end 40",
         cli_options=(
@@ -158,8 +135,8 @@ register(
 
 # ------------------------------------------------------------------------ vault_find
 class FindScope(Params):
-    relative_dir: str | None = Field(default=None, description="Only notes below this folder.")
-    glob: str | None = Field(default=None, description="Only notes matching this case-insensitive glob.")
+    relative_dir: str | None = Field(default=None)
+    glob: str | None = Field(default=None)
 
 
 class FindBudget(Params):
@@ -168,9 +145,38 @@ class FindBudget(Params):
 
 
 class FindParams(Params):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to find (any language).")
-    scope: FindScope | None = Field(default=None, description="{relative_dir, glob}.")
-    budget: FindBudget | None = Field(default=None, description="{max_candidates, time_ms}.")
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    scope: FindScope | None = Field(default=None)
+    budget: FindBudget | None = Field(default=None)
+
+
+def _action_line(action: dict[str, Any]) -> str:
+    """One next action for people: where to read and the command that reads it."""
+    params = action.get("params") or {}
+    kind, path = action.get("type", ""), params.get("path")
+    if kind == "stop" or not path:
+        return "stop: enough was found" if kind == "stop" else kind
+    rng = params.get("range") or {}
+    start = rng.get("start_line") or (params.get("cursor") or {}).get("start_line")
+    end = rng.get("end_line")
+    if kind == "vault_read" and start and end:
+        return f"{path} lines {start}-{end}  (vault-agent read {path} --start {start} --end {end})"
+    if kind == "vault_scan":
+        return f"{path} from line {start or 1}  (vault-agent scan {path} --cursor {start or 1})"
+    return f"{path}  ({kind})"
+
+
+def render_find(body: dict[str, Any]) -> str:
+    """Human output of `find`: the verdict, then each next action with its path and lines."""
+    d = _data(body)
+    s = d.get("summary", {})
+    cut = f", cut off: {s['cutoff_reason']}" if s.get("cutoff_reason") else ""
+    head = (
+        f"{s.get('integration_status')}: {s.get('integrated_candidates')} passages "
+        f"from {s.get('scanned_files')} files{cut}"
+    )
+    actions = [f"{i}. {_action_line(a)}" for i, a in enumerate(d.get("next_actions", []), 1)]
+    return "\n".join([head, "next:" if actions else "next: (none)", *actions])
 
 
 def _find(ctx: AppContext, p: FindParams) -> Outcome[Any]:
@@ -196,14 +202,10 @@ register(
         http_path="/find",
         params=FindParams,
         func=_find,
-        description="Staged find (seed 002): Stage 0 normalized match (NFKC, casefold), Stage 1 loose token "
-        "match (words, CJK bigrams), Stage 1.5 integration into per-file line ranges. Input: query, scope "
-        "{relative_dir, glob}, budget {max_candidates (200), time_ms (60,000)}. Output: trace_id, summary "
-        "(scanned_files, scanned_nodes, candidates, warnings, max_stage_applied, scope_expanded, "
-        "integrated_candidates, signal_coverage, file_bias_ratio, gap_ranges_count, sufficiency_score, "
-        "integration_status ready|needs_followup|blocked, cutoff_reason only when cut off) and next_actions "
-        "(vault_read with a range, vault_scan, or stop)." + _ACTIONS + " Uses the committed index snapshot "
-        "(INDEX_NOT_FOUND without one; not fresh → INDEX_<STATE> warning).",
+        description="Finds where a query is answered and what to read next (next_actions); use it for a find-then-read loop when search snippets are not enough.",
+        title="Find, then plan reads",
+        result=find.FindData,
+        long_running=True,
         cli_args=("query",),
         cli_help="Find where a query is answered and what to read next. Example: vault-agent find 'lens cleaning'",
         cli_options=(
@@ -212,23 +214,22 @@ register(
             CliOption("--max-candidates", "budget.max_candidates", int, "Candidate cap (default 200)."),
             CliOption("--time-ms", "budget.time_ms", int, "Time budget in ms (default 60,000)."),
         ),
+        render=render_find,
     )
 )
 
 
 # ------------------------------------------------------------------------ vault_scan
 class ScanCursor(Params):
-    start_line: int | None = Field(default=None, ge=1, description="First line of the chunk (default 1).")
-    start_char: int | None = Field(
-        default=None, ge=0, description="Offset inside start_line (from next_cursor)."
-    )
+    start_line: int | None = Field(default=None, ge=1)
+    start_char: int | None = Field(default=None, ge=0, description="From next_cursor.")
 
 
 class ScanParams(Params):
-    path: str = Field(description="Vault-relative file path.", max_length=MAX_PATH_CHARS)
-    cursor: ScanCursor | None = Field(default=None, description="{start_line}: where the chunk starts.")
-    chunk_lines: int | None = Field(default=None, description="Lines per chunk: 1..1000 (default 200).")
-    limits: ReadLimits | None = Field(default=None, description="{max_chars}: character budget per chunk.")
+    path: str = Field(max_length=MAX_PATH_CHARS)
+    cursor: ScanCursor | None = Field(default=None)
+    chunk_lines: int | None = Field(default=None, description="Default 200, max 1,000.")
+    limits: ReadLimits | None = Field(default=None)
 
 
 def _scan(ctx: AppContext, p: ScanParams) -> Outcome[Any]:
@@ -251,11 +252,9 @@ register(
         http_path="/scan",
         params=ScanParams,
         func=_scan,
-        description="Read a file chunk by chunk (seed 002). Input: path, cursor.start_line (default 1), "
-        "chunk_lines (default 200, 1..1000), limits.max_chars (default 20,000, hard limit 100,000). Output: "
-        "text, applied_range, next_cursor.start_line (null at the end), eof, truncated, truncated_reason "
-        "max_chars|chunk_end|hard_limit|none, next_actions (vault_scan of the next chunk, or vault_coverage "
-        "at the end)." + _ACTIONS + _PATH_ERRORS,
+        description="A file chunk by chunk from a cursor; use it to read a long note completely (vault_read for one range).",
+        title="Read in chunks",
+        result=scan.ScanData,
         cli_args=("path",),
         cli_help="Read a file in chunks. Example: vault-agent scan notes/a.md --cursor 201",
         cli_options=(
@@ -270,8 +269,8 @@ register(
 
 # ------------------------------------------------------------------------ vault_coverage
 class CitedRange(Params):
-    start_line: int = Field(description="First cited line (1-based).")
-    end_line: int = Field(description="Last cited line (inclusive).")
+    start_line: int
+    end_line: int
 
 
 def parse_ranges(values: list[str]) -> list[dict[str, int]]:
@@ -289,10 +288,8 @@ def _pairs(ranges: list[CitedRange] | None) -> list[tuple[int, int]] | None:
 
 
 class CoverageParams(Params):
-    path: str = Field(description="Vault-relative file path.", max_length=MAX_PATH_CHARS)
-    cited_ranges: list[CitedRange] = Field(
-        description="Cited line ranges [{start_line, end_line}] (max 10,000)."
-    )
+    path: str = Field(max_length=MAX_PATH_CHARS)
+    cited_ranges: list[CitedRange]
 
 
 register(
@@ -303,10 +300,9 @@ register(
         http_path="/coverage",
         params=CoverageParams,
         func=lambda ctx, p: coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or []),
-        description="Coverage of a file by cited line ranges (seed 002). Overlapping and adjacent ranges are "
-        "merged and clipped to the file. Output: path, total_lines, covered_lines, coverage_ratio = covered / "
-        "total (1.0 for an empty file), covered_ranges, uncovered_ranges, meets_min_coverage (ratio >= 0.8), "
-        "next_actions (vault_scan of the first gap, artifact_audit, or stop)." + _ACTIONS + _PATH_ERRORS,
+        description="How much of a file your cited line ranges cover, and the gaps; use it before finishing a summary to check for skipped parts.",
+        title="Citation coverage",
+        result=coverage.CoverageData,
         kind="read",
         cli_args=("path",),
         cli_help="Coverage of a file by cited ranges. Example: vault-agent coverage notes/a.md --range 1-40",
@@ -319,10 +315,10 @@ register(
 
 # ------------------------------------------------------------------------ artifact_audit
 class AuditParams(Params):
-    artifact_path: str = Field(description="The Markdown artifact (with [L12-L20] citation markers).")
-    source_path: str = Field(description="The source file the artifact cites.")
+    artifact_path: str = Field(description="The Markdown file with [L12-L20] markers.")
+    source_path: str
     cited_ranges: list[CitedRange] | None = Field(
-        default=None, description="Cited source ranges; default: the artifact's markers."
+        default=None, description="Default: the artifact's markers."
     )
 
 
@@ -336,12 +332,11 @@ register(
         func=lambda ctx, p: audit.artifact_audit(
             ctx.vault, p.artifact_path, p.source_path, _pairs(p.cited_ranges), ctx.state
         ),
-        description="Audit a Markdown artifact against its source (seed 002). Citations are markers [L12], "
-        "[L12-L20] or [L3-L5, L9] on headings, list items or the lines under them; nodes are headings and list "
-        "items (id n<line>). Output: rootless_nodes (no citation, no cited descendant), orphan_branches (cites "
-        "lines past the source end), one_way_refs (shares no word with the lines it cites), coverage_ratio, "
-        "uncovered_ranges_count, marginal_gain (vs the previous audit of the pair in this server; null first), "
-        "needs_forced_full_scan, next_actions, findings {kind, message, node_id}." + _ACTIONS + _PATH_ERRORS,
+        description="Checks an artifact's [L12-L20] citations against its source; use it after writing a "
+        "summary to find unsupported claims.",
+        title="Audit citations",
+        result=audit.AuditData,
+        long_running=True,
         idempotent=False,
         cli_args=("artifact_path", "source_path"),
         cli_help="Audit an artifact's citations. Example: vault-agent audit summary.md notes/source.md",
@@ -356,24 +351,13 @@ register(
 
 # ------------------------------------------------------------------------ vault_search
 class GrepParams(Params):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="Pattern (RE2 regex by default) or text.")
-    mode: Literal["regex", "plain", "loose"] | None = Field(
-        default=None,
-        description="regex (default; invalid → plain), plain (case-insensitive), loose (tokens).",
-    )
-    glob: str | None = Field(
-        default=None, description="Case-insensitive glob over note paths, e.g. 'projects/**'."
-    )
-    relative_dir: str | None = Field(default=None, description="Only notes below this folder.")
-    limit: int | None = Field(
-        default=None, ge=1, le=SEARCH_MAX_LIMIT, description="Max matching lines (default 50, max 500)."
-    )
-    context_lines: int | None = Field(
-        default=None, ge=0, le=grep.MAX_CONTEXT_LINES, description="Lines of context before/after (0..10); adds line."
-    )
-    line_numbers: bool | None = Field(
-        default=None, description="Add each match's 1-based line number as 'line' (addition to seed 002)."
-    )
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    mode: Literal["regex", "plain", "loose"] | None = Field(default=None)
+    glob: str | None = Field(default=None, description="Case-insensitive path glob.")
+    relative_dir: str | None = Field(default=None)
+    limit: int | None = Field(default=None, ge=1, le=SEARCH_MAX_LIMIT, description="Default 50.")
+    context_lines: int | None = Field(default=None, ge=0, le=MAX_CONTEXT_LINES)
+    line_numbers: bool | None = Field(default=None)
 
 
 def render_grep(body: dict[str, Any]) -> str:
@@ -413,14 +397,10 @@ register(
         http_path="/grep",
         params=GrepParams,
         func=_grep,
-        description="Search note lines (seed 002 vault_search). Input: query, mode regex (default; RE2 syntax, "
-        "linear time; an invalid pattern is searched as plain text with warning REGEX_FALLBACK_PLAIN) | plain "
-        "(case-insensitive) | loose (NFKC/casefold tokens, CJK bigrams, >= 60% of the query's tokens), glob "
-        "(case-insensitive), relative_dir, limit (default 50, max 500), context_lines (0..10), line_numbers. Output: "
-        "results [{path, snippet (<= 240 chars), line?, context_before?, context_after?}] by path then line "
-        "(line with line_numbers or context_lines). Unchanged "
-        "notes are searched in the index's stored body text, changed ones on disk; stops at a 10 s budget "
-        "with partial results (SEARCH_TIME_BUDGET)." + _PATH_ERRORS,
+        description="Lines matching exact text or a regex; use it for a literal name, phrase or pattern, not for topics (use search).",
+        title="Exact text or regex search",
+        result=grep.SearchData,
+        long_running=True,
         cli_args=("query",),
         cli_help="Search note lines by regex or text. Example: vault-agent grep 'TODO|FIXME' --context 1",
         cli_options=(
@@ -429,7 +409,13 @@ register(
             CliOption("--dir", "relative_dir", str, "Only notes below this folder."),
             CliOption("--context", "context_lines", int, "Context lines before/after (0..10)."),
             CliOption("--limit", "limit", int, "Max results (default 50, max 500)."),
-            CliOption("--line-numbers", "line_numbers", bool, "Add each match's line number."),
+            CliOption(
+                "--line-numbers",
+                "line_numbers",
+                bool,
+                "Add each match's line number (on by default in human output).",
+                human_default=True,
+            ),
         ),
         render=render_grep,
     )

@@ -13,6 +13,15 @@ from pydantic import BaseModel, Field
 
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
 from vault_agent.contracts import Outcome
+from vault_agent.files.models import (
+    DeleteResult,
+    EditResult,
+    MkdirResult,
+    MoveResult,
+    ReplaceResult,
+    StatResult,
+    WriteResult,
+)
 from vault_agent.files.races import race_safe
 from vault_agent.lazy import lazy_functions
 
@@ -33,36 +42,34 @@ else:  # the core is imported on first call (the CLI imports this module for the
     (move_path,) = lazy_functions("vault_agent.files.move", "move_path")
     (stat_path,) = lazy_functions("vault_agent.files.stat", "stat_path")
 
-_SHA = "sha256 (hex) of the bytes you read; the write fails with CONFLICT if the file changed since"
-_WAIT = "wait (up to 10 s) until the index snapshot containing this write is committed"
+_SHA = "sha256 of what you read; CONFLICT if the file changed since"
+_WAIT = "return once the index holds this write (up to 10 s)"
 
 
 class _WriteCommon(Params):
-    dry_run: bool = Field(False, description="return the diff/plan and change nothing")
-    wait_for_index: bool = Field(False, description=_WAIT)
+    dry_run: bool = False
+    wait_for_index: bool = False
 
 
 class CreateParams(_WriteCommon):
-    path: str = Field(description="vault-relative path of the new file")
-    content: str = Field(description="full text of the new file")
-    expected_sha256: str | None = Field(None, description="accepted for uniformity; the file must not exist")
+    path: str
+    content: str
+    expected_sha256: str | None = None  # accepted for uniformity; the file must not exist
 
 
 class WriteParams(_WriteCommon):
-    path: str = Field(description="vault-relative path of an existing file")
+    path: str
     content: str
-    mode: Literal["overwrite", "append"] = Field(description="overwrite | append (required)")
-    expected_sha256: str | None = Field(None, description=_SHA)
+    mode: Literal["overwrite", "append"]
+    expected_sha256: str | None = None
 
 
 class ReplaceParams(_WriteCommon):
     path: str
-    find: str = Field(description="exact text to find (non-empty)")
+    find: str = Field(description="exact text, non-empty")
     replace: str
-    max_replacements: int | None = Field(
-        None, description="at most this many occurrences are replaced, first ones first (default 1)"
-    )
-    expected_sha256: str | None = Field(None, description=_SHA)
+    max_replacements: int | None = Field(None, description="default 1, first occurrences first")
+    expected_sha256: str | None = None
 
 
 class LineRange(BaseModel):
@@ -79,20 +86,20 @@ class EditParams(_WriteCommon):
     insert_before_line: int | None = None
     content: str | None = None
     delete_lines: LineRange | None = None
-    expected_sha256: str | None = Field(None, description=_SHA)
+    expected_sha256: str | None = None
 
 
 class MoveParams(_WriteCommon):
     source: str
     destination: str
-    update_links: bool = Field(True, description="rewrite links elsewhere that resolve to the moved files")
+    update_links: bool = Field(True, description="rewrite links to the moved files")
     expected_sha256: str | None = Field(None, description=_SHA)
 
 
 class DeleteParams(_WriteCommon):
     path: str
-    permanent: bool = Field(False, description="delete for good instead of moving to the trash")
-    expected_sha256: str | None = Field(None, description=_SHA)
+    permanent: bool = Field(False, description="delete for good, not to the trash")
+    expected_sha256: str | None = None
 
 
 class MkdirParams(_WriteCommon):
@@ -186,14 +193,6 @@ def _line_range(value: str) -> dict[str, int]:
     return {"start_line": int(start), "end_line": int(end or start)}
 
 
-_COMMON_NOTE = (
-    " Every write: dry_run (diff/plan only), expected_sha256 (CONFLICT if the file changed since you read "
-    "it), wait_for_index (returns once the snapshot holding the write is committed). Writes are atomic "
-    "(temp + fsync + rename) and verified. Refused with FORBIDDEN: protected folders (.obsidian, .trash, "
-    ".git, .smarthole, .vault-agent), .system/, and daily/ rules. Results carry sha256 (pass it as the next "
-    "expected_sha256), event_seq and snapshot_id."
-)
-
 WRITE_OPS = [
     Operation(
         name="create",
@@ -205,9 +204,9 @@ WRITE_OPS = [
         kind="write",
         destructive=False,
         idempotent=False,
-        description="Create a new file (parent folders are created). CONFLICT if it already exists. Under "
-        "daily/ only daily/YYYY-MM-DD.md may be created. Returns {written_path, written_bytes}."
-        + _COMMON_NOTE,
+        description="Create a new file and its folders; use it only for a path that does not exist (vault_write changes a file). daily/ takes daily/YYYY-MM-DD.md only.",
+        title="Create file",
+        result=WriteResult,
         cli_args=("path",),
         cli_help="Create a new note. Example: vault-agent create notes/idea.md --content '# Idea'",
         render=_render_write,
@@ -222,9 +221,9 @@ WRITE_OPS = [
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Overwrite or append to an EXISTING file; mode is required (overwrite | append), unknown "
-        "modes are rejected before anything is touched. CONFLICT if the file does not exist (use vault_create). "
-        "daily/ notes accept append only. Returns {written_path, written_bytes}." + _COMMON_NOTE,
+        description="Overwrite or append to an existing file; use it to replace a whole file or add to its end (vault_edit changes a part).",
+        title="Overwrite or append",
+        result=WriteResult,
         cli_args=("path",),
         cli_options=(
             CliOption("--content", "content", help="text to write or append"),
@@ -246,10 +245,9 @@ WRITE_OPS = [
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Replace exact text in a file: every occurrence of find is replaced when there are at most "
-        "max_replacements (default 1); CONFLICT (nothing changed, count in the message) when find is absent or "
-        "occurs more often. Not allowed under daily/. "
-        "Returns {written_path, replacements}." + _COMMON_NOTE,
+        description="Replace exact text (every occurrence, when there are at most max_replacements, default 1; CONFLICT and nothing changed otherwise); use it for a literal substitution (vault_edit for line edits).",
+        title="Replace text",
+        result=ReplaceResult,
         cli_args=("path",),
         cli_help="Replace text. Example: vault-agent replace notes/a.md --find 'TODO' --replace 'DONE'",
         render=_render_write,
@@ -264,11 +262,9 @@ WRITE_OPS = [
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Targeted edit of an existing text file, exactly one form per call: {old_text, new_text, "
-        "replace_all?} (old_text must occur once unless replace_all; absent → CONFLICT), or "
-        "{insert_after_line (0 = top) | insert_before_line, content}, or {delete_lines: {start_line, "
-        "end_line}} (1-based, inclusive; same numbering as vault_read). Returns a unified diff (at most 400 "
-        "lines / 20,000 chars)." + _COMMON_NOTE,
+        description="Edit part of an existing file; use it for a change inside a file. One form per call: old_text+new_text, insert_after_line or insert_before_line+content, or delete_lines.",
+        title="Edit part of a file",
+        result=EditResult,
         cli_args=("path",),
         cli_options=(
             CliOption("--old-text", "old_text", help="text to replace (exact)"),
@@ -295,10 +291,9 @@ WRITE_OPS = [
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Move or rename a file or folder; destination parents are created; CONFLICT if the "
-        "destination exists; same path is a no-op. update_links (default true) rewrites wikilinks, embeds and "
-        "Markdown links elsewhere in the vault that resolve to the moved files and lists each file touched. "
-        "dry_run lists what would change. Never into or out of protected folders, .system/ or daily/.",
+        description="Move or rename a file or folder, rewriting links to it; use it rather than create and delete so links keep working.",
+        title="Move or rename",
+        result=MoveResult,
         cli_args=("source", "destination"),
         cli_help="Move or rename. Example: vault-agent mv inbox/idea.md projects/idea.md",
         render=_render_write,
@@ -313,10 +308,9 @@ WRITE_OPS = [
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Delete a file or folder the way Obsidian does: honours .obsidian/app.json trashOption "
-        "(local → the vault's .trash/ (default), system → the OS trash, none → refused unless permanent: "
-        "true). Never overwrites a trash entry (adds ' 1', ' 2'). Returns where it went (trashed_to). "
-        "expected_sha256 guards files; dry_run shows the plan.",
+        description="Delete a file or folder to the trash Obsidian uses; use it to remove notes recoverably (permanent=true deletes for good).",
+        title="Delete to trash",
+        result=DeleteResult,
         cli_args=("path",),
         cli_help="Move to trash. Example: vault-agent rm inbox/old.md",
         render=_render_write,
@@ -331,8 +325,9 @@ WRITE_OPS = [
         kind="write",
         destructive=False,
         idempotent=True,
-        description="Create a folder and its parents; an existing folder is a success (created: false). "
-        "CONFLICT if a file has that name. Not inside protected folders, .system/ or daily/.",
+        description="Create a folder and its parents; use it only for an empty folder (writes create their folders).",
+        title="Create folder",
+        result=MkdirResult,
         cli_args=("path",),
         cli_help="Create a folder. Example: vault-agent mkdir projects/new",
         render=_render_write,
@@ -351,10 +346,9 @@ register(
         params=StatParams,
         func=_info,
         kind="read",
-        description="File or folder metadata: type (file | folder), size_bytes (files), entries (folders), "
-        "created (birth time, null where the file system does not record it), modified (ISO 8601 UTC) and "
-        "sha256 (files up to 16 MiB; pass it as expected_sha256 to a write). Case-insensitive lookup when "
-        "exactly one entry matches. Protected folders are refused.",
+        description="Type, size, times and sha256 of a file or folder; use it to check a path or to get expected_sha256 before a write.",
+        title="File info",
+        result=StatResult,
         cli_args=("path",),
         cli_help="File info. Example: vault-agent info notes/a.md",
         render=_render_info,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from vault_agent.api.registry import AppContext, NoParams, Operation, register
 from vault_agent.contracts import Outcome
 from vault_agent.lazy import lazy_functions
+from vault_agent.query.models import StatusData
 
 if TYPE_CHECKING:
     from vault_agent.query.status import index_status
@@ -50,14 +51,9 @@ register(
         http_path="/status",
         params=NoParams,
         func=_status,
-        description=(
-            "Get the state of the vault index. Input: none. Output: data {indexFreshness (fresh, stale, "
-            "pending, updating, incompatible or unknown), snapshotId, noteCount, chunkCount, "
-            "invalidFrontmatterCount (notes whose frontmatter could not be read), lastCommitAt (ISO 8601 "
-            "UTC), schemaVersion}. Freshness is checked now (a stat scan of the vault when this process "
-            "does not watch it); any state but fresh adds an INDEX_<STATE> warning with what to do. When "
-            "no index exists the call fails with INDEX_NOT_FOUND ('run vault-agent index')."
-        ),
+        description="Index state (freshness, snapshot, counts); use it when answers look outdated.",
+        title="Index status",
+        result=StatusData,
         cli_help="State of the index (works without a server).",
         render=render_status,
     )

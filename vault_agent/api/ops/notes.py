@@ -9,6 +9,7 @@ from pydantic import Field
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.lazy import lazy_modules
+from vault_agent.query import models
 
 if TYPE_CHECKING:
     from vault_agent.query import outline, sections
@@ -17,22 +18,7 @@ else:  # the core is imported on first use (the CLI imports this module for the 
 
 
 class NotePathParams(Params):
-    path: str = Field(
-        description="Vault-relative note path with '/' separators, e.g. 'projects/alpha/plan.md'. "
-        "Resolved case-insensitively when exactly one indexed note matches.",
-        max_length=4096,
-    )
-
-
-_COMMON = (
-    " Input: path (vault-relative note path; absolute, '..' above the root, NUL and non-note names fail "
-    "with INVALID_PATH; protected folders with FORBIDDEN; a note that is not in the index with NOT_FOUND). "
-    "Read from the last committed index snapshot: its freshness travels beside the result (MCP _meta "
-    "indexFreshness and warnings, HTTP header X-Index-Freshness). Notes over 1,000,000 characters fail "
-    "with TOO_LARGE; at most 500 headings are returned, then truncated is true. Never returns body text, "
-    "snippets, full frontmatter, line ranges or absolute paths. INDEX_NOT_FOUND / INDEX_INCOMPATIBLE when "
-    "there is no usable index."
-)
+    path: str = Field(max_length=4096)
 
 
 def _heading_lines(items: list[dict[str, Any]], depth: int, out: list[str]) -> None:
@@ -121,12 +107,10 @@ register(
         func=_outline,
         envelope=False,
         cli_args=("path",),
-        description=(
-            "Get the heading outline of one Markdown note (contract knowtation.note_outline/v1, returned "
-            "raw): {schema, path, title, headings: [{level 1-6, text (plain text), id "
-            "'h{level}-{slug}-{ordinal:04d}'}], truncated}. Use it to see a note's structure before reading "
-            "a part of it." + _COMMON
-        ),
+        description="A note's headings (level, text, id); use it to see a note's structure before reading"
+        " part of it.",
+        title="Note outline",
+        result=models.NoteOutline,
         cli_help="Heading outline of one note, e.g. vault-agent get-note-outline notes/plan.md.",
         render=render_outline,
     )
@@ -142,12 +126,10 @@ register(
         func=_document_tree,
         envelope=False,
         cli_args=("path",),
-        description=(
-            "Get one note's headings as a nested tree (contract knowtation.document_tree/v0, returned raw): "
-            "{schema, path, title, root: {children}, truncated}; node {id, level, text, children}; the root "
-            "is synthetic (no id, level or text) and a heading that skips a level nests under the nearest "
-            "lower-level heading before it." + _COMMON
-        ),
+        description="A note's headings as a nested tree; use it instead of get_note_outline when you need"
+        " parent and child headings.",
+        title="Heading tree",
+        result=models.DocumentTree,
         cli_help="Nested heading tree of one note, e.g. vault-agent get-document-tree notes/plan.md.",
         render=render_document_tree,
     )
@@ -163,14 +145,10 @@ register(
         func=_section_source,
         envelope=False,
         cli_args=("path",),
-        description=(
-            "Get body-free section metadata of one note (contract knowtation.section_source/v0, returned "
-            "raw): {schema, path, title, sections, truncated, body_returned: false, snippet_returned: "
-            "false}; section {section_id '{slug(path)}:{heading_id}', heading_id, level, heading_path "
-            "(ancestor heading texts), heading_text, child_section_ids, body_available (content lies "
-            "before the next heading of the same or a higher level)}. No section text is ever returned; "
-            "read a section with vault_read." + _COMMON
-        ),
+        description="A note's sections (ids, heading paths, has text or not), never the text; use it to "
+        "plan which sections to read.",
+        title="Section map",
+        result=models.SectionSource,
         cli_help="Body-free section metadata of one note, e.g. vault-agent get-section-source notes/plan.md.",
         render=render_section_source,
     )
@@ -186,14 +164,10 @@ register(
         func=_metadata_facets,
         envelope=False,
         cli_args=("path",),
-        description=(
-            "Get allowlisted frontmatter facets of one note (contract knowtation.metadata_facets/v0, "
-            "returned raw): {schema, path, facets: {project, tags, date, updated, causal_chain_id, entity, "
-            "episode_id}, inferred: {folder, source_type}, truncated}. Only these keys are read; project is "
-            "a slug (from frontmatter, else from a projects/<slug>/ folder), dates are ISO strings or null, "
-            "lists hold at most 100 values of at most 256 characters (then truncated is true); "
-            "source_type is 'note' for every indexed Markdown note." + _COMMON
-        ),
+        description="A note's allowlisted frontmatter (project, tags, dates, entity) and folder; use it "
+        "to classify a note without reading it.",
+        title="Note facets",
+        result=models.MetadataFacets,
         cli_help="Allowlisted frontmatter facets of one note, e.g. vault-agent get-metadata-facets a.md.",
         render=render_metadata_facets,
     )

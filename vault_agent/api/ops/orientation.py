@@ -9,19 +9,13 @@ from pydantic import Field
 from vault_agent.api.registry import AppContext, NoParams, Operation, Params, data_of, register
 from vault_agent.contracts import Outcome
 from vault_agent.lazy import LazyModule
+from vault_agent.query import models
 from vault_agent.query import orientation_limits as limits
 
 if TYPE_CHECKING:
     from vault_agent.query import orientation as core
 else:  # the core is imported on first use (the CLI imports this module for the registry)
     core = LazyModule("vault_agent.query.orientation")
-
-_FRESHNESS_NOTE = (
-    " Answers come from the last committed index snapshot; data.indexFreshness is one of fresh, stale, "
-    "pending, updating, unknown, and any state but fresh adds an INDEX_<STATE> warning. Errors: "
-    "INDEX_NOT_FOUND (no index yet: run 'vault-agent index'), INDEX_INCOMPATIBLE (run 'vault-agent "
-    "reindex'). Never returns note bodies, chunk text or absolute paths."
-)
 
 
 def _table(rows: list[tuple[str, str]], head: tuple[str, str]) -> list[str]:
@@ -57,7 +51,8 @@ def render_tree(body: dict[str, Any]) -> str:
     def walk(node: dict[str, Any], indent: int) -> None:
         name = node["path"].rsplit("/", 1)[-1] + "/" if node["path"] else "/"
         hidden = node["childFolders"] - len(node["children"])
-        more = f"  (+{hidden} more)" if hidden > 0 else ""
+        plural = "s" if hidden > 1 else ""
+        more = f"  (+{hidden} subfolder{plural} not shown; raise --depth or --limit)" if hidden > 0 else ""
         out.append(f"{'  ' * indent}{name}  {node['noteCount']}{more}")
         for child in node["children"]:
             walk(child, indent + 1)
@@ -67,8 +62,8 @@ def render_tree(body: dict[str, Any]) -> str:
 
 
 def render_tags(body: dict[str, Any]) -> str:
-    """Human output of `tags`: a count/tag table."""
-    rows = [(str(t["noteCount"]), "#" + t["tag"]) for t in data_of(body)["tags"]]
+    """Human output of `tags`: a count/tag table, tags written as `overview` writes them."""
+    rows = [(str(t["noteCount"]), t["tag"]) for t in data_of(body)["tags"]]
     return "\n".join([*_table(rows, ("notes", "tag")), "", *_footer(body)])
 
 
@@ -92,17 +87,15 @@ class TreeParams(Params):
         limits.TREE_DEPTH_DEFAULT,
         ge=limits.TREE_DEPTH_MIN,
         le=limits.TREE_DEPTH_MAX,
-        description="Deepest folder level returned (1 = top-level folders). 1-10, default 2.",
+        description="Deepest level; 1 = top-level folders.",
     )
     limit: int = Field(
         limits.TREE_LIMIT_DEFAULT,
         ge=limits.TREE_LIMIT_MIN,
         le=limits.TREE_LIMIT_MAX,
-        description="Maximum number of nodes, the root included. 1-500, default 50.",
+        description="Nodes, root included.",
     )
-    direct_only: bool = Field(
-        False, description="Count only notes directly in each folder instead of recursively. Default false."
-    )
+    direct_only: bool = Field(False, description="Count only notes directly in a folder.")
 
 
 class TagsParams(Params):
@@ -110,7 +103,6 @@ class TagsParams(Params):
         limits.TAGS_LIMIT_DEFAULT,
         ge=limits.TAGS_LIMIT_MIN,
         le=limits.TAGS_LIMIT_MAX,
-        description="Maximum number of tags. 1-200, default 50.",
     )
 
 
@@ -119,7 +111,6 @@ class FacetsParams(Params):
         limits.FACETS_LIMIT_DEFAULT,
         ge=limits.FACETS_LIMIT_MIN,
         le=limits.FACETS_LIMIT_MAX,
-        description="Maximum number of frontmatter fields. 1-200, default 50.",
     )
 
 
@@ -147,16 +138,10 @@ register(
         http_path="/overview",
         params=NoParams,
         func=_overview,
-        description=(
-            "Get compact vault-level metadata to orient before searching. Input: none. Output: "
-            "data.noteCount and data.chunkCount (indexed notes and search chunks); data.topLevelFolders "
-            "[{path, noteCount}] (immediate child folders of the root holding notes, recursive counts, at "
-            "most 20); data.topTags [{tag, noteCount}] (frontmatter tags, note-level counts, at most 50); "
-            "data.frontmatterFields [{name, noteCount}] (at most 50); data.indexFreshness. Lists are "
-            "sorted by noteCount descending, then name ascending; limits are fixed, and a cut list adds "
-            "TOP_LEVEL_FOLDERS_TRUNCATED, TOP_TAGS_TRUNCATED or FRONTMATTER_FIELDS_TRUNCATED to warnings "
-            "(use vault_tree, vault_tags, vault_facets for more)." + _FRESHNESS_NOTE
-        ),
+        description="Counts, top folders, tags and frontmatter fields of the vault; call it first to "
+        "learn the vault's shape.",
+        title="Vault overview",
+        result=models.OverviewData,
         cli_help="Compact vault metadata: counts, top folders, tags, frontmatter fields.",
         render=render_overview,
     )
@@ -170,16 +155,9 @@ register(
         http_path="/tree",
         params=TreeParams,
         func=_tree,
-        description=(
-            "Get a bounded folder tree with note counts. Inputs: depth (1-10, default 2: deepest folder "
-            "level returned), limit (1-500, default 50: maximum nodes, root included), direct_only "
-            "(default false: count only notes directly in a folder). Output: data.root, a node {path, "
-            "noteCount, childFolders, children} whose path is '' for the vault root; childFolders counts "
-            "every immediate child folder holding notes, even ones cut by depth or limit; children are "
-            "sorted alphabetically by path. Folders exist only through notes; excluded folders never "
-            "appear. Nodes are chosen breadth-first; when limit cuts the tree, warnings has "
-            "TREE_LIMIT_EXCEEDED. Out-of-range inputs fail with INVALID_PARAMETER." + _FRESHNESS_NOTE
-        ),
+        description="Folder tree with note counts; use it to see where notes live before listing or searching a folder.",
+        title="Folder tree",
+        result=models.TreeData,
         cli_help="Bounded folder tree with note counts, e.g. vault-agent tree --depth 3 --limit 100.",
         render=render_tree,
     )
@@ -193,13 +171,9 @@ register(
         http_path="/tags",
         params=TagsParams,
         func=_tags,
-        description=(
-            "Get frontmatter tag names with note-level usage counts. Input: limit (1-200, default 50). "
-            "Output: data.tags [{tag, noteCount}] sorted by noteCount descending, then tag ascending; tags "
-            "come from the frontmatter 'tags' field only (no leading '#', case kept, nested a/b is one "
-            "tag). When more tags exist than limit, warnings has TAGS_TRUNCATED. Out-of-range limit fails "
-            "with INVALID_PARAMETER." + _FRESHNESS_NOTE
-        ),
+        description="Frontmatter tags with note counts; use it to pick tags to search for.",
+        title="Tags",
+        result=models.TagsData,
         cli_help="Tag names with note counts, e.g. vault-agent tags --limit 100.",
         render=render_tags,
     )
@@ -213,16 +187,9 @@ register(
         http_path="/facets",
         params=FacetsParams,
         func=_facets,
-        description=(
-            "Get frontmatter field names with note counts, and the values of the allowlisted fields "
-            "'type' and 'status'. Input: limit (1-200, default 50: number of fields). Output: data.fields "
-            "[{name, noteCount, values?}] sorted by noteCount descending, then name ascending; only type "
-            "and status carry values [{value, noteCount}] (array values expanded, case kept, numbers and "
-            "booleans as strings, null/empty dropped; at most 50 values, sorted by noteCount descending "
-            "then value); other fields have no values key, so arbitrary frontmatter values are never "
-            "exposed. Warnings FACETS_TRUNCATED / FACET_VALUES_TRUNCATED mark cut lists. Out-of-range "
-            "limit fails with INVALID_PARAMETER." + _FRESHNESS_NOTE
-        ),
+        description="Frontmatter fields with note counts, and type and status values; use it to learn how notes are classified.",
+        title="Frontmatter fields",
+        result=models.FacetsData,
         cli_help="Frontmatter fields with counts and type/status values, e.g. vault-agent facets.",
         render=render_facets,
     )

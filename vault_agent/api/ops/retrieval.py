@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from vault_agent.api.registry import Operation, Params, data_of, register
-from vault_agent.contracts import MAX_QUERY_CHARS
+from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
 from vault_agent.errors import InvalidLimit
-from vault_agent.contracts import MAX_PATH_CHARS
 from vault_agent.lazy import lazy_modules
 
 if TYPE_CHECKING:
@@ -17,35 +16,20 @@ if TYPE_CHECKING:
 else:  # the core is imported on first use (the CLI imports this module for the registry)
     note, related, search = lazy_modules("vault_agent.query", "note", "related", "search")
 
-_INDEX_NOTE = (
-    " Answers come from the last committed index snapshot; data.indexFreshness is its state and any state "
-    "but fresh adds an INDEX_<STATE> warning. Errors: INDEX_NOT_FOUND (run 'vault-agent index'), "
-    "INDEX_INCOMPATIBLE (run 'vault-agent reindex')."
-)
-_PATH_NOTE = (
-    " path is a vault-relative note path (case-insensitive when one note matches); absolute, '..' above "
-    "the root, NUL or non-note names fail with INVALID_PATH, protected folders with FORBIDDEN, unknown "
-    "notes with NOT_FOUND."
-)
-
 
 class SearchParams(Params):
-    query: str = Field(
-        alias="q", min_length=1, max_length=MAX_QUERY_CHARS, description="Search words in any language (HTTP: ?q=)."
-    )
-    limit: int | None = Field(default=None, ge=1, le=search.SEARCH_LIMIT_MAX, description="Results, 1–50 (default 10).")
+    query: str = Field(alias="q", min_length=1, max_length=MAX_QUERY_CHARS)
+    limit: int | None = Field(default=None, ge=1, le=RANKED_LIMIT_MAX, description="Default 10.")
 
 
 class NoteParams(Params):
-    path: str = Field(description="Vault-relative note path.", max_length=MAX_PATH_CHARS)
-    max_chars: int | None = Field(
-        default=None, ge=1, description="Text budget (default 20,000; max 100,000)."
-    )
+    path: str = Field(max_length=MAX_PATH_CHARS)
+    max_chars: int | None = Field(default=None, ge=1, description="Default 20,000, max 100,000.")
 
 
 class RelatedParams(Params):
-    path: str = Field(description="Vault-relative note path.", max_length=MAX_PATH_CHARS)
-    limit: int | None = Field(default=None, ge=1, le=search.SEARCH_LIMIT_MAX, description="Results, 1–50 (default 10).")
+    path: str = Field(max_length=MAX_PATH_CHARS)
+    limit: int | None = Field(default=None, ge=1, le=RANKED_LIMIT_MAX, description="Default 10.")
 
 
 def render_search(body: dict[str, Any]) -> str:
@@ -80,11 +64,9 @@ register(
         http_path="/search",
         params=SearchParams,
         func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state),
-        description="Ranked full-text search (BM25, k1=1.2, b=0.75) over heading-bounded chunks of the notes. "
-        "Input: query (HTTP ?q=; words are NFKC/casefolded, CJK text matches by character bigrams), limit "
-        "1–50 (default 10; else INVALID_LIMIT). Output: queryTerms, results [{path, title, headingPath, "
-        "startLine, endLine, score, snippet (<= 240 chars)}] ordered by score, then path and chunk, "
-        "indexFreshness." + _INDEX_NOTE,
+        description="Passages ranked by relevance (BM25); use it first for a topic or question when you do not know the exact words.",
+        title="Ranked search",
+        result=search.SearchData,
         cli_args=("query",),
         cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5",
         limit_error=InvalidLimit,
@@ -100,12 +82,10 @@ register(
         http_path="/note",
         params=NoteParams,
         func=lambda ctx, p: note.get_note(ctx.reader, p.path, p.max_chars),
-        description="One note: its current text (default 20,000 characters, hard limit 100,000; truncated "
-        "says when cut) and index metadata: title, tags, typeValues, statusValues (allowlisted frontmatter "
-        "values), frontmatterFields (names only), headings [{id, level, text}] (outline ids), lineCount, "
-        "inSnapshot, snapshotMatches (the file's sha256 equals the snapshot's), indexFreshness."
-        + _PATH_NOTE
-        + _INDEX_NOTE,
+        description="A note's text with title, tags and headings; use it to read a short note whole "
+        "(vault_read for part of a long one).",
+        title="Note with metadata",
+        result=note.NoteData,
         cli_args=("path",),
         cli_help="Show one note with its metadata. Example: vault-agent get projects/plan.md",
         render=render_note,
@@ -120,11 +100,9 @@ register(
         http_path="/related",
         params=RelatedParams,
         func=lambda ctx, p: related.related(ctx.reader, p.path, p.limit, ctx.state),
-        description="Notes related to one note, each with its reasons: links_to / linked_from (resolved "
-        "wikilinks, embeds and Markdown links, Obsidian-style), shared_tags (frontmatter tags in common) and "
-        "term_overlap (BM25 of the note's most distinctive terms). Input: path, limit 1–50 (default 10; else "
-        "INVALID_LIMIT). Output: path, related [{path, title, score, reasons, sharedTags}] by score then "
-        "path, indexFreshness." + _PATH_NOTE + _INDEX_NOTE,
+        description="Notes linked to or from a note, sharing its tags or terms; use it to explore around a note you found.",
+        title="Related notes",
+        result=related.RelatedData,
         cli_args=("path",),
         cli_help="Notes related to a note. Example: vault-agent related projects/plan.md --limit 5",
         limit_error=InvalidLimit,
