@@ -128,6 +128,38 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "How often a non-writer re-checks the vault by stat scan (at most 30).",
     ),
     SettingSpec(
+        "conversations_idle_minutes",
+        "VAULT_AGENT_CONVERSATIONS_IDLE_MINUTES",
+        "conversations.idle_minutes",
+        "int",
+        30,
+        "An agent session's conversation ends after this many minutes without a tool call.",
+    ),
+    SettingSpec(
+        "conversations_retention",
+        "VAULT_AGENT_CONVERSATIONS_RETENTION",
+        "conversations.retention",
+        "int",
+        1000,
+        "Conversation records kept in <index-dir>/conversations/; the oldest are deleted first.",
+    ),
+    SettingSpec(
+        "conversations_reply_timeout_seconds",
+        "VAULT_AGENT_CONVERSATIONS_REPLY_TIMEOUT_SECONDS",
+        "conversations.reply_timeout_seconds",
+        "int",
+        300,
+        "How long send_message with expect_reply waits for the user's answer.",
+    ),
+    SettingSpec(
+        "conversations_record_queries",
+        "VAULT_AGENT_CONVERSATIONS_RECORD_QUERIES",
+        "conversations.record_queries",
+        "bool",
+        False,
+        "Also keep the query text of search tool calls in conversation records (off: never).",
+    ),
+    SettingSpec(
         "log_level",
         "VAULT_AGENT_LOG_LEVEL",
         "log.level",
@@ -160,6 +192,10 @@ class Settings(BaseModel):
     debounce_ms: int = 50
     recheck_seconds: int = 30
     log_level: str = "INFO"
+    conversations_idle_minutes: int = 30
+    conversations_retention: int = 1000
+    conversations_reply_timeout_seconds: int = 300
+    conversations_record_queries: bool = False
 
     @property
     def token_file(self) -> Path:
@@ -277,6 +313,9 @@ def load_settings(
     values = {k: v for k, v in values.items() if v is not None}
     if values.get("recheck_seconds", 30) > 30 or values.get("recheck_seconds", 30) < 1:
         raise InvalidParameter("recheck_seconds must be between 1 and 30")
+    for name in ("conversations_idle_minutes", "conversations_retention", "conversations_reply_timeout_seconds"):
+        if values.get(name, 1) < 1:
+            raise InvalidParameter(f"{name} must be at least 1")
     if values.get("tool_profile") not in ("default", "agent-files"):
         raise InvalidParameter("tool_profile must be 'default' or 'agent-files'")
     return Settings(**values)

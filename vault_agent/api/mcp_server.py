@@ -24,6 +24,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict
 
+from vault_agent.api.conversation_mcp import recorded_call
 from vault_agent.api.http import coerce_json_text
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
 from vault_agent.errors import Forbidden, Internal, VaultAgentError
@@ -136,9 +137,16 @@ class _VaultMCPServer(MCPServer):
     old tool list, a guess) gets the same error object as HTTP and the CLI, not "Unknown tool".
     """
 
-    def __init__(self, *args: Any, hidden_writes: frozenset[str] = frozenset(), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        hidden_writes: frozenset[str] = frozenset(),
+        app_ctx: AppContext | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._hidden_writes = hidden_writes
+        self._app_ctx = app_ctx  # conversations: every call is recorded in its session's record
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         if name in self._hidden_writes and self._tool_manager.get_tool(name) is None:
@@ -150,7 +158,12 @@ class _VaultMCPServer(MCPServer):
                 structured_content=error,
                 is_error=True,
             )
-        return await super().call_tool(name, arguments, context)
+        if self._app_ctx is None:
+            return await super().call_tool(name, arguments, context)
+        parent = super()
+        return await recorded_call(
+            self._app_ctx, name, arguments, context, lambda: parent.call_tool(name, arguments, context)
+        )
 
 
 def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> MCPServer:
@@ -171,5 +184,6 @@ def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> MCPServe
         instructions=INSTRUCTIONS,
         tools=tools,
         hidden_writes=hidden,
+        app_ctx=ctx,
         log_level=ctx.settings.log_level.upper() if ctx.settings.log_level else "INFO",  # type: ignore[arg-type]
     )

@@ -174,11 +174,23 @@ def apply_change(
                 len(after),
             )
             seq, warnings = events.record(ctx, [("upsert", canon, None)])
+            _observe(ctx, tool, canon, current, after)
         finally:
             if dir_fd is not None:
                 os.close(dir_fd)
     applied.info, applied.warnings = events.finish(ctx, seq, warnings, wait_for_index)
     return applied
+
+
+def _observe(ctx: FilesContext, tool: str, rel: str, before: bytes | None, after: bytes) -> None:
+    """Tell the conversation recorder, when one is installed, what this write replaced (for undo)."""
+    observer = ctx.state.get("write_observer")
+    if observer is None:
+        return
+    try:
+        observer(tool, rel, before, after)
+    except Exception as exc:  # the file is already durable: a failed record must not fail the write
+        log.warning("write not recorded in the conversation (%s)", type(exc).__name__)
 
 
 def _not_found(rel: str) -> Exception:
