@@ -22,7 +22,7 @@ app = typer.Typer(
 
 # Each module adds its commands to `app` when imported; a missing module is skipped so
 # that the tree works while commands are being added.
-COMMAND_MODULES = ("local", "serve", "remote")
+COMMAND_MODULES = ("local", "serve", "conversations", "remote")
 
 
 def _load_commands() -> None:
