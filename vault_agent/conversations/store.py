@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from vault_agent.errors import NotFound
-from vault_agent.framing import frame, valid_frames
+from vault_agent.framing import FOOT, HEAD, frame, parse_frame_at, valid_frames
 
 log = logging.getLogger("vault_agent.conversations")
 
 DIR_NAME = "conversations"
-_ID_RE = re.compile(r"^c\d{8}T\d{6}Z-[0-9a-f]{6}$")
+_ID_RE = re.compile(r"^c\d{8}T\d{9}Z-[0-9a-f]{6}$")  # UTC start to the millisecond + random
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
 Line = dict[str, object]
 
@@ -42,6 +42,26 @@ def valid_id(cid: str) -> bool:
     return bool(_ID_RE.match(cid))
 
 
+def _ms_of(cid: str) -> int:
+    start = datetime.strptime(cid[1:16], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+    return int(start.timestamp()) * 1000 + int(cid[16:19])
+
+
+def _cut_torn_tail(fd: int) -> None:
+    """Before appending, drop a torn last frame (a crash mid-append) so new lines stay readable."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return
+    if size >= HEAD.size + FOOT.size:
+        (length,) = FOOT.unpack(os.pread(fd, FOOT.size, size - FOOT.size))
+        start = size - FOOT.size - length - HEAD.size
+        if start >= 0 and parse_frame_at(os.pread(fd, size - start, start), 0) is not None:
+            return
+    _lines, end = valid_frames(os.pread(fd, size, 0))
+    log.warning("conversation record: cut %d torn bytes before appending", size - end)
+    os.ftruncate(fd, end)
+
+
 class ConversationStore:
     """The records of one state dir; safe for several processes (appends take a flock)."""
 
@@ -50,8 +70,13 @@ class ConversationStore:
 
     # ----- names -----------------------------------------------------------------------
     def new_id(self, now: float) -> str:
-        stamp = datetime.fromtimestamp(now, UTC).strftime("%Y%m%dT%H%M%SZ")
-        return f"c{stamp}-{secrets.token_hex(3)}"
+        """A new id that sorts after every existing one (retention deletes in id order)."""
+        ms = int(now * 1000)
+        ids = self.ids()
+        if ids:
+            ms = max(ms, _ms_of(ids[-1]) + 1)
+        stamp = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y%m%dT%H%M%S")
+        return f"c{stamp}{ms % 1000:03d}Z-{secrets.token_hex(3)}"
 
     def _rec(self, cid: str) -> Path:
         if not valid_id(cid):
@@ -72,9 +97,10 @@ class ConversationStore:
         blob = b"".join(frame(dict(line)) for line in lines)
         path = self._rec(cid)
         self.dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
+            _cut_torn_tail(fd)
             os.write(fd, blob)
             os.fsync(fd)
             return os.fstat(fd).st_size
