@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -22,7 +23,7 @@ from vault_agent.conversations.tools import hub_of
 
 KEEPALIVE_S = 15.0
 QUEUE_MAX = 1000  # a stream that falls this far behind drops messages rather than grow
-STREAMS_KEY = web.AppKey("vault_agent_message_streams", set)
+STREAMS_KEY = web.AppKey("vault_agent_message_streams", set[Callable[[dict[str, Any] | None], None]])
 
 
 def sse_frame(event: dict[str, Any]) -> bytes:
@@ -41,7 +42,10 @@ async def stream_messages(request: web.Request) -> web.StreamResponse:
         if not queue.full():
             queue.put_nowait(event)
 
-    unsubscribe = hub.subscribe(lambda event: loop.call_soon_threadsafe(put, event))
+    def listener(event: dict[str, Any]) -> None:
+        loop.call_soon_threadsafe(put, event)  # called from the tool's worker thread
+
+    unsubscribe = hub.subscribe(listener)
     streams = request.app[STREAMS_KEY]
     streams.add(put)
     response = web.StreamResponse(
@@ -79,7 +83,8 @@ async def conversation_by_id(request: web.Request) -> web.Response:
 
 
 async def _end_streams(app: web.Application) -> None:
-    for put in list(app[STREAMS_KEY]):
+    streams = app[STREAMS_KEY]
+    for put in list(streams):
         put(None)
 
 

@@ -47,7 +47,7 @@ def summary_of(cid: str, lines: list[Line], now: float, idle_s: float) -> Conver
         end_reason=reason,
         title=title,
         summary=summary,
-        summary_source=source if source in ("agent", "sampling", "digest") else None,  # type: ignore[arg-type]
+        summary_source=source if source in ("agent", "sampling", "digest") else None,
         messages=kinds.count("message"),
         replies=kinds.count("reply"),
         tool_calls=kinds.count("call"),

@@ -75,7 +75,7 @@ def hub_of(ctx: ConvContext) -> ConversationHub:
                 hub, tool, rel, before, after
             )
             ctx.state[HUB_KEY] = hub
-    return hub  # type: ignore[no-any-return]
+    return hub
 
 
 def _channel() -> Channel:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Callable
 
 from vault_agent.contracts import Outcome
 from vault_agent.conversations.records import UndoItem, UndoResult
@@ -37,11 +38,16 @@ def _plan(lines: list[Line]) -> tuple[dict[str, tuple[Line, Line]], list[str]]:
             first = per_path.get(rel, (line, line))[0]
             per_path[rel] = (first, line)
     manual = [
-        f"{line['tool']} {' -> '.join(str(p) for p in line.get('paths') or [])}"  # type: ignore[union-attr]
+        f"{line['tool']} {' -> '.join(_paths(line))}"
         for line in lines
         if line.get("t") == "call" and line.get("tool") in NOT_UNDOABLE_TOOLS and line.get("outcome") == "OK"
     ]
     return per_path, manual
+
+
+def _paths(line: Line) -> list[str]:
+    paths = line.get("paths")
+    return [str(p) for p in paths] if isinstance(paths, list) else []
 
 
 def _current_sha(ctx: FilesContext, rel: str) -> str | None:
@@ -54,6 +60,10 @@ def _current_sha(ctx: FilesContext, rel: str) -> str | None:
     finally:
         os.close(dir_fd)
     return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def _constant(data: bytes) -> Callable[[bytes | None], bytes]:
+    return lambda _current: data
 
 
 def undo_conversation(ctx: FilesContext, cid: str, *, apply: bool) -> Outcome[UndoResult]:
@@ -90,9 +100,7 @@ def undo_conversation(ctx: FilesContext, cid: str, *, apply: bool) -> Outcome[Un
             if old is None:
                 delete_path(ctx, item.path, expected_sha256=expected)
             else:
-                apply_change(
-                    ctx, "undo", item.path, lambda _cur, data=old: data, exist="must_exist", expected_sha256=expected
-                )
+                apply_change(ctx, "undo", item.path, _constant(old), exist="must_exist", expected_sha256=expected)
             item.status = "done"
         store.append(cid, [{"t": "undo", "at": time.time(), "files": len(items)}])
     return Outcome(data=UndoResult(conversation_id=cid, dry_run=not apply, files=items, not_undoable=manual))

@@ -51,7 +51,12 @@ def _render_conversations(body: Any) -> str:
     rows = data.get("conversations")
     if rows is None:
         head = data.get("conversation", {})
-        out = [f"{head.get('id')}  {head.get('status')}  {head.get('title') or ''}"]
+        out = [
+            f"{head.get('id')}  {head.get('status')}  client {head.get('client')}  "
+            f"{head.get('started_at')} -> {head.get('ended_at') or 'open'}",
+            f"title: {head.get('title') or ''}",
+            f"summary ({head.get('summary_source') or 'none'}): {head.get('summary') or ''}",
+        ]
         out += [f"{e.get('at')}  {e.get('type')}  {_entry_text(e)}" for e in data.get("entries", [])]
         return "\n".join(out)
     return "\n".join(
@@ -70,6 +75,10 @@ def _entry_text(e: dict[str, Any]) -> str:
         return f"[{e.get('priority')}] {e.get('text')}"
     if kind == "reply":
         return f"reply: {e.get('reply')}" if e.get("reply") is not None else f"no reply ({e.get('reason')})"
+    if kind == "end":
+        return f"ended ({e.get('reason')})"
+    if kind == "undo":
+        return f"the user undid {e.get('files')} file(s)"
     return str({k: v for k, v in e.items() if k not in ("type", "at")})
 
 
