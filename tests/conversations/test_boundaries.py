@@ -221,3 +221,42 @@ def test_records_are_protected_from_file_tools(settings: Settings, ctx_factory: 
     ]
     results = asyncio.run(_calls(build_mcp_server(ctx_factory(inside)), calls))
     assert [_error(r)["code"] for r in results] == ["FORBIDDEN"] * 4
+
+
+def test_undo_restores_deletes_and_repeated_edits_and_lists_moves(settings: Settings, ctx_factory: Any) -> None:
+    from conversations.kit import read_bytes
+    from vault_agent.conversations.undo import undo_conversation
+
+    plan, tasks = "projects/alpha/plan.md", "projects/alpha/tasks.md"
+    ctx = ctx_factory(settings)
+    (settings.vault / tasks).write_bytes(b"# Tasks\r\n\r\n- one\xc2\xa0two\r\n")  # exact bytes matter
+    originals = {p: read_bytes(settings, p) for p in (plan, tasks)}
+    calls = [
+        ("vault_write", {"path": plan, "content": "v1\n", "mode": "overwrite"}),
+        ("vault_write", {"path": plan, "content": "v2\n", "mode": "append"}),
+        ("vault_delete", {"path": tasks}),
+        ("vault_create", {"path": "tmp/x.md", "content": "x"}),
+        ("vault_move", {"source": "tmp/x.md", "destination": "tmp/y.md"}),
+        ("end_conversation", {"title": "t", "summary": "s"}),
+    ]
+    results = asyncio.run(_calls(build_mcp_server(ctx), calls))
+    cid = _data(results[-1])["conversation"]["id"]
+    entries = _data(asyncio.run(_calls(build_mcp_server(ctx), [("get_conversation", {"id": cid})]))[0])["entries"]
+    deleted = next(e for e in entries if e["type"] == "write" and e["tool"] == "vault_delete")
+    assert (deleted["after_sha"], deleted["old"], deleted["trashed_to"]) == (None, "backup", ".trash/tasks.md")
+    plan_undo = undo_conversation(ctx, cid, apply=False).data
+    assert [(f.path, f.action, f.status) for f in plan_undo.files] == [
+        (plan, "restore", "planned"), (tasks, "restore", "planned"), ("tmp/x.md", "remove", "conflict"),
+    ]  # tmp/x.md was moved away after it was written: it no longer holds the agent's bytes
+    assert plan_undo.not_undoable == ["vault_move tmp/x.md -> tmp/y.md"]
+    from vault_agent.errors import Conflict
+
+    with pytest.raises(Conflict) as caught:
+        undo_conversation(ctx, cid, apply=True)
+    assert caught.value.message.startswith("1 file(s) changed since the agent wrote them (tmp/x.md)")
+    assert read_bytes(settings, plan) != originals[plan]  # nothing half done
+    (settings.vault / "tmp/y.md").rename(settings.vault / "tmp/x.md")  # the user reverts the move
+    done = undo_conversation(ctx, cid, apply=True).data
+    assert [f.status for f in done.files] == ["done"] * 3
+    assert {p: read_bytes(settings, p) for p in (plan, tasks)} == originals
+    assert read_bytes(settings, "tmp/x.md") is None

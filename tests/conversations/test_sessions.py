@@ -169,3 +169,22 @@ def test_two_sessions_at_once_are_two_conversations(server: ServerThread) -> Non
         _, _, body = server.get_json(f"/conversations/{cid}")
         texts = [e["text"] for e in body["data"]["entries"] if e["type"] == "message"]
         assert texts == [text, text + " again"]
+
+
+def test_stateless_revision_groups_by_client_or_named_conversation(server: ServerThread) -> None:
+    inbox = Inbox()
+
+    async def go() -> list[Any]:
+        async with http_client(server.url, server.token, inbox, mode="auto") as c:
+            assert c.session.protocol_version == "2026-07-28"
+            return [
+                await c.call_tool("send_message", {"text": "one"}),
+                await c.call_tool("send_message", {"text": "ok?", "expect_reply": True}),
+                await c.call_tool("send_message", {"text": "named"}, meta={"vault-agent/conversation": "job-7"}),
+                await c.call_tool("send_message", {"text": "named again"}, meta={"vault-agent/conversation": "job-7"}),
+            ]
+
+    one, ask, named, again = [r.structured_content["data"] for r in asyncio.run(go())]
+    assert one["conversation_id"] == ask["conversation_id"] != named["conversation_id"] == again["conversation_id"]
+    assert (ask["reply"], ask["reason"]) == (None, "unsupported")  # no back channel for elicitation
+    assert inbox.messages() == ["one", "ok?", "named", "named again"]

@@ -27,7 +27,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from vault_agent.api.registry import AppContext
 from vault_agent.conversations.hub import bound
-from vault_agent.conversations.tools import record_call
+from vault_agent.conversations.tools import hub_of, record_call
 
 log = logging.getLogger("vault_agent.conversations")
 
@@ -154,6 +154,7 @@ async def recorded_call(
         channel = McpChannel(context)
     except (ValueError, AttributeError):
         return await call()  # no request context (a direct in-process call): nothing to record
+    hub_of(ctx)  # built before the call: it installs the write hook the call's writes report to
     start = time.perf_counter()
     result: Any = None
     try:

@@ -71,8 +71,8 @@ def hub_of(ctx: ConvContext) -> ConversationHub:
                 reply_timeout_s=float(s.conversations_reply_timeout_seconds),
                 **kwargs,
             )
-            ctx.state[WRITE_OBSERVER_KEY] = lambda tool, rel, before, after: observe_write(
-                hub, tool, rel, before, after
+            ctx.state[WRITE_OBSERVER_KEY] = lambda tool, rel, before, after, moved_to=None: observe_write(
+                hub, tool, rel, before, after, moved_to
             )
             ctx.state[HUB_KEY] = hub
     return hub
@@ -87,8 +87,10 @@ def _sha(data: bytes) -> str:
 
 
 # ----------------------------------------------------------------------------- recording
-def observe_write(hub: ConversationHub, tool: str, rel: str, before: bytes | None, after: bytes | None) -> None:
-    """Record one content write of the current session, keeping the old bytes for undo."""
+def observe_write(
+    hub: ConversationHub, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+) -> None:
+    """Record one write of the current session (after None: deleted), keeping the old bytes for undo."""
     channel = CURRENT.get()
     if channel is None:
         return  # not an agent session (HTTP script, CLI): nothing to attribute it to
@@ -105,6 +107,8 @@ def observe_write(hub: ConversationHub, tool: str, rel: str, before: bytes | Non
         "after_sha": _sha(after) if after is not None else None,
         "old": "backup" if before is not None else "none",
     }
+    if moved_to is not None:
+        line["trashed_to"] = moved_to  # where the file itself went (the vault's .trash/)
     hub.append(channel, [line])
 
 

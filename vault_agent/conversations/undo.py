@@ -40,7 +40,11 @@ def _plan(lines: list[Line]) -> tuple[dict[str, tuple[Line, Line]], list[str]]:
     manual = [
         f"{line['tool']} {' -> '.join(_paths(line))}"
         for line in lines
-        if line.get("t") == "call" and line.get("tool") in NOT_UNDOABLE_TOOLS and line.get("outcome") == "OK"
+        if line.get("t") == "call"
+        and line.get("tool") in NOT_UNDOABLE_TOOLS
+        and line.get("outcome") == "OK"
+        # A file delete is recorded as a write (with its bytes): undoable. Folder deletes are not.
+        and not (line.get("tool") in ("vault_delete", "delete") and set(_paths(line)) & set(per_path))
     ]
     return per_path, manual
 
@@ -95,12 +99,14 @@ def undo_conversation(ctx: FilesContext, cid: str, *, apply: bool) -> Outcome[Un
     if apply:
         by_path = {rel: last for rel, (_first, last) in per_path.items()}
         for item in items:
-            expected = str(by_path[item.path]["after_sha"])
             old = restores[item.path]
+            after = by_path[item.path].get("after_sha")
             if old is None:
-                delete_path(ctx, item.path, expected_sha256=expected)
+                delete_path(ctx, item.path, expected_sha256=str(after))
+            elif after is None:  # the agent deleted it: put it back where it was
+                apply_change(ctx, "undo", item.path, _constant(old), exist="must_not_exist", create_parents=True)
             else:
-                apply_change(ctx, "undo", item.path, _constant(old), exist="must_exist", expected_sha256=expected)
+                apply_change(ctx, "undo", item.path, _constant(old), exist="must_exist", expected_sha256=str(after))
             item.status = "done"
         store.append(cid, [{"t": "undo", "at": time.time(), "files": len(items)}])
     return Outcome(data=UndoResult(conversation_id=cid, dry_run=not apply, files=items, not_undoable=manual))

@@ -174,7 +174,7 @@ def apply_change(
                 len(after),
             )
             seq, warnings = events.record(ctx, [("upsert", canon, None)])
-            _observe(ctx, tool, canon, current, after)
+            observe_write(ctx, tool, canon, current, after)
         finally:
             if dir_fd is not None:
                 os.close(dir_fd)
@@ -182,13 +182,15 @@ def apply_change(
     return applied
 
 
-def _observe(ctx: FilesContext, tool: str, rel: str, before: bytes | None, after: bytes) -> None:
-    """Tell the conversation recorder, when one is installed, what this write replaced (for undo)."""
+def observe_write(
+    ctx: FilesContext, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+) -> None:
+    """Tell the conversation recorder, when one is installed, what a write replaced (for undo)."""
     observer = ctx.state.get("write_observer")
     if observer is None:
         return
     try:
-        observer(tool, rel, before, after)
+        observer(tool, rel, before, after, moved_to)
     except Exception as exc:  # the file is already durable: a failed record must not fail the write
         log.warning("write not recorded in the conversation (%s)", type(exc).__name__)
 
