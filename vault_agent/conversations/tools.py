@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from typing import Any, Literal, Protocol
 
 from vault_agent.contracts import Outcome
@@ -138,6 +139,13 @@ def _checked_text(text: str, what: str, cap: int, *, required: bool) -> str:
     return text
 
 
+def _optional_text(text: str | None, what: str, cap: int) -> str | None:
+    """A stripped optional text within its cap; blank counts as not given."""
+    if text is None:
+        return None
+    return _checked_text(text, what, cap, required=False).strip() or None
+
+
 def send_message(
     ctx: ConvContext, text: str, priority: Literal["normal", "high"], expect_reply: bool
 ) -> Outcome[SendResult]:
@@ -193,8 +201,8 @@ def end_conversation(ctx: ConvContext, title: str | None, summary: str | None) -
     Raises:
         TooLarge: title over 200 or summary over 4,000 characters.
     """
-    title = _checked_text(title, "title", MAX_TITLE_CHARS, required=False).strip() or None if title else None
-    summary = _checked_text(summary, "summary", MAX_SUMMARY_CHARS, required=False).strip() or None if summary else None
+    title = _optional_text(title, "title", MAX_TITLE_CHARS)
+    summary = _optional_text(summary, "summary", MAX_SUMMARY_CHARS)
     channel, hub = _channel(), hub_of(ctx)
     cid = hub.conversation_of(channel)
     lines = hub.store.read(cid)
@@ -260,8 +268,6 @@ def _now(ctx: ConvContext) -> float:
     if hub is not None:
         return float(hub.clock())
     clock = ctx.state.get(CLOCK_KEY)
-    import time
-
     return float(clock()) if clock is not None else time.time()
 
 
