@@ -144,6 +144,38 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Parser processes of a full or large index (default: the cores this process may use).",
     ),
     SettingSpec(
+        "conversations_idle_minutes",
+        "VAULT_AGENT_CONVERSATIONS_IDLE_MINUTES",
+        "conversations.idle_minutes",
+        "int",
+        30,
+        "An agent session's conversation ends after this many minutes without a tool call.",
+    ),
+    SettingSpec(
+        "conversations_retention",
+        "VAULT_AGENT_CONVERSATIONS_RETENTION",
+        "conversations.retention",
+        "int",
+        1000,
+        "Conversation records kept in <index-dir>/conversations/; the oldest are deleted first.",
+    ),
+    SettingSpec(
+        "conversations_reply_timeout_seconds",
+        "VAULT_AGENT_CONVERSATIONS_REPLY_TIMEOUT_SECONDS",
+        "conversations.reply_timeout_seconds",
+        "int",
+        300,
+        "How long send_message with expect_reply waits for the user's answer.",
+    ),
+    SettingSpec(
+        "conversations_record_queries",
+        "VAULT_AGENT_CONVERSATIONS_RECORD_QUERIES",
+        "conversations.record_queries",
+        "bool",
+        False,
+        "Also keep the query text of search tool calls in conversation records (off: never).",
+    ),
+    SettingSpec(
         "log_level",
         "VAULT_AGENT_LOG_LEVEL",
         "log.level",
@@ -186,6 +218,10 @@ class Settings(BaseModel):
     recheck_seconds: int = _default("recheck_seconds")
     index_workers: int = _default("index_workers")
     log_level: str = _default("log_level")
+    conversations_idle_minutes: int = _default("conversations_idle_minutes")
+    conversations_retention: int = _default("conversations_retention")
+    conversations_reply_timeout_seconds: int = _default("conversations_reply_timeout_seconds")
+    conversations_record_queries: bool = _default("conversations_record_queries")
 
     @property
     def token_file(self) -> Path:
@@ -306,6 +342,10 @@ def load_settings(
     if not 1 <= values["index_workers"] <= MAX_INDEX_WORKERS:
         raise InvalidParameter(f"index.workers must be between 1 and {MAX_INDEX_WORKERS}")
     if values["tool_profile"] not in TOOL_PROFILES:
+    conversations_idle_minutes: int = _default("conversations_idle_minutes")
+    conversations_retention: int = _default("conversations_retention")
+    conversations_reply_timeout_seconds: int = _default("conversations_reply_timeout_seconds")
+    conversations_record_queries: bool = _default("conversations_record_queries")
         raise InvalidParameter("tool_profile must be 'default' or 'agent-files'")
     return Settings(**values)
 

@@ -245,6 +245,9 @@ def build_http_app(ctx: AppContext, policy: AccessPolicy, bridge: McpBridge | No
             app.router.add_get(op.http_path, make_handler(op), allow_head=False)
         else:
             app.router.add_post(op.http_path, make_handler(op))
+    from vault_agent.api.messages_sse import add_conversation_routes  # imports this module
+
+    add_conversation_routes(app)
     if bridge is not None:
         app[BRIDGE_KEY] = bridge
         app.router.add_route("*", "/mcp", bridge.handle)

@@ -37,6 +37,7 @@ from mcp_types import (
     ToolAnnotations,
 )
 
+from vault_agent.api.conversation_mcp import recorded_call
 from vault_agent.api.hints import for_mcp
 from vault_agent.api.param_text import coerce_json_text
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
@@ -206,9 +207,15 @@ class VaultMcpServer(Server[Any]):
                 InvalidParameter("unknown tool; call tools/list for the tools of this server")
             )
         arguments = dict(params.arguments or {})
-        if op.kind == "write" or op.long_running:
-            return await run_with_progress(ctx, op, self.app, arguments)
-        return await anyio.to_thread.run_sync(call_result, op, self.app, arguments)
+
+        async def run() -> CallToolResult:
+            if op.kind == "write" or op.long_running:
+                return await run_with_progress(ctx, op, self.app, arguments)
+            return await anyio.to_thread.run_sync(call_result, op, self.app, arguments)
+
+        # Conversations (seed 003): every call is one line of its session's record.
+        result: CallToolResult = await recorded_call(self.app, params.name, arguments, ctx, run)
+        return result
 
     async def run_stdio_async(self) -> None:
         """Serve MCP over this process's stdin/stdout until the client closes it."""

@@ -56,6 +56,7 @@ def _load_commands() -> None:
     # The import order is the order of `vault-agent --help`: local, servers, then the rest.
     from vault_agent.cli import local  # noqa: F401, I001
     from vault_agent.cli import serve  # noqa: F401
+    from vault_agent.cli import conversations  # noqa: F401
     from vault_agent.cli import remote  # noqa: F401
     from typer.core import TyperCommand
 

@@ -30,7 +30,7 @@ from vault_agent.files.events import Change
 from vault_agent.files.lock import write_lock
 from vault_agent.files.models import DeleteResult, FilesContext
 from vault_agent.files.move import folder_files
-from vault_agent.files.pipeline import check_sha
+from vault_agent.files.pipeline import check_sha, observe_write
 from vault_agent.paths import Resolved, display, normalize_rel_path
 
 log = logging.getLogger("vault_agent.files")
@@ -204,6 +204,10 @@ def delete_path(
                         f"'{display(canon)}' changed since it was read (sha256 differs from "
                         "expected_sha256); read it again before deleting"
                     )
+            # The conversation recorder (when installed) keeps the bytes so undo can restore them.
+            recorded = None
+            if not dry_run and not resolved.is_dir and "write_observer" in ctx.state:
+                recorded = read_current(parent_fd, leaf, canon)
             trashed_to: str | None = None
             if dry_run:
                 if method == "local":
@@ -237,6 +241,8 @@ def delete_path(
             )
             changes: list[Change] = [("delete", f, None) for f in files]
             seq, warnings = events.record(ctx, changes)
+            if recorded is not None:
+                observe_write(ctx, "vault_delete", canon, recorded, None, moved_to=trashed_to)
     info = None
     if not dry_run:
         info, warnings = events.finish(ctx, seq, warnings, wait_for_index)

@@ -186,6 +186,7 @@ def apply_change(
                 len(after),
             )
             seq, warnings = events.record(ctx, [("upsert", canon, None)])
+            observe_write(ctx, tool, canon, current, after)
         finally:
             if original is not None:
                 original.close()
@@ -193,6 +194,19 @@ def apply_change(
                 os.close(dir_fd)
     applied.info, applied.warnings = events.finish(ctx, seq, warnings, wait_for_index)
     return applied
+
+
+def observe_write(
+    ctx: FilesContext, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+) -> None:
+    """Tell the conversation recorder, when one is installed, what a write replaced (for undo)."""
+    observer = ctx.state.get("write_observer")
+    if observer is None:
+        return
+    try:
+        observer(tool, rel, before, after, moved_to)
+    except Exception as exc:  # the file is already durable: a failed record must not fail the write
+        log.warning("write not recorded in the conversation (%s)", type(exc).__name__)
 
 
 def _not_found(rel: str) -> Exception:

@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
-import struct
 import time
-import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -25,13 +22,14 @@ from pathlib import Path
 from typing import Literal, cast
 
 from vault_agent.contracts import EVENTS_DIR
+from vault_agent.framing import FOOT, HEAD, MAGIC, MAX_PAYLOAD  # noqa: F401  (re-exported)
+from vault_agent.framing import frame as _frame
+from vault_agent.framing import parse_frame_at as _parse_at
 
 LOG_NAME = "events.log"
 APPEND_LOCK = "append.lock"
-MAGIC = b"VAE1"
-_HEAD = struct.Struct("<4sII")
-_FOOT = struct.Struct("<I")
-MAX_PAYLOAD = 1 << 20
+# The framing lives in the kernel so conversation records share it (one implementation).
+_HEAD, _FOOT = HEAD, FOOT
 
 Op = Literal["upsert", "delete", "move", "rescan"]
 Origin = Literal["watcher", "scan", "tool"]
@@ -62,34 +60,6 @@ class NewEvent:
     mtime_ns: int | None = None
     size: int | None = None
     origin: Origin = "scan"
-
-
-def _frame(payload: dict[str, object]) -> bytes:
-    body = json.dumps(payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode()
-    return _HEAD.pack(MAGIC, len(body), zlib.crc32(body)) + body + _FOOT.pack(len(body))
-
-
-def _parse_at(data: bytes | memoryview, off: int) -> tuple[dict[str, object], int] | None:
-    """The payload of the frame at `off` and the offset after it, or None if invalid."""
-    end_head = off + _HEAD.size
-    if end_head > len(data):
-        return None
-    magic, length, crc = _HEAD.unpack_from(data, off)
-    if magic != MAGIC or length > MAX_PAYLOAD:
-        return None
-    end_body = end_head + length
-    if end_body + _FOOT.size > len(data):
-        return None
-    body = bytes(data[end_head:end_body])
-    if zlib.crc32(body) != crc or _FOOT.unpack_from(data, end_body)[0] != length:
-        return None
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(payload, dict):
-        return None
-    return payload, end_body + _FOOT.size
 
 
 def _int(value: object) -> int:

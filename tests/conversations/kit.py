@@ -1,0 +1,130 @@
+"""Test kit for conversations: SDK clients with callbacks, an SSE reader, CLI runs."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from api.serverkit import VAULT_AGENT
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from vault_agent.config import Settings
+
+CANARY = "zebra-canary-7f3a"  # note text that must never reach a record
+
+
+class Inbox:
+    """What a client received: log notifications and elicitation questions (answered)."""
+
+    def __init__(self, answer: str | None = "yes, go ahead") -> None:
+        self.notifications: list[Any] = []
+        self.questions: list[str] = []
+        self.answer = answer
+        self.never_answer = threading.Event()  # never set: a question that gets no reply
+
+    async def on_log(self, params: Any) -> None:
+        self.notifications.append(params)
+
+    async def on_elicit(self, _context: Any, params: Any) -> types.ElicitResult:
+        self.questions.append(params.message)
+        if self.answer is None:
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult(action="accept", content={"reply": self.answer})
+
+    def messages(self) -> list[str]:
+        return [n.data["text"] for n in self.notifications if n.logger == "vault-agent.messages"]
+
+
+def http_client(url: str, token: str, inbox: Inbox, **kwargs: Any) -> Any:
+    """A real SDK client over Streamable HTTP (legacy handshake), closing its httpx client."""
+    hc = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    client = Client(
+        streamable_http_client(url + "/mcp", http_client=hc),
+        mode=kwargs.pop("mode", "legacy"),
+        logging_callback=inbox.on_log,
+        elicitation_callback=inbox.on_elicit,
+        **kwargs,
+    )
+    return _Closing(client, hc)
+
+
+class _Closing:
+    def __init__(self, client: Client, hc: httpx2.AsyncClient) -> None:
+        self.client, self.hc = client, hc
+
+    async def __aenter__(self) -> Client:
+        return await self.client.__aenter__()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        try:
+            await self.client.__aexit__(*exc)
+        finally:
+            await self.hc.aclose()
+
+
+def stdio_client(settings: Settings, inbox: Inbox, *args: str) -> Client:
+    params = StdioServerParameters(
+        command=VAULT_AGENT,
+        args=["mcp", "--vault", str(settings.vault), *args],
+        env={"VAULT_AGENT_LOG_LEVEL": "WARNING"},
+        cwd=str(settings.vault),
+    )
+    return Client(params, mode="legacy", logging_callback=inbox.on_log, elicitation_callback=inbox.on_elicit)
+
+
+class SseReader:
+    """Reads `GET /messages/stream` in a thread; `connected` is set once subscribed."""
+
+    def __init__(self, port: int, token: str) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.connected = threading.Event()
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.conn.request("GET", "/messages/stream", headers={"Authorization": f"Bearer {token}"})
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                raw = self.resp.readline()
+                if not raw:
+                    return
+                line = raw.decode("utf-8").rstrip("\r\n")
+                if line.startswith(": vault-agent"):
+                    self.connected.set()
+                elif line.startswith("data: "):
+                    self.events.append(json.loads(line[6:]))
+        except (OSError, ValueError, AttributeError, http.client.HTTPException):
+            return  # close() pulled the connection from under the reader
+
+    def close(self) -> None:
+        self.conn.close()
+        self.thread.join(30)
+
+
+def cli(settings: Settings, *args: str) -> tuple[int, Any, str]:
+    """Run `vault-agent ARGS --json --vault V`; (exit code, parsed stdout, stderr)."""
+    proc = subprocess.run(
+        [VAULT_AGENT, *args, "--json", "--vault", str(settings.vault)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(settings.vault),
+    )
+    out = json.loads(proc.stdout) if proc.stdout.strip() else None
+    return proc.returncode, out, proc.stderr
+
+
+def read_bytes(settings: Settings, rel: str) -> bytes | None:
+    path = Path(settings.vault) / rel
+    return path.read_bytes() if path.exists() else None

@@ -1,0 +1,96 @@
+"""HTTP routes of conversations beyond the generated ones: the live message stream
+(`GET /messages/stream`, server-sent events, token required like every route) and
+`GET /conversations/{id}` (the registry's get-conversation with the id in the path).
+
+Messages come from the hub's listeners, which tool calls run in worker threads: each
+stream owns an asyncio queue fed through `call_soon_threadsafe`. A comment line every
+`KEEPALIVE_S` notices a client that left; server shutdown ends every stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+from vault_agent.api.http import CTX_KEY, params_from_query
+from vault_agent.api.registry import REGISTRY, body_of, dump_json, invoke
+from vault_agent.conversations.tools import hub_of
+
+KEEPALIVE_S = 15.0
+QUEUE_MAX = 1000  # a stream that falls this far behind drops messages rather than grow
+STREAMS_KEY = web.AppKey("vault_agent_message_streams", set[Callable[[dict[str, Any] | None], None]])
+
+
+def sse_frame(event: dict[str, Any]) -> bytes:
+    """One server-sent event: `event: <type>` and the JSON on one `data:` line."""
+    return f"event: {event.get('type', 'message')}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+
+
+async def stream_messages(request: web.Request) -> web.StreamResponse:
+    """Deliver every message sent from now on, until the client or the server goes away."""
+    ctx = request.app[CTX_KEY]
+    hub = hub_of(ctx)
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_MAX)
+
+    def put(event: dict[str, Any] | None) -> None:
+        if not queue.full():
+            queue.put_nowait(event)
+
+    def listener(event: dict[str, Any]) -> None:
+        loop.call_soon_threadsafe(put, event)  # called from the tool's worker thread
+
+    unsubscribe = hub.subscribe(listener)
+    streams = request.app[STREAMS_KEY]
+    streams.add(put)
+    response = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
+    try:
+        await response.prepare(request)
+        await response.write(b": vault-agent messages\n\n")
+        while True:
+            try:
+                event = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+            except TimeoutError:
+                await response.write(b": keepalive\n\n")
+                continue
+            if event is None:
+                break
+            await response.write(sse_frame(event))
+    except (ConnectionResetError, RuntimeError):
+        pass  # the client left
+    finally:
+        unsubscribe()
+        streams.discard(put)
+    with contextlib.suppress(ConnectionResetError, RuntimeError):
+        await response.write_eof()
+    return response
+
+
+async def conversation_by_id(request: web.Request) -> web.Response:
+    """`GET /conversations/{id}?limit=&cursor=`: the same body as get-conversation with that id."""
+    op = REGISTRY["get-conversation"]
+    raw = params_from_query(op.params, request.query)
+    raw["id"] = request.match_info["id"]
+    outcome = await asyncio.get_running_loop().run_in_executor(None, invoke, op, request.app[CTX_KEY], raw)
+    return web.Response(text=dump_json(body_of(op, outcome)), content_type="application/json")
+
+
+async def _end_streams(app: web.Application) -> None:
+    streams = app[STREAMS_KEY]
+    for put in list(streams):
+        put(None)
+
+
+def add_conversation_routes(app: web.Application) -> None:
+    """Mount the message stream and the by-id conversation route on the app."""
+    app[STREAMS_KEY] = set()
+    app.router.add_get("/messages/stream", stream_messages, allow_head=False)
+    app.router.add_get("/conversations/{id}", conversation_by_id, allow_head=False)
+    app.on_shutdown.append(_end_streams)

@@ -1,0 +1,198 @@
+"""`vault-agent conversations list|show|end|undo|export` and `vault-agent messages [--follow]`.
+
+They work on the state dir directly (records live in `<index-dir>/conversations/`), like
+`status`; only `messages --follow` talks to the server (its `/messages/stream`). Heavy
+imports stay inside the command functions so `vault-agent --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from vault_agent.cli.common import (
+    ConfigOpt,
+    IndexDirOpt,
+    JsonOpt,
+    ServerOpt,
+    TokenOpt,
+    VaultOpt,
+    print_json,
+    run_command,
+    settings_from,
+)
+from vault_agent.cli.main import app
+
+conversations = typer.Typer(
+    help="The record of each agent session: list, show, end, undo its writes, export as a note.",
+    no_args_is_help=True,
+)
+app.add_typer(conversations, name="conversations")
+
+IdArg = Annotated[str, typer.Argument(help="A conversation id (see `vault-agent conversations list`).")]
+
+
+def _context(vault: Path | None, index_dir: Path | None, config: Path | None) -> Any:
+    from vault_agent.api.registry import AppContext, make_vault
+
+    settings = settings_from(vault, index_dir, config)
+    return AppContext(settings=settings, vault=make_vault(settings))
+
+
+def _emit(as_json: bool, outcome: Any, render: Any) -> None:
+    from vault_agent.api.registry import to_jsonable
+
+    body = {"data": to_jsonable(outcome.data), "warnings": [w.model_dump() for w in outcome.warnings]}
+    if as_json:
+        print_json(body)
+    else:
+        sys.stdout.write(render(body) + "\n")
+
+
+def _render(body: Any) -> str:
+    from vault_agent.api.ops.conversations import _render_conversations
+
+    return _render_conversations(body)
+
+
+@conversations.command("list")
+def list_cmd(
+    limit: Annotated[int | None, typer.Option("--limit", help="How many, newest first (1–100, default 20).")] = None,
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """List conversations, newest first. Example: vault-agent conversations list --limit 5"""
+
+    def body() -> None:
+        from vault_agent.conversations.tools import get_conversation
+
+        _emit(json_out, get_conversation(_context(vault, index_dir, config), None, limit, None), _render)
+
+    run_command(json_out, body)
+
+
+@conversations.command("show")
+def show_cmd(
+    cid: IdArg,
+    limit: Annotated[int | None, typer.Option("--limit", help="Entries per page (1–500, default 100).")] = None,
+    cursor: Annotated[str | None, typer.Option("--cursor", help="next_cursor of the previous page.")] = None,
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Show one conversation: messages, replies, tool calls, writes (sha256 before/after).
+    Example: vault-agent conversations show c20260101T120000Z-a1b2c3"""
+
+    def body() -> None:
+        from vault_agent.conversations.tools import get_conversation
+
+        _emit(json_out, get_conversation(_context(vault, index_dir, config), cid, limit, cursor), _render)
+
+    run_command(json_out, body)
+
+
+@conversations.command("end")
+def end_cmd(
+    cid: IdArg,
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """End a conversation now (the agent's next call starts a new one).
+    Example: vault-agent conversations end c20260101T120000Z-a1b2c3"""
+
+    def body() -> None:
+        from vault_agent.conversations.tools import end_by_user
+
+        outcome = end_by_user(_context(vault, index_dir, config), cid)
+        _emit(json_out, outcome, lambda b: f"ended {b['data']['conversation']['id']}")
+
+    run_command(json_out, body)
+
+
+def _render_undo(body: Any) -> str:
+    d = body["data"]
+    verb = "would undo" if d["dry_run"] else "undid"
+    lines = [f"{verb} {len(d['files'])} file(s) of {d['conversation_id']}"]
+    lines += [f"  {f['status']:<8} {f['action']:<7} {f['path']}" for f in d["files"]]
+    lines += [f"  not undoable (revert by hand): {m}" for m in d["not_undoable"]]
+    if d["dry_run"]:
+        lines.append("dry run: nothing changed; add --apply to undo")
+    return "\n".join(lines)
+
+
+@conversations.command("undo")
+def undo_cmd(
+    cid: IdArg,
+    apply: Annotated[bool, typer.Option("--apply", help="Really undo (default: dry run).")] = False,
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Revert a conversation's writes when the files still hold what the agent wrote
+    (CONFLICT and nothing changed otherwise). Example: vault-agent conversations undo ID --apply"""
+
+    def body() -> None:
+        from vault_agent.conversations.undo import undo_conversation
+
+        _emit(json_out, undo_conversation(_context(vault, index_dir, config), cid, apply=apply), _render_undo)
+
+    run_command(json_out, body)
+
+
+@conversations.command("export")
+def export_cmd(
+    cid: IdArg,
+    to: Annotated[Path, typer.Option("--to", help="Folder to write <id>.md into (created if missing).")],
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Write one conversation as a Markdown note. Example: vault-agent conversations export ID --to Agent/log"""
+
+    def body() -> None:
+        from vault_agent.conversations.export import write_export
+
+        written = write_export(_context(vault, index_dir, config), cid, to)
+        if json_out:
+            print_json({"data": {"conversation_id": cid, "written_file": written.name}, "warnings": []})
+        else:
+            sys.stdout.write(f"wrote {written.name}\n")
+
+    run_command(json_out, body)
+
+
+@app.command("messages")
+def messages_cmd(
+    follow: Annotated[bool, typer.Option("--follow", help="Stay connected and print messages as they come.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Recent messages shown without --follow.")] = 20,
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    token: TokenOpt = None,
+) -> None:
+    """Messages the agent sent to the user: the recent ones, or live with --follow (needs a running
+    server). Example: vault-agent messages --follow"""
+
+    def body() -> None:
+        from vault_agent.cli.follow import follow_messages, recent_messages
+
+        if not follow:
+            settings = settings_from(vault, index_dir, config)
+            recent_messages(settings, limit, json_out)
+            return
+        settings = settings_from(vault, index_dir, config, require_vault=False, server=server, token=token)
+        follow_messages(settings, json_out)
+
+    run_command(json_out, body)

@@ -1,0 +1,214 @@
+"""The open conversations of one process: boundaries, idle timeout, live listeners.
+
+A conversation belongs to one agent session (its `Channel.key`); it starts with the
+session's first recorded tool call and ends on `end_conversation`, after
+`conversations.idle_minutes` without a call, or when the user ends it from the CLI (the
+hub notices the record grew under it and starts a new one). Two sessions never share a
+conversation. The clock is injectable so tests drive the idle timeout without sleeping.
+Tool calls run in worker threads; `CURRENT` (a context variable the transport sets around
+one call) tells the write hook and the core tools which session a call belongs to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from vault_agent.conversations.digest import digest, end_line
+from vault_agent.conversations.store import ConversationStore, Line
+from vault_agent.errors import NotFound
+
+log = logging.getLogger("vault_agent.conversations")
+
+HUB_KEY = "conversations.hub"
+CLOCK_KEY = "conversations.clock"  # tests put a fake clock here before the hub is built
+WRITE_OBSERVER_KEY = "write_observer"  # files.pipeline calls it after each content write
+
+
+class Channel(Protocol):
+    """How the hub reaches the client of one session (implemented by the transports)."""
+
+    key: str  # the session: one conversation per key at a time
+    client: str  # client name, as the client reported it
+    transport: str  # stdio | http | mcp-http
+
+    def notify(self, event: dict[str, Any]) -> bool:
+        """Deliver a message to this session's client now; False when it cannot."""
+        ...
+
+    def ask(self, text: str, timeout_s: float) -> tuple[str | None, str | None]:
+        """Ask the user; (reply, None) or (None, 'unsupported' | 'declined' | 'timeout')."""
+        ...
+
+    def sample(self, prompt: str, timeout_s: float) -> str | None:
+        """The client's model's answer to `prompt`, or None when it cannot or will not."""
+        ...
+
+
+class DetachedChannel:
+    """Calls from HTTP or the CLI: one shared 'http' conversation, no back channel."""
+
+    key = "http"
+    client = "http"
+    transport = "http"
+
+    def notify(self, event: dict[str, Any]) -> bool:
+        return False
+
+    def ask(self, text: str, timeout_s: float) -> tuple[str | None, str | None]:
+        return None, "unsupported"
+
+    def sample(self, prompt: str, timeout_s: float) -> str | None:
+        return None
+
+
+CURRENT: ContextVar[Channel | None] = ContextVar("vault_agent_conversation_channel", default=None)
+
+
+@contextlib.contextmanager
+def bound(channel: Channel) -> Iterator[None]:
+    """Run the body as a call of `channel`'s session."""
+    token = CURRENT.set(channel)
+    try:
+        yield
+    finally:
+        CURRENT.reset(token)
+
+
+@dataclass
+class _Open:
+    cid: str
+    last: float
+    size: int  # the record's size after our last append
+    messages: int
+
+
+class ConversationHub:
+    """Owner of this process's open conversations and of the message listeners."""
+
+    def __init__(
+        self,
+        store: ConversationStore,
+        *,
+        idle_s: float,
+        retention: int,
+        reply_timeout_s: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.idle_s = idle_s
+        self.retention = retention
+        self.reply_timeout_s = reply_timeout_s
+        self.clock = clock
+        self._open: dict[str, _Open] = {}
+        self._lock = threading.RLock()
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    # ----- boundaries ------------------------------------------------------------------
+    def conversation_of(self, channel: Channel) -> str:
+        """The open conversation of `channel`'s session, started (or restarted) as needed."""
+        with self._lock:
+            now = self.clock()
+            cur = self._open.get(channel.key)
+            if cur is not None and now - cur.last > self.idle_s:
+                self._close(cur, "idle", *self._digest_of(cur.cid), "digest", at=cur.last + self.idle_s)
+                cur = None
+            if cur is not None and self.store.size(cur.cid) != cur.size:
+                cur = self._resync(channel.key, cur)
+            if cur is None:
+                cur = self._start(channel, now)
+            cur.last = now
+            return cur.cid
+
+    def _start(self, channel: Channel, now: float) -> _Open:
+        cid = self.store.new_id(now)
+        line: Line = {"t": "start", "at": now, "client": channel.client[:100], "transport": channel.transport}
+        cur = _Open(cid, now, self.store.append(cid, [line]), 0)
+        self._open[channel.key] = cur
+        self.store.prune(self.retention)
+        log.info("conversation started transport=%s", channel.transport)
+        return cur
+
+    def _resync(self, key: str, cur: _Open) -> _Open | None:
+        """Someone else appended (the user's `conversations end`, or retention deleted it)."""
+        try:
+            lines = self.store.read(cur.cid)
+        except NotFound:
+            lines = []
+        if not lines or end_line(lines) is not None:
+            self._open.pop(key, None)
+            return None
+        cur.size = self.store.size(cur.cid)
+        return cur
+
+    def _digest_of(self, cid: str) -> tuple[str, str]:
+        try:
+            return digest(self.store.read(cid))
+        except NotFound:
+            return "", ""
+
+    def _close(self, cur: _Open, reason: str, title: str, summary: str, source: str, at: float) -> None:
+        line: Line = {"t": "end", "at": at, "reason": reason, "title": title, "summary": summary,
+                      "summary_source": source}
+        self.store.append(cur.cid, [line])
+        for key, value in list(self._open.items()):
+            if value is cur:
+                del self._open[key]
+
+    def append(self, channel: Channel, lines: list[Line]) -> str:
+        """Append lines to the session's conversation; returns its id."""
+        with self._lock:
+            cid = self.conversation_of(channel)
+            cur = self._open[channel.key]
+            cur.size = self.store.append(cid, lines)
+            return cid
+
+    def next_message_seq(self, channel: Channel) -> tuple[str, int]:
+        with self._lock:
+            cid = self.conversation_of(channel)
+            cur = self._open[channel.key]
+            cur.messages += 1
+            return cid, cur.messages
+
+    def end(self, channel: Channel, title: str, summary: str, source: str) -> str:
+        """Close the session's conversation with this title and summary; returns its id."""
+        with self._lock:
+            cid = self.conversation_of(channel)
+            self._close(self._open[channel.key], "agent", title, summary, source, at=self.clock())
+            return cid
+
+    def open_id(self, channel: Channel) -> str | None:
+        with self._lock:
+            cur = self._open.get(channel.key)
+            return cur.cid if cur is not None else None
+
+    # ----- listeners -------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Add a live listener of messages (thread-safe); returns its unsubscribe."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def publish(self, event: dict[str, Any]) -> int:
+        """Give one message to every listener; returns how many took it."""
+        with self._lock:
+            listeners = list(self._listeners)
+        delivered = 0
+        for listener in listeners:
+            try:
+                listener(event)
+                delivered += 1
+            except Exception as exc:  # a listener that went away must not fail the sender
+                log.warning("message listener failed (%s)", type(exc).__name__)
+        return delivered

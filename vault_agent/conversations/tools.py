@@ -1,0 +1,302 @@
+"""Core functions behind send_message, end_conversation, get_conversation and the CLI.
+
+Transports bind a `Channel` around a call (`hub.bound`); without one (HTTP, CLI) a call
+belongs to the process's shared 'http' conversation and has no back channel, so a
+question answers `{reply: null, reason: "unsupported"}`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from typing import Any, Literal, Protocol
+
+from vault_agent.contracts import Outcome
+from vault_agent.conversations.digest import digest, end_line, summary_of
+from vault_agent.conversations.hub import (
+    CLOCK_KEY,
+    CURRENT,
+    HUB_KEY,
+    WRITE_OBSERVER_KEY,
+    Channel,
+    ConversationHub,
+    DetachedChannel,
+)
+from vault_agent.conversations.records import (
+    MAX_MESSAGE_CHARS,
+    MAX_SUMMARY_CHARS,
+    MAX_TITLE_CHARS,
+    ConversationList,
+    ConversationPage,
+    EndResult,
+    SendResult,
+)
+from vault_agent.conversations.store import ConversationStore, Line, iso
+from vault_agent.errors import InvalidParameter, TooLarge
+
+log = logging.getLogger("vault_agent.conversations")
+
+PATH_KEYS = ("path", "source", "destination", "relative_dir", "artifact_path", "source_path")
+QUERY_KEYS = ("query", "q", "pattern", "find")
+LIST_DEFAULT, LIST_MAX = 20, 100
+ENTRIES_DEFAULT, ENTRIES_MAX = 100, 500
+_DETACHED = DetachedChannel()
+_hub_lock = threading.Lock()
+
+
+class ConvContext(Protocol):
+    """What these functions need from `api.registry.AppContext` (structural, no import)."""
+
+    settings: Any
+    state: dict[str, Any]
+
+
+def hub_of(ctx: ConvContext) -> ConversationHub:
+    """This process's hub (built once per context; installs the write hook)."""
+    hub = ctx.state.get(HUB_KEY)
+    if hub is not None:
+        return hub  # type: ignore[no-any-return]
+    with _hub_lock:
+        hub = ctx.state.get(HUB_KEY)
+        if hub is None:
+            s = ctx.settings
+            kwargs: dict[str, Any] = {}
+            if ctx.state.get(CLOCK_KEY) is not None:
+                kwargs["clock"] = ctx.state[CLOCK_KEY]
+            hub = ConversationHub(
+                ConversationStore(s.index_dir),
+                idle_s=s.conversations_idle_minutes * 60.0,
+                retention=s.conversations_retention,
+                reply_timeout_s=float(s.conversations_reply_timeout_seconds),
+                **kwargs,
+            )
+            ctx.state[WRITE_OBSERVER_KEY] = lambda tool, rel, before, after, moved_to=None: observe_write(
+                hub, tool, rel, before, after, moved_to
+            )
+            ctx.state[HUB_KEY] = hub
+    return hub
+
+
+def _channel() -> Channel:
+    return CURRENT.get() or _DETACHED
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# ----------------------------------------------------------------------------- recording
+def observe_write(
+    hub: ConversationHub, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+) -> None:
+    """Record one write of the current session (after None: deleted), keeping the old bytes for undo."""
+    channel = CURRENT.get()
+    if channel is None:
+        return  # not an agent session (HTTP script, CLI): nothing to attribute it to
+    cid = hub.conversation_of(channel)
+    before_sha = _sha(before) if before is not None else None
+    if before is not None and before_sha is not None:
+        hub.store.keep_old_bytes(cid, before_sha, before)
+    line: Line = {
+        "t": "write",
+        "at": hub.clock(),
+        "tool": tool,
+        "path": rel,
+        "before_sha": before_sha,
+        "after_sha": _sha(after) if after is not None else None,
+        "old": "backup" if before is not None else "none",
+    }
+    if moved_to is not None:
+        line["trashed_to"] = moved_to  # where the file itself went (the vault's .trash/)
+    hub.append(channel, [line])
+
+
+def record_call(
+    ctx: ConvContext, channel: Channel, tool: str, arguments: dict[str, Any], outcome: str, ms: float
+) -> None:
+    """One line per tool call: tool, vault-relative paths, outcome code, duration."""
+    if tool == "end_conversation":
+        return  # its `end` line is the record of that call
+    hub = hub_of(ctx)
+    paths = [v[:500] for k in PATH_KEYS if isinstance(v := arguments.get(k), str) and v]
+    line: Line = {"t": "call", "at": hub.clock(), "tool": tool[:100], "paths": paths, "outcome": outcome,
+                  "ms": round(ms, 1)}
+    if ctx.settings.conversations_record_queries:
+        queries = [v[:1000] for k in QUERY_KEYS if isinstance(v := arguments.get(k), str)]
+        if queries:
+            line["query"] = queries[0]
+    hub.append(channel, [line])
+
+
+# ----------------------------------------------------------------------------- tools
+def _checked_text(text: str, what: str, cap: int, *, required: bool) -> str:
+    if required and not text.strip():
+        raise InvalidParameter(f"{what} must not be empty")
+    if len(text) > cap:
+        raise TooLarge(f"{what} is longer than {cap} characters; shorten it or split it into several")
+    return text
+
+
+def _optional_text(text: str | None, what: str, cap: int) -> str | None:
+    """A stripped optional text within its cap; blank counts as not given."""
+    if text is None:
+        return None
+    return _checked_text(text, what, cap, required=False).strip() or None
+
+
+def send_message(
+    ctx: ConvContext, text: str, priority: Literal["normal", "high"], expect_reply: bool
+) -> Outcome[SendResult]:
+    """Record a message to the user and deliver it to every live listener; maybe wait for a reply.
+
+    Raises:
+        InvalidParameter: empty text. TooLarge: over MAX_MESSAGE_CHARS.
+    """
+    _checked_text(text, "text", MAX_MESSAGE_CHARS, required=True)
+    channel, hub = _channel(), hub_of(ctx)
+    cid, seq = hub.next_message_seq(channel)
+    at = hub.clock()
+    hub.append(channel, [{"t": "message", "at": at, "seq": seq, "text": text, "priority": priority,
+                          "expect_reply": expect_reply}])
+    event = {"type": "message", "conversation_id": cid, "seq": seq, "at": iso(at), "client": channel.client,
+             "priority": priority, "expect_reply": expect_reply, "text": text}
+    delivered = hub.publish(event) + (1 if channel.notify(event) else 0)
+    result = SendResult(conversation_id=cid, message_seq=seq, delivered_to=delivered)
+    if expect_reply:
+        reply, reason = channel.ask(text, hub.reply_timeout_s)
+        if reply is not None and len(reply) > MAX_MESSAGE_CHARS:
+            reply = reply[:MAX_MESSAGE_CHARS]
+        hub.append(channel, [{"t": "reply", "at": hub.clock(), "seq": seq, "reply": reply, "reason": reason}])
+        hub.publish({"type": "reply", "conversation_id": cid, "seq": seq, "at": iso(hub.clock()),
+                     "reply": reply, "reason": reason})
+        result.reply, result.reason = reply, reason  # type: ignore[assignment]
+    return Outcome(data=result)
+
+
+SAMPLING_PROMPT = (
+    "Write a title (one line, at most 80 characters) and a summary (at most 5 sentences) of this "
+    "agent session in a notes vault. Answer exactly as:\nTitle: ...\nSummary: ...\n\nSession digest:\n"
+)
+
+
+def _parse_sampled(text: str) -> tuple[str | None, str | None]:
+    title = summary = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.lower().startswith("title:") and title is None:
+            title = line[6:].strip() or None
+        elif line.lower().startswith("summary:") and summary is None:
+            summary = line[8:].strip() or None
+    if title is None and summary is None and text.strip():
+        first, _, rest = text.strip().partition("\n")
+        title, summary = first.strip(), (rest.strip() or first.strip())
+    return title, summary
+
+
+def end_conversation(ctx: ConvContext, title: str | None, summary: str | None) -> Outcome[EndResult]:
+    """Close the session's conversation; title and summary from the agent, sampling or a digest.
+
+    Raises:
+        TooLarge: title over 200 or summary over 4,000 characters.
+    """
+    title = _optional_text(title, "title", MAX_TITLE_CHARS)
+    summary = _optional_text(summary, "summary", MAX_SUMMARY_CHARS)
+    channel, hub = _channel(), hub_of(ctx)
+    cid = hub.conversation_of(channel)
+    lines = hub.store.read(cid)
+    source = "agent"
+    if title is None or summary is None:
+        d_title, d_summary = digest(lines)
+        sampled = channel.sample(SAMPLING_PROMPT + f"Title hint: {d_title}\n{d_summary}", hub.reply_timeout_s)
+        s_title, s_summary = _parse_sampled(sampled) if sampled else (None, None)
+        if s_summary is not None and summary is None:
+            source = "sampling"
+        elif summary is None:
+            source = "digest"
+        title = title or (s_title[:MAX_TITLE_CHARS] if s_title else None) or d_title
+        summary = summary or (s_summary[:MAX_SUMMARY_CHARS] if s_summary else None) or d_summary
+    hub.end(channel, title, summary, source)
+    row = summary_of(cid, hub.store.read(cid), hub.clock(), hub.idle_s)
+    return Outcome(data=EndResult(conversation=row))
+
+
+def get_conversation(
+    ctx: ConvContext, cid: str | None, limit: int | None, cursor: str | None
+) -> Outcome[ConversationList | ConversationPage]:
+    """No id: the newest conversations (bounded); an id: that record, paged by `cursor`.
+
+    Raises:
+        NotFound: unknown or corrupt id. InvalidParameter: bad limit or cursor.
+    """
+    s = ctx.settings
+    store = ConversationStore(s.index_dir)
+    now, idle_s = _now(ctx), s.conversations_idle_minutes * 60.0
+    if cid is None:
+        if cursor is not None:
+            raise InvalidParameter("cursor is only used together with id")
+        n = LIST_DEFAULT if limit is None else limit
+        if not 1 <= n <= LIST_MAX:
+            raise InvalidParameter(f"limit must be from 1 to {LIST_MAX} when listing conversations")
+        ids = store.ids()
+        rows = []
+        for found, lines in store.read_many(reversed(ids)):
+            rows.append(summary_of(found, lines, now, idle_s))
+            if len(rows) == n:
+                break
+        return Outcome(data=ConversationList(conversations=rows, total=len(ids), truncated=len(ids) > len(rows)))
+    n = ENTRIES_DEFAULT if limit is None else limit
+    if not 1 <= n <= ENTRIES_MAX:
+        raise InvalidParameter(f"limit must be from 1 to {ENTRIES_MAX} entries of one conversation")
+    start = _cursor(cursor)
+    lines = store.read(cid)
+    entries = [_entry(line) for line in lines[1:]]
+    page = entries[start : start + n]
+    more = start + n < len(entries)
+    return Outcome(
+        data=ConversationPage(
+            conversation=summary_of(cid, lines, now, idle_s),
+            entries=page,
+            next_cursor=str(start + n) if more else None,
+        )
+    )
+
+
+def _now(ctx: ConvContext) -> float:
+    hub = ctx.state.get(HUB_KEY)
+    if hub is not None:
+        return float(hub.clock())
+    clock = ctx.state.get(CLOCK_KEY)
+    return float(clock()) if clock is not None else time.time()
+
+
+def _cursor(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or len(cursor) > 9:
+        raise InvalidParameter("cursor must be the next_cursor of a previous answer")
+    return int(cursor)
+
+
+def _entry(line: Line) -> dict[str, Any]:
+    out = dict(line)
+    at = out.pop("at", None)
+    return {"type": out.pop("t", None), "at": iso(float(at)) if isinstance(at, int | float) else None, **out}
+
+
+def end_by_user(ctx: ConvContext, cid: str) -> Outcome[EndResult]:
+    """The user's `conversations end ID`: close it with a digest (already ended: unchanged).
+
+    Raises:
+        NotFound: unknown or corrupt id.
+    """
+    store = ConversationStore(ctx.settings.index_dir)
+    lines = store.read(cid)
+    now = _now(ctx)
+    if end_line(lines) is None:
+        title, summary = digest(lines)
+        store.append(cid, [{"t": "end", "at": now, "reason": "user", "title": title, "summary": summary,
+                            "summary_source": "digest"}])
+        lines = store.read(cid)
+    return Outcome(data=EndResult(conversation=summary_of(cid, lines, now, ctx.settings.conversations_idle_minutes * 60.0)))
