@@ -341,11 +341,10 @@ def load_settings(
         raise InvalidParameter(f"recheck_seconds must be between 1 and {MAX_RECHECK_SECONDS}")
     if not 1 <= values["index_workers"] <= MAX_INDEX_WORKERS:
         raise InvalidParameter(f"index.workers must be between 1 and {MAX_INDEX_WORKERS}")
+    for name in ("conversations_idle_minutes", "conversations_retention", "conversations_reply_timeout_seconds"):
+        if values[name] < 1:
+            raise InvalidParameter(f"{name} must be at least 1")
     if values["tool_profile"] not in TOOL_PROFILES:
-    conversations_idle_minutes: int = _default("conversations_idle_minutes")
-    conversations_retention: int = _default("conversations_retention")
-    conversations_reply_timeout_seconds: int = _default("conversations_reply_timeout_seconds")
-    conversations_record_queries: bool = _default("conversations_record_queries")
         raise InvalidParameter("tool_profile must be 'default' or 'agent-files'")
     return Settings(**values)
 

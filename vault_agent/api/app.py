@@ -23,7 +23,9 @@ from vault_agent.config import Settings
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
 
 if TYPE_CHECKING:
+    from vault_agent.contracts import Freshness, Manifest
     from vault_agent.indexer.engine import Writer
+    from vault_agent.query.snapshot import FreshnessFn
 
 log = logging.getLogger("vault_agent.app")
 
@@ -84,16 +86,16 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     return ctx
 
 
-def _live_freshness(settings: Settings, writer: Any) -> Any:
+def _live_freshness(settings: Settings, writer: Writer | None) -> FreshnessFn | None:
     """With our own writer, freshness from its in-memory state: writer.json may be
     unwritable (disk full), and a stale reason must reach readers at once."""
-    if writer is None or not hasattr(writer, "state"):
+    if writer is None:
         return None
     from vault_agent.freshness import compute_freshness, shared_stat_checker
 
     checker = shared_stat_checker(settings)
 
-    def freshness(manifest: Any) -> str:
+    def freshness(manifest: Manifest) -> Freshness:
         state = compute_freshness(settings, manifest, writer.state(), checker)
         return "unknown" if state == "incompatible" else state
 

@@ -29,7 +29,13 @@ from vault_agent.api.param_text import json_text as _json_text
 from vault_agent.api.param_text import nested_model as _nested_model
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
 from vault_agent.api.security import VAULT_ID_HEADER, AccessPolicy, bearer_challenge
-from vault_agent.errors import Forbidden, InvalidParameter, NotFound, Unauthorized, VaultAgentError, internal_error
+from vault_agent.errors import (
+    InvalidParameter,
+    NotFound,
+    Unauthorized,
+    VaultAgentError,
+    internal_error,
+)
 
 log = logging.getLogger("vault_agent.http")
 

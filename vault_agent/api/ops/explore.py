@@ -13,8 +13,8 @@ from pydantic import Field
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, data_of, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.errors import InvalidParameter
-from vault_agent.query.toolkit import MAX_CONTEXT_LINES, SEARCH_MAX_LIMIT
 from vault_agent.lazy import lazy_modules
+from vault_agent.query.toolkit import MAX_CONTEXT_LINES, SEARCH_MAX_LIMIT
 
 if TYPE_CHECKING:
     from vault_agent.query import audit, coverage, files, find, grep, scan
@@ -168,7 +168,7 @@ def _action_line(action: dict[str, Any]) -> str:
 
 def render_find(body: dict[str, Any]) -> str:
     """Human output of `find`: the verdict, then each next action with its path and lines."""
-    d = _data(body)
+    d = data_of(body)
     s = d.get("summary", {})
     cut = f", cut off: {s['cutoff_reason']}" if s.get("cutoff_reason") else ""
     head = (
