@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 from aiohttp import web
-from mcp.server.mcpserver import MCPServer
+from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
@@ -61,7 +61,7 @@ async def read_body_capped(request: web.Request, limit: int = MAX_BODY_BYTES) ->
 class McpBridge:
     """One MCP server exposed over Streamable HTTP inside an aiohttp application."""
 
-    def __init__(self, server: MCPServer, policy: AccessPolicy) -> None:
+    def __init__(self, server: Server[Any], policy: AccessPolicy) -> None:
         self.policy = policy
         self.security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=[], allowed_origins=[]

@@ -37,9 +37,12 @@ IdArg = Annotated[str, typer.Argument(help="A conversation id (see `vault-agent 
 
 def _context(vault: Path | None, index_dir: Path | None, config: Path | None) -> Any:
     from vault_agent.api.registry import AppContext, make_vault
+    from vault_agent.query.snapshot import SnapshotReader
 
     settings = settings_from(vault, index_dir, config)
-    return AppContext(settings=settings, vault=make_vault(settings))
+    vault_ = make_vault(settings)
+    # Conversation records never touch the index; the reader is opened lazily and unused.
+    return AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
 
 
 def _emit(as_json: bool, outcome: Any, render: Any) -> None:
