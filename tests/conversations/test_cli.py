@@ -9,7 +9,8 @@ import subprocess
 import threading
 from pathlib import Path
 
-from api.serverkit import VAULT_AGENT, ServerThread, wait_until
+from api.serverkit import VAULT_AGENT, ServerThread
+from testkit import wait_until
 
 from conversations.kit import cli
 from vault_agent.config import Settings

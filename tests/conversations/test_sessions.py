@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from api.serverkit import ServerThread, wait_until
+from api.serverkit import ServerThread
+from testkit import wait_until
 
 from conversations.kit import CANARY, Inbox, SseReader, cli, http_client, read_bytes, stdio_client
 from vault_agent.config import Settings

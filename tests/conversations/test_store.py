@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from api.serverkit import wait_until
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testkit import wait_until
 
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.conversations.tools import get_conversation
