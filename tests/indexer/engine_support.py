@@ -13,6 +13,7 @@ from vault_agent.config import Settings, load_settings
 from vault_agent.contracts import SEGMENTS_DIR, TABLE_SORT, TABLES
 from vault_agent.freshness import read_current_manifest
 
+REPO = Path(__file__).resolve().parents[2]  # the checkout (subprocess cwd)
 PY = sys.executable  # the interpreter running the tests, wherever its environment lives
 
 

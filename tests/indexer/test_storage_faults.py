@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from engine_support import PY, make_settings, note_text, snapshot_rows, wait_until, write
+from engine_support import PY, make_settings, note_text, snapshot_rows, write
+from testkit import wait_until
 
 from vault_agent.contracts import EVENTS_DIR
 from vault_agent.freshness import read_current_manifest
