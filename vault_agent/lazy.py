@@ -4,7 +4,8 @@ The operation registry (names, params models, renderers) is imported by the CLI 
 its command table; the core functions it binds pull in DuckDB, pyarrow and the indexer.
 `api/ops/*` therefore bind core functions through these stand-ins, which import the real
 module on first use (a dict lookup afterwards). Type checkers see the real imports under
-`TYPE_CHECKING`.
+`TYPE_CHECKING`, which is also where the import-boundary test sees them: this is the one
+module allowed to import our own modules by name at run time.
 """
 
 from __future__ import annotations
@@ -44,3 +45,9 @@ def lazy_functions(module: str, *names: str) -> tuple[Callable[..., Any], ...]:
         return call
 
     return tuple(deferred(name) for name in names)
+
+
+def import_named(ref: str) -> Any:
+    """The object a "package.module:Name" reference names, importing its module now."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)

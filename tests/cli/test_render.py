@@ -23,7 +23,7 @@ def test_render_body_prefers_the_operation_renderer() -> None:
     operations()
     body = {"data": {"tags": [{"tag": "t", "noteCount": 1}], "indexFreshness": "fresh"}, "warnings": []}
     tags = REGISTRY["tags"]
-    assert render_body(tags.envelope, body, tags.render) == "  notes  tag\n      1  #t\n\nindex: fresh"
+    assert render_body(tags.envelope, body, tags.render) == "  notes  tag\n      1  t\n\nindex: fresh"
     assert render_body(True, body, own=lambda b: "own") == "own"
     outline = {
         "path": "a.md",

@@ -40,7 +40,15 @@ from mcp_types import (
 from vault_agent.api.conversation_mcp import recorded_call
 from vault_agent.api.hints import for_mcp
 from vault_agent.api.param_text import coerce_json_text
-from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
+from vault_agent.api.registry import (
+    AppContext,
+    Operation,
+    body_of,
+    dump_json,
+    invoke,
+    operations,
+    result_model,
+)
 from vault_agent.api.tool_schema import input_schema, output_schema
 from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, internal_error
 
@@ -100,7 +108,7 @@ def tool_of(op: Operation) -> Tool:
         title=op.title or None,
         description=op.description,
         input_schema=input_schema_of(op),
-        output_schema=output_schema(op.result, envelope=op.envelope) if op.result is not None else None,
+        output_schema=output_schema(model, envelope=op.envelope) if (model := result_model(op)) is not None else None,
         annotations=annotations_of(op),
     )
 

@@ -102,7 +102,10 @@ class Operation:
     profile: Literal["default", "agent-files"] = "default"  # agent-files ops are listed only in that profile
     mcp_only: bool = False  # seed 003 aliases: MCP tools with no HTTP route or CLI command
     title: str = ""  # short human name shown by MCP clients, e.g. "Folder tree"
-    result: type[BaseModel] | None = None  # model of `data` (envelope) or of the raw body → MCP outputSchema
+    # Model of `data` (envelope) or of the raw body → MCP outputSchema. A "module:Class"
+    # string names a model of a core module, imported only when a server lists its tools,
+    # so that the CLI, which imports this registry, stays free of DuckDB and pyarrow.
+    result: type[BaseModel] | str | None = None
     long_running: bool = False  # may take seconds: MCP sends progress while it runs (writes always may)
 
 
@@ -190,3 +193,15 @@ def data_of(body: Any) -> dict[str, Any]:
     """The `data` object of a response body (the body itself for raw contracts), for renderers."""
     data = body.get("data", body) if isinstance(body, dict) else {}
     return data if isinstance(data, dict) else {}
+
+
+def result_model(op: Operation) -> type[BaseModel] | None:
+    """The result model of an operation, importing its core module if it is named by string."""
+    if op.result is None or isinstance(op.result, type):
+        return op.result
+    from vault_agent.lazy import import_named
+
+    model = import_named(op.result)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise TypeError(f"{op.result} is not a pydantic model")
+    return model

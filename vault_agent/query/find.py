@@ -42,6 +42,8 @@ from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     FIND_DEFAULT_MAX_CANDIDATES,
     FIND_DEFAULT_TIME_MS,
+    FIND_MAX_CANDIDATES_CAP,
+    FIND_MAX_TIME_MS,
     NextAction,
     Wire,
     action,
@@ -52,8 +54,8 @@ from vault_agent.query.toolkit import (
 from vault_agent.text import tokenize
 
 LOOSE_MIN_OVERLAP = 0.6
-MAX_CANDIDATES_CAP = 10_000
-MAX_TIME_MS = 600_000
+MAX_CANDIDATES_CAP = FIND_MAX_CANDIDATES_CAP
+MAX_TIME_MS = FIND_MAX_TIME_MS
 STAGE0_FETCH_CAP = 5_000
 READY_SUFFICIENCY = 0.8
 READY_MAX_RANGES = 3

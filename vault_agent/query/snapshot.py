@@ -50,8 +50,8 @@ from vault_agent.freshness import (
     shared_stat_checker,
     writer_alive,
 )
-from vault_agent.indexer.publish import add_publish_listener, remove_publish_listener
 from vault_agent.paths import Vault
+from vault_agent.publish import add_publish_listener, remove_publish_listener
 
 log = logging.getLogger("vault_agent.query")
 

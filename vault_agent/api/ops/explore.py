@@ -14,7 +14,12 @@ from vault_agent.api.registry import AppContext, CliOption, Operation, Params, d
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.errors import InvalidParameter
 from vault_agent.lazy import lazy_modules
-from vault_agent.query.toolkit import MAX_CONTEXT_LINES, SEARCH_MAX_LIMIT
+from vault_agent.query.toolkit import (
+    FIND_MAX_CANDIDATES_CAP,
+    FIND_MAX_TIME_MS,
+    MAX_CONTEXT_LINES,
+    SEARCH_MAX_LIMIT,
+)
 
 if TYPE_CHECKING:
     from vault_agent.query import audit, coverage, files, find, grep, scan
@@ -51,7 +56,7 @@ register(
         description="A folder's files and subfolders, or glob matches below it; use it for exact file "
         "names (vault_tree for counts).",
         title="List folder",
-        result=files.LsData,
+        result="vault_agent.query.files:LsData",
         cli_args=("relative_dir",),
         cli_help="List a folder (direct children, or glob matches below it). Example: vault-agent ls projects",
         render=render_ls,
@@ -118,7 +123,7 @@ register(
         description="Exact text of a file's line range; use it once search, vault_search or vault_find "
         "gave a path and lines.",
         title="Read lines",
-        result=files.ReadData,
+        result="vault_agent.query.files:ReadData",
         cli_args=("path",),
         cli_help="Read lines of a file. Example: vault-agent read notes/a.md --start 1 --end 40",
         cli_options=(
@@ -140,8 +145,8 @@ class FindScope(Params):
 
 
 class FindBudget(Params):
-    max_candidates: int | None = Field(default=None, ge=1, le=find.MAX_CANDIDATES_CAP, description="Default 200.")
-    time_ms: int | None = Field(default=None, ge=1, le=find.MAX_TIME_MS, description="Default 60,000.")
+    max_candidates: int | None = Field(default=None, ge=1, le=FIND_MAX_CANDIDATES_CAP, description="Default 200.")
+    time_ms: int | None = Field(default=None, ge=1, le=FIND_MAX_TIME_MS, description="Default 60,000.")
 
 
 class FindParams(Params):
@@ -204,7 +209,7 @@ register(
         func=_find,
         description="Finds where a query is answered and what to read next (next_actions); use it for a find-then-read loop when search snippets are not enough.",
         title="Find, then plan reads",
-        result=find.FindData,
+        result="vault_agent.query.find:FindData",
         long_running=True,
         cli_args=("query",),
         cli_help="Find where a query is answered and what to read next. Example: vault-agent find 'lens cleaning'",
@@ -254,7 +259,7 @@ register(
         func=_scan,
         description="A file chunk by chunk from a cursor; use it to read a long note completely (vault_read for one range).",
         title="Read in chunks",
-        result=scan.ScanData,
+        result="vault_agent.query.scan:ScanData",
         cli_args=("path",),
         cli_help="Read a file in chunks. Example: vault-agent scan notes/a.md --cursor 201",
         cli_options=(
@@ -302,7 +307,7 @@ register(
         func=lambda ctx, p: coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or []),
         description="How much of a file your cited line ranges cover, and the gaps; use it before finishing a summary to check for skipped parts.",
         title="Citation coverage",
-        result=coverage.CoverageData,
+        result="vault_agent.query.coverage:CoverageData",
         kind="read",
         cli_args=("path",),
         cli_help="Coverage of a file by cited ranges. Example: vault-agent coverage notes/a.md --range 1-40",
@@ -335,7 +340,7 @@ register(
         description="Checks an artifact's [L12-L20] citations against its source; use it after writing a "
         "summary to find unsupported claims.",
         title="Audit citations",
-        result=audit.AuditData,
+        result="vault_agent.query.audit:AuditData",
         long_running=True,
         idempotent=False,
         cli_args=("artifact_path", "source_path"),
@@ -399,7 +404,7 @@ register(
         func=_grep,
         description="Lines matching exact text or a regex; use it for a literal name, phrase or pattern, not for topics (use search).",
         title="Exact text or regex search",
-        result=grep.SearchData,
+        result="vault_agent.query.grep:SearchData",
         long_running=True,
         cli_args=("query",),
         cli_help="Search note lines by regex or text. Example: vault-agent grep 'TODO|FIXME' --context 1",
