@@ -14,6 +14,7 @@ import logging
 import os
 import stat
 from collections.abc import Iterator
+from typing import Literal
 
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import Conflict, InvalidParameter, NotFound, VaultAgentError
@@ -153,7 +154,7 @@ def move_path(
     expected = check_sha(expected_sha256)
     with write_lock(ctx.state, ctx.settings.index_dir).hold():
         src = ctx.vault.resolve(src_rel, match="normalized")
-        kind = "folder" if src.is_dir else "file"
+        kind: Literal["file", "folder"] = "folder" if src.is_dir else "file"
         if expected is not None:
             _check_source_unchanged(ctx, src, expected)
         if src.rel == dst_rel:
