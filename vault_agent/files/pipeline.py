@@ -176,8 +176,13 @@ def apply_change(
                     original=original,
                 )
             except ChangedAfterWrite:
+                if original is not None:
+                    original.close()
                 events.record(ctx, [("upsert", canon, None)])  # the file did change: index it
                 raise
+            finally:
+                if original is not None:
+                    original.close()  # ends the lease at once: an editor's open waits on it
             log.info(
                 "write tool=%s path=%s bytes_before=%s bytes_after=%d",
                 tool,

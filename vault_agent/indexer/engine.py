@@ -48,6 +48,7 @@ BIG_BATCH = 1000
 GC_INTERVAL_S = 10.0
 MIN_BACKOFF_S = 0.5  # a failed build is retried after this, doubling up to MAX_BACKOFF_S
 MAX_BACKOFF_S = 30.0
+MIN_COMMIT_GAP_S = 1.0  # sustained edits: at most one commit per second (batched)
 STORAGE_REASONS = ("storage-full", "storage-read-only")
 
 
@@ -72,6 +73,7 @@ class Writer:
         self._hint_version = 0
         self._wake = False
         self._stopping = False
+        self._stopped = False
         self._phase = "idle"
         self._stale_reason: str | None = None
         self._rescan_needed = False
@@ -88,6 +90,7 @@ class Writer:
         self._next_gc = 0.0
         self._problem_gen = 0
         self._backoff_s = 0.0
+        self._last_commit = (0.0, 0.0)  # (monotonic end, seconds taken) of the last build
 
     # ----- public state ----------------------------------------------------------------
     @property
@@ -164,8 +167,14 @@ class Writer:
         return self.manifest
 
     def stop(self) -> None:
-        """Stop watching and building, join threads, remove writer.json, release the lock."""
+        """Stop watching and building, join threads, remove writer.json, release the lock.
+
+        Idempotent: a second call does nothing (it must not remove the writer.json of a
+        writer that took over meanwhile)."""
         with self._cond:
+            if self._stopped:
+                return
+            self._stopped = True
             self._stopping = True
             self._cond.notify_all()
         self._shutdown_watch()
@@ -376,15 +385,20 @@ class Writer:
         if not events:
             self._maintain()
             return
+        self._pace_commits()
+        events = idx.log.read_after(idx.applied_seq)
+        self._head = max(self._head, events[-1].seq)
         with self._cond:
             gen_at_start = self._problem_gen
             # Stale ends only with a full rescan logged after the latest problem.
             resolves = any(e.op == "rescan" and e.path == "" for e in events) and not self._rescan_needed
         self._set_phase("building")
         ok = False
+        started = time.monotonic()
         try:
             idx.apply(events)
             ok = True
+            self._last_commit = (time.monotonic(), time.monotonic() - started)
         finally:
             with self._cond:
                 watching_ok = self._observer is None or self._observer.is_alive()
@@ -398,6 +412,17 @@ class Writer:
                 self._cond.notify_all()
             self._set_phase("idle")
         self._maintain()
+
+    def _pace_commits(self) -> None:
+        """Under a steady stream of edits, commit at most every MIN_COMMIT_GAP_S (and never
+        spend more than half the time committing): edits arriving meanwhile join the next
+        batch, so readers see a bounded number of new snapshots per second however fast
+        the editor saves. An edit after a quiet moment still commits at once."""
+        done_at, took = self._last_commit
+        gap = max(MIN_COMMIT_GAP_S, took)
+        with self._cond:
+            self._cond.wait_for(lambda: self._stopping, timeout=max(0.0, done_at + gap - time.monotonic()))
+        self._flush_hints()  # what arrived while waiting joins this commit
 
     def _maintain(self) -> None:
         """While no change waits: compact small segments; GC at most every GC_INTERVAL_S."""
