@@ -30,11 +30,11 @@ from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
-from vault_agent.indexer.publish import before_publish
 from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live, rows_to_tables
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 from vault_agent.paths import Vault
+from vault_agent.publish import before_publish
 
 log = logging.getLogger("vault_agent.indexer")
 
