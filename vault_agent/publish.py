@@ -17,7 +17,7 @@ from pathlib import Path
 
 from vault_agent.contracts import Manifest
 
-log = logging.getLogger("vault_agent.indexer")
+log = logging.getLogger("vault_agent.publish")
 
 Listener = Callable[[Manifest], None]
 _lock = threading.Lock()

@@ -86,3 +86,17 @@ TABLES: dict[str, pa.Schema] = {
     "terms": TERMS_SCHEMA,
     "links": LINKS_SCHEMA,
 }
+
+
+def duck_type(t: object) -> str:
+    """DuckDB type name of a pyarrow type used in contracts.py (for empty placeholders)."""
+    assert isinstance(t, pa.DataType)
+    if pa.types.is_list(t):
+        return duck_type(t.value_type) + "[]"
+    return {
+        pa.string(): "VARCHAR",
+        pa.int8(): "TINYINT",
+        pa.int32(): "INTEGER",
+        pa.int64(): "BIGINT",
+        pa.bool_(): "BOOLEAN",
+    }[t]

@@ -52,6 +52,7 @@ from vault_agent.freshness import (
 )
 from vault_agent.paths import Vault
 from vault_agent.publish import add_publish_listener, remove_publish_listener
+from vault_agent.tables import duck_type as _duck_type
 
 log = logging.getLogger("vault_agent.query")
 
@@ -398,19 +399,3 @@ class SnapshotReader:
         for objs in segs.values():
             for obj in objs:
                 self._drop_obj(obj)
-
-
-def _duck_type(t: object) -> str:
-    """DuckDB type name of a pyarrow type used in contracts.py (for empty placeholders)."""
-    import pyarrow as pa
-
-    assert isinstance(t, pa.DataType)
-    if pa.types.is_list(t):
-        return _duck_type(t.value_type) + "[]"
-    return {
-        pa.string(): "VARCHAR",
-        pa.int8(): "TINYINT",
-        pa.int32(): "INTEGER",
-        pa.int64(): "BIGINT",
-        pa.bool_(): "BOOLEAN",
-    }[t]

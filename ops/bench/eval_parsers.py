@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""Evaluate Rust-backed CommonMark parsers against indexer/markdown.py (not a dependency).
+
+    pip install --target /tmp/rsparsers markdown-it-pyrs comrak-ext
+    PYTHONPATH=/tmp/rsparsers python ops/bench/eval_parsers.py DIR... [--fuzz 20000 --seed 1]
+
+For every note under each DIR, `parse_note` runs as the indexer runs it, and the block
+structure it asks for (`parse_structure`: headings with line, level, text and
+body_available; code-block line ranges) is computed by markdown-it-py and by each
+candidate that is importable (markdown-it-pyrs, comrak): counts of notes that differ,
+CPU seconds of each, and the first differences. `--fuzz N` adds N random documents built
+from Markdown edge-case lines; differences only on blank lines of code ranges (invisible:
+links are the only users) are counted apart. Prints a report; exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from vault_agent.indexer import markdown as M  # noqa: E402
+from vault_agent.indexer import parse as P  # noqa: E402
+from vault_agent.text import collapse_ws, nfc  # noqa: E402
+
+Structure = M.Structure
+
+
+def _finish(
+    headings: list[M.Heading], heading_at: list[int], events: list[int], code: list[Any]
+) -> Structure:
+    """body_available exactly as markdown.parse_structure computes it from the events."""
+    following, nxt = [len(events)] * len(events), len(events)
+    for k in range(len(events) - 1, -1, -1):
+        following[k] = nxt
+        if events[k] == 0:
+            nxt = k
+    stack: list[int] = []
+    bounds = [len(events)] * len(headings)
+    for h, pos in enumerate(heading_at):
+        while stack and headings[stack[-1]].level >= headings[h].level:
+            bounds[stack.pop()] = pos
+        stack.append(h)
+    for h, pos in enumerate(heading_at):
+        headings[h].body_available = following[pos] < bounds[h]
+    return Structure(headings=headings, code_ranges=code)
+
+
+def pyrs_structure() -> Callable[[str], Structure] | None:
+    try:
+        import markdown_it_pyrs
+    except ImportError:
+        return None
+    md = markdown_it_pyrs.MarkdownIt("commonmark").enable("table").enable("strikethrough")
+    inline = {"text", "code_inline", "html_inline", "text_special", "softbreak", "hardbreak"}
+    inline |= {"em", "strong", "link", "image", "s", "autolink"}
+
+    def text(node: Any, parts: list[str]) -> None:
+        for c in node.children:
+            if c.name in ("softbreak", "hardbreak"):
+                parts.append(" ")
+            elif "content" in c.meta and not c.children:
+                parts.append(c.meta["content"])
+            else:
+                text(c, parts)
+
+    def parse(src: str) -> Structure:
+        data = src.encode("utf-8")
+        starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10]
+        heads: list[M.Heading] = []
+        at: list[int] = []
+        events: list[int] = []
+        code: list[tuple[int, int]] = []
+
+        def walk(node: Any) -> None:
+            in_para = False
+            for c in node.children:
+                if c.name in inline:  # the hidden paragraph of a tight list item
+                    if not in_para:
+                        events.append(0)
+                    in_para = True
+                    continue
+                in_para = False
+                if c.name in ("heading", "lheading"):
+                    parts: list[str] = []
+                    text(c, parts)
+                    line = bisect.bisect_right(starts, c.srcmap[0])
+                    heads.append(M.Heading(line, int(c.meta["level"]), collapse_ws(nfc("".join(parts)))))
+                    at.append(len(events))
+                    events.append(int(c.meta["level"]))
+                elif c.name in ("paragraph", "table"):
+                    events.append(0)
+                elif c.name in ("fence", "code_block", "html_block"):
+                    if c.name != "html_block":
+                        s, e = c.srcmap
+                        code.append(
+                            (bisect.bisect_right(starts, s), bisect.bisect_right(starts, max(s, e - 1)))
+                        )
+                    if c.meta.get("content", "").strip():
+                        events.append(0)
+                else:
+                    walk(c)
+
+        walk(md.tree(src))
+        return _finish(heads, at, events, code)
+
+    return parse
+
+
+def comrak_structure() -> Callable[[str], Structure] | None:
+    try:
+        import comrak
+    except ImportError:
+        return None
+    ext = comrak.ExtensionOptions(table=True, strikethrough=True)
+
+    def text(node: Any, parts: list[str]) -> None:
+        for c in node.children:
+            v = c.node_value
+            if isinstance(v, comrak.Text | comrak.HtmlInline):
+                parts.append(v.value)
+            elif isinstance(v, comrak.Code):
+                parts.append(v.value.literal)
+            elif isinstance(v, comrak.SoftBreak | comrak.LineBreak):
+                parts.append(" ")
+            else:
+                text(c, parts)
+
+    def parse(src: str) -> Structure:
+        heads: list[M.Heading] = []
+        at: list[int] = []
+        events: list[int] = []
+        code: list[tuple[int, int]] = []
+
+        def walk(node: Any) -> None:
+            for c in node.children:
+                v = c.node_value
+                if isinstance(v, comrak.Heading):
+                    parts: list[str] = []
+                    text(c, parts)
+                    lvl = v.value.level
+                    heads.append(M.Heading(c.sourcepos.start.line, lvl, collapse_ws(nfc("".join(parts)))))
+                    at.append(len(events))
+                    events.append(lvl)
+                elif isinstance(v, comrak.Paragraph | comrak.Table):
+                    events.append(0)
+                elif isinstance(v, comrak.CodeBlock | comrak.HtmlBlock):
+                    if isinstance(v, comrak.CodeBlock):
+                        code.append((c.sourcepos.start.line, c.sourcepos.end.line))
+                    if v.value.literal.strip():
+                        events.append(0)
+                else:
+                    walk(c)
+
+        walk(comrak.parse_document(src, ext))
+        return _finish(heads, at, events, code)
+
+    return parse
+
+
+PIECES = [
+    "# h",
+    "## h *e* `c`",
+    "###### x",
+    "####### no",
+    "#nospace",
+    "  # indented",
+    "    code",
+    "\tcode tab",
+    "```",
+    "~~~",
+    "```py",
+    "````",
+    "text",
+    "para *em* [l](u) ![a](b)",
+    "> q",
+    "> # qh",
+    ">",
+    "- item",
+    "  - nested",
+    "1. one",
+    "2) two",
+    "* star",
+    "+ plus",
+    "---",
+    "***",
+    "===",
+    "--",
+    "",
+    "",
+    "",
+    "<div>",
+    "</div>",
+    "<!-- c -->",
+    "<b>x</b>",
+    "",
+    "a",
+    "b",
+    "",
+    "",
+    "",
+    "-",
+    "-",
+    "",
+    "",
+    "",
+    "1",
+    "2",
+    "",
+    "[ref]: /u",
+    "# [ref] h",
+    "h \\",
+    "\\# esc",
+    "&amp; ent",
+    "- # list heading",
+    "> - q item",
+    "Setext",
+    "   ===",
+    "``` unclosed",
+    "é ü 中文",
+    "# é *ü*",
+    "- ```",
+    "  ```",
+    "    - x",
+    "<pre>",
+    "</pre>",
+    "<script>",
+    "</script>",
+    "~~s~~",
+    "# h #",
+    "\t- tab item",
+    "-\tx",
+    ">> nested",
+    "lazy line",
+    "[Ünï]: /u",
+    "# [ÜNÏ]",
+    "<custom-tag>",
+    "<!DOCTYPE x>",
+    "1.",
+    "- ",
+    "10. ten",
+    "# <https://a.b>",
+    "# [l]: x",
+    "     five",
+]
+
+
+def blank_only(src: str, a: Structure, b: Structure) -> bool:
+    """Same headings, code ranges that differ only on blank lines (no link can be there)."""
+    lines = src.split("\n")
+
+    def covered(s: Structure) -> set[int]:
+        return {
+            i
+            for lo, hi in s.code_ranges
+            for i in range(lo, hi + 1)
+            if i <= len(lines) and lines[i - 1].strip()
+        }
+
+    return a.headings == b.headings and covered(a) == covered(b)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="*", type=Path)
+    ap.add_argument("--fuzz", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    reference = M.parse_structure
+    candidates = {
+        n: f for n, f in (("markdown-it-pyrs", pyrs_structure()), ("comrak", comrak_structure())) if f
+    }
+    cpu = {"markdown-it-py": 0.0, **{n: 0.0 for n in candidates}}
+    diffs: dict[str, list[str]] = {n: [] for n in candidates}
+    soft: dict[str, int] = {n: 0 for n in candidates}
+    where = [""]
+
+    def compare(src: str) -> Structure:
+        t = time.process_time()
+        ref = reference(src)
+        cpu["markdown-it-py"] += time.process_time() - t
+        for name, fn in candidates.items():
+            t = time.process_time()
+            got = fn(src)
+            cpu[name] += time.process_time() - t
+            if got != ref and blank_only(src, ref, got):
+                soft[name] += 1
+            elif got != ref:
+                diffs[name].append(where[0])
+        return ref
+
+    P.parse_structure = compare  # parse_note hands it the text exactly as the indexer does
+    notes = 0
+    for root in args.dirs:
+        for d, dn, fn in os.walk(root):
+            dn[:] = sorted(x for x in dn if not x.startswith("."))
+            for f in sorted(fn):
+                if f.endswith(".md"):
+                    where[0] = str(Path(d, f).relative_to(root))
+                    raw = Path(d, f).read_bytes()
+                    P.parse_note(where[0], raw, 1, len(raw))
+                    notes += 1
+    rng = random.Random(args.seed)
+    for i in range(args.fuzz):
+        src = "\n".join(rng.choice(PIECES) for _ in range(rng.randint(1, 25))) + ("\n" if i % 2 else "")
+        where[0] = repr(src)
+        compare(src)
+    print(f"notes {notes}, fuzz documents {args.fuzz}")
+    for name, seconds in cpu.items():
+        extra = f", differ {len(diffs[name])}, blank-line-only {soft[name]}" if name in diffs else ""
+        print(f"{name:18} cpu {seconds:7.2f} s{extra}")
+        for example in diffs.get(name, [])[:5]:
+            print(f"    {example[:160]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
