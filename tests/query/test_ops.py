@@ -51,7 +51,8 @@ def test_registered_names_and_flags() -> None:
         assert op.idempotent and not op.destructive and op.render is not None
         assert op.envelope is (not name.startswith("get-"))
         assert op.cli_args == (("path",) if name.startswith("get-") else ())
-        assert len(op.description) > 200
+        # Descriptions are for a model (docs/mcp.md style rule): the first sentence says when to use it.
+        assert op.title and ("use it" in op.description or "call it" in op.description)
 
 
 def test_tree_params_http_and_mcp_spelling(ctx) -> None:
@@ -152,12 +153,12 @@ def test_renderers(ctx) -> None:
     # Warnings are printed once by the CLI on stderr, not by the renderer.
     assert (
         REGISTRY["tree"].render(_call(ctx, "tree", {"limit": 2}))
-        == "/  4\n  a/  2  (+1 more)\n\nindex: fresh"
+        == "/  4\n  a/  2  (+1 subfolder not shown; raise --depth or --limit)\n\nindex: fresh"
     )
     outline = REGISTRY["get-note-outline"].render(_call(ctx, "get-note-outline", {"path": "a/one.md"}))
     assert outline == "a/one.md  (one)\n# One  [h1-one-0001]\n  ## Sub  [h2-sub-0002]"
     tags = REGISTRY["tags"].render(_call(ctx, "tags", {}))
-    assert tags == "  notes  tag\n      2  #x\n      1  #y\n\nindex: fresh"
+    assert tags == "  notes  tag\n      2  x\n      1  y\n\nindex: fresh"
     for name in EXPECTED_NAMES:
         raw = {"path": "a/one.md"} if name.startswith("get-") else {}
         text = REGISTRY[name].render(_call(ctx, name, raw))
