@@ -39,6 +39,7 @@ from vault_agent.config import Settings  # noqa: E402
 from vault_agent.errors import Conflict  # noqa: E402
 from vault_agent.files.atomic import sha256_hex  # noqa: E402
 from vault_agent.files.content import write_file  # noqa: E402
+from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 
 NOTE = "race.md"
 
@@ -101,7 +102,8 @@ def run_rounds(
     path = vault / NOTE
     path.write_bytes(version("start", "-"))
     settings = Settings(vault=vault, index_dir=workdir / "state", writes_enabled=True)
-    ctx = AppContext(settings=settings, vault=make_vault(settings))
+    vault_ = make_vault(settings)
+    ctx = AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
     rnd = random.Random(seed)
     mpctx = mp.get_context("spawn")
     stop, out = mpctx.Event(), mpctx.Queue()

@@ -110,11 +110,13 @@ def test_write_calls_report_progress(tmp_path: Any) -> None:
     from vault_agent.api.app import close_context
     from vault_agent.api.mcp_server import build_mcp_server
     from vault_agent.api.registry import AppContext, make_vault
+    from vault_agent.query.snapshot import SnapshotReader
 
     vault = tmp_path / "vault"
     vault.mkdir()
     settings = Settings(vault=vault, index_dir=tmp_path / "state", writes_enabled=True)
-    ctx = AppContext(settings=settings, vault=make_vault(settings))
+    vault_ = make_vault(settings)
+    ctx = AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
     notes: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:

@@ -13,6 +13,7 @@ from vault_agent.errors import Forbidden
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.parse import parse_note
 from vault_agent.paths import vault_for_settings
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.status import index_status
 
 # A reverse-engineering write-up quoting a few bytes of a binary: a text note with NULs.
@@ -68,7 +69,8 @@ def test_state_dir_inside_the_vault_is_excluded_by_its_path_not_its_name(tmp_pat
     settings = make_settings(vault, vault / "state" / "idx", writes_enabled=True)
     manifest = build_index(settings, full=True)
     assert manifest.note_count == 2  # and the state dir's own files are never notes
-    ctx = AppContext(settings=settings, vault=vault_for_settings(settings))
+    vault_ = vault_for_settings(settings)
+    ctx = AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
     operations()
     op = REGISTRY["write"]
     raw = {"path": "projects/idx/plan.md", "content": "# Plan 2\n", "mode": "overwrite"}
