@@ -88,6 +88,11 @@ class StatusDetails(Camel):
     invalid_frontmatter_paths_truncated: bool
     segment_count: int
     applied_seq: int
+    # Semantic search (vault_agent/semantic): ready | pending | off | unavailable, and the
+    # share of live notes whose embeddings are in the snapshot (SPEC: status --json keeps
+    # its seven keys, so the lag is reported here and as SEMANTIC_PENDING on search).
+    semantic_search: str = "off"
+    embedded_share: float = 0.0
 
 
 class StatusData(Camel):

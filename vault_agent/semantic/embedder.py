@@ -16,6 +16,7 @@ a complete snapshot (at worst with fewer embeddings, caught up after the restart
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -141,14 +142,14 @@ class SemanticIndexer:
             if TABLE not in s.files and s.segment_id not in self._ready and s.segment_id not in self._failed
         ]
 
+    def _has_new_target(self, seen: int | None) -> bool:
+        return self._stopping or (self._target is not None and self._target.snapshot_id != seen)
+
     def _run(self) -> None:
         seen: int | None = None
         while True:
             with self._cond:
-                self._cond.wait_for(
-                    lambda seen=seen: self._stopping
-                    or (self._target is not None and self._target.snapshot_id != seen)
-                )
+                self._cond.wait_for(functools.partial(self._has_new_target, seen))
                 if self._stopping:
                     return
                 target = self._target

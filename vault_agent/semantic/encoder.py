@@ -54,19 +54,22 @@ class Encoder:
                 self.calls += 1
                 self.passages_embedded += len(batch)
             parts.append(np.asarray(vecs, dtype=np.float32).reshape(len(batch), self.dim))
-        return _normalized(np.vstack(parts))
+        out: np.ndarray = _normalized(np.vstack(parts))
+        return out
 
     def embed_query(self, text: str) -> np.ndarray:
         """(dim,) vector for a search query (USE is symmetric: same encoder as passages)."""
         with self._lock:
             vec = self._model.encode([text])
-        return _normalized(np.asarray(vec, dtype=np.float32).reshape(1, self.dim))[0]
+        out: np.ndarray = _normalized(np.asarray(vec, dtype=np.float32).reshape(1, self.dim))[0]
+        return out
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (vectors / norms).astype(np.float32, copy=False)
+    out: np.ndarray = (vectors / norms).astype(np.float32, copy=False)
+    return out
 
 
 _lock = threading.Lock()

@@ -160,6 +160,15 @@ class SemanticState:
     def pending(self) -> bool:
         return self.enabled and self.model_ok and self.embedded_notes < self.live_notes
 
+    @property
+    def label(self) -> str:
+        """ready | pending | off | unavailable (the model failed to load)."""
+        if not self.enabled:
+            return "off"
+        if not self.model_ok:
+            return "unavailable"
+        return "pending" if self.pending else "ready"
+
 
 def semantic_state(manifest: Manifest, *, load_model: bool = True) -> SemanticState:
     """How much of a snapshot is embedded: live notes of segments with an embedding file.
