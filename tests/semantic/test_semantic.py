@@ -76,6 +76,9 @@ def test_only_changed_notes_are_embedded_again(embedded_vault: tuple[Settings, W
     assert wait_until(caught_up)
     assert encoder.passages_embedded - before == 2  # the edited note and the new one only
     assert "english/New.md" in _hits(settings, "flying kites", k=2)
+    # The edited note's old vector (older segment, tombstoned) is never answered twice.
+    paths = _hits(settings, "filing taxes", k=17)
+    assert len(paths) == len(set(paths)) == 17
 
 
 def test_pending_until_embeddings_catch_up(tmp_path: Path, encoder: Encoder) -> None:

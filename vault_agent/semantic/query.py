@@ -1,12 +1,12 @@
 """Query side: exact cosine top-k over one snapshot's note vectors, and its lag.
 
 A snapshot's vectors are the live rows of its segments' embedding files (same liveness
-rule as every table: a segment's own tombstones, and paths a newer segment holds), stacked
-once per snapshot into one float32 matrix (512 floats per note: 205 MB at 100k notes) and
-kept for the two newest snapshots. Per-file arrays are cached by file name (immutable),
-so an embedding commit that adds one file re-reads only that file. A query embeds the
-question (~2–4 ms) and scores every note with one matrix-vector product (exact, no ANN:
-~5 ms at 100k notes).
+rule as every table: a segment's own tombstones, and paths a newer segment holds), held as
+one float32 matrix per embedding file (512 floats per note: 205 MB at 100k notes), cached
+by file name (immutable) and shared by the two newest snapshots, so an embedding commit
+that adds one file reads only that file and no vector is held twice. A query embeds the
+question (~2–4 ms) and scores every note with matrix-vector products (exact, no ANN:
+~15 ms of CPU at 100k notes, memory-bound).
 
 Call from search (one snapshot per answer: pass the request's pinned view):
 
@@ -36,10 +36,22 @@ __all__ = ["SemanticState", "semantic_hits", "semantic_state", "semantic_warning
 
 
 @dataclass
-class _Vectors:
+class _Part:
+    """One embedding file's rows as a snapshot sees them: `live` selects its live rows."""
+
     paths: list[str]
     ordinals: np.ndarray
-    matrix: np.ndarray  # (n, dim) float32, rows L2-normalized
+    matrix: np.ndarray  # (n, dim) float32, rows L2-normalized; shared by every snapshot
+    live: np.ndarray | None  # row indices still live in this snapshot (None: all)
+
+
+@dataclass
+class _Vectors:
+    parts: list[_Part]
+
+    @property
+    def count(self) -> int:
+        return sum(len(p.paths) if p.live is None else len(p.live) for p in self.parts)
 
 
 @dataclass
@@ -67,6 +79,8 @@ def _index_dir(reader: Any) -> Path:
 
 
 def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
+    """The snapshot's vectors: one matrix per embedding file (each held once in memory,
+    shared by the snapshots that name it), with the live rows of this snapshot."""
     cache = _cache_for(reader)
     with cache.lock:
         hit = cache.snaps.get(manifest.snapshot_id)
@@ -74,9 +88,7 @@ def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
             return hit
         seg_dir = _index_dir(reader) / SEGMENTS_DIR
         newer: set[str] = set()
-        paths: list[str] = []
-        ordinals: list[np.ndarray] = []
-        mats: list[np.ndarray] = []
+        parts: list[_Part] = []
         for seg in sorted(manifest.segments, key=lambda s: s.segment_id, reverse=True):
             held = cache.held.get(seg.segment_id)
             if held is None:
@@ -91,28 +103,20 @@ def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
                     cache.files[name] = rows
                 if rows is not None:
                     dead = (held & newer) | set(seg.deleted)
-                    keep = [i for i, p in enumerate(rows[0]) if p not in dead] if dead else None
-                    if keep is None:
-                        paths += rows[0]
-                        ordinals.append(rows[1])
-                        mats.append(rows[2])
-                    else:
-                        paths += [rows[0][i] for i in keep]
-                        ordinals.append(rows[1][keep])
-                        mats.append(rows[2][keep])
+                    live = (
+                        np.array([i for i, p in enumerate(rows[0]) if p not in dead], dtype=np.int64)
+                        if dead
+                        else None
+                    )
+                    parts.append(_Part(rows[0], rows[1], rows[2], live))
             newer |= held
-        dim = mats[0].shape[1] if mats else 0
-        vectors = _Vectors(
-            paths,
-            np.concatenate(ordinals) if ordinals else np.zeros(0, np.int32),
-            np.vstack(mats) if mats else np.zeros((0, dim), np.float32),
-        )
+        vectors = _Vectors(parts)
         cache.snaps[manifest.snapshot_id] = vectors
         for sid in sorted(cache.snaps)[:-KEEP_SNAPSHOTS]:
             del cache.snaps[sid]
-        live_files = {s.files.get(TABLE) for s in manifest.segments}
-        for name in [n for n in cache.files if n not in live_files]:
-            del cache.files[name]  # immutable, but no newer snapshot names it
+        kept = {id(part.matrix) for snap in cache.snaps.values() for part in snap.parts}
+        for name in [n for n, rows in cache.files.items() if id(rows[2]) not in kept]:
+            del cache.files[name]  # no kept snapshot uses it any more
         live_segs = {s.segment_id for s in manifest.segments}
         for sid in [s for s in cache.held if s not in live_segs]:
             del cache.held[sid]
@@ -132,17 +136,26 @@ def semantic_hits(reader: Any, view: Any, query: str, k: int) -> list[tuple[str,
     if encoder is None:
         return None
     vectors = _load(reader, view.manifest, encoder.model_id)
-    n = len(vectors.paths)
-    if n == 0:
+    if vectors.count == 0:
         return None
-    scores = vectors.matrix @ encoder.embed_query(query)
-    take = min(k, n)
-    top = np.argpartition(-scores, take - 1)[:take] if take < n else np.arange(n)
-    ranked = sorted(
-        ((round(float(scores[i]), 6), vectors.paths[i], int(vectors.ordinals[i])) for i in top),
-        key=lambda t: (-t[0], t[1], t[2]),
-    )
-    return [(path, ordinal, score) for score, path, ordinal in ranked]
+    q = encoder.embed_query(query)
+    candidates: list[tuple[float, str, int]] = []
+    for part in vectors.parts:
+        # The whole file in one pass, dead rows dropped after: no copy of the matrix
+        # (compaction rewrites segments whose tombstones pass 30%, bounding the waste).
+        scores = part.matrix @ q
+        index = np.arange(len(part.paths)) if part.live is None else part.live
+        if part.live is not None:
+            scores = scores[part.live]
+        take = min(k, len(scores))
+        if take == 0:
+            continue
+        top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else np.arange(len(scores))
+        for i in top:
+            row = int(index[i])
+            candidates.append((round(float(scores[i]), 6), part.paths[row], int(part.ordinals[row])))
+    candidates.sort(key=lambda t: (-t[0], t[1], t[2]))
+    return [(path, ordinal, score) for score, path, ordinal in candidates[:k]]
 
 
 @dataclass(frozen=True)
