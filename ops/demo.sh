@@ -8,4 +8,6 @@ source ops/venv.sh
 VAULT=fixtures/demo
 .venv/bin/vault-agent index --vault "$VAULT"
 echo "In another terminal: .venv/bin/vault-agent overview --vault $VAULT   (token is read from $VAULT/.vault-agent/token)"
+echo "Hybrid search (the server embeds the notes in the background; 'status --verbose' shows the share):"
+echo "  .venv/bin/vault-agent search 'how do I wipe dust off the glass optics' --vault $VAULT"
 exec .venv/bin/vault-agent serve --watch --vault "$VAULT" "$@"

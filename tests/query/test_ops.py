@@ -119,6 +119,8 @@ def test_status_local_verbose_and_real_freshness(snap) -> None:
         "caseTwinPaths": [],
         "segmentCount": 1,
         "appliedSeq": 1,
+        "semanticSearch": "pending",  # no writer has embedded this index yet
+        "embeddedShare": 0.0,
     }
     write_vault(settings.vault, {"new.md": "# New\n"})
     stale = index_status(settings)

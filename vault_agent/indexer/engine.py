@@ -35,6 +35,7 @@ from vault_agent.indexer.watcher import (
     remove_problem_listener,
     start_observer,
 )
+from vault_agent.semantic.embedder import SemanticIndexer
 
 log = logging.getLogger("vault_agent.indexer.engine")
 
@@ -91,6 +92,8 @@ class Writer:
         self._problem_gen = 0
         self._backoff_s = 0.0
         self._last_commit = (0.0, 0.0)  # (monotonic end, seconds taken) of the last build
+        # Embeddings follow the lexical commits on their own thread (vault_agent/semantic).
+        self._semantic = SemanticIndexer(self.index_dir, wake=self._on_log_change)
 
     # ----- public state ----------------------------------------------------------------
     @property
@@ -153,6 +156,8 @@ class Writer:
             self._head = max(self._head, self._indexer.log.head_seq())
             self._set_phase("idle")
             self._next_reconcile = time.monotonic() + self.reconcile_interval_s
+            self._semantic.start()
+            self._semantic.sync(self._indexer)
             for target, name in (
                 (self._loop, "vault-agent-writer"),
                 (self._heartbeat, "vault-agent-heartbeat"),
@@ -178,6 +183,7 @@ class Writer:
             self._stopping = True
             self._cond.notify_all()
         self._shutdown_watch()
+        self._semantic.stop()
         for t in [*self._threads, self._reconciler]:
             if t is not None:
                 t.join(timeout=60)
@@ -433,6 +439,10 @@ class Writer:
         if busy and not (manifest is not None and overdue(manifest)):
             return  # compaction waits for a quiet moment unless segments pile up
         if maybe_compact(self._indexer) is not None:
+            with self._cond:
+                self._cond.notify_all()
+            self._publish()
+        if self._semantic.sync(self._indexer) is not None:
             with self._cond:
                 self._cond.notify_all()
             self._publish()

@@ -92,6 +92,11 @@ class StatusDetails(Camel):
     case_twin_paths: list[str] = []
     segment_count: int
     applied_seq: int
+    # Semantic search (vault_agent/semantic): ready | pending | off | unavailable, and the
+    # share of live notes whose embeddings are in the snapshot (SPEC: status --json keeps
+    # its seven keys, so the lag is reported here and as SEMANTIC_PENDING on search).
+    semantic_search: str = "off"
+    embedded_share: float = 0.0
 
 
 class StatusData(Camel):

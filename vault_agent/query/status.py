@@ -23,6 +23,7 @@ from vault_agent.freshness import (
 )
 from vault_agent.query.models import StatusData, StatusDetails
 from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.semantic import semantic_state
 
 MAX_DETAIL_PATHS = 1000
 
@@ -52,7 +53,10 @@ def _details(settings: Settings, manifest: Manifest, reader: SnapshotReader | No
             if own:
                 rdr.close()
     paths = found["invalid"]
+    semantic = semantic_state(manifest, load_model=False)
     return StatusDetails(
+        semantic_search=semantic.label,
+        embedded_share=semantic.share,
         skipped=dict(sorted(manifest.skipped.items())),
         invalid_frontmatter_paths=paths[:MAX_DETAIL_PATHS],
         invalid_frontmatter_paths_truncated=len(paths) > MAX_DETAIL_PATHS,

@@ -33,6 +33,9 @@ def render_status(body: dict[str, Any]) -> str:
         skipped = ", ".join(f"{k} {v}" for k, v in details["skipped"].items()) or "none"
         lines.append(f"segments: {details['segmentCount']}   applied seq: {details['appliedSeq']}")
         lines.append(f"skipped: {skipped}")
+        if "semanticSearch" in details:
+            share = round(details["embeddedShare"] * 100)
+            lines.append(f"semantic search: {details['semanticSearch']} (embedded {share}% of notes)")
         for path in details["invalidFrontmatterPaths"]:
             lines.append(f"  invalid frontmatter: {path}")
         if details["invalidFrontmatterPathsTruncated"]:

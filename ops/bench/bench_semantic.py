@@ -1,0 +1,203 @@
+"""Semantic search quality, embedding throughput, query latency and memory.
+
+    .venv/bin/python ops/bench/bench_semantic.py quality            # dev set + CJK set
+    .venv/bin/python ops/bench/bench_semantic.py throughput --notes 10000 --work /tmp/bench-sem
+    .venv/bin/python ops/bench/bench_semantic.py latency --notes 100000 --runs 3
+
+quality: indexes shared/corpora/obsidian-tasks-docs (retrieval-dev.json) and
+fixtures/semantic (fixtures/semantic-queries.json) in a temporary state dir, lets a real
+writer embed them, then reports recall@1/@3/@5/@10 over distinct notes per query kind
+for lexical (today's BM25 `search`), semantic (`semantic_hits`) and hybrid (`fuse` of
+both). throughput: a generated vault (ops/gen_vault.py, seed 1), lexical index first, then
+the writer's background embedder timed from its start to full coverage (wall and CPU).
+latency: query-embedding time and exact top-k over N note vectors (random unit vectors:
+the cost does not depend on the content), median of --runs runs of 200 queries each, and
+the matrix's memory. Prints JSON with `uptime` load. Not part of CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+import numpy as np  # noqa: E402
+
+from vault_agent.config import Settings  # noqa: E402
+from vault_agent.freshness import read_current_manifest, vault_for_settings  # noqa: E402
+from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.indexer.engine import Writer  # noqa: E402
+from vault_agent.query.search import search  # noqa: E402
+from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+from vault_agent.semantic import fuse, semantic_hits, semantic_state  # noqa: E402
+from vault_agent.semantic.encoder import load_encoder  # noqa: E402
+
+SHARED = REPO.parent / "shared"
+SETS = [
+    (SHARED / "corpora" / "obsidian-tasks-docs" / "vault", SHARED / "bench" / "retrieval-dev.json"),
+    (REPO / "fixtures" / "semantic", REPO / "fixtures" / "semantic-queries.json"),
+]
+DEPTH = 50  # candidates per list before fusion
+CUTS = (1, 3, 5, 10)
+QUERIES_PER_RUN = 100
+
+
+def load() -> str:
+    return Path("/proc/loadavg").read_text().split(" ", 3)[:3].__str__()
+
+
+def embed_all(settings: Settings, timeout_s: float = 3600) -> dict[str, float]:
+    """Run a real writer until every note is embedded; wall and process CPU seconds."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    done = threading.Event()
+    with Writer(settings, watch=False):
+        t_lex = time.perf_counter() - t0
+        while not done.wait(0.2):
+            m = read_current_manifest(settings.index_dir)
+            if m is not None and not semantic_state(m).pending:
+                break
+            if time.perf_counter() - t0 > timeout_s:
+                raise TimeoutError("embeddings did not catch up")
+    return {"wall_s": round(time.perf_counter() - t0 - t_lex, 2), "cpu_s": round(time.process_time() - c0, 2)}
+
+
+def recall_table(ranks: dict[str, dict[str, list[int]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for mode, by_kind in ranks.items():
+        for kind, rs in by_kind.items():
+            arr = np.array(rs)
+            out.setdefault(kind, {})[mode] = {f"r@{c}": round(float((arr < c).mean()), 2) for c in CUTS}
+            out[kind]["n"] = len(rs)
+    return out
+
+
+def first_rank(paths: list[str], targets: list[str]) -> int:
+    seen: list[str] = []
+    for p in paths:
+        if p not in seen:
+            seen.append(p)
+    return next((i for i, p in enumerate(seen) if p in targets), 99)
+
+
+def quality() -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for vault_src, qfile in SETS:
+        queries = json.loads(qfile.read_text(encoding="utf-8"))["queries"]
+        with tempfile.TemporaryDirectory() as tmp:
+            vault = Path(tmp) / "vault"
+            shutil.copytree(vault_src, vault)
+            settings = Settings(vault=vault, index_dir=Path(tmp) / "state")
+            build_index(settings, full=True)
+            cost = embed_all(settings)
+            reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
+            ranks: dict[str, dict[str, list[int]]] = {"lexical": {}, "semantic": {}, "hybrid": {}}
+            try:
+                for q in queries:
+                    lex_res = search(reader, q["q"], limit=DEPTH).data.results
+                    lexical = [(r.path, r.start_line, r.score) for r in lex_res]
+                    with reader.acquire() as view:
+                        sem = semantic_hits(reader, view, q["q"], DEPTH) or []
+                    # semantic hits carry a chunk ordinal, lexical ones a start line: both
+                    # only need to identify a chunk of the note for fusion and recall.
+                    hybrid = fuse(lexical, sem, DEPTH)
+                    for mode, hits in (("lexical", lexical), ("semantic", sem), ("hybrid", hybrid)):
+                        rank = first_rank([h[0] for h in hits], q["targets"])
+                        ranks[mode].setdefault(q["kind"], []).append(rank)
+            finally:
+                reader.close()
+        result[qfile.name] = {"recall": recall_table(ranks), "embedding": cost}
+    return result
+
+
+def throughput(notes: int, work: Path) -> dict[str, Any]:
+    vault, state = work / f"vault-{notes}", work / f"state-{notes}"
+    if not vault.exists():
+        subprocess.run([sys.executable, str(REPO / "ops" / "gen_vault.py"), str(vault), "--notes", str(notes), "--seed", "1"], check=True)
+    if state.exists():
+        shutil.rmtree(state)
+    settings = Settings(vault=vault, index_dir=state)
+    t0 = time.perf_counter()
+    build_index(settings, full=True)
+    lexical_s = time.perf_counter() - t0
+    cost = embed_all(settings)
+    m = read_current_manifest(state)
+    assert m is not None
+    emb_bytes = sum((state / "segments" / s.files["embeddings"]).stat().st_size for s in m.segments)
+    return {
+        "notes": m.note_count,
+        "lexical_index_s": round(lexical_s, 1),
+        "embedding": cost,
+        "ms_per_note_wall": round(cost["wall_s"] / max(m.note_count, 1) * 1000, 2),
+        "embedding_files_mb": round(emb_bytes / 2**20, 1),
+        "threads": os.environ.get("OMP_NUM_THREADS", "default"),
+    }
+
+
+def latency(notes: int, runs: int) -> dict[str, Any]:
+    enc = load_encoder()
+    assert enc is not None
+    rng = np.random.default_rng(1)
+    matrix = rng.standard_normal((notes, enc.dim), dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    qs = [json.loads(q.read_text(encoding="utf-8"))["queries"] for _, q in SETS]
+    texts = [q["q"] for qq in qs for q in qq]
+    # Wall and CPU time: on a machine shared by other jobs the wall time says more about
+    # the neighbours than about us; the CPU time of this one thread is what a quiet core pays.
+    cols: dict[str, list[float]] = {k: [] for k in ("embed_wall", "embed_cpu", "topk_wall", "topk_cpu")}
+    for _ in range(runs):
+        run: dict[str, list[float]] = {k: [] for k in cols}
+        for i in range(QUERIES_PER_RUN):
+            s, sc = time.perf_counter(), time.thread_time()
+            v = enc.embed_query(texts[i % len(texts)])
+            m, mc = time.perf_counter(), time.thread_time()
+            scores = matrix @ v
+            top = np.argpartition(-scores, 49)[:50]
+            top[np.argsort(-scores[top])]
+            run["embed_wall"].append((m - s) * 1000)
+            run["embed_cpu"].append((mc - sc) * 1000)
+            run["topk_wall"].append((time.perf_counter() - m) * 1000)
+            run["topk_cpu"].append((time.thread_time() - mc) * 1000)
+        for k in cols:
+            cols[k].append(statistics.median(run[k]))
+    return {
+        "notes": notes,
+        **{f"{k}_ms_p50": round(statistics.median(v), 2) for k, v in cols.items()},
+        "matrix_mb": round(matrix.nbytes / 2**20, 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["quality", "throughput", "latency"])
+    ap.add_argument("--notes", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-semantic")
+    args = ap.parse_args()
+    load_before = load()
+    if args.what == "quality":
+        out = quality()
+    elif args.what == "throughput":
+        args.work.mkdir(parents=True, exist_ok=True)
+        out = throughput(args.notes, args.work)
+    else:
+        out = latency(args.notes, args.runs)
+    out["load_before"], out["load_after"] = load_before, load()
+    print(json.dumps(out, indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Fixtures: the real embedding model (loaded once per session), a copy of the synthetic
+multilingual vault, a real writer that embeds it, and a real snapshot reader."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from vault_agent.config import Settings
+from vault_agent.freshness import read_current_manifest, vault_for_settings
+from vault_agent.indexer.engine import Writer
+from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.semantic.encoder import Encoder, load_encoder
+from vault_agent.semantic.query import semantic_state
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "fixtures" / "semantic"
+WAIT_S = 120.0  # bound of every wait on the background embedder (a condition, not a sleep)
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # prove nothing is fetched from a model hub
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+@pytest.fixture(scope="session")
+def encoder() -> Encoder:
+    enc = load_encoder()
+    assert enc is not None, "the bundled model must load offline"
+    return enc
+
+
+def copy_vault(dst: Path) -> Path:
+    shutil.copytree(FIXTURE, dst)
+    return dst
+
+
+def settings_for(vault: Path) -> Settings:
+    return Settings(vault=vault, index_dir=vault / ".vault-agent")
+
+
+def wait_until(pred: Callable[[], bool], timeout_s: float = WAIT_S) -> bool:
+    """Poll a condition with a bound (the embedder runs on another thread)."""
+    done = threading.Event()
+    deadline = timeout_s
+    step = 0.05
+    waited = 0.0
+    while waited < deadline:
+        if pred():
+            return True
+        done.wait(step)
+        waited += step
+    return pred()
+
+
+def fully_embedded(settings: Settings) -> bool:
+    manifest = read_current_manifest(settings.index_dir)
+    return manifest is not None and not semantic_state(manifest).pending
+
+
+@pytest.fixture
+def embedded_vault(tmp_path: Path, encoder: Encoder) -> Iterator[tuple[Settings, Writer]]:
+    settings = settings_for(copy_vault(tmp_path / "vault"))
+    with Writer(settings, watch=False) as writer:
+        assert wait_until(lambda: fully_embedded(settings))
+        yield settings, writer
+
+
+def reader_for(settings: Settings) -> SnapshotReader:
+    return SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")

