@@ -17,7 +17,9 @@ that holds it, unless that segment tombstones it. Every table row carries `path`
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -167,3 +169,17 @@ def freshness_warning(state: Freshness) -> WarningItem | None:
     if state == "fresh" or state not in FRESHNESS_ACTIONS:
         return None
     return WarningItem(code=f"INDEX_{state.upper()}", message=f"index is {state}: {FRESHNESS_ACTIONS[state]}")
+
+
+def segment_file_name(segment_id: int, table: str) -> str:
+    """The file of one table of one segment in the snapshot layout (any Parquet reader can open it)."""
+    return f"seg-{segment_id}.{table}.parquet"
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a directory's entries durable (the commit protocol: files, then their directory)."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

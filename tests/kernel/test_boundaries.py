@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "vault_agent"
-LAYERS = ("indexer", "query", "files", "conversations", "api", "cli")
+LAYERS = ("semantic", "indexer", "query", "files", "conversations", "api", "cli")
 
 
 def _imports(path: Path) -> set[str]:
@@ -56,12 +56,15 @@ def _layer(rel: str) -> str:
 
 ALLOWED: dict[str, set[str]] = {
     "kernel": {"kernel"},
-    "indexer": {"kernel", "indexer"},
-    "query": {"kernel", "query"},
+    # semantic: embeddings written by the indexer's embedder thread and read by queries; it
+    # depends on the kernel only, so both sides may use it.
+    "semantic": {"kernel", "semantic"},
+    "indexer": {"kernel", "semantic", "indexer"},
+    "query": {"kernel", "semantic", "query"},
     "files": {"kernel", "files"},  # + indexer.tool_events, below
     "conversations": {"kernel", "files", "conversations"},
-    "api": {"kernel", "indexer", "query", "files", "conversations", "api"},
-    "cli": {"kernel", "indexer", "query", "files", "conversations", "api", "cli"},
+    "api": {"kernel", "semantic", "indexer", "query", "files", "conversations", "api"},
+    "cli": {"kernel", "semantic", "indexer", "query", "files", "conversations", "api", "cli"},
 }
 BRIDGES = {("files", "vault_agent.indexer.tool_events")}
 

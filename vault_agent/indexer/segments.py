@@ -25,21 +25,11 @@ from vault_agent.contracts import (
     TMP_DIR,
     ParsedNote,
     SegmentRef,
+    fsync_dir,
+    segment_file_name,
 )
 
 COMPRESSION = "zstd"
-
-
-def segment_file_name(segment_id: int, table: str) -> str:
-    return f"seg-{segment_id}.{table}.parquet"
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:

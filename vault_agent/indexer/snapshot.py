@@ -26,9 +26,9 @@ from vault_agent.contracts import (
     SNAPSHOTS_DIR,
     TMP_DIR,
     Manifest,
+    fsync_dir,
 )
 from vault_agent.freshness import read_current_manifest
-from vault_agent.indexer.segments import fsync_dir
 
 MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z_]+\.parquet$")

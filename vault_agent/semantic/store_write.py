@@ -10,8 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from vault_agent.contracts import SEGMENTS_DIR, TMP_DIR
-from vault_agent.indexer.segments import fsync_dir, segment_file_name
+from vault_agent.contracts import SEGMENTS_DIR, TMP_DIR, fsync_dir, segment_file_name
 from vault_agent.semantic.store import TABLE, embedding_schema
 
 __all__ = ["write_embeddings"]
