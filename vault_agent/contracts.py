@@ -23,7 +23,7 @@ from typing import Any, Generic, Literal, TypeVar
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: full-text engine dir per snapshot (`search_index`), notes.aliases
 PARSER_VERSION = 1
 
 CURRENT_FILE = "CURRENT"
@@ -75,6 +75,7 @@ NOTES_SCHEMA = pa.schema(
         ("heading_count", pa.int32()),
         ("chunk_count", pa.int32()),
         ("too_large", pa.bool_()),  # char_count > MAX_NOTE_CHARS_FOR_STRUCTURE
+        ("aliases", pa.list_(pa.string())),  # frontmatter `aliases` / `alias` (searchable names)
         ("flags", pa.list_(pa.string())),  # bom, crlf, cr_only, undecodable, nul, binary, empty
     ]
 )
@@ -179,6 +180,7 @@ class Manifest(BaseModel):
     heading_count: int
     invalid_frontmatter_count: int
     skipped: dict[str, int] = {}  # rule → files passed over by the walk (not notes)
+    search_index: str | None = None  # the full-text engine dir of this snapshot (search/<name>)
 
 
 class WriterState(BaseModel):

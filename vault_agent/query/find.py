@@ -35,9 +35,9 @@ import duckdb
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
+from vault_agent.query.bm25 import postings_index
 from vault_agent.query.grep import Budget, Scope, resolve_scope
 from vault_agent.query.postings import dead_filter, read_postings
-from vault_agent.query.search import postings_index
 from vault_agent.query.toolkit import (
     FIND_DEFAULT_MAX_CANDIDATES,
     FIND_DEFAULT_TIME_MS,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -31,6 +31,14 @@ class SearchParams(Params):
         alias="q", min_length=1, max_length=1000, description="Search words in any language (HTTP: ?q=)."
     )
     limit: int | None = Field(default=None, ge=1, le=50, description="Results, 1–50 (default 10).")
+    mode: Literal["lexical", "semantic", "hybrid"] | None = Field(
+        default=None,
+        description="lexical | semantic | hybrid (default hybrid when the index has embeddings, else "
+        "lexical; semantic or hybrid without embeddings answers lexical with a SEMANTIC_UNAVAILABLE warning).",
+    )
+    group: Literal["chunk", "note"] | None = Field(
+        default=None, description="chunk (default: every ranked chunk) | note (the best chunk per note)."
+    )
 
 
 class NoteParams(Params):
@@ -76,14 +84,15 @@ register(
         http_method="GET",
         http_path="/search",
         params=SearchParams,
-        func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state),
-        description="Ranked full-text search (BM25, k1=1.2, b=0.75) over heading-bounded chunks of the notes. "
+        func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group),
+        description="Ranked search over heading-bounded chunks of the notes: fielded BM25 on a full-text "
+        "engine (title, aliases, file name, folder, heading path, body; a note's name finds the note). "
         "Input: query (HTTP ?q=; words are NFKC/casefolded, CJK text matches by character bigrams), limit "
-        "1–50 (default 10; else INVALID_LIMIT). Output: queryTerms, results [{path, title, headingPath, "
-        "startLine, endLine, score, snippet (<= 240 chars)}] ordered by score, then path and chunk, "
-        "indexFreshness." + _INDEX_NOTE,
+        "1–50 (default 10; else INVALID_LIMIT), mode lexical|semantic|hybrid, group chunk|note. Output: "
+        "queryTerms, mode (the one answered), group, results [{path, title, headingPath, startLine, endLine, "
+        "score, snippet (<= 240 chars)}] ordered by score, then path and chunk, indexFreshness." + _INDEX_NOTE,
         cli_args=("query",),
-        cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5",
+        cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5 --group note",
         limit_error=InvalidLimit,
         render=render_search,
     )

@@ -1,0 +1,148 @@
+"""The reader's side of the full-text engine: open a snapshot's frozen engine dir, rank chunks.
+
+A snapshot's manifest names its engine dir (`search_index`, see indexer/search_index.py);
+this module opens only that dir, with manual reloads, so every search is answered from the
+snapshot the request pinned, however the writer moves on. Opened dirs are shared by the
+process (they are immutable) and only the newest few stay open.
+
+Ranking (query side of search_fields.py):
+- every distinct query token is a should-clause in each field, boosted by the field's
+  boost (BM25 per field, summed: a token found in the title and the body counts twice);
+- proximity: each pair of adjacent query tokens is a phrase (slop 1) in body, title and
+  headings with PAIR_BOOST. For CJK, adjacent bigrams ("安卓", "卓手") match only where the
+  longer run ("安卓手") occurs, which lifts the note that holds the question's content
+  words above notes that share only function-word bigrams ("如何", "在安");
+- common tokens: a token held by more than COMMON_DF_RATIO of the chunks keeps only
+  COMMON_WEIGHT of its weight in body and headings while the query has rarer tokens (name
+  fields keep full weight: "Book Template" must find the note of that name) (BM25's idf alone lets many
+  such bigrams in a long CJK question outvote its few content words).
+Hits come back as (path, chunk ordinal, score) with scores rounded to 6 decimals and ties
+broken by path, then ordinal, so answers are byte-stable for a snapshot.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from vault_agent.errors import IndexIncompatible
+from vault_agent.search_fields import (
+    FIELD_BOOSTS,
+    NAME_FIELDS,
+    ORDINAL_FIELD,
+    PATH_FIELD,
+    SEARCH_DIR,
+    analyze_terms,
+    register,
+)
+
+PAIR_BOOST = 0.6
+PAIR_FIELDS: dict[str, float] = {"body": 1.0, "title": 2.0, "headings": 1.0}
+COMMON_DF_RATIO = 0.05
+COMMON_WEIGHT = 0.25
+OPEN_KEPT = 4
+TIE_BREAKER: float | None = None
+FETCH_MIN = 50
+
+_OPEN: OrderedDict[str, Any] = OrderedDict()
+_OPEN_LOCK = threading.Lock()
+
+
+def open_engine(index_dir: Path, name: str | None) -> Any:
+    """The tantivy Index of a snapshot's frozen engine dir (opened once per process).
+
+    Raises:
+        IndexIncompatible: the snapshot has no engine dir, or it cannot be opened.
+    """
+    import tantivy
+
+    if not name:
+        raise IndexIncompatible("the snapshot has no search index; run 'vault-agent reindex'")
+    path = str(Path(index_dir) / SEARCH_DIR / name)
+    with _OPEN_LOCK:
+        found = _OPEN.get(path)
+        if found is not None:
+            _OPEN.move_to_end(path)
+            return found
+    try:
+        index = register(tantivy.Index.open(path))
+        index.config_reader(reload_policy="manual")
+        searcher = index.searcher()
+    except (ValueError, OSError) as exc:
+        raise IndexIncompatible("the search index is missing or unreadable; run 'vault-agent reindex'") from exc
+    entry = (index, searcher)
+    with _OPEN_LOCK:
+        _OPEN[path] = entry
+        while len(_OPEN) > OPEN_KEPT:
+            _OPEN.popitem(last=False)
+    return entry
+
+
+def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
+    """The ranked query for distinct tokens (see the module doc)."""
+    import tantivy
+
+    schema = index.schema
+    Q, Occur = tantivy.Query, tantivy.Occur
+    total = max(1, searcher.num_docs)
+    weights: dict[str, float] = {}
+    for t in terms:
+        df = max(searcher.doc_freq("body", t), searcher.doc_freq("title", t))
+        weights[t] = COMMON_WEIGHT if df / total > COMMON_DF_RATIO else 1.0
+    if all(w < 1.0 for w in weights.values()):
+        weights = dict.fromkeys(weights, 1.0)  # nothing rarer: plain BM25
+    clauses: list[tuple[Any, Any]] = []
+    for t in terms:
+        per_field = [
+            Q.boost_query(
+                Q.term_query(schema, field, t, index_option="freq"),
+                boost * (1.0 if field in NAME_FIELDS else weights[t]),
+            )
+            for field, boost in FIELD_BOOSTS.items()
+        ]
+        if TIE_BREAKER is None:
+            clauses.extend((Occur.Should, q) for q in per_field)
+        else:
+            clauses.append((Occur.Should, Q.disjunction_max_query(per_field, tie_breaker=TIE_BREAKER)))
+    for a, b in zip(terms, terms[1:], strict=False):
+        for field, boost in PAIR_FIELDS.items():
+            q = Q.phrase_query(schema, field, [a, b], slop=1)
+            clauses.append((Occur.Should, Q.boost_query(q, PAIR_BOOST * boost)))
+    return Q.boolean_query(clauses)
+
+
+def ranked_chunks(index: Any, searcher: Any, terms: list[str], limit: int) -> list[tuple[str, int, float]]:
+    """Top chunks as (path, ordinal, score), best first, deterministic ties."""
+    terms = analyze_terms(terms)
+    if not terms or searcher.num_docs == 0:
+        return []
+    query = build_query(index, searcher, terms)
+    fetch = max(limit * 2, FETCH_MIN)
+    hits = searcher.search(query, fetch).hits
+    if not hits:
+        return []
+    addrs = [a for _, a in hits]
+    ordinals = searcher.fast_field_values(ORDINAL_FIELD, addrs)
+    out = []
+    for (score, addr), ordinal in zip(hits, ordinals, strict=True):
+        path = searcher.doc(addr).get_first(PATH_FIELD)
+        out.append((str(path), int(ordinal or 0), round(float(score), 6)))
+    out.sort(key=lambda h: (-h[2], h[0], h[1]))
+    return out[:limit]
+
+
+def ranked_notes(
+    index: Any, searcher: Any, terms: list[str], limit: int
+) -> list[tuple[str, int, float]]:
+    """One best chunk per note, best first (a wider fetch so `limit` notes survive)."""
+    seen: set[str] = set()
+    out: list[tuple[str, int, float]] = []
+    for hit in ranked_chunks(index, searcher, terms, max(limit * 8, FETCH_MIN)):
+        if hit[0] not in seen:
+            seen.add(hit[0])
+            out.append(hit)
+            if len(out) == limit:
+                break
+    return out
