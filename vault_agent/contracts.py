@@ -24,7 +24,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
 SCHEMA_VERSION = 2  # 2: full-text engine dir per snapshot (`search_index`), notes.aliases
-PARSER_VERSION = 1
+PARSER_VERSION = 2  # 2: a Latin word ends where CJK starts (text.tokenize)
 
 CURRENT_FILE = "CURRENT"
 SNAPSHOTS_DIR = "snapshots"

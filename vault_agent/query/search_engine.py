@@ -12,6 +12,9 @@ Ranking (query side of search_fields.py):
   headings with PAIR_BOOST. For CJK, adjacent bigrams ("安卓", "卓手") match only where the
   longer run ("安卓手") occurs, which lifts the note that holds the question's content
   words above notes that share only function-word bigrams ("如何", "在安");
+- function bigrams: a CJK query bigram holding a particle, preposition or question word
+  (FUNCTION_CHARS, QUESTION_BIGRAMS) counts as common, and a pair of two such tokens gets
+  no proximity clause;
 - common tokens: a token held by more than COMMON_DF_RATIO of the chunks keeps only
   COMMON_WEIGHT of its weight in body and headings while the query has rarer tokens (name
   fields keep full weight: "Book Template" must find the note of that name) (BM25's idf alone lets many
@@ -43,6 +46,34 @@ PAIR_FIELDS: dict[str, float] = {"body": 1.0, "title": 2.0, "headings": 1.0}
 COMMON_DF_RATIO = 0.05
 COMMON_WEIGHT = 0.25
 OPEN_KEPT = 4
+# CJK function words (particles, prepositions, question words): a query bigram that holds
+# one is weighted like a common token. Content words rarely straddle them, and a long
+# natural-language question is mostly made of them ("如何在安卓手机上用Git同步仓库").
+FUNCTION_CHARS = frozenset(
+    "的了在是和与把被从向到用让给也都就还吗呢吧啊么着过上里中时个这那哪谁怎"
+    "をはがのにでともへやかねよなて"
+    "은는이가을를의에서도로와과"
+)
+QUESTION_BIGRAMS = frozenset(
+    {
+        "如何",
+        "怎么",
+        "怎样",
+        "什么",
+        "为什",
+        "可以",
+        "是否",
+        "能否",
+        "一下",
+        "想知",
+        "知道",
+        "我想",
+        "请问",
+        "どう",
+        "ですか",
+        "ますか",
+    }
+)
 TIE_BREAKER: float | None = None
 FETCH_MIN = 50
 
@@ -71,13 +102,22 @@ def open_engine(index_dir: Path, name: str | None) -> Any:
         index.config_reader(reload_policy="manual")
         searcher = index.searcher()
     except (ValueError, OSError) as exc:
-        raise IndexIncompatible("the search index is missing or unreadable; run 'vault-agent reindex'") from exc
+        raise IndexIncompatible(
+            "the search index is missing or unreadable; run 'vault-agent reindex'"
+        ) from exc
     entry = (index, searcher)
     with _OPEN_LOCK:
         _OPEN[path] = entry
         while len(_OPEN) > OPEN_KEPT:
             _OPEN.popitem(last=False)
     return entry
+
+
+def is_function_bigram(token: str) -> bool:
+    """A CJK bigram made of, or straddling, a function word: "如何", "机上", "トを", "在安"."""
+    if len(token) != 2 or not ("\u3040" <= token[0] <= "\u9fff" or "\uac00" <= token[0] <= "\ud7af"):
+        return False
+    return token in QUESTION_BIGRAMS or token[0] in FUNCTION_CHARS or token[1] in FUNCTION_CHARS
 
 
 def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
@@ -90,7 +130,7 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
     weights: dict[str, float] = {}
     for t in terms:
         df = max(searcher.doc_freq("body", t), searcher.doc_freq("title", t))
-        weights[t] = COMMON_WEIGHT if df / total > COMMON_DF_RATIO else 1.0
+        weights[t] = COMMON_WEIGHT if df / total > COMMON_DF_RATIO or is_function_bigram(t) else 1.0
     if all(w < 1.0 for w in weights.values()):
         weights = dict.fromkeys(weights, 1.0)  # nothing rarer: plain BM25
     clauses: list[tuple[Any, Any]] = []
@@ -107,6 +147,8 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
         else:
             clauses.append((Occur.Should, Q.disjunction_max_query(per_field, tie_breaker=TIE_BREAKER)))
     for a, b in zip(terms, terms[1:], strict=False):
+        if is_function_bigram(a) and is_function_bigram(b):
+            continue  # "如何" + "何在": a run of function words is no evidence of the topic
         for field, boost in PAIR_FIELDS.items():
             q = Q.phrase_query(schema, field, [a, b], slop=1)
             clauses.append((Occur.Should, Q.boost_query(q, PAIR_BOOST * boost)))
@@ -133,9 +175,7 @@ def ranked_chunks(index: Any, searcher: Any, terms: list[str], limit: int) -> li
     return out[:limit]
 
 
-def ranked_notes(
-    index: Any, searcher: Any, terms: list[str], limit: int
-) -> list[tuple[str, int, float]]:
+def ranked_notes(index: Any, searcher: Any, terms: list[str], limit: int) -> list[tuple[str, int, float]]:
     """One best chunk per note, best first (a wider fetch so `limit` notes survive)."""
     seen: set[str] = set()
     out: list[tuple[str, int, float]] = []
