@@ -27,6 +27,7 @@ import hashlib
 import json
 import math
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -36,6 +37,7 @@ from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
 from vault_agent.query.bm25 import postings_index
+from vault_agent.query.find_rank import Ranked, ranked_candidates, weighted_share
 from vault_agent.query.grep import Budget, Scope, resolve_scope
 from vault_agent.query.postings import dead_filter, read_postings
 from vault_agent.query.toolkit import (
@@ -58,8 +60,11 @@ READY_SUFFICIENCY = 0.8
 READY_MAX_RANGES = 3
 READY_MAX_LINES = 200  # a longer range is scanned, not read at once
 MAX_QUERY_CHARS = 1_000
+UNRANKED = 1 << 30
+INTEGRATE_FILES = 3  # Stage 1.5 integrates the best-ranked files only (READY_MAX_RANGES reads)
 
 Cutoff = Literal["time_budget", "candidate_cap", "stage_cap", "hard_limit"]
+Stage1 = Callable[[str, list[Any]], tuple[list[Ranked], int]]  # (scope SQL, params) → ranked
 
 
 class SignalCoverage(Wire):
@@ -98,6 +103,7 @@ class Cand:
     exact: bool
     overlap: float
     terms: frozenset[str]
+    rank: int = UNRANKED  # position in the search ranking (find_rank.py)
 
 
 def normalize(text: str) -> str:
@@ -139,6 +145,7 @@ def _run_pass(
     budget: Budget,
     manifest: Any,
     has_post: bool,
+    stage1: Stage1 | None = None,
 ) -> Pass:
     where, params = scope.sql()
     if scope.prefix or scope.glob:
@@ -184,6 +191,18 @@ def _run_pass(
         cutoff = "stage_cap"
     elif budget.over():
         cutoff = "time_budget"
+    elif tokens and stage1 is not None:
+        stage1_ran = True
+        ranked, _ = stage1(where, params)
+        for r in ranked:
+            key = (r.path, r.ordinal)
+            if key in cands:
+                cands[key].rank = r.rank
+            else:
+                cands[key] = Cand(r.path, r.ordinal, r.start, r.end, False, r.overlap, r.terms, r.rank)
+        total = len(cands)
+        if budget.over():
+            cutoff = "time_budget"
     elif tokens:
         stage1_ran = True
         need = max(1, math.ceil(LOOSE_MIN_OVERLAP * len(tokens)))
@@ -204,7 +223,7 @@ def _run_pass(
         total = max(loose_total, len(cands))
         if budget.over():
             cutoff = "time_budget"
-    ordered = sorted(cands.values(), key=lambda c: (not c.exact, -c.overlap, c.path, c.start, c.ordinal))
+    ordered = sorted(cands.values(), key=lambda c: (not c.exact, c.rank, -c.overlap, c.path, c.start, c.ordinal))
     if len(ordered) > cap or total > cap:
         cutoff = cutoff or "candidate_cap"
     return Pass(int(files), int(nodes), ordered[:cap], total, cutoff, stage1_ran)
@@ -217,6 +236,20 @@ class Group:
     end: int
     exact: bool
     best: float
+    rank: int = UNRANKED
+
+
+def top_files(cands: list[Cand], limit: int) -> list[Cand]:
+    """The candidates of the `limit` best files (by their best candidate: Stage 0 first,
+    then search rank): what Stage 1.5 integrates. Lower-ranked files stay counted in
+    `candidates` but would only dilute the proposal."""
+    best: dict[str, tuple[bool, int, str]] = {}
+    for c in cands:
+        key = (not c.exact, c.rank, c.path)
+        if c.path not in best or key < best[c.path]:
+            best[c.path] = key
+    keep = {p for p, _ in sorted(best.items(), key=lambda kv: kv[1])[:limit]}
+    return [c for c in cands if c.path in keep]
 
 
 def integrate(cands: list[Cand]) -> list[Group]:
@@ -232,8 +265,9 @@ def integrate(cands: list[Cand]) -> list[Group]:
                 last.end = max(last.end, c.end)
                 last.exact = last.exact or c.exact
                 last.best = max(last.best, c.overlap)
+                last.rank = min(last.rank, c.rank)
             else:
-                groups.append(Group(path, c.start, c.end, c.exact, c.overlap))
+                groups.append(Group(path, c.start, c.end, c.exact, c.overlap, c.rank))
     return groups
 
 
@@ -272,6 +306,7 @@ def vault_find(
     budget = Budget(budget_ms / 1000)
     scope = resolve_scope(vault, relative_dir, glob)
     tokens = list(dict.fromkeys(tokenize(query)))
+    weights: dict[str, float] = {}  # query token → weight in coverage (find_rank.py)
     with reader.acquire() as view:
         view.con.execute("SET parquet_metadata_cache = true").fetchall()  # session-local
         warnings: list[WarningItem] = list(view.warnings())
@@ -279,24 +314,29 @@ def vault_find(
         if index is not None:
             view.con.register("q_post", read_postings(index, tokens))
         try:
-            args = (tokens, scope, cap, budget, view.manifest, index is not None)
+            def stage1(where: str, params: list[Any], v: Any = view) -> tuple[list[Ranked], int]:
+                ranked, seen_chunks, w = ranked_candidates(reader, v, query, tokens, where, params)
+                weights.update(w)
+                return ranked, seen_chunks
+
+            args = (tokens, scope, cap, budget, view.manifest, index is not None, stage1)
             result = _run_pass(view.con, query, *args)
             expanded = False
             if not result.cands and (scope.prefix or scope.glob) and not budget.over():
-                args = (tokens, Scope("", None), cap, budget, view.manifest, index is not None)
+                args = (tokens, Scope("", None), cap, budget, view.manifest, index is not None, stage1)
                 result = _run_pass(view.con, query, *args)
                 expanded = True
         finally:
             if index is not None:
                 view.con.unregister("q_post")
         snapshot_id = view.manifest.snapshot_id
-    groups = integrate(result.cands)
+    groups = integrate(top_files(result.cands, INTEGRATE_FILES))
     n = len(groups)
     per_file: dict[str, int] = {}
     for g in groups:
         per_file[g.path] = per_file.get(g.path, 0) + 1
     seen = set().union(*(c.terms for c in result.cands)) if result.cands else set()
-    loose = ratio(len(seen & set(tokens)) / len(tokens)) if tokens else (1.0 if result.cands else 0.0)
+    loose = ratio(weighted_share(seen, tokens, weights)) if tokens else (1.0 if result.cands else 0.0)
     strength = (
         1.0 if any(c.exact for c in result.cands) else max((c.overlap for c in result.cands), default=0.0)
     )
@@ -314,7 +354,7 @@ def vault_find(
         status = "ready"
     else:
         status = "needs_followup"
-    strongest = sorted(groups, key=lambda g: (not g.exact, -g.best, g.path, g.start))
+    strongest = sorted(groups, key=lambda g: (not g.exact, g.rank, -g.best, g.path, g.start))
     if status == "ready":
         actions = [_read(g, sufficiency) for g in strongest[:READY_MAX_RANGES]] + [stop(sufficiency)]
     elif status == "needs_followup":

@@ -120,19 +120,26 @@ def is_function_bigram(token: str) -> bool:
     return token in QUESTION_BIGRAMS or token[0] in FUNCTION_CHARS or token[1] in FUNCTION_CHARS
 
 
-def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
-    """The ranked query for distinct tokens (see the module doc)."""
-    import tantivy
-
-    schema = index.schema
-    Q, Occur = tantivy.Query, tantivy.Occur
+def term_weights(searcher: Any, terms: list[str]) -> dict[str, float]:
+    """Per analyzed token: COMMON_WEIGHT for a common token or CJK function bigram, else 1
+    (all 1 when the query has nothing rarer: plain BM25)."""
     total = max(1, searcher.num_docs)
     weights: dict[str, float] = {}
     for t in terms:
         df = max(searcher.doc_freq("body", t), searcher.doc_freq("title", t))
         weights[t] = COMMON_WEIGHT if df / total > COMMON_DF_RATIO or is_function_bigram(t) else 1.0
     if all(w < 1.0 for w in weights.values()):
-        weights = dict.fromkeys(weights, 1.0)  # nothing rarer: plain BM25
+        weights = dict.fromkeys(weights, 1.0)
+    return weights
+
+
+def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
+    """The ranked query for distinct tokens (see the module doc)."""
+    import tantivy
+
+    schema = index.schema
+    Q, Occur = tantivy.Query, tantivy.Occur
+    weights = term_weights(searcher, terms)
     clauses: list[tuple[Any, Any]] = []
     for t in terms:
         per_field = [
