@@ -2,30 +2,32 @@
 
 Stage 0 (normalized match): chunks whose text, NFKC + casefolded with whitespace
   collapsed, contains the query normalized the same way.
-Stage 1 (loose match): chunks holding at least 60 % of the query's distinct search tokens
-  (text.tokenize: words, CJK bigrams), by overlap.
-Stage 1.5 (integration): candidates (Stage 0 first, then by overlap, path, line) are cut
-  to max_candidates and merged per file into line ranges (overlapping/adjacent spans).
+Stage 1 (loose match): the chunks `search` ranks best for the query (find_rank.py: the
+  same engine and fields, hybrid once embeddings exist), in scope, holding at least 60 %
+  of the query's token weight in their text, heading path or note name (else the best
+  three with 30 %). Common tokens and CJK function bigrams weigh 0.25.
+Stage 1.5 (integration): candidates (Stage 0 first, then by search rank) are cut to
+  max_candidates; the candidates of the three best-ranked files are merged per file into
+  line ranges (overlapping/adjacent spans).
 Summary formulas (n = integrated_candidates, ranges per file r_f):
   file_bias_ratio    = max_f r_f / n                       (0 when n = 0)
   gap_ranges_count   = Σ_f (r_f − 1): gaps between integrated ranges of the same file
   signal_coverage.normalized = ranges holding a Stage 0 hit / n
-  signal_coverage.loose      = query tokens seen in any candidate / query tokens
+  signal_coverage.loose      = query token weight seen in any candidate / query token weight
   sufficiency_score  = 0.6 · strength + 0.4 · signal_coverage.loose, strength = 1 with a
                        Stage 0 hit, else the best Stage 1 overlap (0 when n = 0)
   integration_status = blocked (n = 0) | ready (sufficiency ≥ 0.8, no gaps, n ≤ 3, every
                        range ≤ 200 lines) | needs_followup
   max_stage_applied  = 0 (Stage 1 not run) | 1 (nothing to integrate) | 1.5
-next_actions: ready → vault_read of each range (≤ 3) then stop; needs_followup →
-vault_scan of the file with most ranges (then most lines, then path), vault_read of the
-strongest range; blocked → stop.
+next_actions: ready → vault_read of each range (≤ 3, best-ranked first) then stop;
+needs_followup → vault_scan of the file with most ranges (then most lines, then path),
+vault_read of the strongest range (Stage 0 first, then search rank); blocked → stop.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -201,26 +203,6 @@ def _run_pass(
             else:
                 cands[key] = Cand(r.path, r.ordinal, r.start, r.end, False, r.overlap, r.terms, r.rank)
         total = len(cands)
-        if budget.over():
-            cutoff = "time_budget"
-    elif tokens:
-        stage1_ran = True
-        need = max(1, math.ceil(LOOSE_MIN_OVERLAP * len(tokens)))
-        sql = (
-            f"SELECT path, chunk_ordinal, ts, k, count(*) OVER () FROM ({agg}) WHERE k >= ? "
-            "ORDER BY k DESC, path, chunk_ordinal LIMIT ?"
-        )
-        rows = budget.run(con, sql, [*post_params, *params, need, cap + len(cands) + 1])
-        loose_total = int(rows[0][4]) if rows else 0
-        fresh = [(p, int(o)) for p, o, _, _, _ in rows if (p, int(o)) not in cands]
-        spans = _chunk_rows(con, fresh, budget)
-        for path, ordinal, ts, k, _ in rows:
-            key = (path, int(ordinal))
-            if key not in cands and key in spans:
-                start, end, _ = spans[key]
-                cands[key] = Cand(path, int(ordinal), start, end, False, k / len(tokens), frozenset(ts or []))
-        # Every Stage 0 hit holds all query tokens, so it is among the Stage 1 rows too.
-        total = max(loose_total, len(cands))
         if budget.over():
             cutoff = "time_budget"
     ordered = sorted(cands.values(), key=lambda c: (not c.exact, c.rank, -c.overlap, c.path, c.start, c.ordinal))
