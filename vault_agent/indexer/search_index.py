@@ -71,6 +71,8 @@ def _link_tree(src: Path, dst: Path, durable: bool) -> None:
     shutil.copyfile(src / "meta.json", tmp / "meta.json")
     if durable:
         for name in os.listdir(tmp):
+            if name != "meta.json" and os.stat(tmp / name).st_nlink > 2:
+                continue  # already frozen by an earlier snapshot, hence already durable
             fd = os.open(tmp / name, os.O_RDONLY)
             try:
                 os.fsync(fd)
