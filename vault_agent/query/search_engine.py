@@ -25,6 +25,7 @@ broken by path, then ordinal, so answers are byte-stable for a snapshot.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -92,11 +93,21 @@ def open_engine(index_dir: Path, name: str | None) -> Any:
     if not name:
         raise IndexIncompatible("the snapshot has no search index; run 'vault-agent reindex'")
     path = str(Path(index_dir) / SEARCH_DIR / name)
+    # The meta file's identity goes with the path: a state dir deleted and rebuilt under a
+    # running server reuses snapshot ids, never the meta file's inode and mtime. An open
+    # dir that GC removed since keeps answering (its files stay mapped).
+    try:
+        st = os.stat(os.path.join(path, "meta.json"))
+        ident: tuple[int, int] | None = (st.st_ino, st.st_mtime_ns)
+    except OSError:
+        ident = None
     with _OPEN_LOCK:
         found = _OPEN.get(path)
-        if found is not None:
+        if found is not None and (ident is None or found[0] == ident):
             _OPEN.move_to_end(path)
-            return found
+            return found[1]
+    if ident is None:
+        raise IndexIncompatible("the search index is missing or unreadable; run 'vault-agent reindex'")
     try:
         index = register(tantivy.Index.open(path))
         index.config_reader(reload_policy="manual")
@@ -107,7 +118,7 @@ def open_engine(index_dir: Path, name: str | None) -> Any:
         ) from exc
     entry = (index, searcher)
     with _OPEN_LOCK:
-        _OPEN[path] = entry
+        _OPEN[path] = (ident, entry)
         while len(_OPEN) > OPEN_KEPT:
             _OPEN.popitem(last=False)
     return entry
