@@ -116,7 +116,13 @@ def main() -> None:
     report["dev"] = run_set(reader, dev["queries"], modes)
     cache: dict[Any, Any] = {}
     report["dev_find_first_read"] = _recall(
-        [([t for t in q["targets"]], [p] if (p := _find_first_read(reader, settings, q["q"], cache)) else []) for q in dev["queries"]]
+        [
+            (
+                [t for t in q["targets"]],
+                [p] if (p := _find_first_read(reader, settings, q["q"], cache)) else [],
+            )
+            for q in dev["queries"]
+        ]
     )
     cjk_file = REPO / "fixtures/search_cjk/queries.json"
     if cjk_file.exists():

@@ -124,7 +124,9 @@ def test_a_search_during_a_reindex_answers_from_its_snapshot(tmp_path: Path) -> 
             # Even with the old engine dir collected at once (the grace period protects
             # requests that have not opened it yet), the open view keeps answering.
             GarbageCollector(ctx.settings.index_dir, keep=1, grace_s=0).collect(now=1e12)
-            hits, _, _ = search_mod.ranked_hits(ctx.reader, old_view, "kestrel", ["kestrel"], 10, None, "chunk")
+            hits, _, _ = search_mod.ranked_hits(
+                ctx.reader, old_view, "kestrel", ["kestrel"], 10, None, "chunk"
+            )
             assert [h[0] for h in hits] == ["a.md"]
             hits, _, _ = search_mod.ranked_hits(ctx.reader, old_view, "heron", ["heron"], 10, None, "chunk")
             assert [h[0] for h in hits] == ["b.md"]

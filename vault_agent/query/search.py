@@ -175,7 +175,9 @@ def search(
         warnings = list(view.warnings())
         if not terms:
             warnings.append(
-                WarningItem(code="NO_SEARCH_TERMS", message="the query has no words or CJK characters to search for")
+                WarningItem(
+                    code="NO_SEARCH_TERMS", message="the query has no words or CJK characters to search for"
+                )
             )
         hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping)
         warnings += extra
@@ -193,6 +195,10 @@ def search(
             for (path, _, score), (title, hp, start, end, text) in zip(hits, details, strict=True)
         ]
         data = SearchData(
-            query_terms=len(terms), mode=answered, group=grouping, results=results, index_freshness=view.freshness
+            query_terms=len(terms),
+            mode=answered,
+            group=grouping,
+            results=results,
+            index_freshness=view.freshness,
         )
         return Outcome(data=data, warnings=warnings, freshness=view.freshness)
