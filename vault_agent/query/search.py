@@ -93,24 +93,34 @@ def make_snippet(text: str, terms: list[str]) -> str:
     return ("…" if start else "") + body + ("…" if start + SNIPPET_CHARS < len(flat) else "")
 
 
-def hit_details(con: Any, hits: list[Hit]) -> list[tuple[Any, ...]]:
+def hit_details(view: Any, hits: list[Hit]) -> list[tuple[Any, ...]]:
     """(title, heading_path, start, end, text) per hit from the pinned snapshot; a note
-    without chunks (found by its name) answers its title and lines 1..line_count."""
+    without chunks (found by its name) answers its title and lines 1..line_count.
+
+    Chunks are read from the one segment holding each note's live rows (`_notes._seg`):
+    its Parquet file is path-sorted, so the scan reads only the hit notes' row groups
+    instead of every segment's."""
     if not hits:
         return []
+    con = view.con
     paths = sorted({p for p, _, _ in hits})
-    rows = con.execute(
-        "SELECT c.path, c.ordinal, c.heading_path, c.start_line, c.end_line, c.text FROM chunks c "
-        "WHERE c.path IN (SELECT unnest(?::VARCHAR[]))",
+    notes: dict[str, tuple[Any, int]] = {}
+    by_seg: dict[int, list[str]] = {}
+    for path, title, lines, seg in con.execute(
+        "SELECT path, title, line_count, _seg FROM _notes WHERE path IN (SELECT unnest(?::VARCHAR[]))",
         [paths],
-    ).fetchall()
-    chunks = {(r[0], int(r[1])): r[2:] for r in rows}
-    notes = {
-        r[0]: (r[1], int(r[2] or 0))
-        for r in con.execute(
-            "SELECT path, title, line_count FROM notes WHERE path IN (SELECT unnest(?::VARCHAR[]))", [paths]
+    ).fetchall():
+        notes[path] = (title, int(lines or 0))
+        by_seg.setdefault(int(seg), []).append(path)
+    chunks: dict[tuple[str, int], tuple[Any, ...]] = {}
+    for seg, seg_paths in sorted(by_seg.items()):
+        marks = ", ".join("?" * len(seg_paths))  # a constant IN list: pushed into the Parquet scan
+        rows = con.execute(
+            f"SELECT path, ordinal, heading_path, start_line, end_line, text FROM {view.segment_table('chunks', seg)} "
+            f"WHERE path IN ({marks})",
+            seg_paths,
         ).fetchall()
-    }
+        chunks.update({(r[0], int(r[1])): r[2:] for r in rows})
     out = []
     for path, ordinal, _ in hits:
         title, lines = notes.get(path, (None, 0))
@@ -181,7 +191,7 @@ def search(
             )
         hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping)
         warnings += extra
-        details = hit_details(view.con, hits)
+        details = hit_details(view, hits)
         results = [
             SearchResult(
                 path=path,

@@ -46,6 +46,7 @@ PAIR_BOOST = 0.6
 PAIR_FIELDS: dict[str, float] = {"body": 1.0, "title": 2.0, "headings": 1.0}
 COMMON_DF_RATIO = 0.05
 COMMON_WEIGHT = 0.25
+PHRASE_MAX_DF_RATIO = 0.1
 OPEN_KEPT = 4
 # CJK function words (particles, prepositions, question words): a query bigram that holds
 # one is weighted like a common token. Content words rarely straddle them, and a long
@@ -131,14 +132,19 @@ def is_function_bigram(token: str) -> bool:
     return token in QUESTION_BIGRAMS or token[0] in FUNCTION_CHARS or token[1] in FUNCTION_CHARS
 
 
+def doc_ratios(searcher: Any, terms: list[str]) -> dict[str, float]:
+    """Per token: the share of chunks holding it in body or title (the larger)."""
+    total = max(1, searcher.num_docs)
+    return {t: max(searcher.doc_freq("body", t), searcher.doc_freq("title", t)) / total for t in terms}
+
+
 def term_weights(searcher: Any, terms: list[str]) -> dict[str, float]:
     """Per analyzed token: COMMON_WEIGHT for a common token or CJK function bigram, else 1
     (all 1 when the query has nothing rarer: plain BM25)."""
-    total = max(1, searcher.num_docs)
+    ratios = doc_ratios(searcher, terms)
     weights: dict[str, float] = {}
     for t in terms:
-        df = max(searcher.doc_freq("body", t), searcher.doc_freq("title", t))
-        weights[t] = COMMON_WEIGHT if df / total > COMMON_DF_RATIO or is_function_bigram(t) else 1.0
+        weights[t] = COMMON_WEIGHT if ratios[t] > COMMON_DF_RATIO or is_function_bigram(t) else 1.0
     if all(w < 1.0 for w in weights.values()):
         weights = dict.fromkeys(weights, 1.0)
     return weights
@@ -164,9 +170,12 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
             clauses.extend((Occur.Should, q) for q in per_field)
         else:
             clauses.append((Occur.Should, Q.disjunction_max_query(per_field, tie_breaker=TIE_BREAKER)))
+    ratios = doc_ratios(searcher, terms)
     for a, b in zip(terms, terms[1:], strict=False):
         if is_function_bigram(a) and is_function_bigram(b):
             continue  # "如何" + "何在": a run of function words is no evidence of the topic
+        if max(ratios[a], ratios[b]) > PHRASE_MAX_DF_RATIO:
+            continue  # positions of a very common token cost more than the order they add
         for field, boost in PAIR_FIELDS.items():
             q = Q.phrase_query(schema, field, [a, b], slop=1)
             clauses.append((Occur.Should, Q.boost_query(q, PAIR_BOOST * boost)))
@@ -180,7 +189,7 @@ def ranked_chunks(index: Any, searcher: Any, terms: list[str], limit: int) -> li
         return []
     query = build_query(index, searcher, terms)
     fetch = max(limit * 2, FETCH_MIN)
-    hits = searcher.search(query, fetch).hits
+    hits = searcher.search(query, fetch, count=False).hits
     if not hits:
         return []
     addrs = [a for _, a in hits]
