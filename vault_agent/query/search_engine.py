@@ -9,7 +9,9 @@ Ranking (query side of search_fields.py):
 - every distinct query token is a should-clause in each field, boosted by the field's
   boost (BM25 per field, summed: a token found in the title and the body counts twice);
 - proximity: each pair of adjacent query tokens is a phrase (slop 1) in body, title and
-  headings with PAIR_BOOST. For CJK, adjacent bigrams ("安卓", "卓手") match only where the
+  headings with PAIR_BOOST, except in a field where one of the two tokens is in more than
+  PHRASE_MAX_DF chunks (a cost bound: reading ~200k chunks' positions takes ~100 ms; small
+  vaults never reach it). For CJK, adjacent bigrams ("安卓", "卓手") match only where the
   longer run ("安卓手") occurs, which lifts the note that holds the question's content
   words above notes that share only function-word bigrams ("如何", "在安");
 - function bigrams: a CJK query bigram holding a particle, preposition or question word
@@ -46,7 +48,7 @@ PAIR_BOOST = 0.6
 PAIR_FIELDS: dict[str, float] = {"body": 1.0, "title": 2.0, "headings": 1.0}
 COMMON_DF_RATIO = 0.05
 COMMON_WEIGHT = 0.25
-PHRASE_MAX_DF_RATIO = 0.1
+PHRASE_MAX_DF = 20_000  # chunks: above it a phrase's positions cost ~100 ms (100k notes)
 OPEN_KEPT = 4
 # CJK function words (particles, prepositions, question words): a query bigram that holds
 # one is weighted like a common token. Content words rarely straddle them, and a long
@@ -170,13 +172,12 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
             clauses.extend((Occur.Should, q) for q in per_field)
         else:
             clauses.append((Occur.Should, Q.disjunction_max_query(per_field, tie_breaker=TIE_BREAKER)))
-    ratios = doc_ratios(searcher, terms)
     for a, b in zip(terms, terms[1:], strict=False):
         if is_function_bigram(a) and is_function_bigram(b):
             continue  # "如何" + "何在": a run of function words is no evidence of the topic
-        if max(ratios[a], ratios[b]) > PHRASE_MAX_DF_RATIO:
-            continue  # positions of a very common token cost more than the order they add
         for field, boost in PAIR_FIELDS.items():
+            if max(searcher.doc_freq(field, a), searcher.doc_freq(field, b)) > PHRASE_MAX_DF:
+                continue  # reading that many positions costs more than the order adds
             q = Q.phrase_query(schema, field, [a, b], slop=1)
             clauses.append((Occur.Should, Q.boost_query(q, PAIR_BOOST * boost)))
     return Q.boolean_query(clauses)
