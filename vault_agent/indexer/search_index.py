@@ -59,29 +59,38 @@ def _meta_files(index_dir: Path) -> list[str]:
 
 
 def _link_tree(src: Path, dst: Path, durable: bool) -> None:
-    """dst = hard links to src's live segment files + a copy of its meta.json."""
-    if dst.exists():
-        shutil.rmtree(dst)
-    tmp = dst.with_name(dst.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
+    """dst = hard links to src's live segment files + a copy of its meta.json.
+
+    Built in place, not in a temporary dir renamed over: a directory renamed inside a
+    watched vault confuses watchdog's inotify bookkeeping, and no reader opens `dst` before
+    the manifest naming it is committed (after this returns, durable)."""
+    _clear_dir(dst)
     for name in _meta_files(src):
-        os.link(src / name, tmp / name)
-    shutil.copyfile(src / "meta.json", tmp / "meta.json")
+        os.link(src / name, dst / name)
+    shutil.copyfile(src / "meta.json", dst / "meta.json")
     if durable:
-        for name in os.listdir(tmp):
-            if name != "meta.json" and os.stat(tmp / name).st_nlink > 2:
+        for name in os.listdir(dst):
+            if name != "meta.json" and os.stat(dst / name).st_nlink > 2:
                 continue  # already frozen by an earlier snapshot, hence already durable
-            fd = os.open(tmp / name, os.O_RDONLY)
+            fd = os.open(dst / name, os.O_RDONLY)
             try:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        fsync_dir(tmp)
-    os.replace(tmp, dst)
-    if durable:
+        fsync_dir(dst)
         fsync_dir(dst.parent)
+
+
+def _clear_dir(path: Path) -> None:
+    """Empty `path` but keep the directory itself: a file watcher on a state dir inside the
+    vault (watchdog, inotify) trips over a watched directory removed and re-created."""
+    path.mkdir(parents=True, exist_ok=True)
+    for entry in os.scandir(path):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
 
 
 def frozen_dir(index_dir: Path, name: str) -> Path:
@@ -120,9 +129,7 @@ class SearchIndexWriter:
     def reset_empty(self) -> None:
         """An empty work index (full rebuilds start here)."""
         self.discard()
-        if self.work.exists():
-            shutil.rmtree(self.work)
-        self.work.mkdir(parents=True)
+        _clear_dir(self.work)
         self._open(reuse=False)
 
     def restore(self, frozen_name: str) -> None:
