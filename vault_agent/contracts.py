@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-SCHEMA_VERSION = 1
-PARSER_VERSION = 1
+SCHEMA_VERSION = 2  # 2: full-text engine dir per snapshot (`search_index`), notes.aliases
+PARSER_VERSION = 2  # 2: a Latin word ends where CJK starts (text.tokenize)
 
 CURRENT_FILE = "CURRENT"
 SNAPSHOTS_DIR = "snapshots"
@@ -127,6 +127,7 @@ class Manifest(BaseModel):
     heading_count: int
     invalid_frontmatter_count: int
     skipped: dict[str, int] = {}  # rule → files passed over by the walk (not notes)
+    search_index: str | None = None  # the full-text engine dir of this snapshot (search/<name>)
 
 
 class WriterState(BaseModel):

@@ -29,6 +29,7 @@ NOTES_SCHEMA = pa.schema(
         ("heading_count", pa.int32()),
         ("chunk_count", pa.int32()),
         ("too_large", pa.bool_()),  # char_count > MAX_NOTE_CHARS_FOR_STRUCTURE
+        ("aliases", pa.list_(pa.string())),  # frontmatter `aliases` / `alias` (searchable names)
         ("flags", pa.list_(pa.string())),  # bom, crlf, cr_only, undecodable, nul, binary, empty
     ]
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -103,7 +104,7 @@ def _prepare(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def one_run(settings: Settings, requests: int, run: int) -> dict[str, Any]:
+def one_run(settings: Settings, requests: int, run: int, skip_grep: bool = False) -> dict[str, Any]:
     vault = make_vault(settings)
     reader = SnapshotReader(settings, vault, freshness=lambda _m: "fresh")
     cache: dict[Any, Any] = {}
@@ -116,6 +117,22 @@ def one_run(settings: Settings, requests: int, run: int) -> dict[str, Any]:
             for size in (1, 2, 4):
                 qs = _queries(words, size, requests, seed=run * 100 + size)
                 out[f"search_{name}_{size}w"] = _time(lambda q: search(reader, q, 10, cache), qs)
+        qs = _queries(LATIN, 2, requests, seed=run * 100 + 7)
+        out["search_latin_2w_group_note"] = _time(lambda q: search(reader, q, 10, cache, group="note"), qs)
+        questions = [
+            f"how do I plan the {a} {b} for the next meeting" for a, b in zip(LATIN, LATIN[1:], strict=False)
+        ]
+        out["search_question_en"] = _time(lambda q: search(reader, q, 10, cache), questions)
+        out["search_question_ja"] = _time(
+            lambda q: search(reader, q, 10, cache),
+            [f"{a}の{b}はどうすればいいですか" for a, b in zip(JAPANESE, JAPANESE[1:], strict=False)],
+        )
+        if skip_grep:
+            out["find"] = _time(
+                lambda q: vault_find(vault, reader, q, cache=cache),
+                _queries(LATIN, 2, 5, seed=run) + _queries(JAPANESE, 2, 5, seed=run),
+            )
+            return out
         out["grep_regex_no_match"] = _time(
             lambda q: vault_search(vault, reader, q, limit=50), [r"zebra[0-9]{3}x", r"qu[iy]ckly\s+zz"]
         )
@@ -150,10 +167,12 @@ def main() -> None:
     parser.add_argument("--index-dir", default=None)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--requests", type=int, default=50)
+    parser.add_argument("--skip-grep", action="store_true", help="search and find only")
     args = parser.parse_args()
     settings = _prepare(args)
-    runs = [one_run(settings, args.requests, i) for i in range(args.runs)]
+    runs = [one_run(settings, args.requests, i, args.skip_grep) for i in range(args.runs)]
     result = _median(runs)
+    result["load_avg"] = [round(x, 2) for x in os.getloadavg()]
     result["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(result, indent=2, ensure_ascii=False))
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from engine_support import PY, make_settings, note_text, snapshot_rows, write
+from search_support import chunk_keys, engine_docs
 
 from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
@@ -40,7 +41,7 @@ def wrap(mod, name):
         step()
         return res
     setattr(mod, name, hooked)
-for name in ("fsync", "replace", "write", "ftruncate"):
+for name in ("fsync", "replace", "write", "ftruncate", "link"):
     wrap(os, name)
 wrap(pq, "write_table")
 from vault_agent.config import load_settings
@@ -69,11 +70,14 @@ def _check_after_crash(vault: Path, index_dir: Path, tmp_path: Path, trial: int)
         for f in ref.files.values():
             assert pq.read_table(index_dir / SEGMENTS_DIR / f).num_rows >= 0
     EventLog(index_dir).read_after(0)  # never raises on a torn tail
+    assert engine_docs(index_dir) is not None  # the committed engine dir opens and answers
     after = build_index(s)
     assert after.snapshot_id >= manifest.snapshot_id
     full = make_settings(vault, tmp_path / f"full-{trial}")
     build_index(full, full=True)
-    assert snapshot_rows(index_dir) == snapshot_rows(full.index_dir)
+    rows = snapshot_rows(index_dir)
+    assert rows == snapshot_rows(full.index_dir)
+    assert engine_docs(index_dir) == engine_docs(full.index_dir) == chunk_keys(rows)
 
 
 def _trials(tmp_path: Path, n: int, seed: int) -> None:

@@ -71,6 +71,7 @@ def test_notes_row_whole() -> None:
         "heading_count": 2,
         "chunk_count": 2,
         "too_large": False,
+        "aliases": [],
         "flags": [],
     }
 

@@ -71,11 +71,15 @@ def test_search_is_deterministic_and_ties_go_to_path(mctx: AppContext) -> None:
 
 
 def test_search_without_terms_is_empty(mctx: AppContext) -> None:
-    assert call(mctx, "search", {"query": "!!!"})["data"] == {
+    body = call(mctx, "search", {"query": "!!!"})
+    assert body["data"] == {
         "queryTerms": 0,
+        "mode": "lexical",
+        "group": "chunk",
         "results": [],
         "indexFreshness": "fresh",
     }
+    assert [w["code"] for w in body["warnings"]] == ["NO_SEARCH_TERMS"]
 
 
 def test_not_fresh_answers_carry_the_state_and_one_warning(tmp_path: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from vault_agent.indexer.build import build_index
+from vault_agent.query.bm25 import bm25, chunk_map, corpus_stats, postings_index
 from vault_agent.query.postings import SegmentTerms
-from vault_agent.query.search import bm25, chunk_map, corpus_stats, postings_index
 
 from .conftest import make_ctx
 from .vaultgen import write_vault

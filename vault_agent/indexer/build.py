@@ -31,6 +31,7 @@ from vault_agent.freshness import is_compatible, read_current_manifest, vault_fo
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
 from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
+from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live, rows_to_tables
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 from vault_agent.paths import Vault
@@ -240,6 +241,7 @@ class Indexer:
         self.notes: dict[str, NoteInfo] = {}
         self._totals: tuple[int, int, int] = (0, 0, 0)  # chunks, headings, invalid frontmatter
         self.compatible = False
+        self.search = SearchIndexWriter(self.index_dir)
 
     @property
     def applied_seq(self) -> int:
@@ -253,12 +255,34 @@ class Indexer:
         self.compatible = self.manifest is not None and is_compatible(self.settings, self.manifest)
         if not self.compatible or self.manifest is None:
             return
+        if not self._restore_search():
+            return
         for ref in self.manifest.segments:
             cols = ["mtime_ns", "size", "sha256", "chunk_count", "heading_count", "fm_status"]
             self.notes.update(
                 _infos({"notes": read_live(self.index_dir, ref, "notes", cols)}, ref.segment_id)
             )
         self._totals = _totals(self.notes.values())
+
+    def _restore_search(self) -> bool:
+        """Reset the engine's work dir to the committed snapshot's; a snapshot without a
+        usable engine dir is incompatible (the next build rebuilds everything)."""
+        name = self.manifest.search_index if self.manifest else None
+        try:
+            if frozen_ok(self.index_dir, name):
+                assert name is not None
+                self.search.restore(name)
+                return True
+        except (OSError, ValueError):
+            log.warning("search index: cannot restore the snapshot's engine dir; a full rebuild follows")
+        self.compatible = False
+        return False
+
+    def search_rollback(self) -> None:
+        """After a failed build: drop the engine's pending changes (work/ back to CURRENT's)."""
+        self.search.discard()
+        if self.compatible:
+            self._restore_search()
 
     # ----- segments ------------------------------------------------------------------
     def _write_segments(
@@ -287,6 +311,7 @@ class Indexer:
                     writer = SegmentWriter(self.index_dir, seg_id, presorted=True)
                     seg_id += 1
                 writer.add(tables)
+                self.search.add_tables(tables)
                 infos.update(_infos(tables, writer.segment_id))
                 if writer.note_count >= SEGMENT_MAX_NOTES or writer.nbytes >= SEGMENT_MAX_BYTES:
                     refs.append(writer.finish())
@@ -294,6 +319,9 @@ class Indexer:
             if writer is not None:
                 refs.append(writer.finish())
                 writer = None
+        except BaseException:
+            self.search_rollback()
+            raise
         finally:
             if writer is not None:
                 writer.abort()
@@ -342,8 +370,13 @@ class Indexer:
             invalid_frontmatter_count=totals[2],
             skipped=skipped if skipped is not None else (self.manifest.skipped if self.manifest else {}),
         )
-        before_publish(self.index_dir, manifest)  # an in-process reader loads it now
-        commit(self.index_dir, manifest)
+        try:
+            manifest.search_index = self.search.freeze(snap_id)
+            before_publish(self.index_dir, manifest)  # an in-process reader loads it now
+            commit(self.index_dir, manifest)
+        except BaseException:
+            self.search_rollback()
+            raise
         # In place after the commit: readers of `notes` on other threads take a copy first.
         if replace_all is not None:
             self.notes = replace_all
@@ -362,6 +395,7 @@ class Indexer:
         upto = self.log.head_seq()
         scan = scan_vault(self.vault, {})
         rels = sorted(scan.entries)
+        self.search.reset_empty()
         refs, infos, _ = self._write_segments(rels, progress, unchanged_ok=False)
         return self.commit_snapshot(
             refs, max(upto, self.applied_seq), skipped_counts(scan.report), replace_all=infos
@@ -413,6 +447,7 @@ class Indexer:
         # Known notes that vanished come back from the parse as missing (a rescan lists them
         # as delete candidates); nothing else is ever treated as gone.
         gone = {p for p in missing if p in self.notes}
+        self.search.delete_paths(sorted(gone))
         replaced = {p for p in (*infos, *gone) if p in self.notes}
         if not refs and not gone and upto <= self.applied_seq:
             return None

@@ -95,6 +95,7 @@ def _base_note(rel: str, raw: bytes, mtime_ns: int, size: int) -> dict[str, Any]
         "heading_count": 0,
         "chunk_count": 0,
         "too_large": False,
+        "aliases": [],
         "flags": [],
     }
 
@@ -208,6 +209,7 @@ def _apply_frontmatter(note: dict[str, Any], fm: Frontmatter) -> None:
     note["type_values"] = facet_values(fm.fields.get("type"))
     note["status_values"] = facet_values(fm.fields.get("status"))
     note["facets_json"] = facets_json(fm.fields, note["tags"])
+    note["aliases"] = facet_values(fm.fields.get("aliases", fm.fields.get("alias")))
 
 
 def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:

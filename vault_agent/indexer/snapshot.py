@@ -129,6 +129,7 @@ class GarbageCollector:
         now = time.time() if now is None else now
         snap_dir = self.index_dir / SNAPSHOTS_DIR
         seg_dir = self.index_dir / SEGMENTS_DIR
+        search_dir = self.index_dir / "search"
         current = read_current_manifest(self.index_dir)
         if current is None:
             return []
@@ -141,6 +142,7 @@ class GarbageCollector:
         committed = [(i, n) for i, n in manifests if i <= current.snapshot_id]
         kept = {n for _, n in committed[-self.keep :]} | {manifest_name(current.snapshot_id)}
         live_segments: set[str] = set()
+        live_search: set[str] = set()  # full-text engine dirs under search/ (search_index.py)
         oldest_kept = now
         for name in kept:
             man = _read_manifest(self.index_dir, name)
@@ -149,11 +151,19 @@ class GarbageCollector:
                     return []  # never collect when the live manifest cannot be read
                 continue
             live_segments |= {f for ref in man.segments for f in ref.files.values()}
+            if man.search_index:
+                live_search.add(man.search_index)
             oldest_kept = min(oldest_kept, _created_ts(man.created_at, now))
         candidates: list[Path] = [snap_dir / n for _, n in manifests if n not in kept]
         with contextlib.suppress(FileNotFoundError):
             candidates += [
                 seg_dir / n for n in os.listdir(seg_dir) if n not in live_segments and SEGMENT_RE.match(n)
+            ]
+        with contextlib.suppress(FileNotFoundError):
+            candidates += [
+                search_dir / n
+                for n in os.listdir(search_dir)
+                if n.startswith("snap-") and n not in live_search
             ]
         deleted: list[str] = []
         seen = set()
@@ -168,7 +178,10 @@ class GarbageCollector:
             if age < self.grace_s or (now - first < self.grace_s and now - oldest_kept < self.grace_s):
                 continue
             with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
             deleted.append(path.name)
             self._unreferenced_since.pop(key, None)
         for key in list(self._unreferenced_since):

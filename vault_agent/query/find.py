@@ -2,31 +2,34 @@
 
 Stage 0 (normalized match): chunks whose text, NFKC + casefolded with whitespace
   collapsed, contains the query normalized the same way.
-Stage 1 (loose match): chunks holding at least 60 % of the query's distinct search tokens
-  (text.tokenize: words, CJK bigrams), by overlap.
-Stage 1.5 (integration): candidates (Stage 0 first, then by overlap, path, line) are cut
-  to max_candidates and merged per file into line ranges (overlapping/adjacent spans).
+Stage 1 (loose match): the chunks `search` ranks best for the query (find_rank.py: the
+  same engine and fields, hybrid once embeddings exist), in scope, holding at least 60 %
+  of the query's token weight in their text, heading path or note name (else the best
+  three with 30 %). Common tokens and CJK function bigrams weigh 0.25.
+Stage 1.5 (integration): candidates (Stage 0 first, then by search rank) are cut to
+  max_candidates; the candidates of the three best-ranked files are merged per file into
+  line ranges (overlapping/adjacent spans).
 Summary formulas (n = integrated_candidates, ranges per file r_f):
   file_bias_ratio    = max_f r_f / n                       (0 when n = 0)
   gap_ranges_count   = Σ_f (r_f − 1): gaps between integrated ranges of the same file
   signal_coverage.normalized = ranges holding a Stage 0 hit / n
-  signal_coverage.loose      = query tokens seen in any candidate / query tokens
+  signal_coverage.loose      = query token weight seen in any candidate / query token weight
   sufficiency_score  = 0.6 · strength + 0.4 · signal_coverage.loose, strength = 1 with a
                        Stage 0 hit, else the best Stage 1 overlap (0 when n = 0)
   integration_status = blocked (n = 0) | ready (sufficiency ≥ 0.8, no gaps, n ≤ 3, every
                        range ≤ 200 lines) | needs_followup
   max_stage_applied  = 0 (Stage 1 not run) | 1 (nothing to integrate) | 1.5
-next_actions: ready → vault_read of each range (≤ 3) then stop; needs_followup →
-vault_scan of the file with most ranges (then most lines, then path), vault_read of the
-strongest range; blocked → stop.
+next_actions: ready → vault_read of each range (≤ 3, best-ranked first) then stop;
+needs_followup → vault_scan of the file with most ranges (then most lines, then path),
+vault_read of the strongest range (Stage 0 first, then search rank); blocked → stop.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,9 +38,10 @@ import duckdb
 from vault_agent.contracts import MAX_QUERY_CHARS, Manifest, Outcome, WarningItem
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
+from vault_agent.query.bm25 import postings_index
+from vault_agent.query.find_rank import Ranked, ranked_candidates, weighted_share
 from vault_agent.query.grep import Budget, Scope, resolve_scope
 from vault_agent.query.postings import dead_filter, read_postings
-from vault_agent.query.search import postings_index
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     FIND_DEFAULT_MAX_CANDIDATES,
@@ -60,8 +64,11 @@ STAGE0_FETCH_CAP = 5_000
 READY_SUFFICIENCY = 0.8
 READY_MAX_RANGES = 3
 READY_MAX_LINES = 200  # a longer range is scanned, not read at once
+UNRANKED = 1 << 30
+INTEGRATE_FILES = 3  # Stage 1.5 integrates the best-ranked files only (READY_MAX_RANGES reads)
 
 Cutoff = Literal["time_budget", "candidate_cap", "stage_cap", "hard_limit"]
+Stage1 = Callable[[str, list[Any]], tuple[list[Ranked], int]]  # (scope SQL, params) → ranked
 
 
 class SignalCoverage(Wire):
@@ -100,6 +107,7 @@ class Cand:
     exact: bool
     overlap: float
     terms: frozenset[str]
+    rank: int = UNRANKED  # position in the search ranking (find_rank.py)
 
 
 def normalize(text: str) -> str:
@@ -141,6 +149,7 @@ def _run_pass(
     budget: Budget,
     manifest: Manifest,
     has_post: bool,
+    stage1: Stage1 | None = None,
 ) -> Pass:
     where, params = scope.sql()
     if scope.prefix or scope.glob:
@@ -188,27 +197,19 @@ def _run_pass(
         cutoff = "candidate_cap" if len(cands) > cap else "stage_cap"
     elif budget.over():
         cutoff = "time_budget"
-    elif tokens:
+    elif tokens and stage1 is not None:
         stage1_ran = True
-        need = max(1, math.ceil(LOOSE_MIN_OVERLAP * len(tokens)))
-        sql = (
-            f"SELECT path, chunk_ordinal, ts, k, count(*) OVER () FROM ({agg}) WHERE k >= ? "
-            "ORDER BY k DESC, path, chunk_ordinal LIMIT ?"
-        )
-        rows = budget.run(con, sql, [*post_params, *params, need, cap + len(cands) + 1])
-        loose_total = int(rows[0][4]) if rows else 0
-        fresh = [(p, int(o)) for p, o, _, _, _ in rows if (p, int(o)) not in cands]
-        spans = _chunk_rows(con, fresh, budget)
-        for path, ordinal, ts, k, _ in rows:
-            key = (path, int(ordinal))
-            if key not in cands and key in spans:
-                start, end, _ = spans[key]
-                cands[key] = Cand(path, int(ordinal), start, end, False, k / len(tokens), frozenset(ts or []))
-        # Every Stage 0 hit holds all query tokens, so it is among the Stage 1 rows too.
-        total = max(loose_total, len(cands))
+        ranked, _ = stage1(where, params)
+        for r in ranked:
+            key = (r.path, r.ordinal)
+            if key in cands:
+                cands[key].rank = r.rank
+            else:
+                cands[key] = Cand(r.path, r.ordinal, r.start, r.end, False, r.overlap, r.terms, r.rank)
+        total = len(cands)
         if budget.over():
             cutoff = "time_budget"
-    ordered = sorted(cands.values(), key=lambda c: (not c.exact, -c.overlap, c.path, c.start, c.ordinal))
+    ordered = sorted(cands.values(), key=lambda c: (not c.exact, c.rank, -c.overlap, c.path, c.start, c.ordinal))
     if len(ordered) > cap or total > cap:
         cutoff = cutoff or "candidate_cap"
     return Pass(int(files), int(nodes), ordered[:cap], total, cutoff, stage1_ran)
@@ -221,6 +222,20 @@ class Group:
     end: int
     exact: bool
     best: float
+    rank: int = UNRANKED
+
+
+def top_files(cands: list[Cand], limit: int) -> list[Cand]:
+    """The candidates of the `limit` best files (by their best candidate: Stage 0 first,
+    then search rank): what Stage 1.5 integrates. Lower-ranked files stay counted in
+    `candidates` but would only dilute the proposal."""
+    best: dict[str, tuple[bool, int, str]] = {}
+    for c in cands:
+        key = (not c.exact, c.rank, c.path)
+        if c.path not in best or key < best[c.path]:
+            best[c.path] = key
+    keep = {p for p, _ in sorted(best.items(), key=lambda kv: kv[1])[:limit]}
+    return [c for c in cands if c.path in keep]
 
 
 def integrate(cands: list[Cand]) -> list[Group]:
@@ -236,8 +251,9 @@ def integrate(cands: list[Cand]) -> list[Group]:
                 last.end = max(last.end, c.end)
                 last.exact = last.exact or c.exact
                 last.best = max(last.best, c.overlap)
+                last.rank = min(last.rank, c.rank)
             else:
-                groups.append(Group(path, c.start, c.end, c.exact, c.overlap))
+                groups.append(Group(path, c.start, c.end, c.exact, c.overlap, c.rank))
     return groups
 
 
@@ -276,6 +292,7 @@ def vault_find(
     budget = Budget(budget_ms / 1000)
     scope = resolve_scope(vault, relative_dir, glob)
     tokens = list(dict.fromkeys(tokenize(query)))
+    weights: dict[str, float] = {}  # query token → weight in coverage (find_rank.py)
     with reader.acquire() as view:
         view.con.execute("SET parquet_metadata_cache = true").fetchall()  # session-local
         warnings: list[WarningItem] = list(view.warnings())
@@ -283,24 +300,29 @@ def vault_find(
         if index is not None:
             view.con.register("q_post", read_postings(index, tokens))
         try:
-            args = (tokens, scope, cap, budget, view.manifest, index is not None)
+            def stage1(where: str, params: list[Any], v: Any = view) -> tuple[list[Ranked], int]:
+                ranked, seen_chunks, w = ranked_candidates(reader, v, query, tokens, where, params)
+                weights.update(w)
+                return ranked, seen_chunks
+
+            args = (tokens, scope, cap, budget, view.manifest, index is not None, stage1)
             result = _run_pass(view.con, query, *args)
             expanded = False
             if not result.cands and (scope.prefix or scope.glob) and not budget.over():
-                args = (tokens, Scope("", None), cap, budget, view.manifest, index is not None)
+                args = (tokens, Scope("", None), cap, budget, view.manifest, index is not None, stage1)
                 result = _run_pass(view.con, query, *args)
                 expanded = True
         finally:
             if index is not None:
                 view.con.unregister("q_post")
         snapshot_id = view.manifest.snapshot_id
-    groups = integrate(result.cands)
+    groups = integrate(top_files(result.cands, INTEGRATE_FILES))
     n = len(groups)
     per_file: dict[str, int] = {}
     for g in groups:
         per_file[g.path] = per_file.get(g.path, 0) + 1
     seen = set().union(*(c.terms for c in result.cands)) if result.cands else set()
-    loose = ratio(len(seen & set(tokens)) / len(tokens)) if tokens else (1.0 if result.cands else 0.0)
+    loose = ratio(weighted_share(seen, tokens, weights)) if tokens else (1.0 if result.cands else 0.0)
     strength = (
         1.0 if any(c.exact for c in result.cands) else max((c.overlap for c in result.cands), default=0.0)
     )
@@ -318,7 +340,7 @@ def vault_find(
         status = "ready"
     else:
         status = "needs_followup"
-    strongest = sorted(groups, key=lambda g: (not g.exact, -g.best, g.path, g.start))
+    strongest = sorted(groups, key=lambda g: (not g.exact, g.rank, -g.best, g.path, g.start))
     if status == "ready":
         actions = [_read(g, sufficiency) for g in strongest[:READY_MAX_RANGES]] + [stop(sufficiency)]
     elif status == "needs_followup":

@@ -1,45 +1,23 @@
-"""`search`: BM25 over the snapshot's heading-bounded chunks (pyarrow kernels; DuckDB SQL fallback).
+"""`search`: ranked chunks from the snapshot's full-text engine (fielded BM25, see search_engine.py).
 
-score(chunk) = Σ over distinct query terms t present in the chunk of
-    idf(t) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / avglen)),
-    idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)),  k1 = 1.2, b = 0.75,
-where N = chunk count, df = chunks holding t, len = the chunk's token count, avglen = the
-mean token count. Query terms come from `text.tokenize` (the tokenizer that built the
-postings: NFKC, casefold, words, CJK bigrams). Scores are rounded to 6 decimals before
-ordering; ties go to path, then chunk ordinal, so answers are byte-stable.
+Query terms come from `text.tokenize` (the tokenizer that built the engine's fields: NFKC,
+casefold, words, CJK bigrams). `mode` picks the rankers (search_modes.py; lexical is this
+module's engine), `group` = `chunk` (every hit) or `note` (the best chunk per note).
+Scores are rounded to 6 decimals; ties go to path, then chunk ordinal (byte-stable).
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
-import duckdb
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from vault_agent.contracts import MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome
+from vault_agent.contracts import MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome, WarningItem
 from vault_agent.errors import InvalidLimit, InvalidParameter
 from vault_agent.query.models import Camel
-from vault_agent.query.postings import (
-    SegmentTerms,
-    SnapshotChunks,
-    chunk_keys,
-    chunk_rows,
-    dead_filter,
-    read_postings,
-    score_postings,
-    snapshot_chunks,
-    term_index,
-)
-from vault_agent.query.snapshot import SnapshotReader, SnapshotView
-from vault_agent.query.toolkit import remember
+from vault_agent.query.search_engine import open_engine, ranked_chunks, ranked_notes
+from vault_agent.query.search_modes import GROUPS, MODES, Hit, embeddings_available, fuse, semantic_hits
 from vault_agent.text import tokenize
 
-K1 = 1.2
-MILLION = pa.scalar(1e6, pa.float64())  # typed: bare Python numbers are slow in pyarrow kernels
-B = 0.75
 SEARCH_LIMIT_DEFAULT = 10
 SEARCH_LIMIT_MAX = RANKED_LIMIT_MAX
 SNIPPET_CHARS = 240
@@ -58,6 +36,8 @@ class SearchResult(Camel):
 
 class SearchData(Camel):
     query_terms: int
+    mode: str
+    group: str
     results: list[SearchResult]
     index_freshness: str
 
@@ -83,180 +63,11 @@ def check_limit(limit: int | None, default: int = SEARCH_LIMIT_DEFAULT) -> int:
     return value
 
 
-LENGTHS_TABLE = "retrieval_chunk_len"
-_LENGTHS_LOCK = threading.Lock()
-
-
-def ensure_lengths(con: duckdb.DuckDBPyConnection) -> None:
-    """Copy the chunk lengths of the pinned snapshot into memory once, inside its schema.
-
-    BM25 joins every posting to its chunk's length; joining the `chunks` Parquet view
-    costs a scan of it per query, and a string-keyed join is several times slower than an
-    integer one, so the key is the 64-bit hash of (path, ordinal) (a collision among a
-    million chunks has odds near 1e-8 and would only borrow another chunk's length). The
-    table lives in the snapshot's schema (the cursor's `USE s<id>`), so the reader drops it
-    with the snapshot. Parquet footers are cached for this session's scans.
-    """
-    con.execute("SET parquet_metadata_cache = true").fetchall()
-    create = f"CREATE TABLE IF NOT EXISTS {LENGTHS_TABLE} AS SELECT hash(path, ordinal) AS h, token_count FROM chunks"
-    # One creator at a time: two concurrent CREATEs of the same table conflict in DuckDB.
-    with _LENGTHS_LOCK:
-        con.execute(create).fetchall()
-
-
-def corpus_stats(
-    con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int
-) -> tuple[int, float]:
-    """(chunk count, mean token count) of a snapshot, cached per snapshot id."""
-    key = ("bm25_stats", snapshot_id)
-    if cache is not None and key in cache:
-        return cache[key]  # type: ignore[no-any-return]
-    ensure_lengths(con)
-    rows = con.execute(f"SELECT count(*), coalesce(avg(token_count), 0) FROM {LENGTHS_TABLE}").fetchall()
-    row = rows[0] if rows else None
-    stats = (int(row[0]), float(row[1])) if row else (0, 0.0)
-    if cache is not None:
-        remember(cache, "bm25_stats", snapshot_id, stats)
-    return stats
-
-
-BM25_TEMPLATE = """
-WITH q AS (SELECT unnest(?::VARCHAR[]) AS term),
-post AS ({post}),
-df AS (SELECT term, count(*) AS df FROM post GROUP BY term),
-scored AS (
-  SELECT p.path, p.chunk_ordinal,
-         sum(ln(1 + (?::DOUBLE - df.df + 0.5) / (df.df + 0.5))
-             * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * c.token_count / ?::DOUBLE))) AS score
-  FROM post p JOIN df USING (term)
-  JOIN retrieval_chunk_len c ON c.h = hash(p.path, p.chunk_ordinal)
-  GROUP BY p.path, p.chunk_ordinal
-),
-top AS (
-  SELECT path, chunk_ordinal, round(score, 6) AS score FROM scored
-  ORDER BY round(score, 6) DESC, path, chunk_ordinal LIMIT ?
-)
-SELECT path, chunk_ordinal, score FROM top ORDER BY score DESC, path, chunk_ordinal
-"""
-
-
-VIEW_POSTINGS = (
-    "SELECT t.term, t.path, t.chunk_ordinal, t.tf FROM terms t WHERE t.term IN (SELECT term FROM q)"
-)
-READ_POSTINGS = f"SELECT p.term, p.path, p.chunk_ordinal, p.tf FROM q_post p WHERE {dead_filter('p')}"
-BM25_SQL = BM25_TEMPLATE.format(post=VIEW_POSTINGS)
-BM25_FAST_SQL = BM25_TEMPLATE.format(post=READ_POSTINGS)
-
-
-def postings_index(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
-    """The row-group index of the pinned snapshot's term segments (None: use the view)."""
-    try:
-        return term_index(Path(reader.settings.index_dir), view.manifest, cache)
-    except (OSError, ValueError, pa.ArrowException):
-        return None
-
-
-def chunk_map(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> SnapshotChunks | None:
-    """The chunk rows of the pinned snapshot per segment, tombstones attached (cached)."""
-    key = ("chunk_map", view.manifest.snapshot_id)
-    if cache is not None and key in cache:
-        return cache[key]  # type: ignore[no-any-return]
-    dead: dict[int, list[str]] = {}
-    for seg, path in view.con.execute("SELECT seg, path FROM _dead").fetchall():
-        dead.setdefault(int(seg), []).append(str(path))
-    try:
-        return snapshot_chunks(Path(reader.settings.index_dir), view.manifest, dead, cache)
-    except (OSError, ValueError, pa.ArrowException):
-        return None
-
-
-def rank(
-    index: list[SegmentTerms], chunks: SnapshotChunks, terms: list[str], limit: int
-) -> list[tuple[str, int, float, int]]:
-    """Top (path, chunk ordinal, score, global chunk row) for terms, best first, scored with
-    pyarrow kernels: the SQL's formula and operation order, DuckDB's round() (scale,
-    round half away from zero, unscale) and its tie-break, so answers match the SQL's."""
-    if not terms or chunks.count == 0:
-        return []
-    table = score_postings(index, chunks, terms, K1, B)
-    if not table.num_rows:
-        return []
-    scaled = pc.round(pc.multiply(table["score"], MILLION), round_mode="half_towards_infinity")
-    scores = pc.divide(scaled, MILLION)
-    rows = table["g"]
-    if table.num_rows > limit:  # keep every chunk tied with the k-th score, then sort those
-        top = pc.select_k_unstable(scores, k=limit, sort_keys=[("score", "descending")])
-        keep = pc.greater_equal(scores, pc.min(pc.take(scores, top)))
-        scores, rows = pc.filter(scores, keep), pc.filter(rows, keep)
-    rows = rows.combine_chunks() if isinstance(rows, pa.ChunkedArray) else rows
-    ranked = chunk_keys(chunks, rows).append_column("score", scores).append_column("g", rows)
-    keys = [("score", "descending"), ("path", "ascending"), ("chunk_ordinal", "ascending")]
-    ranked = ranked.sort_by(keys).slice(0, limit)
-    cols = [ranked[c].to_pylist() for c in ("path", "chunk_ordinal", "score", "g")]
-    return [(str(p), int(o), float(sc), int(g)) for p, o, sc, g in zip(*cols, strict=True)]
-
-
-def bm25(
-    con: duckdb.DuckDBPyConnection,
-    terms: list[str],
-    limit: int,
-    stats: tuple[int, float],
-    index: list[SegmentTerms] | None = None,
-    chunks: SnapshotChunks | None = None,
-) -> list[tuple[str, int, float]]:
-    """Top (path, chunk ordinal, score) for terms, best first (pyarrow with a chunk map, else SQL)."""
-    n, avg = stats
-    if not terms or n == 0:
-        return []
-    if index is not None and chunks is not None:
-        return [(p, o, sc) for p, o, sc, _ in rank(index, chunks, terms, limit)]
-    ensure_lengths(con)
-    params = [terms, n, K1, K1, B, B, max(avg, 1e-9), limit]
-    if index is None:
-        rows = con.execute(BM25_SQL, params).fetchall()
-    else:
-        con.register("q_post", read_postings(index, terms))
-        try:
-            rows = con.execute(BM25_FAST_SQL, params).fetchall()
-        finally:
-            con.unregister("q_post")
-    return [(str(p), int(o), float(sc)) for p, o, sc in rows]
-
-
-def chunk_details(
-    con: duckdb.DuckDBPyConnection, hits: list[tuple[str, int, float]]
-) -> list[tuple[Any, ...]]:
-    """(title, heading_path, start, end, text) per hit, from one query over the hit paths
-    (a semi-join on path lets the Parquet scan skip row groups of other notes)."""
-    if not hits:
-        return []
-    paths = sorted({p for p, _, _ in hits})
-    rows = con.execute(
-        "SELECT c.path, c.ordinal, n.title, c.heading_path, c.start_line, c.end_line, c.text FROM chunks c "
-        "LEFT JOIN notes n ON n.path = c.path WHERE c.path IN (SELECT unnest(?::VARCHAR[]))",
-        [paths],
-    ).fetchall()
-    by_key = {(r[0], int(r[1])): r[2:] for r in rows}
-    return [by_key.get((p, o), (None, [], 0, 0, "")) for p, o, _ in hits]
-
-
-def chunk_details_by_row(
-    con: duckdb.DuckDBPyConnection, chunks: SnapshotChunks, hits: list[tuple[str, int, float, int]]
-) -> list[tuple[Any, ...]]:
-    """chunk_details for ranked hits: their chunks' row groups only, titles from `notes`."""
-    if not hits:
-        return []
-    rows = chunk_rows(chunks, [g for _, _, _, g in hits])
-    paths = sorted({p for p, _, _, _ in hits})
-    titles = dict(
-        con.execute(
-            "SELECT path, title FROM notes WHERE path IN (SELECT unnest(?::VARCHAR[]))", [paths]
-        ).fetchall()
-    )
-    return [
-        (titles.get(p), r["heading_path"], r["start_line"], r["end_line"], r["text"])
-        for (p, _, _, _), r in zip(hits, rows, strict=True)
-    ]
+def check_choice(name: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
+    """Raises: InvalidParameter for a value outside `allowed`."""
+    if value is not None and value not in allowed:
+        raise InvalidParameter(f"parameter '{name}' must be one of: {', '.join(allowed)}")
+    return value
 
 
 def make_snippet(text: str, terms: list[str]) -> str:
@@ -281,28 +92,105 @@ def make_snippet(text: str, terms: list[str]) -> str:
     return ("…" if start else "") + body + ("…" if start + SNIPPET_CHARS < len(flat) else "")
 
 
+def hit_details(view: Any, hits: list[Hit]) -> list[tuple[Any, ...]]:
+    """(title, heading_path, start, end, text) per hit from the pinned snapshot; a note
+    without chunks (found by its name) answers its title and lines 1..line_count.
+
+    Chunks are read from the one segment holding each note's live rows (`_notes._seg`):
+    its Parquet file is path-sorted, so the scan reads only the hit notes' row groups
+    instead of every segment's."""
+    if not hits:
+        return []
+    con = view.con
+    paths = sorted({p for p, _, _ in hits})
+    notes: dict[str, tuple[Any, int]] = {}
+    by_seg: dict[int, list[str]] = {}
+    for path, title, lines, seg in con.execute(
+        "SELECT path, title, line_count, _seg FROM _notes WHERE path IN (SELECT unnest(?::VARCHAR[]))",
+        [paths],
+    ).fetchall():
+        notes[path] = (title, int(lines or 0))
+        by_seg.setdefault(int(seg), []).append(path)
+    chunks: dict[tuple[str, int], tuple[Any, ...]] = {}
+    for seg, seg_paths in sorted(by_seg.items()):
+        marks = ", ".join("?" * len(seg_paths))  # a constant IN list: pushed into the Parquet scan
+        rows = con.execute(
+            f"SELECT path, ordinal, heading_path, start_line, end_line, text FROM {view.segment_table('chunks', seg)} "
+            f"WHERE path IN ({marks})",
+            seg_paths,
+        ).fetchall()
+        chunks.update({(r[0], int(r[1])): r[2:] for r in rows})
+    out = []
+    for path, ordinal, _ in hits:
+        title, lines = notes.get(path, (None, 0))
+        hp, start, end, text = chunks.get((path, ordinal), ([], min(1, lines), lines, ""))
+        out.append((title, hp, start, end, text))
+    return out
+
+
+def lexical_hits(reader: Any, view: Any, terms: list[str], limit: int, group: str) -> list[Hit]:
+    """The engine's top hits of the pinned snapshot (chunks, or the best chunk per note)."""
+    index, searcher = open_engine(Path(reader.settings.index_dir), view.manifest.search_index)
+    rank = ranked_notes if group == "note" else ranked_chunks
+    return rank(index, searcher, terms, limit)
+
+
+def ranked_hits(
+    reader: Any, view: Any, query: str, terms: list[str], limit: int, mode: str | None, group: str
+) -> tuple[list[Hit], str, list[WarningItem]]:
+    """(hits, mode answered, warnings) for one pinned snapshot: the one ranking every
+    surface uses (search, vault_find)."""
+    warnings: list[WarningItem] = []
+    wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
+    lexical = lexical_hits(reader, view, terms, limit, group) if wanted != "semantic" else []
+    if wanted == "lexical":
+        return lexical, "lexical", warnings
+    semantic = semantic_hits(view, query, limit)
+    if semantic is None:
+        warnings.append(
+            WarningItem(
+                code="SEMANTIC_UNAVAILABLE",
+                message=f"{wanted} search needs embeddings and this index has none; answered lexical",
+            )
+        )
+        return lexical or lexical_hits(reader, view, terms, limit, group), "lexical", warnings
+    if group == "note":
+        semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]
+    return (semantic[:limit] if wanted == "semantic" else fuse(lexical, semantic, limit)), wanted, warnings
+
+
 def search(
-    reader: SnapshotReader, q: object, limit: int | None = None, cache: dict[Any, Any] | None = None
+    reader: Any,
+    q: object,
+    limit: int | None = None,
+    cache: dict[Any, Any] | None = None,
+    mode: str | None = None,
+    group: str | None = None,
 ) -> Outcome[SearchData]:
-    """Ranked chunks for a query (BM25), with title, heading path, line span and snippet.
+    """Ranked chunks for a query, with title, heading path, line span and snippet.
 
     Raises:
-        InvalidParameter: empty query. InvalidLimit: limit outside 1–50.
-        IndexNotFound, IndexIncompatible: no usable snapshot.
+        InvalidParameter: empty or over-long query, unknown mode or group.
+        InvalidLimit: limit outside 1–50.
+        IndexNotFound, IndexIncompatible: no usable snapshot (or search index).
     """
+    del cache  # the engine keeps its own per-snapshot handles (search_engine.open_engine)
     terms = query_terms(q)
     size = check_limit(limit)
+    check_choice("mode", mode, MODES)
+    grouping = check_choice("group", group, GROUPS) or "chunk"
+    assert isinstance(q, str)
     with reader.acquire() as view:
-        index = postings_index(reader, view, cache)
-        chunks = chunk_map(reader, view, cache) if index is not None else None
-        if index is not None and chunks is not None:
-            ranked = rank(index, chunks, terms, size)
-            hits = [(p, o, sc) for p, o, sc, _ in ranked]
-            details = chunk_details_by_row(view.con, chunks, ranked)
-        else:
-            stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
-            hits = bm25(view.con, terms, size, stats, index)
-            details = chunk_details(view.con, hits)
+        warnings = list(view.warnings())
+        if not terms:
+            warnings.append(
+                WarningItem(
+                    code="NO_SEARCH_TERMS", message="the query has no words or CJK characters to search for"
+                )
+            )
+        hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping)
+        warnings += extra
+        details = hit_details(view, hits)
         results = [
             SearchResult(
                 path=path,
@@ -315,5 +203,11 @@ def search(
             )
             for (path, _, score), (title, hp, start, end, text) in zip(hits, details, strict=True)
         ]
-        data = SearchData(query_terms=len(terms), results=results, index_freshness=view.freshness)
-        return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)
+        data = SearchData(
+            query_terms=len(terms),
+            mode=answered,
+            group=grouping,
+            results=results,
+            index_freshness=view.freshness,
+        )
+        return Outcome(data=data, warnings=warnings, freshness=view.freshness)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -20,6 +20,10 @@ else:  # the core is imported on first use (the CLI imports this module for the 
 class SearchParams(Params):
     query: str = Field(alias="q", min_length=1, max_length=MAX_QUERY_CHARS)
     limit: int | None = Field(default=None, ge=1, le=RANKED_LIMIT_MAX, description="Default 10.")
+    mode: Literal["lexical", "semantic", "hybrid"] | None = Field(
+        default=None, description="Default hybrid when notes are embedded, else lexical."
+    )
+    group: Literal["chunk", "note"] | None = Field(default=None, description="note: best chunk per note.")
 
 
 class NoteParams(Params):
@@ -63,12 +67,13 @@ register(
         http_method="GET",
         http_path="/search",
         params=SearchParams,
-        func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state),
-        description="Passages ranked by relevance (BM25); use it first for a topic or question when you do not know the exact words.",
+        func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group),
+        description="Passages ranked by relevance (names, headings, text, and meaning when notes are embedded); "
+        "use it first for a topic or question when you do not know the exact words.",
         title="Ranked search",
         result="vault_agent.query.search:SearchData",
         cli_args=("query",),
-        cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5",
+        cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5 --group note",
         limit_error=InvalidLimit,
         render=render_search,
     )

@@ -1,0 +1,147 @@
+"""Retrieval quality of `search` (and `vault_find`): recall@1/@3/@10 over distinct notes.
+
+    .venv/bin/python ops/bench/bench_retrieval.py [--work /tmp/bench-retrieval] [--modes lexical]
+
+Sets measured (each vault is indexed once into --work, outside the vault):
+- dev: ../shared/bench/retrieval-dev.json on its vault, recall per query kind and per mode;
+- titles: every note of each shared corpus, its title (frontmatter `title`, else the file
+  stem as SPEC) as the query, recall@1 of the note itself;
+- cjk: the synthetic CJK set of fixtures/search_cjk (long natural-language questions,
+  short keyword queries, titles);
+- find: the note named by vault_find's first suggested vault_read, per set (dev, cjk).
+Recall counts distinct notes in rank order (chunk hits collapse to their note). Prints
+JSON. Not part of CI; quality numbers are deterministic (no timing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+sys.path.insert(0, str(REPO))
+
+from vault_agent.api.registry import make_vault  # noqa: E402
+from vault_agent.config import Settings  # noqa: E402
+from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.query import search as search_mod  # noqa: E402
+from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+
+CORPORA = ["obsidian-tasks-docs", "kepano-obsidian", "eips"]
+KS = (1, 3, 10)
+
+
+def _reader(vault: Path, work: Path, name: str) -> tuple[SnapshotReader, Settings]:
+    state = work / name
+    settings = Settings(vault=vault, index_dir=state)
+    if state.exists():
+        shutil.rmtree(state)
+    build_index(settings, full=True)
+    return SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh"), settings
+
+
+def ranked_notes(reader: SnapshotReader, q: str, mode: str | None, cache: dict[Any, Any]) -> list[str]:
+    """Distinct note paths in rank order (at most 50 chunk hits, or note-grouped when offered)."""
+    kwargs: dict[str, Any] = {}
+    if mode is not None and "mode" in search_mod.search.__code__.co_varnames:
+        kwargs = {"mode": mode, "group": "note"}
+    out = search_mod.search(reader, q, 50, cache, **kwargs)
+    return list(dict.fromkeys(r.path for r in out.data.results))
+
+
+def _recall(rank_lists: list[tuple[list[str], list[str]]]) -> dict[str, float]:
+    n = max(1, len(rank_lists))
+    return {
+        f"r@{k}": round(sum(any(t in ranked[:k] for t in targets) for targets, ranked in rank_lists) / n, 3)
+        for k in KS
+    } | {"n": len(rank_lists)}
+
+
+def _titles(reader: SnapshotReader) -> list[tuple[str, str]]:
+    with reader.acquire() as view:
+        rows = view.con.execute("SELECT path, title FROM notes ORDER BY path").fetchall()
+    return [(str(p), str(t or Path(p).stem)) for p, t in rows]
+
+
+def _find_first_read(reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]) -> str | None:
+    from vault_agent.query.find import vault_find
+
+    try:
+        out = vault_find(make_vault(settings), reader, q, cache=cache)
+    except TypeError:
+        out = vault_find(make_vault(settings), reader, q)
+    data = out.data if hasattr(out, "data") else out
+    dump = data.model_dump() if hasattr(data, "model_dump") else data
+    for act in dump.get("next_actions", []) or []:
+        params = act.get("params") or {}
+        if act.get("type") == "vault_read" and params.get("path"):
+            return str(params["path"])
+    return None
+
+
+def run_set(reader: SnapshotReader, queries: list[dict[str, Any]], modes: list[str | None]) -> dict[str, Any]:
+    cache: dict[Any, Any] = {}
+    out: dict[str, Any] = {}
+    for mode in modes:
+        per_kind: dict[str, list[tuple[list[str], list[str]]]] = defaultdict(list)
+        for item in queries:
+            ranked = ranked_notes(reader, item["q"], mode, cache)
+            per_kind[item["kind"]].append((item["targets"], ranked))
+            per_kind["all"].append((item["targets"], ranked))
+        out[str(mode or "default")] = {k: _recall(v) for k, v in sorted(per_kind.items())}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--work", default="/tmp/bench-retrieval")
+    ap.add_argument("--modes", default="lexical")
+    ap.add_argument("--skip-titles", action="store_true")
+    args = ap.parse_args()
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    modes: list[str | None] = [m or None for m in args.modes.split(",")]
+    report: dict[str, Any] = {}
+    dev = json.loads((SHARED / "bench/retrieval-dev.json").read_text())
+    readers: dict[str, tuple[SnapshotReader, Settings]] = {}
+    for corpus in CORPORA:
+        readers[corpus] = _reader(SHARED / "corpora" / corpus / "vault", work, corpus)
+    reader, settings = readers["obsidian-tasks-docs"]
+    report["dev"] = run_set(reader, dev["queries"], modes)
+    cache: dict[Any, Any] = {}
+    report["dev_find_first_read"] = _recall(
+        [
+            (
+                [t for t in q["targets"]],
+                [p] if (p := _find_first_read(reader, settings, q["q"], cache)) else [],
+            )
+            for q in dev["queries"]
+        ]
+    )
+    cjk_file = REPO / "fixtures/search_cjk/queries.json"
+    if cjk_file.exists():
+        cjk = json.loads(cjk_file.read_text())
+        r, s = _reader(REPO / "fixtures/search_cjk/vault", work, "cjk")
+        report["cjk"] = run_set(r, cjk["queries"], modes)
+        report["cjk_find_first_read"] = _recall(
+            [(q["targets"], [p] if (p := _find_first_read(r, s, q["q"], {})) else []) for q in cjk["queries"]]
+        )
+        r.close()
+    if not args.skip_titles:
+        for corpus, (r, _) in readers.items():
+            pairs = _titles(r)
+            qs = [{"q": t, "targets": [p], "kind": "title"} for p, t in pairs if t.strip()]
+            report[f"titles/{corpus}"] = run_set(r, qs, modes[:1])
+    for r, _ in readers.values():
+        r.close()
+    print(json.dumps(report, indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

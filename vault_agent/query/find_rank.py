@@ -1,0 +1,109 @@
+"""`vault_find` Stage 1 candidates chosen by the same ranking as `search`.
+
+Stage 1 (loose match) takes the ranked chunks of the pinned snapshot (search.ranked_hits:
+the fielded engine, or hybrid once embeddings exist) down to STAGE1_DEPTH, keeps those in
+scope whose weighted token coverage is at least LOOSE_MIN_OVERLAP (else the best few with
+WEAK_MIN_OVERLAP), and keeps their rank.
+Coverage = the share of the query's token weight found in the chunk's text, its heading
+path and its note's name (title, aliases, file name, folder), with the engine's token
+analysis (stemmed; CJK function bigrams and tokens common in the index weigh
+search_engine.COMMON_WEIGHT). So "Obsidian 怎么做多栏布局" covers a note named
+`Obsidian如何制作多栏布局.md` although its text never repeats the question.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from vault_agent.query.search import ranked_hits
+from vault_agent.query.search_engine import open_engine, term_weights
+from vault_agent.search_fields import analyze_terms
+from vault_agent.text import tokenize
+
+STAGE1_DEPTH = 50  # ranked chunks Stage 1 looks at (the engine's top; deeper hits rarely answer)
+LOOSE_MIN_OVERLAP = 0.6
+# A long natural-language question rarely has 60 % of its words in the note that answers
+# it. When no ranked chunk reaches LOOSE_MIN_OVERLAP, the best WEAK_KEPT ranked chunks with
+# at least WEAK_MIN_OVERLAP are the candidates (low sufficiency: needs_followup, not blocked).
+WEAK_MIN_OVERLAP = 0.3
+WEAK_KEPT = 3
+
+
+@dataclass(frozen=True)
+class Ranked:
+    path: str
+    ordinal: int
+    start: int
+    end: int
+    rank: int  # 0 = the engine's best chunk
+    overlap: float  # weighted token coverage, 0..1
+    terms: frozenset[str]  # the query tokens (as typed, unstemmed) the chunk covers
+
+
+def _names(path: str, title: str | None, aliases: list[str] | None) -> str:
+    folder, _, name = path.rpartition("/")
+    return " \n ".join([title or "", *(aliases or []), posixpath.splitext(name)[0], folder])
+
+
+def weighted_share(covered: set[str] | frozenset[str], tokens: list[str], weights: dict[str, float]) -> float:
+    """The share of the query's token weight in `covered` (unknown weights count 1)."""
+    total = sum(weights.get(t, 1.0) for t in tokens)
+    return sum(weights.get(t, 1.0) for t in tokens if t in covered) / total if total else 0.0
+
+
+def ranked_candidates(
+    reader: Any, view: Any, query: str, tokens: list[str], where: str, params: list[Any]
+) -> tuple[list[Ranked], int, dict[str, float]]:
+    """(Stage 1 candidates in rank order, ranked chunks in scope looked at, token weights)."""
+    if not tokens:
+        return [], 0, {}
+    hits, _, _ = ranked_hits(reader, view, query, tokens, STAGE1_DEPTH, None, "chunk")
+    if not hits:
+        return [], 0, {}
+    con: duckdb.DuckDBPyConnection = view.con
+    paths = sorted({p for p, _, _ in hits})
+    notes = {  # the hit notes in scope: title, aliases
+        r[0]: r[1:]
+        for r in con.execute(
+            f"SELECT path, title, aliases FROM notes WHERE path IN (SELECT unnest(?::VARCHAR[])) AND {where}",
+            [paths, *params],
+        ).fetchall()
+    }
+    rows = con.execute(
+        "SELECT path, ordinal, start_line, end_line, text, heading_path FROM chunks "
+        "WHERE path IN (SELECT unnest(?::VARCHAR[]))",
+        [sorted(notes)],
+    ).fetchall()
+    by_key = {(r[0], int(r[1])): r for r in rows}
+    _, searcher = open_engine(Path(reader.settings.index_dir), view.manifest.search_index)
+    stems = {t: analyze_terms([t]) for t in tokens}
+    weights = term_weights(searcher, [s for v in stems.values() for s in v])
+    token_weight = {t: max((weights.get(s, 1.0) for s in stems[t]), default=0.0) for t in tokens}
+    out: list[Ranked] = []
+    weak: list[Ranked] = []  # below the loose threshold, kept only when nothing passes it
+    seen = 0
+    for rank, (path, ordinal, _) in enumerate(hits):
+        if path not in notes:
+            continue  # out of scope
+        seen += 1
+        title, aliases = notes[path]
+        row = by_key.get((path, ordinal))
+        if row is not None:
+            _, _, start, end, text, hp = row
+            words = " \n ".join([text or "", *(hp or []), _names(path, title, aliases)])
+        else:  # a chunkless note, found by its name: its first line
+            start, end, words = 1, 1, _names(path, title, aliases)
+        have = set(analyze_terms(tokenize(words)))
+        covered = frozenset(t for t in tokens if stems[t] and all(s in have for s in stems[t]))
+        overlap = min(1.0, weighted_share(covered, tokens, token_weight))
+        cand = Ranked(path, ordinal, int(start), int(end), rank, overlap, covered)
+        if overlap >= LOOSE_MIN_OVERLAP:
+            out.append(cand)
+        elif overlap >= WEAK_MIN_OVERLAP and len(weak) < WEAK_KEPT:
+            weak.append(cand)
+    return (out or weak), seen, token_weight

@@ -1,0 +1,104 @@
+"""The full-text engine's document shape: what the indexer writes and `search` reads.
+
+One engine document per heading-bounded chunk (the unit `search` answers with). Each
+document carries its note's name fields too, so a chunk can be found by the name of its
+note as well as by its own words:
+
+    field      text                                             boost
+    title      note title (frontmatter `title`, else the stem)   4.0
+    aliases    frontmatter `aliases` / `alias` values           3.5
+    filename   file name without `.md`                         3.0
+    folder     folder path (every folder name)                  1.0
+    headings   the chunk's heading path                         1.5
+    body       the chunk's text                                 1.0
+
+Text fields are tokenized in Python by `text.tokenize` (NFKC, casefold, words for Latin
+scripts, character bigrams for CJK) and stored as the tokens joined by single spaces; the
+engine splits them on whitespace. So index and query use the same rules byte for byte, and
+CJK gets bigrams the engine's own tokenizers do not make. The engine then applies the
+English Snowball stemmer to each token ("installation" and "install" both index as
+"instal"; CJK bigrams and most non-English words pass unchanged); query tokens go through
+the same analyzer (`analyze_terms`). `path` (raw) keys deletes.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from typing import Any
+
+from vault_agent.text import tokenize
+
+ENGINE_VERSION = 1  # bump when the field set, tokens or boosts change (with SCHEMA_VERSION)
+SEARCH_DIR = "search"  # under the state dir: work/ (the writer's) + one dir per snapshot
+WORK_DIR = "work"
+TEXT_TOKENIZER = "va_words"  # whitespace split + English Snowball stemmer (registered per open)
+STEM_LANGUAGE = "english"
+PATH_FIELD = "path"
+ORDINAL_FIELD = "ordinal"
+
+FIELD_BOOSTS: dict[str, float] = {
+    "title": 4.0,
+    "aliases": 3.5,
+    "filename": 3.0,
+    "folder": 1.0,
+    "headings": 1.5,
+    "body": 1.0,
+}
+NAME_FIELDS: tuple[str, ...] = ("title", "aliases", "filename", "folder")
+
+
+def snapshot_dir_name(snapshot_id: int) -> str:
+    """The engine dir a snapshot owns under `search/`."""
+    return f"snap-{int(snapshot_id)}"
+
+
+def build_schema() -> Any:
+    """The engine schema (tantivy is imported lazily: query-only tools never load it)."""
+    import tantivy
+
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field(PATH_FIELD, stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_integer_field(ORDINAL_FIELD, stored=True, indexed=False, fast=True)
+    for name in FIELD_BOOSTS:
+        sb.add_text_field(name, stored=False, tokenizer_name=TEXT_TOKENIZER, index_option="position")
+    return sb.build()
+
+
+@functools.lru_cache(maxsize=1)
+def analyzer() -> Any:
+    """The engine-side analyzer of every text field (register on each opened Index)."""
+    import tantivy
+
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
+    return builder.filter(tantivy.Filter.stemmer(STEM_LANGUAGE)).build()
+
+
+def register(index: Any) -> Any:
+    """Register the fields' analyzer on an opened tantivy Index; returns the index."""
+    index.register_tokenizer(TEXT_TOKENIZER, analyzer())
+    return index
+
+
+def analyze_terms(tokens: list[str]) -> list[str]:
+    """Query tokens as the engine indexed them (stemmed), distinct, in first-seen order."""
+    if not tokens:
+        return []
+    return list(dict.fromkeys(analyzer().analyze(" ".join(tokens))))
+
+
+def joined_tokens(text: str) -> str:
+    """`text.tokenize` tokens joined by one space (the engine's whitespace tokenizer splits them)."""
+    return " ".join(tokenize(text)) if text else ""
+
+
+def name_fields(path: str, title: str | None, aliases: list[str] | None) -> dict[str, str]:
+    """The per-note fields every chunk document of a note repeats."""
+    folder, _, name = path.rpartition("/")
+    stem = posixpath.splitext(name)[0]
+    return {
+        "title": joined_tokens(title or ""),
+        "aliases": joined_tokens(" \n ".join(aliases or [])),
+        "filename": joined_tokens(stem),
+        "folder": joined_tokens(folder.replace("/", " \n ")),
+    }
