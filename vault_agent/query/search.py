@@ -15,7 +15,15 @@ from vault_agent.contracts import MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome, Wa
 from vault_agent.errors import InvalidLimit, InvalidParameter
 from vault_agent.query.models import Camel
 from vault_agent.query.search_engine import open_engine, ranked_chunks, ranked_notes
-from vault_agent.query.search_modes import GROUPS, MODES, Hit, embeddings_available, fuse, semantic_hits
+from vault_agent.query.search_modes import (
+    GROUPS,
+    MODES,
+    Hit,
+    embeddings_available,
+    fuse,
+    semantic_hits,
+    semantic_warnings,
+)
 from vault_agent.text import tokenize
 
 SEARCH_LIMIT_DEFAULT = 10
@@ -135,28 +143,35 @@ def lexical_hits(reader: Any, view: Any, terms: list[str], limit: int, group: st
     return rank(index, searcher, terms, limit)
 
 
+FUSION_POOL = 50  # candidates each ranker contributes to hybrid fusion (then cut to the limit)
+
+
 def ranked_hits(
     reader: Any, view: Any, query: str, terms: list[str], limit: int, mode: str | None, group: str
 ) -> tuple[list[Hit], str, list[WarningItem]]:
     """(hits, mode answered, warnings) for one pinned snapshot: the one ranking every
     surface uses (search, vault_find)."""
-    warnings: list[WarningItem] = []
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
-    lexical = lexical_hits(reader, view, terms, limit, group) if wanted != "semantic" else []
     if wanted == "lexical":
-        return lexical, "lexical", warnings
-    semantic = semantic_hits(view, query, limit)
+        return lexical_hits(reader, view, terms, limit, group), "lexical", []
+    pool = max(limit, FUSION_POOL)
+    semantic = semantic_hits(reader, view, query, pool)
+    warnings = semantic_warnings(reader, view)
     if semantic is None:
-        warnings.append(
-            WarningItem(
-                code="SEMANTIC_UNAVAILABLE",
-                message=f"{wanted} search needs embeddings and this index has none; answered lexical",
+        if not any(w.code == "SEMANTIC_UNAVAILABLE" for w in warnings):
+            warnings.append(
+                WarningItem(
+                    code="SEMANTIC_UNAVAILABLE",
+                    message=f"{wanted} search needs embeddings and this index has none yet; answered lexical",
+                )
             )
-        )
-        return lexical or lexical_hits(reader, view, terms, limit, group), "lexical", warnings
-    if group == "note":
+        return lexical_hits(reader, view, terms, limit, group), "lexical", warnings
+    if group == "note":  # the best chunk per note, in rank order
         semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]
-    return (semantic[:limit] if wanted == "semantic" else fuse(lexical, semantic, limit)), wanted, warnings
+    if wanted == "semantic":
+        return semantic[:limit], "semantic", warnings
+    lexical = lexical_hits(reader, view, terms, pool, group) if terms else []
+    return fuse(lexical, semantic, limit), "hybrid", warnings
 
 
 def search(

@@ -1,7 +1,8 @@
 """Search modes: which rankers answer (`lexical` | `semantic` | `hybrid`) — the semantic seam.
 
-`search` calls `semantic_hits` for `semantic` and `hybrid`. Without embeddings it returns
-None and the answer is lexical with a SEMANTIC_UNAVAILABLE warning (SPEC: asking for
+`search` calls `semantic_hits` (vault_agent.semantic: one embedding per note, cosine top-k)
+for `semantic` and `hybrid`. Without embeddings it returns None and the answer is lexical
+with a SEMANTIC_UNAVAILABLE warning (SPEC: asking for
 semantic without embeddings is a warning, not an error); the default mode is hybrid when
 embeddings exist, else lexical.
 """
@@ -10,41 +11,38 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from vault_agent import semantic
+from vault_agent.contracts import WarningItem
+
 Mode = Literal["lexical", "semantic", "hybrid"]
 Group = Literal["chunk", "note"]
 MODES: tuple[str, ...] = ("lexical", "semantic", "hybrid")
 GROUPS: tuple[str, ...] = ("chunk", "note")
-RRF_K = 60
 
 Hit = tuple[str, int, float]  # (note path, chunk ordinal, score), best first
 
 
-def semantic_hits(snapshot: Any, query: str, k: int) -> list[Hit] | None:
-    """THE SEAM for semantic search: the top-k chunks of `snapshot` for `query` by embedding.
+def semantic_hits(reader: Any, snapshot: Any, query: str, k: int) -> list[Hit] | None:
+    """The top-k chunks of the pinned `snapshot` for `query` by embedding (vault_agent.semantic).
 
-    Inputs: `snapshot` is the SnapshotView the request pinned (its `manifest` names the
-    segments; answer only from it, never from a newer snapshot), `query` the raw query text
-    (already validated: non-empty, <= 1,000 chars), `k` how many hits the caller wants.
-    Output: ranked (path, chunk ordinal, score) best first with deterministic ties (path,
-    then ordinal), or None when this snapshot has no embeddings (the caller then answers
-    lexical with a warning). Until the semantic package is wired here, always None.
+    Answers only from the snapshot the request pinned; ranked (path, chunk ordinal, cosine)
+    best first, ties by path then ordinal; None when there is nothing to rank with
+    (semantic search off, the model failed to load, or no embeddings in this snapshot yet).
     """
-    del snapshot, query, k
-    return None
+    return semantic.semantic_hits(reader, snapshot, query, k)
 
 
 def embeddings_available(snapshot: Any) -> bool:
     """Whether `snapshot` has embeddings (decides the default mode: hybrid, else lexical)."""
-    del snapshot
-    return False
+    state = semantic.semantic_state(snapshot.manifest, load_model=False)
+    return state.enabled and state.embedded_notes > 0
 
 
-def fuse(lexical: list[Hit], semantic: list[Hit], k: int) -> list[Hit]:
-    """Reciprocal rank fusion of two ranked lists (score = Σ 1/(RRF_K + rank)), top k."""
-    scores: dict[tuple[str, int], float] = {}
-    for ranked in (lexical, semantic):
-        for rank, (path, ordinal, _) in enumerate(ranked, 1):
-            scores[(path, ordinal)] = scores.get((path, ordinal), 0.0) + 1.0 / (RRF_K + rank)
-    out = [(p, o, round(s, 6)) for (p, o), s in scores.items()]
-    out.sort(key=lambda h: (-h[2], h[0], h[1]))
-    return out[:k]
+def semantic_warnings(reader: Any, snapshot: Any) -> list[WarningItem]:
+    """SEMANTIC_PENDING while embeddings lag; SEMANTIC_UNAVAILABLE when the model cannot load."""
+    return semantic.semantic_warnings(reader, snapshot)
+
+
+def fuse(lexical: list[Hit], semantic_ranked: list[Hit], k: int) -> list[Hit]:
+    """Hybrid ranking: reciprocal rank fusion with the semantic package's margin cut."""
+    return semantic.fuse(lexical, semantic_ranked, k)
