@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from vault_agent.indexer.segments import fsync_dir
+from vault_agent.contracts import fsync_dir
 from vault_agent.search_fields import (
     FIELD_BOOSTS,
     ORDINAL_FIELD,

@@ -24,6 +24,7 @@ from vault_agent.paths import display, normalize_rel_path
 from vault_agent.query.bm25 import bm25, chunk_map, corpus_stats, postings_index
 from vault_agent.query.models import Camel
 from vault_agent.query.search import check_limit
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import remember
 
 LINK_WEIGHT = 3.0
