@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vault_agent.api.mcp_server import annotations_of  # noqa: E402
-from vault_agent.api.registry import Operation, operations  # noqa: E402
+from vault_agent.api.registry import Operation, operations, result_model  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- params
@@ -151,13 +151,27 @@ def mcp_block() -> list[str]:
     return out
 
 
-def _result_line(op: Operation) -> str:
-    """The fields of an operation's result model (what `data`, or the raw body, holds)."""
-    schema = op.result.model_json_schema(by_alias=True, mode="serialization") if op.result else {}
+def _fields_of(schema: dict[str, Any]) -> str:
     required = set(schema.get("required", []))
-    fields = ", ".join(f"`{k}`" + ("" if k in required else "?") for k in schema.get("properties", {}))
+    return ", ".join(f"`{k}`" + ("" if k in required else "?") for k in schema.get("properties", {}))
+
+
+def _result_line(op: Operation) -> str:
+    """The fields of an operation's result model (what `data`, or the raw body, holds).
+
+    A root model over a union (get_conversation) lists each alternative's fields.
+    """
+    model = result_model(op)
+    assert model is not None
+    schema = model.model_json_schema(by_alias=True, mode="serialization")
     where = "`data` holds" if op.envelope else "the body (a versioned contract) holds"
-    return f"Returns ({op.result.__name__ if op.result else ''}): {where} {fields}."
+    if "anyOf" in schema:
+        defs = schema.get("$defs", {})
+        alts = [defs[a["$ref"].rsplit("/", 1)[-1]] for a in schema["anyOf"] if "$ref" in a]
+        fields = " or ".join(f"{alt.get('title', '')} ({_fields_of(alt)})" for alt in alts)
+    else:
+        fields = _fields_of(schema)
+    return f"Returns ({model.__name__}): {where} {fields}."
 
 
 def cli_block() -> list[str]:

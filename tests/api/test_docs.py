@@ -29,3 +29,18 @@ def test_every_http_route_and_tool_is_documented() -> None:
     missing = [op.http_path for op in operations() if not op.mcp_only and f"`{op.http_path}`" not in http_doc]
     missing += [op.mcp_name for op in operations() if f"### {op.mcp_name}\n" not in mcp_doc]
     assert missing == []
+
+
+def test_routes_outside_the_registry_are_documented() -> None:
+    """Routes the app mounts beside the registry's (conversations) are documented by hand."""
+    from aiohttp import web
+
+    from vault_agent.api.messages_sse import add_conversation_routes
+
+    app = web.Application()
+    add_conversation_routes(app)
+    routes = {r.resource.canonical for r in app.router.routes() if r.resource is not None}
+    http_doc = (ROOT / "docs" / "http-api.md").read_text(encoding="utf-8")
+    generated = http_doc.split("<!-- BEGIN GENERATED: routes -->")[0]
+    assert routes == {"/messages/stream", "/conversations/{id}"}
+    assert [r for r in sorted(routes) if f"`GET {r}`" not in generated] == []

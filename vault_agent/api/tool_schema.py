@@ -95,16 +95,17 @@ def without_descriptions(node: Any, *, in_properties: bool = False) -> Any:
     }
 
 
-def output_schema(result: type[BaseModel], *, envelope: bool) -> dict[str, Any]:
-    """The published output schema: the top-level fields every answer carries.
+def output_schema(result: type[BaseModel], *, envelope: bool) -> dict[str, Any] | None:
+    """The published output schema: the top-level fields every answer carries, or None.
 
-    Envelope operations answer `{data, warnings}`; the versioned raw contracts publish the
-    names of their own always-present fields, derived from the result model as it
-    serializes. Field types and descriptions stay out on purpose: every byte of
-    `tools/list` is paid in each session, the description says what the tool returns, and
-    docs/mcp.md lists the full result models. Structured content always validates.
+    The versioned raw contracts publish the names of their own always-present fields,
+    derived from the result model as it serializes. Envelope operations publish none: their
+    `{data, warnings}` shape is said once in the server's `instructions`, and repeating it
+    cost 64 characters per tool of every `tools/list` (about 1,300 of the default list,
+    which had to fit 23 tools in 12,000). Field types and descriptions stay out for the same
+    reason; docs/mcp.md lists the full result models. Structured content always validates.
     """
     if envelope:
-        return {"type": "object", "required": ["data", "warnings"]}
+        return None
     required = result.model_json_schema(by_alias=True, mode="serialization").get("required", [])
     return {"type": "object", "required": list(required)}

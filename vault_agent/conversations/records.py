@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, RootModel
 
 MAX_MESSAGE_CHARS = 4000  # send_message text cap (documented in README)
 MAX_TITLE_CHARS = 200
@@ -49,6 +49,10 @@ class ConversationPage(BaseModel):
     conversation: ConversationSummary
     entries: list[dict[str, Any]]
     next_cursor: str | None = Field(description="pass as cursor for the next entries; null at the end")
+
+
+class ConversationAnswer(RootModel[ConversationList | ConversationPage]):
+    """What get_conversation returns: the list without an id, one record's page with it."""
 
 
 class SendResult(BaseModel):

@@ -14,24 +14,32 @@ from pydantic import Field
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.conversations import tools
-from vault_agent.conversations.records import MAX_MESSAGE_CHARS
+from vault_agent.conversations.records import (
+    MAX_MESSAGE_CHARS,
+    MAX_TITLE_CHARS,
+    ConversationAnswer,
+    EndResult,
+    SendResult,
+)
 
 
+# Parameter descriptions say only what the schema cannot: the caps are checked by the core
+# (TOO_LARGE), not by the schema, and limit's range depends on whether id is given.
 class SendMessageParams(Params):
-    text: str = Field(description=f"what to tell the user (1–{MAX_MESSAGE_CHARS} characters)")
-    priority: Literal["normal", "high"] = Field("normal", description="normal | high")
-    expect_reply: bool = Field(False, description="ask the user and wait for the answer (MCP elicitation)")
+    text: str = Field(description=f"1–{MAX_MESSAGE_CHARS:,} characters")
+    priority: Literal["normal", "high"] = "normal"
+    expect_reply: bool = Field(False, description="ask; returns reply or reason")
 
 
 class EndConversationParams(Params):
-    title: str | None = Field(None, description="one-line title (at most 200 characters)")
-    summary: str | None = Field(None, description="what was done and decided (at most 4,000 characters)")
+    title: str | None = Field(None, description=f"one line, ≤ {MAX_TITLE_CHARS} chars")
+    summary: str | None = Field(None, description="what was done, decided, left open")
 
 
 class GetConversationParams(Params):
-    id: str | None = Field(None, description="a conversation id; omit to list the newest conversations")
-    limit: int | None = Field(None, description="conversations listed (1–100, default 20) or entries (1–500, default 100)")
-    cursor: str | None = Field(None, description="next_cursor of the previous page of one conversation")
+    id: str | None = Field(None, description="omit to list")
+    limit: int | None = Field(None, description="list 1–100 (20); entries 1–500 (100)")
+    cursor: str | None = Field(None, description="from next_cursor")
 
 
 def _send(ctx: AppContext, p: SendMessageParams) -> Outcome[Any]:
@@ -90,11 +98,9 @@ register(
         http_path="/messages",
         params=SendMessageParams,
         func=_send,
-        description="Tell the user something now (progress, a result, a question); call it as often as needed. "
-        "The message is recorded in the current conversation and delivered live to the MCP client (a log "
-        "notification) and to `GET /messages/stream` listeners. With expect_reply: true the user is asked "
-        "through MCP elicitation and the answer is returned as reply; when it cannot be asked, reply is null "
-        "and reason says why (unsupported | declined | timeout). Text: 1–4,000 characters (TOO_LARGE over).",
+        title="Message the user",
+        description="Tell the user something now (progress, a result, a question); call it as often as needed.",
+        result=SendResult,
         idempotent=False,
         cli_args=("text",),
         cli_help="Send a message to the user. Example: vault-agent send-message 'index rebuilt'",
@@ -109,10 +115,10 @@ register(
         http_path="/conversations/end",
         params=EndConversationParams,
         func=_end,
-        description="Close the current conversation when the task is done or the topic changes; the next tool "
-        "call starts a new one. Give a title and a summary (what was done, decided, left open); without them "
-        "the client's model is asked (MCP sampling) or a digest of notes touched, writes and messages is kept. "
-        "Returns the conversation's row (summary_source: agent | sampling | digest).",
+        title="End conversation",
+        description="Close this conversation with a title and summary; call it when the task is done or the "
+        "topic changes.",
+        result=EndResult,
         idempotent=False,
         cli_help="End the http conversation of the server. Example: vault-agent end-conversation --title 'Tidy'",
     )
@@ -126,11 +132,10 @@ register(
         http_path="/conversations",
         params=GetConversationParams,
         func=_get,
-        description="Past conversations. Without id: the newest first (id, title, summary, times, counts of "
-        "messages, replies, tool calls and writes; limit 1–100, default 20). With id: that conversation's "
-        "entries in order (tool calls with paths and outcome, writes with sha256 before/after, messages, "
-        "replies), limit 1–500 per page (default 100) and next_cursor for the next page. Records never hold "
-        "note text.",
+        title="Past conversations",
+        description="Past conversations, or one's calls, writes and messages by id; use it to recall "
+        "earlier sessions.",
+        result=ConversationAnswer,
         cli_help="List or show conversations. Example: vault-agent get-conversation --id ID --json",
         render=_render_conversations,
     )

@@ -31,10 +31,10 @@ else:  # the core is imported on first use (the CLI imports this module for the 
 
 # ------------------------------------------------------------------------ vault_ls
 class LsParams(Params):
-    relative_dir: str | None = Field(default=None, description="Folder to list; omitted: the vault root.")
+    relative_dir: str | None = Field(default=None, description="omitted: the vault root")
     glob: str | None = Field(
         default=None,
-        description="Glob (case-insensitive): every match below the folder.",
+        description="case-insensitive, recursive",
     )
     sort: Literal["name", "mtime"] | None = Field(default=None, description="mtime: newest first.")
 
@@ -53,8 +53,7 @@ register(
         http_path="/ls",
         params=LsParams,
         func=lambda ctx, p: files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort),
-        description="A folder's files and subfolders, or glob matches below it; use it for exact file "
-        "names (vault_tree for counts).",
+        description="Files and subfolders of a folder, or glob matches; use it for exact file names (vault_tree for counts).",
         title="List folder",
         result="vault_agent.query.files:LsData",
         cli_args=("relative_dir",),
@@ -71,7 +70,7 @@ class ReadRange(Params):
     start_char: int | None = Field(
         default=None,
         ge=0,
-        description="Offset in start_line, to continue a cut line.",
+        description="continues a cut line",
     )
 
 
@@ -81,7 +80,7 @@ class ReadLimits(Params):
 
 class ReadParams(Params):
     path: str = Field(max_length=MAX_PATH_CHARS)
-    full: bool | None = Field(default=None, description="Read to the end; else range is required.")
+    full: bool | None = Field(default=None, description="to the end; else give range")
     range: ReadRange | None = Field(default=None)
     limits: ReadLimits | None = Field(default=None)
     line_numbers: bool | None = Field(default=None)
@@ -120,8 +119,7 @@ register(
         http_path="/read",
         params=ReadParams,
         func=_read,
-        description="Exact text of a file's line range; use it once search, vault_search or vault_find "
-        "gave a path and lines.",
+        description="A file's exact lines; use it once search, vault_search or vault_find gave a path and lines.",
         title="Read lines",
         result="vault_agent.query.files:ReadData",
         cli_args=("path",),
@@ -207,7 +205,8 @@ register(
         http_path="/find",
         params=FindParams,
         func=_find,
-        description="Finds where a query is answered and what to read next (next_actions); use it for a find-then-read loop when search snippets are not enough.",
+        description="Finds where a query is answered and plans what to read next; use it when search snippets "
+        "are not enough.",
         title="Find, then plan reads",
         result="vault_agent.query.find:FindData",
         long_running=True,
@@ -257,7 +256,7 @@ register(
         http_path="/scan",
         params=ScanParams,
         func=_scan,
-        description="A file chunk by chunk from a cursor; use it to read a long note completely (vault_read for one range).",
+        description="A file chunk by chunk; use it to read a long note completely (vault_read for one range).",
         title="Read in chunks",
         result="vault_agent.query.scan:ScanData",
         cli_args=("path",),
@@ -305,7 +304,7 @@ register(
         http_path="/coverage",
         params=CoverageParams,
         func=lambda ctx, p: coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or []),
-        description="How much of a file your cited line ranges cover, and the gaps; use it before finishing a summary to check for skipped parts.",
+        description="How much of a file your citations cover, and the gaps; use it before finishing a summary.",
         title="Citation coverage",
         result="vault_agent.query.coverage:CoverageData",
         kind="read",
@@ -320,10 +319,10 @@ register(
 
 # ------------------------------------------------------------------------ artifact_audit
 class AuditParams(Params):
-    artifact_path: str = Field(description="The Markdown file with [L12-L20] markers.")
+    artifact_path: str = Field(description="file with [L12-L20] markers")
     source_path: str
     cited_ranges: list[CitedRange] | None = Field(
-        default=None, description="Default: the artifact's markers."
+        default=None, description="default: its markers"
     )
 
 
@@ -337,8 +336,7 @@ register(
         func=lambda ctx, p: audit.artifact_audit(
             ctx.vault, p.artifact_path, p.source_path, _pairs(p.cited_ranges), ctx.state
         ),
-        description="Checks an artifact's [L12-L20] citations against its source; use it after writing a "
-        "summary to find unsupported claims.",
+        description="Checks a summary's [L12-L20] citations against the source; use it to find unsupported claims.",
         title="Audit citations",
         result="vault_agent.query.audit:AuditData",
         long_running=True,
@@ -358,7 +356,7 @@ register(
 class GrepParams(Params):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     mode: Literal["regex", "plain", "loose"] | None = Field(default=None)
-    glob: str | None = Field(default=None, description="Case-insensitive path glob.")
+    glob: str | None = Field(default=None, description="case-insensitive path glob")
     relative_dir: str | None = Field(default=None)
     limit: int | None = Field(default=None, ge=1, le=SEARCH_MAX_LIMIT, description="Default 50.")
     context_lines: int | None = Field(default=None, ge=0, le=MAX_CONTEXT_LINES)
@@ -402,7 +400,7 @@ register(
         http_path="/grep",
         params=GrepParams,
         func=_grep,
-        description="Lines matching exact text or a regex; use it for a literal name, phrase or pattern, not for topics (use search).",
+        description="Lines matching text or a regex; use it for an exact name or pattern (search for topics).",
         title="Exact text or regex search",
         result="vault_agent.query.grep:SearchData",
         long_running=True,

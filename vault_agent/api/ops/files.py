@@ -346,7 +346,7 @@ register(
         params=StatParams,
         func=_info,
         kind="read",
-        description="Type, size, times and sha256 of a file or folder; use it to check a path or to get expected_sha256 before a write.",
+        description="A path's type, size, times and sha256; use it to check a path or get expected_sha256.",
         title="File info",
         result=StatResult,
         cli_args=("path",),

@@ -54,7 +54,7 @@ register(
         http_path="/status",
         params=NoParams,
         func=_status,
-        description="Index state (freshness, snapshot, counts); use it when answers look outdated.",
+        description="Index freshness and counts; use it when answers look outdated.",
         title="Index status",
         result=StatusData,
         cli_help="State of the index (works without a server).",

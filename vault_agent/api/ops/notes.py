@@ -107,8 +107,7 @@ register(
         func=_outline,
         envelope=False,
         cli_args=("path",),
-        description="A note's headings (level, text, id); use it to see a note's structure before reading"
-        " part of it.",
+        description="A note's headings; use it to see its structure before reading part of it.",
         title="Note outline",
         result=models.NoteOutline,
         cli_help="Heading outline of one note, e.g. vault-agent get-note-outline notes/plan.md.",
@@ -126,8 +125,7 @@ register(
         func=_document_tree,
         envelope=False,
         cli_args=("path",),
-        description="A note's headings as a nested tree; use it instead of get_note_outline when you need"
-        " parent and child headings.",
+        description="A note's headings as a nested tree; use it when parent headings matter.",
         title="Heading tree",
         result=models.DocumentTree,
         cli_help="Nested heading tree of one note, e.g. vault-agent get-document-tree notes/plan.md.",
@@ -145,8 +143,7 @@ register(
         func=_section_source,
         envelope=False,
         cli_args=("path",),
-        description="A note's sections (ids, heading paths, has text or not), never the text; use it to "
-        "plan which sections to read.",
+        description="A note's sections (ids, heading paths), no text; use it to plan what to read.",
         title="Section map",
         result=models.SectionSource,
         cli_help="Body-free section metadata of one note, e.g. vault-agent get-section-source notes/plan.md.",
@@ -164,8 +161,7 @@ register(
         func=_metadata_facets,
         envelope=False,
         cli_args=("path",),
-        description="A note's allowlisted frontmatter (project, tags, dates, entity) and folder; use it "
-        "to classify a note without reading it.",
+        description="A note's key frontmatter and folder; use it to classify a note without reading it.",
         title="Note facets",
         result=models.MetadataFacets,
         cli_help="Allowlisted frontmatter facets of one note, e.g. vault-agent get-metadata-facets a.md.",

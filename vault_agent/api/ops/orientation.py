@@ -87,15 +87,15 @@ class TreeParams(Params):
         limits.TREE_DEPTH_DEFAULT,
         ge=limits.TREE_DEPTH_MIN,
         le=limits.TREE_DEPTH_MAX,
-        description="Deepest level; 1 = top-level folders.",
+        description="1 = top-level folders",
     )
     limit: int = Field(
         limits.TREE_LIMIT_DEFAULT,
         ge=limits.TREE_LIMIT_MIN,
         le=limits.TREE_LIMIT_MAX,
-        description="Nodes, root included.",
+        description="nodes, root included",
     )
-    direct_only: bool = Field(False, description="Count only notes directly in a folder.")
+    direct_only: bool = Field(False, description="count direct notes only")
 
 
 class TagsParams(Params):
@@ -138,8 +138,7 @@ register(
         http_path="/overview",
         params=NoParams,
         func=_overview,
-        description="Counts, top folders, tags and frontmatter fields of the vault; call it first to "
-        "learn the vault's shape.",
+        description="Counts, top folders, tags and fields; call it first to learn the vault's shape.",
         title="Vault overview",
         result=models.OverviewData,
         cli_help="Compact vault metadata: counts, top folders, tags, frontmatter fields.",
@@ -155,7 +154,7 @@ register(
         http_path="/tree",
         params=TreeParams,
         func=_tree,
-        description="Folder tree with note counts; use it to see where notes live before listing or searching a folder.",
+        description="Folder tree with note counts; use it to see where notes live.",
         title="Folder tree",
         result=models.TreeData,
         cli_help="Bounded folder tree with note counts, e.g. vault-agent tree --depth 3 --limit 100.",
@@ -187,7 +186,7 @@ register(
         http_path="/facets",
         params=FacetsParams,
         func=_facets,
-        description="Frontmatter fields with note counts, and type and status values; use it to learn how notes are classified.",
+        description="Frontmatter fields with counts, type and status values; use it to see how notes are classified.",
         title="Frontmatter fields",
         result=models.FacetsData,
         cli_help="Frontmatter fields with counts and type/status values, e.g. vault-agent facets.",

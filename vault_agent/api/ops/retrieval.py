@@ -68,8 +68,8 @@ register(
         http_path="/search",
         params=SearchParams,
         func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group),
-        description="Passages ranked by relevance (names, headings, text, and meaning when notes are embedded); "
-        "use it first for a topic or question when you do not know the exact words.",
+        description="Passages ranked by relevance, by name, words and meaning; use it first for a topic or "
+        "question (vault_search for exact words).",
         title="Ranked search",
         result="vault_agent.query.search:SearchData",
         cli_args=("query",),
@@ -87,8 +87,7 @@ register(
         http_path="/note",
         params=NoteParams,
         func=lambda ctx, p: note.get_note(ctx.reader, p.path, p.max_chars),
-        description="A note's text with title, tags and headings; use it to read a short note whole "
-        "(vault_read for part of a long one).",
+        description="A note's text with title, tags and headings; use it to read a short note whole.",
         title="Note with metadata",
         result="vault_agent.query.note:NoteData",
         cli_args=("path",),
@@ -105,7 +104,7 @@ register(
         http_path="/related",
         params=RelatedParams,
         func=lambda ctx, p: related.related(ctx.reader, p.path, p.limit, ctx.state),
-        description="Notes linked to or from a note, sharing its tags or terms; use it to explore around a note you found.",
+        description="Notes linked to or from a note or sharing its tags; use it to explore around a note.",
         title="Related notes",
         result="vault_agent.query.related:RelatedData",
         cli_args=("path",),
