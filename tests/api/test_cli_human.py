@@ -27,8 +27,11 @@ def test_find_prints_path_and_lines_of_each_next_action(server: ServerThread) ->
     print(out)
     assert out.splitlines()[1:] == [
         "next:",
-        "1. projects/alpha/plan.md lines 8-9  (vault-agent read projects/alpha/plan.md --start 8 --end 9)",
-        "2. stop: enough was found",
+        "1. projects/alpha/plan.md lines 8-12  (vault-agent read projects/alpha/plan.md --start 8 --end 12)",
+        "2. projects/alpha/notes/meeting-2026-01-07.md lines 8-10  "
+        "(vault-agent read projects/alpha/notes/meeting-2026-01-07.md --start 8 --end 10)",
+        "3. projects/alpha/secret-notes.md lines 4-6  (vault-agent read projects/alpha/secret-notes.md --start 4 --end 6)",
+        "4. stop: enough was found",
     ]
 
 

@@ -83,17 +83,17 @@ def test_agent_reads_its_own_writes(live: AppContext, vault_dir: Path) -> None:
     assert body["warnings"] == []
     assert body["data"]["indexed"] is True
     assert isinstance(body["data"]["snapshot_id"], int)
-    found = _call(live, "search", q="zebracorn")
+    found = _call(live, "search", q="zebracorn", mode="lexical")
     assert [r["path"] for r in found["data"]["results"]] == ["notes/a.md"]
     created = _call(live, "create", path="inbox/new.md", content="# New\n\nquasarfish\n", wait_for_index=True)
     assert created["data"]["indexed"] is True
-    assert [r["path"] for r in _call(live, "search", q="quasarfish")["data"]["results"]] == ["inbox/new.md"]
+    assert [r["path"] for r in _call(live, "search", q="quasarfish", mode="lexical")["data"]["results"]] == ["inbox/new.md"]
     moved = _call(live, "mv", source="inbox/new.md", destination="kb/fish.md", wait_for_index=True)
     assert moved["data"]["indexed"] is True
-    assert [r["path"] for r in _call(live, "search", q="quasarfish")["data"]["results"]] == ["kb/fish.md"]
+    assert [r["path"] for r in _call(live, "search", q="quasarfish", mode="lexical")["data"]["results"]] == ["kb/fish.md"]
     gone = _call(live, "rm", path="kb/fish.md", wait_for_index=True)
     assert gone["data"]["indexed"] is True
-    assert _call(live, "search", q="quasarfish")["data"]["results"] == []
+    assert _call(live, "search", q="quasarfish", mode="lexical")["data"]["results"] == []
 
 
 def test_wait_without_writer_answers_at_once(vault_dir: Path) -> None:

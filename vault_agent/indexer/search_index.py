@@ -26,6 +26,7 @@ import json
 import logging
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,32 @@ def _clear_dir(path: Path) -> None:
         else:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(entry.path)
+
+
+@contextlib.contextmanager
+def engine_io(work: Path) -> Iterator[None]:
+    """Name the OS error behind a failure of tantivy's writer.
+
+    tantivy reports an I/O failure of its indexing thread as a ValueError without the errno
+    ("An index writer was killed ..."), so disk full and a read-only state dir would become
+    INTERNAL. On such an error a small durable write probes the engine's dir: the OSError it
+    raises (ENOSPC, EROFS, EACCES) is what the callers map to STORAGE_FULL / STORAGE_READ_ONLY.
+    """
+    try:
+        yield
+    except ValueError as exc:
+        probe = work / ".io-probe"
+        try:
+            with open(probe, "wb") as f:
+                f.write(bytes(1 << 16))
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as os_error:
+            raise os_error from exc
+        finally:
+            with contextlib.suppress(OSError):
+                probe.unlink()
+        raise
 
 
 def frozen_dir(index_dir: Path, name: str) -> Path:
@@ -166,12 +193,17 @@ class SearchIndexWriter:
     def delete_paths(self, paths: list[str]) -> None:
         if not paths:
             return
-        w = self._w()
-        for p in paths:
-            w.delete_documents_by_term(PATH_FIELD, p)
+        with engine_io(self.work):
+            w = self._w()
+            for p in paths:
+                w.delete_documents_by_term(PATH_FIELD, p)
 
     def add_tables(self, tables: dict[str, pa.Table], aliases: dict[str, list[str]] | None = None) -> None:
         """Replace the docs of every note in `tables` (a parse batch) by its chunks."""
+        with engine_io(self.work):
+            self._add_tables(tables, aliases)
+
+    def _add_tables(self, tables: dict[str, pa.Table], aliases: dict[str, list[str]] | None) -> None:
         import tantivy
 
         notes = tables["notes"]
@@ -221,8 +253,9 @@ class SearchIndexWriter:
         if self._index is None:
             self.reset_empty()
         if self._writer is not None:
-            self._writer.commit()
-            self._writer.wait_merging_threads()  # merges land in meta.json before we freeze
+            with engine_io(self.work):
+                self._writer.commit()
+                self._writer.wait_merging_threads()  # merges land in meta.json before we freeze
             self._writer = None
         name = snapshot_dir_name(snapshot_id)
         _link_tree(self.work, frozen_dir(self.index_dir, name), durable=True)

@@ -157,14 +157,15 @@ def ranked_hits(
     pool = max(limit, FUSION_POOL)
     semantic = semantic_hits(reader, view, query, pool)
     warnings = semantic_warnings(reader, view)
-    if semantic is None:
-        if not any(w.code == "SEMANTIC_UNAVAILABLE" for w in warnings):
-            warnings.append(
-                WarningItem(
-                    code="SEMANTIC_UNAVAILABLE",
-                    message=f"{wanted} search needs embeddings and this index has none yet; answered lexical",
-                )
+    if semantic is None:  # answered lexical: one warning says so (and why), not two
+        broken = [w for w in warnings if w.code == "SEMANTIC_UNAVAILABLE"]  # the model cannot load
+        lag = " (they are being computed)" if any(w.code == "SEMANTIC_PENDING" for w in warnings) else ""
+        warnings = broken or [
+            WarningItem(
+                code="SEMANTIC_UNAVAILABLE",
+                message=f"{wanted} search needs embeddings and this index has none yet{lag}; answered lexical",
             )
+        ]
         return lexical_hits(reader, view, terms, limit, group), "lexical", warnings
     if group == "note":  # the best chunk per note, in rank order
         semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]

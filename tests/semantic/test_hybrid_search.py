@@ -1,0 +1,51 @@
+"""Hybrid search end to end: the `search` operation with the real model over an embedded
+snapshot — the default mode becomes hybrid, paraphrases find their notes in any language,
+and `lexical` stays available and unchanged."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.config import Settings
+from vault_agent.indexer.engine import Writer
+from vault_agent.paths import vault_for_settings
+
+from .conftest import FIXTURE, reader_for
+
+QUERIES = json.loads((FIXTURE.parent / "semantic-queries.json").read_text(encoding="utf-8"))["queries"]
+
+
+def _search(settings: Settings, **raw: Any) -> dict[str, Any]:
+    operations()
+    reader = reader_for(settings)
+    try:
+        ctx = AppContext(settings=settings, vault=vault_for_settings(settings), reader=reader)
+        return body_of(REGISTRY["search"], invoke(REGISTRY["search"], ctx, raw))
+    finally:
+        reader.close()
+
+
+def test_default_mode_is_hybrid_and_paraphrases_find_their_notes(
+    embedded_vault: tuple[Settings, Writer],
+) -> None:
+    settings, _ = embedded_vault
+    found = []
+    for query in QUERIES:
+        body = _search(settings, q=query["q"], limit=3, group="note")
+        assert (body["data"]["mode"], body["warnings"]) == ("hybrid", [])
+        top = [r["path"] for r in body["data"]["results"]]
+        found.append((query["kind"], any(t in top for t in query["targets"])))
+    # The fixture's paraphrase questions (zh, ja, en, cross-language) share few words with
+    # their notes; lexical alone finds about 60% of them. Measured: 17 of 20 in the top 3,
+    # the misses being cross-language questions.
+    assert sum(ok for _, ok in found) >= 16, found
+
+
+def test_lexical_mode_ignores_the_embeddings(embedded_vault: tuple[Settings, Writer]) -> None:
+    settings, _ = embedded_vault
+    body = _search(settings, q="zzqx-no-such-word", mode="lexical")
+    assert (body["data"]["mode"], body["data"]["results"], body["warnings"]) == ("lexical", [], [])
+    hybrid = _search(settings, q="zzqx-no-such-word")
+    assert hybrid["data"]["mode"] == "hybrid"  # semantic always ranks something: nearest notes
