@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +29,16 @@ from vault_agent.text import nfc
 ObserverHandle = BaseObserver  # what the engine holds, without importing watchdog itself
 
 log = logging.getLogger("vault_agent.indexer.watcher")
+
+# watchdog's recursive inotify watch also covers the state dir when it lies inside the vault
+# (the default `<vault>/.vault-agent/`), where the search engine creates a directory per
+# commit. When the kernel reuses a watch descriptor for such a new directory, watchdog warns
+# "Callback with id ... already exists for watch" from its emitter thread, with the absolute
+# path in the text. The state dir is excluded from indexing anyway and the existing callback
+# keeps delivering events, so the warning carries nothing for us but a path that must never
+# reach a log (SPEC: no absolute paths).
+WATCHDOG_DUPLICATE_CALLBACK = r"Callback with id .* already exists for watch"
+warnings.filterwarnings("ignore", message=WATCHDOG_DUPLICATE_CALLBACK, category=RuntimeWarning)
 
 HintSink = Callable[[str, bool], None]  # (vault-relative path, is_dir)
 _IGNORED_TYPES = frozenset({"opened", "closed_no_write"})
