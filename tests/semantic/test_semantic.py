@@ -104,8 +104,9 @@ def test_fuse_lifts_a_note_found_by_both_lists() -> None:
     lexical = [("a.md", 1, 9.0), ("b.md", 2, 5.0), ("c.md", 0, 1.0)]
     semantic = [("c.md", 0, 0.9), ("d.md", 0, 0.85), ("b.md", 0, 0.8)]
     fused = fuse(lexical, semantic, 4)
-    # c: 1/63 + 1/61 > b: 1/62 + 1/63 > a: 1/61 > d: 1/62
-    assert [(p, o) for p, o, _ in fused] == [("c.md", 0), ("b.md", 2), ("a.md", 1), ("d.md", 0)]
+    # a: 1/61 + LEXICAL_TOP_BONUS (the lexical first hit keeps its place) > c: 1/63 + 1/61
+    # > b: 1/62 + 1/63 > d: 1/62
+    assert [(p, o) for p, o, _ in fused] == [("a.md", 1), ("c.md", 0), ("b.md", 2), ("d.md", 0)]
     assert fuse(lexical, None, 2) == lexical[:2]
     assert fuse(lexical, semantic, 0) == []
 
@@ -113,6 +114,7 @@ def test_fuse_lifts_a_note_found_by_both_lists() -> None:
 def test_fuse_ignores_semantic_hits_far_below_the_best() -> None:
     lexical = [("a.md", 1, 9.0), ("b.md", 2, 5.0)]
     semantic = [("d.md", 0, 0.6), ("b.md", 0, 0.2)]  # b is 0.4 below the best cosine
-    # a: 1/61 > d: 1/61 (first seen later) > b: 1/62 — b gets no semantic contribution
+    # a: 1/61 + bonus > d: 1/61 > b: 1/62 — b gets no semantic contribution
     assert [p for p, _, _ in fuse(lexical, semantic, 3)] == ["a.md", "d.md", "b.md"]
-    assert [p for p, _, _ in fuse(lexical, semantic, 3, semantic_margin=None)] == ["b.md", "a.md", "d.md"]
+    # without the margin b gains 1/62: it passes d, not the lexical first hit
+    assert [p for p, _, _ in fuse(lexical, semantic, 3, semantic_margin=None)] == ["a.md", "b.md", "d.md"]
