@@ -24,8 +24,18 @@ def _hints(op):  # type: ignore[no-untyped-def]
 
 
 def test_every_read_tool_is_read_only_and_idempotent() -> None:
-    bad = [op.mcp_name for op in operations("read") if _hints(op) != READ]
+    bad = [op.mcp_name for op in operations("read") if not op.side_effect and _hints(op) != READ]
     assert bad == []
+
+
+def test_tools_that_message_the_user_are_neither_read_only_nor_idempotent() -> None:
+    """send_message and end_conversation change what the user sees (not the vault): a client
+    must not take them for harmless reads it may retry."""
+    hints = {op.mcp_name: _hints(op) for op in operations("read") if op.side_effect}
+    assert hints == {
+        name: {"read_only_hint": False, "destructive_hint": False, "idempotent_hint": False, "open_world_hint": None}
+        for name in ("send_message", "end_conversation")
+    }
 
 
 def test_write_tools_are_not_read_only_and_destructive_where_data_can_be_lost() -> None:

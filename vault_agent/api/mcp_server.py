@@ -86,6 +86,8 @@ def annotations_of(op: Operation) -> ToolAnnotations:
     client may weigh it before a side effect; on read tools it would cost 440 characters of
     every default `tools/list` for a hint no client acts on.
     """
+    if op.kind == "read" and op.side_effect:  # e.g. send_message: delivers, never edits the vault
+        return ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
     if op.kind == "read":
         return ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
     return ToolAnnotations(

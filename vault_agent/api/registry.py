@@ -93,6 +93,10 @@ class Operation:
     kind: Kind = "read"
     envelope: bool = True  # False: versioned raw contract (seeds 001/004)
     destructive: bool = False
+    # A read-kind operation that still changes something outside the vault (a message to the
+    # user, the end of a conversation): listed without --allow-writes, hinted as not read-only
+    # and not idempotent so that a client does not retry it blindly.
+    side_effect: bool = False
     idempotent: bool = True
     cli_args: tuple[str, ...] = ()  # params taken positionally on the CLI, in order
     cli_help: str = ""  # one-line CLI summary + example

@@ -104,6 +104,7 @@ register(
         idempotent=False,
         cli_args=("text",),
         cli_help="Send a message to the user. Example: vault-agent send-message 'index rebuilt'",
+        side_effect=True,
     )
 )
 
@@ -121,6 +122,7 @@ register(
         result=EndResult,
         idempotent=False,
         cli_help="End the http conversation of the server. Example: vault-agent end-conversation --title 'Tidy'",
+        side_effect=True,
     )
 )
 
