@@ -176,12 +176,14 @@ def http_mcp_client(url: str, token: str | None, mode: str = "legacy") -> Abstra
     """A real SDK client over Streamable HTTP (legacy handshake + SSE, or 'auto')."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     http_client = httpx2.AsyncClient(headers=headers, timeout=60)
-    return _ClosingClient(
+    return ClosingClient(
         Client(streamable_http_client(url + "/mcp", http_client=http_client), mode=mode), http_client
     )  # type: ignore[arg-type]
 
 
-class _ClosingClient:
+class ClosingClient:
+    """An SDK client that also closes the httpx client it was given (tests share this one)."""
+
     def __init__(self, client: Client, http_client: httpx2.AsyncClient) -> None:
         self.client, self.http_client = client, http_client
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx2
 import mcp_types as types
-from api.serverkit import VAULT_AGENT
+from api.serverkit import VAULT_AGENT, ClosingClient
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -53,21 +53,8 @@ def http_client(url: str, token: str, inbox: Inbox, **kwargs: Any) -> Any:
         elicitation_callback=inbox.on_elicit,
         **kwargs,
     )
-    return _Closing(client, hc)
+    return ClosingClient(client, hc)
 
-
-class _Closing:
-    def __init__(self, client: Client, hc: httpx2.AsyncClient) -> None:
-        self.client, self.hc = client, hc
-
-    async def __aenter__(self) -> Client:
-        return await self.client.__aenter__()
-
-    async def __aexit__(self, *exc: Any) -> None:
-        try:
-            await self.client.__aexit__(*exc)
-        finally:
-            await self.hc.aclose()
 
 
 def stdio_client(settings: Settings, inbox: Inbox, *args: str) -> Client:
