@@ -1,12 +1,14 @@
-"""The long-running single writer: lock, log recovery, catch-up, watcher, builds, heartbeat.
+"""The long-running single writer: turns batches of change hints into commits.
 
 `Writer(settings).start()` takes the lock (IndexBusy if held), recovers the event log,
-clears tmp/, runs a catch-up scan + build, then keeps the index fresh: watcher hints are
-appended to the log as one batch (one fsync), the writer waits for `debounce_ms` of quiet
-(bounded), applies every event after applied_seq and commits. Overflow or watcher errors
-publish `stale` and trigger a rescan; a periodic reconcile scan is the safety net; small
-segments are compacted and garbage collected while idle. `writer.json` is republished at
-least every HEARTBEAT_INTERVAL_S and on every phase change.
+clears tmp/, runs a catch-up scan + build, then keeps the index fresh: each batch of
+watcher hints (watch_batches.py, filtered by watch_filter.py) is appended to the event log
+as it comes (one fsync), and when a burst settles every event after applied_seq is applied
+and committed, paced by `CommitPacer`. Small segments are compacted and garbage collected
+while idle. The other jobs live in their own classes, which the writer composes: stale
+state (`Staleness`), the periodic reconcile scan (`Reconciler`), `writer.json`'s heartbeat
+(`Heartbeat`), retries (`Backoff`), GC (`GarbageCollector`) and embeddings
+(`SemanticIndexer`, following the lexical commits on its own thread).
 """
 
 from __future__ import annotations
@@ -20,14 +22,20 @@ import time
 from pathlib import Path
 
 from vault_agent.config import Settings
-from vault_agent.contracts import HEARTBEAT_INTERVAL_S, WRITER_STATE_FILE, Manifest, WriterState
+from vault_agent.contracts import WRITER_STATE_FILE, Manifest, WriterState
 from vault_agent.errors import StorageFull, StorageReadOnly, from_os_error
 from vault_agent.indexer.build import Indexer, open_writer_dirs
 from vault_agent.indexer.compaction import maybe_compact, overdue
 from vault_agent.indexer.eventlog import NewEvent
+from vault_agent.indexer.failure import describe_failure
+from vault_agent.indexer.heartbeat import Heartbeat
 from vault_agent.indexer.lock import WriterLock
-from vault_agent.indexer.scan import scan_vault
+from vault_agent.indexer.pacing import Backoff, CommitPacer
+from vault_agent.indexer.reconcile import RECONCILE_INTERVAL_S, Reconciler
 from vault_agent.indexer.snapshot import GarbageCollector, atomic_write, now_iso
+from vault_agent.indexer.staleness import Staleness
+from vault_agent.indexer.watch_batches import Batch, HintBatcher
+from vault_agent.indexer.watch_filter import NoteFilter
 from vault_agent.indexer.watcher import (
     ObserverHandle,
     VaultEventHandler,
@@ -40,17 +48,9 @@ from vault_agent.semantic.embedder import SemanticIndexer
 log = logging.getLogger("vault_agent.indexer.engine")
 
 MAX_DEBOUNCE_S = 1.0  # a steady stream of saves still commits at least this often
-RECONCILE_INTERVAL_S = 60.0
-HASH_PASS_EVERY = 10  # every Nth reconcile also compares content hashes
-MISSED_TIME_S = 2.5 * HEARTBEAT_INTERVAL_S  # a heartbeat tick this late: the process was stopped
-# A batch this big may be the visible part of an overflow whose record has not arrived yet:
-# reconcile by a rescan in the same build rather than report a partial snapshot as fresh.
-BIG_BATCH = 1000
-GC_INTERVAL_S = 10.0
-MIN_BACKOFF_S = 0.5  # a failed build is retried after this, doubling up to MAX_BACKOFF_S
-MAX_BACKOFF_S = 30.0
-MIN_COMMIT_GAP_S = 1.0  # sustained edits: at most one commit per second (batched)
-STORAGE_REASONS = ("storage-full", "storage-read-only")
+IDLE_WAKE_S = 1.0  # an idle writer still looks for maintenance work this often
+
+__all__ = ["RECONCILE_INTERVAL_S", "Writer"]
 
 
 class Writer:
@@ -68,32 +68,22 @@ class Writer:
         self.watch = watch
         self.reconcile_interval_s = reconcile_interval_s
         self._lock = WriterLock(self.index_dir)
-        self._cond = threading.Condition()
-        self._hints: set[str] = set()
-        self._dir_hints: set[str] = set()
-        self._hint_version = 0
-        self._wake = False
-        self._stopping = False
+        self._cond = threading.Condition()  # notified on every commit and on stop
         self._stopped = False
         self._phase = "idle"
-        self._stale_reason: str | None = None
-        self._rescan_needed = False
-        self._watcher_ok = True
         self._head = 0
+        self._started_at = now_iso()
         self._indexer: Indexer | None = None
         self._observer: ObserverHandle | None = None
-        self._threads: list[threading.Thread] = []
-        self._started_at = now_iso()
+        self._loop: threading.Thread | None = None
+        self._batcher = HintBatcher()
+        self._staleness = Staleness()
+        self._pacer = CommitPacer()
+        self._backoff = Backoff()
+        self._heartbeat = Heartbeat(self._on_heartbeat)
+        self._reconciler: Reconciler | None = None
         self._gc: GarbageCollector | None = None
-        self._next_reconcile = 0.0
-        self._reconciles = 0
-        self._reconciler: threading.Thread | None = None
-        self._next_gc = 0.0
-        self._problem_gen = 0
-        self._backoff_s = 0.0
-        self._last_commit = (0.0, 0.0)  # (monotonic end, seconds taken) of the last build
-        # Embeddings follow the lexical commits on their own thread (vault_agent/semantic).
-        self._semantic = SemanticIndexer(self.index_dir, wake=self._on_log_change)
+        self._semantic = SemanticIndexer(self.index_dir, wake=self._batcher.wake)
 
     # ----- public state ----------------------------------------------------------------
     @property
@@ -118,15 +108,19 @@ class Writer:
             log_head_seq=max(self._head, self.applied_seq),
             applied_seq=self.applied_seq,
             snapshot_id=self.snapshot_id,
-            watcher_ok=self._watcher_ok,
+            watcher_ok=self._staleness.watcher_ok,
             watching=self.watch,
-            stale_reason=self._stale_reason,
+            stale_reason=self._staleness.reason,
         )
 
     def _publish(self) -> None:
         data = json.dumps(self.state().model_dump(), separators=(",", ":")).encode()
         with contextlib.suppress(OSError):
             atomic_write(self.index_dir / WRITER_STATE_FILE, data, durable=False)
+
+    def _set_phase(self, phase: str) -> None:
+        self._phase = phase
+        self._publish()
 
     # ----- lifecycle -------------------------------------------------------------------
     def start(self) -> Manifest | None:
@@ -135,36 +129,36 @@ class Writer:
         Raises:
             IndexBusy: another writer holds the lock.
         """
-        self._indexer = open_writer_dirs(self.settings, self._lock)
+        self._indexer = idx = open_writer_dirs(self.settings, self._lock)
         try:
             self._gc = GarbageCollector(self.index_dir)
-            self._head = self._indexer.log.head_seq()
+            self._head = idx.log.head_seq()
             if self.watch:
                 add_problem_listener(self._on_problem)
-                handler = VaultEventHandler(
-                    self._indexer.vault, self._indexer.log.dir, self._on_hint, self._on_log_change
-                )
-                self._observer = start_observer(self._indexer.vault, self._indexer.log.dir, handler)
+                handler = VaultEventHandler(NoteFilter(idx.vault), idx.log.dir, self._batcher.add, self._batcher.wake)
+                self._observer = start_observer(idx.vault, idx.log.dir, handler)
             self._set_phase("building")
             try:
-                self._indexer.catch_up()
+                idx.catch_up()
             except OSError as exc:
                 # Disk full (or gone read-only) at start: serve the last snapshot, stale,
                 # and let the loop retry with backoff until space returns.
                 if not self._storage_problem(exc, lost_hints=True):
                     raise
-            self._head = max(self._head, self._indexer.log.head_seq())
+            self._head = max(self._head, idx.log.head_seq())
             self._set_phase("idle")
-            self._next_reconcile = time.monotonic() + self.reconcile_interval_s
+            self._reconciler = Reconciler(
+                idx,
+                self.reconcile_interval_s,
+                on_appended=self._on_appended,
+                watcher_alive=self._watcher_alive,
+                on_watcher_dead=self._staleness.watcher_died,
+            )
             self._semantic.start()
-            self._semantic.sync(self._indexer)
-            for target, name in (
-                (self._loop, "vault-agent-writer"),
-                (self._heartbeat, "vault-agent-heartbeat"),
-            ):
-                t = threading.Thread(target=target, name=name, daemon=True)
-                t.start()
-                self._threads.append(t)
+            self._semantic.sync(idx)
+            self._loop = threading.Thread(target=self._run, name="vault-agent-writer", daemon=True)
+            self._loop.start()
+            self._heartbeat.start()
         except BaseException:
             self._shutdown_watch()
             self._lock.release()
@@ -180,21 +174,22 @@ class Writer:
             if self._stopped:
                 return
             self._stopped = True
-            self._stopping = True
             self._cond.notify_all()
+        self._batcher.stop()
         self._shutdown_watch()
         self._semantic.stop()
-        for t in [*self._threads, self._reconciler]:
-            if t is not None:
-                t.join(timeout=60)
-        self._threads = []
+        if self._loop is not None:
+            self._loop.join(timeout=60)
+        self._heartbeat.stop()
+        if self._reconciler is not None:
+            self._reconciler.join()
         with contextlib.suppress(FileNotFoundError):
             (self.index_dir / WRITER_STATE_FILE).unlink()
         self._lock.release()
 
     def close(self) -> None:
         """Stop the writer; idempotent (every resource has a `close()`), safe before `start()`."""
-        self.stop()  # stop() is already safe to repeat: joins nothing twice, the lock release is idempotent
+        self.stop()
 
     def _shutdown_watch(self) -> None:
         if self._observer is not None:
@@ -212,25 +207,33 @@ class Writer:
 
     # ----- inputs ----------------------------------------------------------------------
     def _on_hint(self, rel: str, is_dir: bool) -> None:
-        with self._cond:
-            (self._dir_hints if is_dir else self._hints).add(rel)
-            self._hint_version += 1
-            self._cond.notify_all()
+        """A path hint as the watcher would give it (tests feed hints without a watcher)."""
+        self._batcher.add(rel, is_dir)
 
-    def _on_log_change(self) -> None:
-        with self._cond:
-            self._wake = True
-            self._cond.notify_all()
+    def _on_appended(self, seq: int) -> None:
+        self._head = max(self._head, seq)
+        self._batcher.wake()
+
+    def _watcher_alive(self) -> bool:
+        return self._observer is None or self._observer.is_alive()
 
     def _on_problem(self, reason: str) -> None:
-        with self._cond:
-            self._stale_reason = reason
-            self._problem_gen += 1
-            self._rescan_needed = True
-            self._hint_version += 1
-            self._cond.notify_all()
+        self._staleness.report(reason)
+        self._batcher.request_rescan()
         self._publish()
         log.warning("watcher reported %s; a rescan follows", reason)
+
+    def _on_heartbeat(self, missed_time: bool) -> None:
+        if missed_time:
+            # The process did not run for a while: events may have been lost without an
+            # overflow record reaching us yet. Stale until a rescan.
+            self._on_problem("missed-time")
+        assert self._indexer is not None
+        head = self._indexer.log.head_seq()
+        if head > max(self._head, self.applied_seq):
+            self._batcher.wake()  # another process appended (write tools without a writer)
+        self._head = max(self._head, head)
+        self._publish()
 
     def _storage_problem(self, exc: OSError, *, lost_hints: bool) -> bool:
         """Mark the index stale for a full or read-only state dir; True when it is one.
@@ -242,12 +245,9 @@ class Writer:
         if not isinstance(mapped, (StorageFull, StorageReadOnly)):
             return False
         reason = "storage-full" if isinstance(mapped, StorageFull) else "storage-read-only"
-        with self._cond:
-            first = self._stale_reason != reason
-            self._stale_reason = reason
-            self._problem_gen += 1
-            if lost_hints:
-                self._rescan_needed = True
+        first = self._staleness.report(reason)
+        if lost_hints:
+            self._batcher.request_rescan()
         if first:
             log.warning("%s: the last snapshot keeps serving; retrying with backoff", mapped.code)
         self._publish()
@@ -261,129 +261,63 @@ class Writer:
         except OSError as exc:
             self._storage_problem(exc, lost_hints=True)  # stale until a rescan records it
             raise
-        with self._cond:
-            self._head = max(self._head, seq)
-            self._wake = True
-            self._cond.notify_all()
+        self._on_appended(seq)
         return seq
 
     def wait_for_seq(self, seq: int, timeout_s: float) -> int | None:
         """Snapshot id once a committed snapshot has applied_seq >= seq; None on timeout."""
         with self._cond:
-            ok = self._cond.wait_for(lambda: self.applied_seq >= seq or self._stopping, timeout=timeout_s)
+            ok = self._cond.wait_for(lambda: self.applied_seq >= seq or self._stopped, timeout=timeout_s)
         return self.snapshot_id if ok and self.applied_seq >= seq else None
 
-    # ----- the writer loop -------------------------------------------------------------
-    def _set_phase(self, phase: str) -> None:
-        self._phase = phase
-        self._publish()
+    # ----- batches into commits ---------------------------------------------------------
+    def _idle_s(self) -> float:
+        assert self._reconciler is not None
+        return min(self._reconciler.seconds_to_next(), IDLE_WAKE_S)
 
-    def _take_hints(self) -> list[NewEvent]:
-        with self._cond:
-            files, dirs = sorted(self._hints), sorted(self._dir_hints)
-            self._hints, self._dir_hints = set(), set()
-            rescan = self._rescan_needed
-            self._rescan_needed = False
-        items = [NewEvent("upsert", p, None, None, None, "watcher") for p in files]
-        items += [NewEvent("upsert", p, None, None, None, "watcher") for p in dirs]
-        if len(items) >= BIG_BATCH:
-            rescan = True
-        if rescan:
-            items.append(NewEvent("rescan", "", None, None, None, "watcher"))
-        return items
-
-    def _flush_hints(self) -> int:
-        items = self._take_hints()
-        if items:
-            assert self._indexer is not None
+    def _run(self) -> None:
+        """The writer thread: record every batch, commit each settled one; a failure is
+        logged (scrubbed traceback) and retried with backoff until it goes away."""
+        quiet_s = self.settings.debounce_ms / 1000.0
+        while not self._batcher.stopped:
             try:
-                seq = self._indexer.log.append(items)
-            except OSError as exc:
-                self._storage_problem(exc, lost_hints=True)
-                raise
-            self._head = max(self._head, seq)
-            self._publish()
-            return len(items)
-        return 0
-
-    def _has_work(self) -> bool:
-        return bool(self._hints or self._dir_hints or self._rescan_needed or self._wake)
-
-    def _loop(self) -> None:
-        while True:
-            with self._cond:
-                timeout = max(0.0, self._next_reconcile - time.monotonic())
-                self._cond.wait_for(lambda: self._stopping or self._has_work(), timeout=min(timeout, 1.0))
-                if self._stopping:
-                    return
-                self._wake = False
-            try:
-                self._flush_hints()
-                self._debounce()
-                if time.monotonic() >= self._next_reconcile:
-                    self._start_reconcile()
-                self._build()
-                self._backoff_s = 0.0
+                for batch in self._batcher.batches(quiet_s, MAX_DEBOUNCE_S, self._idle_s):
+                    self._record(batch)
+                    if batch.settled:
+                        assert self._reconciler is not None
+                        self._reconciler.start_if_due()
+                        self._commit()
+                        self._backoff.succeeded()
+                return
             except Exception as exc:  # noqa: BLE001 - the writer must outlive any one failed build
                 if isinstance(exc, OSError):
                     self._storage_problem(exc, lost_hints=False)
-                # No traceback: OSError texts carry absolute paths, which logs never show.
-                self._backoff_s = min(MAX_BACKOFF_S, max(MIN_BACKOFF_S, self._backoff_s * 2))
-                log.error("index build failed (%s); retrying in %.1f s", type(exc).__name__, self._backoff_s)
-                self._set_phase("idle")
-                with self._cond:
-                    self._cond.wait_for(lambda: self._stopping, timeout=self._backoff_s)
-
-    def _debounce(self) -> None:
-        quiet = self.settings.debounce_ms / 1000.0
-        deadline = time.monotonic() + MAX_DEBOUNCE_S
-        while True:
-            with self._cond:
-                version = self._hint_version
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self._stopping:
-                    break
-                self._cond.wait_for(
-                    lambda: self._hint_version != version or self._stopping,  # noqa: B023 - waited on in this iteration
-                    timeout=min(quiet, remaining),
+                wait_s = self._backoff.failed()
+                log.error(
+                    "index build failed (%s); retrying in %.1f s\n%s",
+                    type(exc).__name__,
+                    wait_s,
+                    describe_failure(exc),
                 )
-                changed = self._hint_version != version
-            if not changed:
-                break
-            self._flush_hints()
-        self._flush_hints()
+                self._set_phase("idle")
+                self._batcher.wait_stopped(wait_s)
 
-    def _start_reconcile(self) -> None:
-        """Run the periodic scan on its own thread, so a walk of a big vault never delays a
-        save's commit; its events are hints checked against the disk like any other."""
-        self._next_reconcile = time.monotonic() + self.reconcile_interval_s
-        if self._reconciler is not None and self._reconciler.is_alive():
+    def _record(self, batch: Batch) -> None:
+        """Append a batch's hints to the event log (one write, one fsync)."""
+        items = batch.events()
+        if not items:
             return
-        self._reconciles += 1
-        self._reconciler = threading.Thread(target=self._reconcile, name="vault-agent-reconcile", daemon=True)
-        self._reconciler.start()
-
-    def _reconcile(self) -> None:
-        """Periodic safety net: stat scan (sometimes with hashes) → events for differences."""
         assert self._indexer is not None
-        idx = self._indexer
         try:
-            known = idx.notes.copy()  # atomic under the GIL; the loop thread updates notes in place
-            scan = scan_vault(idx.vault, known, hash_pass=self._reconciles % HASH_PASS_EVERY == 0)
-            if scan.events:
-                seq = idx.log.append(scan.events)
-                with self._cond:
-                    self._head = max(self._head, seq)
-                self._on_log_change()
+            seq = self._indexer.log.append(items)
         except OSError as exc:
-            log.error("reconcile scan failed (%s)", type(exc).__name__)
-        if self._observer is not None and not self._observer.is_alive():
-            with self._cond:
-                self._watcher_ok = False
-                self._stale_reason = "watch-error"
-                self._problem_gen += 1
+            self._storage_problem(exc, lost_hints=True)
+            raise
+        self._head = max(self._head, seq)
+        self._publish()
 
-    def _build(self) -> None:
+    def _commit(self) -> None:
+        """Apply every logged event after applied_seq as one commit (paced), then maintain."""
         assert self._indexer is not None
         idx = self._indexer
         events = idx.log.read_after(idx.applied_seq)
@@ -391,81 +325,40 @@ class Writer:
         if not events:
             self._maintain()
             return
-        self._pace_commits()
+        self._batcher.wait_stopped(self._pacer.delay_s())
+        self._record(self._batcher.take())  # what arrived while waiting joins this commit
         events = idx.log.read_after(idx.applied_seq)
         self._head = max(self._head, events[-1].seq)
-        with self._cond:
-            gen_at_start = self._problem_gen
-            # Stale ends only with a full rescan logged after the latest problem.
-            resolves = any(e.op == "rescan" and e.path == "" for e in events) and not self._rescan_needed
+        generation = self._staleness.generation
+        # Stale ends only with a full rescan logged after the latest problem.
+        resolves = any(e.op == "rescan" and e.path == "" for e in events) and not self._batcher.rescan_pending()
         self._set_phase("building")
         ok = False
         started = time.monotonic()
         try:
             idx.apply(events)
             ok = True
-            self._last_commit = (time.monotonic(), time.monotonic() - started)
+            self._pacer.committed(started, time.monotonic())
         finally:
+            if ok:
+                self._staleness.after_commit(
+                    generation, resolves=resolves, watching=self._watcher_alive(), lost=self._batcher.rescan_pending()
+                )
             with self._cond:
-                watching_ok = self._observer is None or self._observer.is_alive()
-                if ok and resolves and self._problem_gen == gen_at_start and watching_ok:
-                    self._stale_reason = None
-                    self._watcher_ok = True
-                elif ok and self._stale_reason in STORAGE_REASONS and not self._rescan_needed:
-                    # Every logged event is now applied and none was lost (a lost one would
-                    # have queued a rescan): the storage problem is over.
-                    self._stale_reason = None
                 self._cond.notify_all()
             self._set_phase("idle")
         self._maintain()
 
-    def _pace_commits(self) -> None:
-        """Under a steady stream of edits, commit at most every MIN_COMMIT_GAP_S (and never
-        spend more than half the time committing): edits arriving meanwhile join the next
-        batch, so readers see a bounded number of new snapshots per second however fast
-        the editor saves. An edit after a quiet moment still commits at once."""
-        done_at, took = self._last_commit
-        gap = max(MIN_COMMIT_GAP_S, took)
-        with self._cond:
-            self._cond.wait_for(lambda: self._stopping, timeout=max(0.0, done_at + gap - time.monotonic()))
-        self._flush_hints()  # what arrived while waiting joins this commit
-
     def _maintain(self) -> None:
-        """While no change waits: compact small segments; GC at most every GC_INTERVAL_S."""
+        """While no change waits: compact small segments, sync embeddings, collect garbage."""
         assert self._indexer is not None
-        with self._cond:
-            busy = bool(self._hints or self._dir_hints or self._rescan_needed)
         manifest = self._indexer.manifest
-        if busy and not (manifest is not None and overdue(manifest)):
+        if self._batcher.pending() and not (manifest is not None and overdue(manifest)):
             return  # compaction waits for a quiet moment unless segments pile up
-        if maybe_compact(self._indexer) is not None:
-            with self._cond:
-                self._cond.notify_all()
-            self._publish()
-        if self._semantic.sync(self._indexer) is not None:
-            with self._cond:
-                self._cond.notify_all()
-            self._publish()
-        now = time.monotonic()
-        if self._gc is not None and now >= self._next_gc:
-            self._next_gc = now + GC_INTERVAL_S
-            self._gc.collect()
-
-    def _heartbeat(self) -> None:
-        last = time.monotonic()
-        while True:
-            with self._cond:
-                if self._cond.wait_for(lambda: self._stopping, timeout=HEARTBEAT_INTERVAL_S):
-                    return
-            now = time.monotonic()
-            if now - last > MISSED_TIME_S:
-                # The process did not run for a while (SIGSTOP, suspend): events may have been
-                # lost without an overflow record reaching us yet. Stale until a rescan.
-                self._on_problem("missed-time")
-            last = now
-            assert self._indexer is not None
-            head = self._indexer.log.head_seq()
-            if head > max(self._head, self.applied_seq):
-                self._on_log_change()  # another process appended (write tools without a writer)
-            self._head = max(self._head, head)
-            self._publish()
+        for changed in (maybe_compact(self._indexer), self._semantic.sync(self._indexer)):
+            if changed is not None:
+                with self._cond:
+                    self._cond.notify_all()
+                self._publish()
+        if self._gc is not None:
+            self._gc.collect_if_due()

@@ -34,6 +34,7 @@ MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z_]+\.parquet$")
 GC_KEEP_MANIFESTS = 3
 GC_GRACE_S = 120.0
+GC_INTERVAL_S = 10.0  # the writer collects at most this often
 
 __all__ = ["GarbageCollector", "atomic_write", "clear_tmp", "commit", "manifest_name", "next_ids", "now_iso"]
 
@@ -117,6 +118,15 @@ class GarbageCollector:
         self.keep = keep
         self.grace_s = grace_s
         self._unreferenced_since: dict[str, float] = {}
+        self._next_due = 0.0
+
+    def collect_if_due(self, interval_s: float = GC_INTERVAL_S) -> list[str]:
+        """`collect()` at most every `interval_s` (monotonic); [] when not yet due."""
+        now = time.monotonic()
+        if now < self._next_due:
+            return []
+        self._next_due = now + interval_s
+        return self.collect()
 
     def collect(self, now: float | None = None) -> list[str]:
         """One GC pass; returns the names of the files it deleted.

@@ -1,13 +1,15 @@
-"""watchdog → path hints for the writer. Events are hints only; the disk decides at build.
+"""watchdog → hints for the writer: the observer, its event handler and its problem reports.
 
-Filtering: paths outside the vault, undecodable names, excluded and protected paths, and
-files that are not notes (editor temp files, vim's `4913` probe, `*.swp`, `*~`, our own
-`.vault-agent-tmp-*` files) are dropped here; a temp+rename save arrives as a move whose
-destination is the note. Folder events become folder hints (the builder re-checks the
-notes it knows under them; watchdog reports a moved-in folder's files itself).
-Overflow: watchdog never tells the handler; it only logs "Inotify queue overflowed". A
-handler on the `watchdog` logger turns that record (and observer errors) into a callback,
-and swallows watchdog's own records because they carry absolute paths.
+What becomes a hint is `NoteFilter`'s decision (watch_filter.py); how hints are grouped into
+batches is `HintBatcher`'s (watch_batches.py). A temp+rename save arrives as a move whose
+destination is the note; folder events become folder hints (the builder re-checks the notes
+it knows under them; watchdog reports a moved-in folder's files itself).
+Overflow: watchdog 7 gives an event handler no overflow event (the kernel's IN_Q_OVERFLOW
+reaches only its own watch groups, which rebuild their watches). What it does do is log a
+WARNING from `watchdog.observers.inotify_c` / `watchdog.observers.inotify`, and those two
+modules log no other warning. So a handler on the `watchdog` logger reports overflow by the
+record's logger and level (never by its wording, which changes between releases), reports
+any ERROR as a watch error, and swallows watchdog's records because they carry absolute paths.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from vault_agent.indexer.watch_filter import IGNORED_EVENT_TYPES, NoteFilter
 from vault_agent.paths import Vault
-from vault_agent.text import nfc
 
 ObserverHandle = BaseObserver  # what the engine holds, without importing watchdog itself
 
@@ -41,7 +43,17 @@ WATCHDOG_DUPLICATE_CALLBACK = r"Callback with id .* already exists for watch"
 warnings.filterwarnings("ignore", message=WATCHDOG_DUPLICATE_CALLBACK, category=RuntimeWarning)
 
 HintSink = Callable[[str, bool], None]  # (vault-relative path, is_dir)
-_IGNORED_TYPES = frozenset({"opened", "closed_no_write"})
+# The watchdog modules whose only WARNING is "the inotify queue overflowed" (watchdog 7.x).
+OVERFLOW_LOGGERS = frozenset({"watchdog.observers.inotify_c", "watchdog.observers.inotify"})
+
+
+def problem_of(record: logging.LogRecord) -> str | None:
+    """`overflow`, `watch-error` or None for one of watchdog's log records (see module doc)."""
+    if record.levelno >= logging.ERROR:
+        return "watch-error"
+    if record.levelno >= logging.WARNING and record.name in OVERFLOW_LOGGERS:
+        return "overflow"
+    return None
 
 
 class _WatchdogLogTap(logging.Handler):
@@ -53,15 +65,8 @@ class _WatchdogLogTap(logging.Handler):
         self.guard = threading.Lock()
 
     def emit(self, record: logging.LogRecord) -> None:
-        try:
-            msg = str(record.msg).lower()
-        except Exception:
-            return
-        if "overflow" in msg:
-            reason = "overflow"
-        elif record.levelno >= logging.ERROR:
-            reason = "watch-error"
-        else:
+        reason = problem_of(record)
+        if reason is None:
             return
         with self.guard:
             listeners = list(self.listeners)
@@ -95,35 +100,22 @@ def remove_problem_listener(fn: Callable[[str], None]) -> None:
             _TAP.listeners.remove(fn)
 
 
-def to_rel(vault: Vault, abs_path: str | bytes) -> str | None:
-    """Vault-relative NFC path of a watchdog path, or None (outside, undecodable, root)."""
-    if isinstance(abs_path, bytes):
-        try:
-            abs_path = abs_path.decode()
-        except UnicodeDecodeError:
-            return None
-    root = str(vault.root)
-    if not abs_path.startswith(root + os.sep):
-        return None
-    rel = abs_path[len(root) + 1 :].replace(os.sep, "/").strip("/")
-    if not rel or any(0xD800 <= ord(ch) <= 0xDFFF for ch in rel):
-        return None
-    return nfc(rel)
-
-
 class VaultEventHandler(FileSystemEventHandler):
-    """Turns watchdog events into hints; wakes the writer when the event log grows."""
+    """Passes each observed path through the filter to the sink; wakes the writer when the
+    event log (watched too when it lies outside the vault) grows."""
 
-    def __init__(self, vault: Vault, events_dir: Path, sink: HintSink, on_log_change: Callable[[], None]):
+    def __init__(
+        self, note_filter: NoteFilter, events_dir: Path, sink: HintSink, on_log_change: Callable[[], None]
+    ) -> None:
         super().__init__()
-        self.vault = vault
+        self.note_filter = note_filter
         self.events_dir = os.path.realpath(events_dir)
         self.sink = sink
         self.on_log_change = on_log_change
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in _IGNORED_TYPES:
-            return
+        if event.event_type in IGNORED_EVENT_TYPES:
+            return  # our own reads of the event log must not wake the writer
         paths = [event.src_path]
         dest = getattr(event, "dest_path", "")
         if dest:
@@ -133,21 +125,9 @@ class VaultEventHandler(FileSystemEventHandler):
             if path.startswith(self.events_dir + os.sep) or path == self.events_dir:
                 self.on_log_change()
                 continue
-            rel = to_rel(self.vault, path)
-            if rel is None:
-                continue
-            if event.is_directory:
-                if event.event_type == "modified":
-                    continue
-                if self.vault.exclusions.excluded(rel, True) or self.vault.is_protected(rel):
-                    continue
-                self.sink(rel, True)
-                continue
-            if not self.vault.is_note_name(rel):
-                continue
-            if self.vault.exclusions.excluded(rel, False) or self.vault.is_protected(rel):
-                continue
-            self.sink(rel, False)
+            rel = self.note_filter(event.event_type, raw, event.is_directory)
+            if rel is not None:
+                self.sink(rel, event.is_directory)
 
 
 def start_observer(vault: Vault, events_dir: Path, handler: VaultEventHandler) -> BaseObserver:

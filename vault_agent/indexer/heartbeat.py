@@ -1,0 +1,44 @@
+"""The writer's heartbeat: a thread that ticks every HEARTBEAT_INTERVAL_S until stopped.
+
+Each tick republishes `writer.json` (readers judge the writer alive by its age) and looks
+for appends by other processes. A tick that comes much later than scheduled means the
+process did not run for a while (SIGSTOP, suspend): events may have been lost without an
+overflow record reaching us yet, which the tick reports as `missed_time=True`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from vault_agent.contracts import HEARTBEAT_INTERVAL_S
+
+MISSED_TIME_S = 2.5 * HEARTBEAT_INTERVAL_S  # a tick this late: the process was stopped
+
+
+class Heartbeat:
+    """Calls `tick(missed_time)` every HEARTBEAT_INTERVAL_S on its own thread until `stop()`."""
+
+    def __init__(self, tick: Callable[[bool], None]) -> None:
+        self._tick = tick
+        self._interval_s = HEARTBEAT_INTERVAL_S
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="vault-agent-heartbeat", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 60.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=timeout_s)
+            self._thread = None
+
+    def _run(self) -> None:
+        last = time.monotonic()
+        while not self._stop.wait(self._interval_s):
+            now = time.monotonic()
+            self._tick(now - last > MISSED_TIME_S)
+            last = now
