@@ -135,7 +135,9 @@ class Writer:
             self._head = idx.log.head_seq()
             if self.watch:
                 add_problem_listener(self._on_problem)
-                handler = VaultEventHandler(NoteFilter(idx.vault), idx.log.dir, self._batcher.add, self._batcher.wake)
+                handler = VaultEventHandler(
+                    NoteFilter(idx.vault), idx.log.dir, self._batcher.add, self._batcher.wake
+                )
                 self._observer = start_observer(idx.vault, idx.log.dir, handler)
             self._set_phase("building")
             try:
@@ -331,7 +333,9 @@ class Writer:
         self._head = max(self._head, events[-1].seq)
         generation = self._staleness.generation
         # Stale ends only with a full rescan logged after the latest problem.
-        resolves = any(e.op == "rescan" and e.path == "" for e in events) and not self._batcher.rescan_pending()
+        resolves = (
+            any(e.op == "rescan" and e.path == "" for e in events) and not self._batcher.rescan_pending()
+        )
         self._set_phase("building")
         ok = False
         started = time.monotonic()
@@ -342,7 +346,10 @@ class Writer:
         finally:
             if ok:
                 self._staleness.after_commit(
-                    generation, resolves=resolves, watching=self._watcher_alive(), lost=self._batcher.rescan_pending()
+                    generation,
+                    resolves=resolves,
+                    watching=self._watcher_alive(),
+                    lost=self._batcher.rescan_pending(),
                 )
             with self._cond:
                 self._cond.notify_all()

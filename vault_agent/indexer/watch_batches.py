@@ -131,5 +131,7 @@ class HintBatcher:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or self._stopped:
                 return False
-            self._cond.wait_for(lambda: self._version != version or self._stopped, timeout=min(quiet_s, remaining))
+            self._cond.wait_for(
+                lambda: self._version != version or self._stopped, timeout=min(quiet_s, remaining)
+            )
             return self._version != version and not self._stopped
