@@ -176,6 +176,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Also keep the query text of search tool calls in conversation records (off: never).",
     ),
     SettingSpec(
+        "semantic",
+        "VAULT_AGENT_SEMANTIC",
+        "",  # environment only: the readers that check it (vault_agent/semantic) get no Settings
+        "bool",
+        True,
+        "Semantic search: embeddings computed by the writer and hybrid ranking (off: lexical only).",
+    ),
+    SettingSpec(
         "log_level",
         "VAULT_AGENT_LOG_LEVEL",
         "log.level",
@@ -218,6 +226,7 @@ class Settings(BaseModel):
     recheck_seconds: int = _default("recheck_seconds")
     index_workers: int = _default("index_workers")
     log_level: str = _default("log_level")
+    semantic: bool = _default("semantic")
     conversations_idle_minutes: int = _default("conversations_idle_minutes")
     conversations_retention: int = _default("conversations_retention")
     conversations_reply_timeout_seconds: int = _default("conversations_reply_timeout_seconds")
