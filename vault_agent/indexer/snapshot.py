@@ -7,7 +7,11 @@ Commit protocol (a crash at any instant leaves CURRENT naming a complete snapsho
 3. CURRENT is replaced: temp file in the state dir, fsync, os.replace, fsync the dir.
 GC deletes segment and manifest files that no recent manifest names, only after they
 have been unreferenced for a grace period, so a reader holding an older snapshot keeps
-its files while it finishes.
+its files while it finishes. A reader needs a manifest file only while it parses it
+(freshness.read_current_manifest reads CURRENT, then the manifest, once), so superseded
+manifests get a twelfth of the segments' grace: under sustained edits they are the bulk of
+the garbage (each lists every segment's tombstones), and their number is bounded by
+GC_KEEP_MANIFESTS plus the commits of MANIFEST_GRACE_S instead of GC_GRACE_S.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z_]+\.parquet$")
 GC_KEEP_MANIFESTS = 3
 GC_GRACE_S = 120.0
+MANIFEST_GRACE_SHARE = 1 / 12  # of the grace: 10 s by default
 GC_INTERVAL_S = 10.0  # the writer collects at most this often
 
 __all__ = ["GarbageCollector", "atomic_write", "clear_tmp", "commit", "manifest_name", "next_ids", "now_iso"]
@@ -185,7 +190,8 @@ class GarbageCollector:
                 age = now - path.stat().st_mtime
             except FileNotFoundError:
                 continue
-            if age < self.grace_s or (now - first < self.grace_s and now - oldest_kept < self.grace_s):
+            grace = self.grace_s * MANIFEST_GRACE_SHARE if path.parent == snap_dir else self.grace_s
+            if age < grace or (now - first < grace and now - oldest_kept < grace):
                 continue
             with contextlib.suppress(FileNotFoundError):
                 if path.is_dir():
