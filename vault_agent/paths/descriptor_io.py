@@ -74,24 +74,34 @@ class DescriptorIO:
         """A descriptor on the vault root; the caller closes it."""
         return os.open(self.root, DIR_FLAGS)
 
-    def _walk_dirs(self, parts: list[str], match: Match, original: str) -> tuple[int, list[str]]:
-        """Open each directory component without following links; returns (fd, raw names)."""
+    def _walk_dirs(
+        self, parts: list[str], match: Match, original: str, *, create: bool = False, missing: str = ""
+    ) -> tuple[int, list[str]]:
+        """Open each directory component without following links; returns (fd, raw names).
+
+        With `create`, a missing component is made (mkdir relative to its parent's fd).
+        `missing` is the NotFound message (default: the path does not exist).
+        """
         fd = self.open_root()
         raw: list[str] = []
         try:
             for part in parts:
                 found = lookup(fd, part, match)
                 if found is None:
-                    raise _missing(original)
+                    if not create:
+                        raise NotFound(missing) if missing else _missing(original)
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, 0o755, dir_fd=fd)
+                    found = part
                 try:
                     nfd = os.open(found, DIR_FLAGS, dir_fd=fd)
                 except OSError as exc:
-                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):  # EMLINK: BSD's ELOOP
                         raise InvalidPath(
                             f"'{display(original)}' passes through a symbolic link or a file"
                         ) from None
                     if exc.errno == errno.ENOENT:  # renamed or removed meanwhile
-                        raise _missing(original) from None
+                        raise NotFound(missing) if missing else _missing(original) from None
                     raise
                 os.close(fd)
                 fd = nfd
@@ -243,30 +253,9 @@ class DescriptorIO:
             InvalidPath: a parent is a link or a file. NotFound: a parent is missing.
         """
         parts = rel.split("/")
-        fd = self.open_root()
-        raw: list[str] = []
+        missing = f"the folder of '{display(rel)}' does not exist"
+        fd, raw = self._walk_dirs(parts[:-1], "normalized", rel, create=create, missing=missing)
         try:
-            for part in parts[:-1]:
-                found = lookup(fd, part, "normalized")
-                if found is None:
-                    if not create:
-                        raise NotFound(f"the folder of '{display(rel)}' does not exist")
-                    with contextlib.suppress(FileExistsError):
-                        os.mkdir(part, 0o755, dir_fd=fd)
-                    found = part
-                try:
-                    nfd = os.open(found, DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                        raise InvalidPath(
-                            f"'{display(rel)}' passes through a symbolic link or a file"
-                        ) from None
-                    if exc.errno == errno.ENOENT:  # renamed or removed meanwhile
-                        raise NotFound(f"the folder of '{display(rel)}' does not exist") from None
-                    raise
-                os.close(fd)
-                fd = nfd
-                raw.append(found)
             leaf = lookup(fd, parts[-1], "normalized") or parts[-1]
         except BaseException:
             os.close(fd)

@@ -16,7 +16,7 @@ from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter, InvalidPath
 from vault_agent.paths import DIR_FLAGS, Vault, display, has_surrogates, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
-from vault_agent.query.lines import load_text, number_lines, page
+from vault_agent.query.lines import load_text, number_lines, page, page_stop
 from vault_agent.query.toolkit import (
     LS_MAX_ENTRIES,
     READ_DEFAULT_MAX_CHARS,
@@ -228,16 +228,8 @@ def vault_read(
         )
         return Outcome(data=data, warnings=warnings)
     pg = page(doc.lines, first, start_char or 0, last, budget)
-    reason: TruncatedReason
-    if pg.cut_by_budget:
-        reason = "hard_limit" if capped else "max_chars"
-        nxt = NextOffset(start_line=pg.next_line, start_char=pg.next_char or None)
-    elif last < total:
-        reason = "range_end"
-        nxt = NextOffset(start_line=last + 1)
-    else:
-        reason = "none"
-        nxt = NextOffset(start_line=None)
+    reason, next_line, next_char = page_stop(pg, last, total, capped)
+    nxt = NextOffset(start_line=next_line, start_char=next_char)
     text = number_lines(pg.text, first) if line_numbers else pg.text
     data = ReadData(
         text=text,
