@@ -106,9 +106,11 @@ class Vault:
 
     # ----- pure rules (paths.rules) -------------------------------------------------------
     def is_note_name(self, rel: str) -> bool:
+        """See `PathRules.is_note_name`."""
         return self.rules.is_note_name(rel)
 
     def is_protected(self, rel: str) -> bool:
+        """See `PathRules.is_protected`."""
         return self.rules.is_protected(rel)
 
     def check_not_protected(self, rel: str) -> None:
@@ -125,6 +127,7 @@ class Vault:
         return self.io.open_dir(raw_parts, rel)
 
     def lstat(self, resolved: Resolved) -> os.stat_result:
+        """Raises: InvalidPath, NotFound (see `DescriptorIO.lstat`)."""
         return self.io.lstat(resolved)
 
     def read_bytes(self, resolved: Resolved, max_bytes: int | None = None) -> bytes:
@@ -141,6 +144,7 @@ class Vault:
 
     # ----- the walk (paths.walk) ----------------------------------------------------------
     def walk(self, report: WalkReport | None = None, notes_only: bool = True) -> Iterator[WalkEntry]:
+        """See `paths.walk.walk_vault`."""
         return walk_vault(self.io.root, self.rules, report, notes_only)
 
 

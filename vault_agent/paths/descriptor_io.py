@@ -202,7 +202,11 @@ class DescriptorIO:
         return fd
 
     def lstat(self, resolved: Resolved) -> os.stat_result:
-        """Stat a resolved path again, descriptor-relative, never following links."""
+        """Stat a resolved path again, descriptor-relative, never following links.
+
+        Raises:
+            InvalidPath: a parent became a link or a file. NotFound: a parent is gone.
+        """
         if not resolved.raw_parts:
             return os.stat(self.root)
         fd, _ = self._walk_dirs(list(resolved.raw_parts[:-1]), "exact", resolved.rel)

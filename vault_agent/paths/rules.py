@@ -134,10 +134,12 @@ def top_folder(rel: str) -> str:
 
 
 def is_system(rel: str) -> bool:
+    """True for paths under the vault's `.system/` folder (any case)."""
     return top_folder(rel) == SYSTEM_DIR
 
 
 def is_daily(rel: str) -> bool:
+    """True for a file or folder inside `daily/` (any case), not the folder itself."""
     return "/" in rel and top_folder(rel) == DAILY_DIR
 
 
@@ -194,9 +196,11 @@ class PathRules:
         self.protected_paths = frozenset(fold(p) for p in protected_paths)
 
     def is_note_name(self, rel: str) -> bool:
+        """True when the name ends with one of the vault's note extensions (any case)."""
         return rel.lower().endswith(self.extensions)
 
     def is_protected(self, rel: str) -> bool:
+        """True inside a protected folder by name (any depth) or by path (the state dir)."""
         if self.protected_paths and under_any("/".join(fold(p) for p in rel.split("/")), self.protected_paths):
             return True
         return is_protected(rel, self.extra_protected)
