@@ -47,7 +47,6 @@ MAX_NOTE_CHARS_FOR_STRUCTURE = 1_000_000  # SPEC: larger notes → outline TOO_L
 MAX_OUTLINE_HEADINGS = 500
 
 Freshness = Literal["fresh", "stale", "pending", "updating", "incompatible", "unknown"]
-FRESHNESS_STATES: tuple[str, ...] = ("fresh", "stale", "pending", "updating", "incompatible", "unknown")
 
 FRESHNESS_ACTIONS: dict[str, str] = {
     "stale": "the vault changed since the last snapshot; run 'vault-agent index' or serve with --watch",

@@ -122,6 +122,39 @@ def test_only_the_watcher_imports_watchdog() -> None:
     assert _violations(lambda f: f != "indexer/watcher.py", lambda n: n.split(".")[0] == "watchdog") == []
 
 
+# The vault path package (kernel): pure rules below descriptor-relative I/O and the walk,
+# which do not know each other; only the package's __init__ (the `Vault` handle) binds them.
+PATH_PARTS: dict[str, set[str]] = {
+    "paths/rules.py": set(),
+    "paths/descriptor_io.py": {"vault_agent.paths.rules"},
+    "paths/walk.py": {"vault_agent.paths.rules"},
+}
+# A module that may touch the file system imports one of these; the pure rules import none.
+IO_MODULES = {"os", "stat", "errno", "io", "shutil", "pathlib", "tempfile", "glob", "fcntl", "mmap"}
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """The modules a file imports from (not the names it takes from them)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    return found | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+
+
+def test_the_path_package_is_layered() -> None:
+    assert {p.relative_to(PKG).as_posix() for p in (PKG / "paths").glob("*.py")} == {*PATH_PARTS, "paths/__init__.py"}
+    for rel, allowed in PATH_PARTS.items():
+        own = {n for n in _imported_modules(PKG / rel) if n == "vault_agent.paths" or n.startswith("vault_agent.paths.")}
+        assert own == allowed, rel
+
+
+def test_the_pure_path_rules_do_no_io() -> None:
+    tree = ast.parse((PKG / "paths" / "rules.py").read_text())
+    roots = {n.split(".")[0] for n in _imports(PKG / "paths" / "rules.py")}
+    assert roots & IO_MODULES == set()
+    calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert "open" not in calls
+
+
 def _dynamic_imports(path: Path) -> list[str]:
     out: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):

@@ -47,6 +47,9 @@ def test_normalize_accepts(raw: str, expected: str) -> None:
         "file:///etc/passwd.md",
         "file:/etc/x.md",
         "https://example.invalid/etc/x.md",
+        "a/../~/x.md",  # collapses to text refused as typed (found by hypothesis)
+        "./C:/x.md",
+        "a/../file:/etc/x.md",
     ],
 )
 def test_normalize_rejects(raw: str) -> None:

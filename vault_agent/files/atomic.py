@@ -26,12 +26,11 @@ from vault_agent.files.swap import (
     swap_in,
     take_read_lease,
 )
-from vault_agent.paths import display
+from vault_agent.paths import FILE_READ_FLAGS, display
 
 TEMP_PREFIX = ".vault-agent-tmp-"
 MAX_FILE_BYTES = 16 * 1024 * 1024  # read-modify-write cap: larger files are refused (TOO_LARGE)
 
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -58,7 +57,7 @@ def open_original(
         TooLarge: the file is larger than `max_bytes`.
     """
     try:
-        fd = os.open(leaf, _READ_FLAGS, dir_fd=dir_fd)
+        fd = os.open(leaf, FILE_READ_FLAGS, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     except OSError as exc:

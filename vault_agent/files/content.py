@@ -7,7 +7,6 @@ the same policies per case: creating follows vault_create, overwriting vault_wri
 from __future__ import annotations
 
 import os
-from typing import Literal
 
 from vault_agent.contracts import Outcome
 from vault_agent.errors import Conflict, InvalidParameter, InvalidPath, NotFound
@@ -17,8 +16,6 @@ from vault_agent.files.diff import unified
 from vault_agent.files.models import FilesContext, ReplaceResult, WriteResult
 from vault_agent.files.pipeline import Applied, apply_change, decode_text, encode_content
 from vault_agent.paths import display, normalize_rel_path
-
-WriteMode = Literal["overwrite", "append"]
 
 
 def _write_result(applied: Applied, written: int, dry_run: bool) -> Outcome[WriteResult]:

@@ -31,27 +31,25 @@ from vault_agent.files.lock import write_lock
 from vault_agent.files.models import DeleteResult, FilesContext
 from vault_agent.files.move import folder_files
 from vault_agent.files.pipeline import check_sha, observe_write
-from vault_agent.paths import Resolved, display, normalize_rel_path
+from vault_agent.paths import DIR_FLAGS, FILE_READ_FLAGS, Resolved, display, normalize_rel_path
 
 log = logging.getLogger("vault_agent.files")
 
 TRASH_DIR = ".trash"
 TrashOption = Literal["local", "system", "none"]
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 _MAX_APP_JSON = 1024 * 1024
 
 
 def trash_option(ctx: FilesContext) -> TrashOption:
     """Obsidian's `trashOption` from `.obsidian/app.json` (links not followed); default local."""
-    root = os.open(ctx.vault.root, _DIR_FLAGS)
+    root = ctx.vault.io.open_root()
     try:
         try:
-            ofd = os.open(".obsidian", _DIR_FLAGS, dir_fd=root)
+            ofd = os.open(".obsidian", DIR_FLAGS, dir_fd=root)
         except OSError:
             return "local"
         try:
-            ffd = os.open("app.json", _FILE_FLAGS, dir_fd=ofd)
+            ffd = os.open("app.json", FILE_READ_FLAGS, dir_fd=ofd)
         except OSError:
             return "local"
         finally:
@@ -74,13 +72,13 @@ def _trash_names(name: str, is_dir: bool) -> list[str]:
 
 
 def _trash_fd(ctx: FilesContext, create: bool) -> int | None:
-    root = os.open(ctx.vault.root, _DIR_FLAGS)
+    root = ctx.vault.io.open_root()
     try:
         if create:
             with contextlib.suppress(FileExistsError):
                 os.mkdir(TRASH_DIR, 0o755, dir_fd=root)
         try:
-            return os.open(TRASH_DIR, _DIR_FLAGS, dir_fd=root)
+            return os.open(TRASH_DIR, DIR_FLAGS, dir_fd=root)
         except FileNotFoundError:
             return None
         except OSError as exc:

@@ -15,11 +15,10 @@ import struct
 from vault_agent.contracts import Outcome
 from vault_agent.files.atomic import MAX_FILE_BYTES, is_temp_name, sha256_hex
 from vault_agent.files.models import FilesContext, StatResult
-from vault_agent.paths import normalize_rel_path
+from vault_agent.paths import DIR_FLAGS, normalize_rel_path
 
 _AT_SYMLINK_NOFOLLOW = 0x100
 _STATX_BTIME = 0x800
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 try:
     _statx = getattr(ctypes.CDLL(None, use_errno=True), "statx", None)
@@ -70,7 +69,7 @@ def stat_path(ctx: FilesContext, path: str) -> Outcome[StatResult]:
         try:
             created = birth_time(fd, leaf)
             if resolved.is_dir:
-                sub = os.open(leaf, _DIR_FLAGS, dir_fd=fd)
+                sub = os.open(leaf, DIR_FLAGS, dir_fd=fd)
                 try:
                     entries = _visible(ctx, resolved.rel, os.listdir(sub))
                 finally:

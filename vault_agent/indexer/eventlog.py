@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal, cast
 
-from vault_agent.contracts import EVENTS_DIR
+from vault_agent.contracts import EVENTS_DIR, fsync_dir
 from vault_agent.framing import FOOT, HEAD, MAGIC, MAX_PAYLOAD  # noqa: F401  (re-exported)
 from vault_agent.framing import frame as _frame
 from vault_agent.framing import parse_frame_at as _parse_at
@@ -126,14 +126,6 @@ def scan_bytes(data: bytes, after_seq: int = -1) -> ScanResult:
             events.append(ev)
         off = parsed[1]
     return ScanResult(base, events, off, len(data))
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _write_all_or_nothing(fd: int, data: bytes, size: int) -> None:
@@ -300,7 +292,7 @@ class EventLog:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
-        _fsync_dir(self.dir)
+        fsync_dir(self.dir)
         self._cursor = None
 
     def append(self, items: list[NewEvent]) -> int:

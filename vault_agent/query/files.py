@@ -14,9 +14,9 @@ from typing import Literal
 
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter, InvalidPath
-from vault_agent.paths import Vault, display, normalize_rel_path
+from vault_agent.paths import DIR_FLAGS, Vault, display, has_surrogates, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
-from vault_agent.query.lines import load_text, number_lines, page
+from vault_agent.query.lines import load_text, number_lines, page, page_stop
 from vault_agent.query.toolkit import (
     LS_MAX_ENTRIES,
     READ_DEFAULT_MAX_CHARS,
@@ -48,15 +48,6 @@ class TreeEntry:
     mtime_ns: int
 
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-
-
-def _open_dir(vault: Vault, raw_parts: tuple[str, ...], rel: str) -> int:
-    # open_dir opens every component relative to its parent with O_NOFOLLOW.
-    fd = vault.open_dir(raw_parts, rel)
-    return fd
-
-
 def iter_tree(vault: Vault, dir_fd: int, rel_dir: str, recursive: bool) -> Iterator[TreeEntry]:
     """Entries under an open folder: no symlinks, special files, excluded or protected names.
 
@@ -68,7 +59,7 @@ def iter_tree(vault: Vault, dir_fd: int, rel_dir: str, recursive: bool) -> Itera
             entries = sorted(it, key=lambda e: e.name)
         for entry in entries:
             name = entry.name
-            if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
+            if has_surrogates(name):
                 continue
             rel = f"{rel_dir}/{nfc(name)}" if rel_dir else nfc(name)
             try:
@@ -78,12 +69,12 @@ def iter_tree(vault: Vault, dir_fd: int, rel_dir: str, recursive: bool) -> Itera
             is_dir = stat.S_ISDIR(st.st_mode)
             if not is_dir and not stat.S_ISREG(st.st_mode):
                 continue  # symlinks, FIFOs, sockets, devices
-            if vault.exclusions.excluded(rel, is_dir) or vault.is_protected(rel):
+            if vault.rules.hidden(rel, is_dir):
                 continue
             yield TreeEntry(rel, is_dir, 0 if is_dir else st.st_size, st.st_mtime_ns)
             if is_dir and recursive:
                 try:
-                    sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+                    sub = os.open(name, DIR_FLAGS, dir_fd=dir_fd)
                 except OSError as exc:
                     if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EACCES, errno.ENOENT):
                         continue
@@ -116,7 +107,8 @@ def vault_ls(
     resolved = vault.resolve(rel)
     if not resolved.is_dir:
         raise InvalidPath(f"'{display(resolved.rel)}' is a file; read it with vault_read")
-    fd = _open_dir(vault, resolved.raw_parts, resolved.rel)
+    # Every component is opened relative to its parent with O_NOFOLLOW.
+    fd = vault.open_dir(resolved.raw_parts, resolved.rel)
     found = [
         e
         for e in iter_tree(vault, fd, resolved.rel, recursive=matcher is not None)
@@ -236,16 +228,8 @@ def vault_read(
         )
         return Outcome(data=data, warnings=warnings)
     pg = page(doc.lines, first, start_char or 0, last, budget)
-    reason: TruncatedReason
-    if pg.cut_by_budget:
-        reason = "hard_limit" if capped else "max_chars"
-        nxt = NextOffset(start_line=pg.next_line, start_char=pg.next_char or None)
-    elif last < total:
-        reason = "range_end"
-        nxt = NextOffset(start_line=last + 1)
-    else:
-        reason = "none"
-        nxt = NextOffset(start_line=None)
+    reason, next_line, next_char = page_stop(pg, last, total, capped)
+    nxt = NextOffset(start_line=next_line, start_char=next_char)
     text = number_lines(pg.text, first) if line_numbers else pg.text
     data = ReadData(
         text=text,

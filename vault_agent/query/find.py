@@ -39,9 +39,10 @@ from vault_agent.contracts import MAX_QUERY_CHARS, Manifest, Outcome, WarningIte
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
 from vault_agent.query.bm25 import postings_index
+from vault_agent.query.budget import Budget
 from vault_agent.query.find_rank import Ranked, ranked_candidates, weighted_share
-from vault_agent.query.grep import Budget, Scope, resolve_scope
 from vault_agent.query.postings import dead_filter, read_postings
+from vault_agent.query.scope import Scope, resolve_scope
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     FIND_DEFAULT_MAX_CANDIDATES,

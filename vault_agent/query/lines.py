@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from vault_agent.errors import InvalidPath, TooLarge
 from vault_agent.paths import Resolved, Vault, display, normalize_rel_path
@@ -83,6 +84,22 @@ class Page:
     next_line: int | None  # first line not (fully) returned, None when the stop was `end`
     next_char: int  # offset inside next_line where the rest starts (0 = the line start)
     cut_by_budget: bool
+
+
+PageStop = Literal["hard_limit", "max_chars", "range_end", "none"]
+
+
+def page_stop(pg: Page, last: int, total: int, capped: bool) -> tuple[PageStop, int | None, int | None]:
+    """Why a page of lines up to `last` stopped, and where the next page starts.
+
+    Returns (reason, next start line or None at the end, char offset inside it or None).
+    Shared by vault_read and vault_scan, which name `range_end` after their own cursor.
+    """
+    if pg.cut_by_budget:
+        return ("hard_limit" if capped else "max_chars"), pg.next_line, pg.next_char or None
+    if last < total:
+        return "range_end", last + 1, None
+    return "none", None, None
 
 
 def page(lines: list[str], start_line: int, start_char: int, end_line: int, max_chars: int) -> Page:

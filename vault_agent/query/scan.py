@@ -16,7 +16,7 @@ from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
 from vault_agent.query.files import check_line, effective_max_chars
-from vault_agent.query.lines import load_text, page
+from vault_agent.query.lines import load_text, page, page_stop
 from vault_agent.query.toolkit import (
     SCAN_DEFAULT_CHUNK_LINES,
     SCAN_MAX_CHUNK_LINES,
@@ -88,16 +88,9 @@ def vault_scan(
         return Outcome(data=data)
     last = min(total, first + size - 1)
     pg = page(doc.lines, first, start_char or 0, last, budget)
-    reason: ScanReason
-    if pg.cut_by_budget:
-        reason = "hard_limit" if capped else "max_chars"
-        cursor = Cursor(start_line=pg.next_line, start_char=pg.next_char or None)
-    elif last < total:
-        reason = "chunk_end"
-        cursor = Cursor(start_line=last + 1)
-    else:
-        reason = "none"
-        cursor = Cursor(start_line=None)
+    stop, next_line, next_char = page_stop(pg, last, total, capped)
+    reason: ScanReason = "chunk_end" if stop == "range_end" else stop
+    cursor = Cursor(start_line=next_line, start_char=next_char)
     eof = cursor.start_line is None
     if eof:
         actions = [action("vault_coverage", 0.9, {"path": doc.path})]

@@ -29,6 +29,7 @@ from vault_agent.files.agent_models import (
 )
 from vault_agent.files.races import race_safe
 from vault_agent.lazy import lazy_functions
+from vault_agent.query.toolkit import LS_MAX_ENTRIES, READ_HARD_MAX_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.files.content import put_file
@@ -52,9 +53,9 @@ else:  # the core is imported on first call (the CLI imports this module for the
     (vault_search,) = lazy_functions("vault_agent.query.grep", "vault_search")
 
 READ_MAX_LINES = 2_000
-READ_MAX_CHARS = 100_000
+READ_MAX_CHARS = READ_HARD_MAX_CHARS
 LIST_DEFAULT = 200
-LIST_MAX = 1_000
+LIST_MAX = LS_MAX_ENTRIES  # vault_ls lists no more, so a larger limit would promise nothing
 
 
 # ------------------------------------------------------------------------------ params
