@@ -53,3 +53,15 @@ def test_no_segment_keeps_more_dead_rows_than_the_share(tmp_path: Path) -> None:
         m = build_index(s)
         worst = max(worst, *(len(x.deleted) / x.note_count for x in m.segments if x.note_count))
     assert worst <= compaction.TOMBSTONE_RATIO
+
+
+def test_dead_rows_past_the_share_make_compaction_due_even_while_busy(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    for i in range(10):
+        write(vault, f"n{i}.md", note_text(i))
+    m = build_index(make_settings(vault, tmp_path / "state"))
+    assert not compaction.due_while_busy(m)  # one clean full-build segment: wait for a quiet moment
+    seg = m.segments[0]
+    share = int(seg.note_count * compaction.TOMBSTONE_RATIO) + 1
+    heavy = seg.model_copy(update={"deleted": [f"n{i}.md" for i in range(share)]})
+    assert compaction.due_while_busy(m.model_copy(update={"segments": [heavy]}))

@@ -69,6 +69,15 @@ def overdue(manifest: Manifest) -> bool:
     return any(n > 2 * MAX_SMALL_SEGMENTS for n in counts.values())
 
 
+def due_while_busy(manifest: Manifest) -> bool:
+    """True when compaction must not wait for a quiet moment: a size class is `overdue`,
+    or a segment carries more dead rows than TOMBSTONE_RATIO (under a steady stream of
+    edits the writer is never idle, and dead rows would otherwise grow without bound)."""
+    return overdue(manifest) or any(
+        s.note_count and len(s.deleted) / s.note_count > TOMBSTONE_RATIO for s in manifest.segments
+    )
+
+
 def maybe_compact(indexer: object) -> Manifest | None:
     """Run one compaction on an `Indexer` if the policy asks for it; returns the new manifest."""
     from vault_agent.indexer.build import Indexer, NoteInfo

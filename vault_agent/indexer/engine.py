@@ -25,7 +25,7 @@ from vault_agent.config import Settings
 from vault_agent.contracts import WRITER_STATE_FILE, Manifest, WriterState
 from vault_agent.errors import StorageFull, StorageReadOnly, from_os_error
 from vault_agent.indexer.build import Indexer, open_writer_dirs
-from vault_agent.indexer.compaction import maybe_compact, overdue
+from vault_agent.indexer.compaction import due_while_busy, maybe_compact
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.failure import describe_failure
 from vault_agent.indexer.heartbeat import Heartbeat
@@ -357,15 +357,16 @@ class Writer:
         self._maintain()
 
     def _maintain(self) -> None:
-        """While no change waits: compact small segments, sync embeddings, collect garbage."""
+        """Compact and sync embeddings while no change waits (or when compaction is overdue);
+        collect garbage (at most every GC_INTERVAL_S) even under a steady stream of edits."""
         assert self._indexer is not None
         manifest = self._indexer.manifest
-        if self._batcher.pending() and not (manifest is not None and overdue(manifest)):
-            return  # compaction waits for a quiet moment unless segments pile up
-        for changed in (maybe_compact(self._indexer), self._semantic.sync(self._indexer)):
-            if changed is not None:
-                with self._cond:
-                    self._cond.notify_all()
-                self._publish()
+        quiet = not self._batcher.pending()
+        if quiet or (manifest is not None and due_while_busy(manifest)):
+            for changed in (maybe_compact(self._indexer), self._semantic.sync(self._indexer)):
+                if changed is not None:
+                    with self._cond:
+                        self._cond.notify_all()
+                    self._publish()
         if self._gc is not None:
             self._gc.collect_if_due()
