@@ -1,20 +1,21 @@
 """Orientation (seed 000): overview, tree, tags, facets, computed from one snapshot.
 
-Counts use count(*) over unnested lists: the parser stores each tag, field name and
-type/status value at most once per note, so a row is a note.
+Counts are counts of list elements: the parser stores each tag, field name and type/status
+value at most once per note, so an element is a note.
 
-Every answer is computed at request time from the live `notes` rows of the snapshot the
-request pinned (no precomputed orientation tables). Sorts are count descending, then the
-name ascending by Unicode code point (DuckDB's binary VARCHAR order = Python's `sorted`).
+Every answer is computed at request time from the live notes of the snapshot the request
+pinned (no precomputed orientation tables): `view.live` holds them as typed arrays laid
+out for these aggregations (live_notes.py), and each count is a `numpy.bincount` over them.
+Sorts are count descending, then the name ascending by Unicode code point (Python's
+`sorted`, DuckDB's VARCHAR order).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-import duckdb
-
 from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.models import (
     FacetField,
     FacetsData,
@@ -56,11 +57,9 @@ def _warn(code: str, message: str) -> WarningItem:
     return WarningItem(code=code, message=message)
 
 
-def _folder_direct_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+def _folder_direct_counts(live: LiveNotes) -> dict[str, int]:
     """Notes directly in each folder that holds any ('' = the root); tree and overview use it."""
-    return {
-        f: int(n) for f, n in con.execute("SELECT folder, count(*) FROM notes GROUP BY folder").fetchall()
-    }
+    return live.folder_counts()
 
 
 def _top_folders(direct: dict[str, int], limit: int) -> tuple[list[FolderCount], bool]:
@@ -72,22 +71,13 @@ def _top_folders(direct: dict[str, int], limit: int) -> tuple[list[FolderCount],
     return [FolderCount(path=p, note_count=n) for p, n in ranked[:limit]], len(ranked) > limit
 
 
-def _tag_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[TagCount], bool]:
-    rows = con.execute(
-        "SELECT tag, count(*) AS n FROM (SELECT unnest(tags) AS tag FROM notes) "
-        "WHERE tag IS NOT NULL AND tag <> '' GROUP BY tag ORDER BY n DESC, tag ASC LIMIT ?",
-        [limit + 1],
-    ).fetchall()
-    return [TagCount(tag=t, note_count=n) for t, n in rows[:limit]], len(rows) > limit
+def _tag_counts(live: LiveNotes, limit: int) -> tuple[list[TagCount], bool]:
+    rows, cut = live.ranked("tags", limit, skip_empty=True)
+    return [TagCount(tag=t, note_count=n) for t, n in rows], cut
 
 
-def _field_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[tuple[str, int]], bool]:
-    rows = con.execute(
-        "SELECT name, count(*) AS n FROM (SELECT unnest(fm_fields) AS name FROM notes) "
-        "WHERE name IS NOT NULL GROUP BY name ORDER BY n DESC, name ASC LIMIT ?",
-        [limit + 1],
-    ).fetchall()
-    return [(name, n) for name, n in rows[:limit]], len(rows) > limit
+def _field_counts(live: LiveNotes, limit: int) -> tuple[list[tuple[str, int]], bool]:
+    return live.ranked("fm_fields", limit, skip_empty=False)
 
 
 def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
@@ -97,13 +87,11 @@ def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
         IndexNotFound: no snapshot. IndexIncompatible: reindex needed.
     """
     with reader.acquire() as view:
-        con = view.con
-        note_count, chunk_count = con.execute(
-            "SELECT count(*), coalesce(sum(chunk_count), 0) FROM notes"
-        ).fetchone() or (0, 0)
-        folders, folders_cut = _top_folders(_folder_direct_counts(con), OVERVIEW_FOLDERS_LIMIT)
-        tags, tags_cut = _tag_counts(con, OVERVIEW_TAGS_LIMIT)
-        fields, fields_cut = _field_counts(con, OVERVIEW_FIELDS_LIMIT)
+        live = view.live
+        note_count, chunk_count = live.note_count, live.chunk_count()
+        folders, folders_cut = _top_folders(_folder_direct_counts(live), OVERVIEW_FOLDERS_LIMIT)
+        tags, tags_cut = _tag_counts(live, OVERVIEW_TAGS_LIMIT)
+        fields, fields_cut = _field_counts(live, OVERVIEW_FIELDS_LIMIT)
         warnings = view.warnings()
         freshness = view.freshness
     if folders_cut:
@@ -200,7 +188,7 @@ def tree(
     _check_range("depth", depth, TREE_DEPTH_MIN, TREE_DEPTH_MAX)
     _check_range("limit", limit, TREE_LIMIT_MIN, TREE_LIMIT_MAX)
     with reader.acquire() as view:
-        direct = _folder_direct_counts(view.con)
+        direct = _folder_direct_counts(view.live)
         warnings = view.warnings()
         freshness = view.freshness
     root, truncated = build_tree(direct, depth, limit, direct_only)
@@ -225,7 +213,7 @@ def tags(reader: SnapshotReader, limit: int = TAGS_LIMIT_DEFAULT) -> Outcome[Tag
     """
     _check_range("limit", limit, TAGS_LIMIT_MIN, TAGS_LIMIT_MAX)
     with reader.acquire() as view:
-        items, cut = _tag_counts(view.con, limit)
+        items, cut = _tag_counts(view.live, limit)
         warnings = view.warnings()
         freshness = view.freshness
     if cut:
@@ -237,14 +225,9 @@ def tags(reader: SnapshotReader, limit: int = TAGS_LIMIT_DEFAULT) -> Outcome[Tag
     )
 
 
-def _values(con: duckdb.DuckDBPyConnection, column: str) -> tuple[list[ValueCount], bool]:
-    rows = con.execute(
-        f"SELECT v, count(*) AS n FROM (SELECT unnest({column}) AS v FROM notes) "
-        "WHERE v IS NOT NULL AND v <> '' GROUP BY v ORDER BY n DESC, v ASC LIMIT ?",
-        [FACET_VALUES_LIMIT + 1],
-    ).fetchall()
-    items = [ValueCount(value=v, note_count=n) for v, n in rows[:FACET_VALUES_LIMIT]]
-    return items, len(rows) > FACET_VALUES_LIMIT
+def _values(live: LiveNotes, column: str) -> tuple[list[ValueCount], bool]:
+    rows, cut = live.ranked(column, FACET_VALUES_LIMIT, skip_empty=True)
+    return [ValueCount(value=v, note_count=n) for v, n in rows], cut
 
 
 def facets(reader: SnapshotReader, limit: int = FACETS_LIMIT_DEFAULT) -> Outcome[FacetsData]:
@@ -256,14 +239,14 @@ def facets(reader: SnapshotReader, limit: int = FACETS_LIMIT_DEFAULT) -> Outcome
     _check_range("limit", limit, FACETS_LIMIT_MIN, FACETS_LIMIT_MAX)
     cut_values: list[str] = []
     with reader.acquire() as view:
-        fields, cut = _field_counts(view.con, limit)
+        fields, cut = _field_counts(view.live, limit)
         items: list[FacetField] = []
         for name, n in fields:
             column = ALLOWLISTED_FIELDS.get(name)
             if column is None:
                 items.append(FacetField(name=name, note_count=n))
                 continue
-            values, values_cut = _values(view.con, column)
+            values, values_cut = _values(view.live, column)
             if values_cut:
                 cut_values.append(name)
             items.append(FacetField(name=name, note_count=n, values=values))

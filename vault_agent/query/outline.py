@@ -14,6 +14,7 @@ import duckdb
 from vault_agent.contracts import MAX_OUTLINE_HEADINGS, Outcome
 from vault_agent.errors import InvalidPath, NotFound, TooLarge
 from vault_agent.paths import Vault, display, exists_exactly, normalize_rel_path
+from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.models import DocNode, DocRoot, DocumentTree, NoteOutline, OutlineHeading
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
@@ -51,8 +52,13 @@ def check_note_path(vault: Vault, raw: object) -> str:
     return rel
 
 
-def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> NoteRow:
+def resolve_note(
+    con: duckdb.DuckDBPyConnection, vault: Vault, raw: object, live: LiveNotes | None = None
+) -> NoteRow:
     """The snapshot's note for caller text: exact path, else the one case-insensitive match.
+
+    With the request's `live` notes the exact path is found without a query (a dict lookup
+    per segment); the case-insensitive fallback is SQL either way.
 
     Raises:
         InvalidPath: malformed, absolute, traversal, NUL, or not a note name.
@@ -61,7 +67,14 @@ def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> N
     """
     rel = check_note_path(vault, raw)
     cols = "path, folder, title, facets_json, too_large, _seg"
-    rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
+    found = live.lookup(rel) if live is not None else None
+    if found is not None:
+        seg, f = found
+        rows = [(f.path, f.folder, f.title, f.facets_json, f.too_large, seg)]
+    elif live is not None:
+        rows = []
+    else:
+        rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
     if not rows:
         # A file that exists as typed but is not indexed yet must not answer for its case
         # twin; otherwise the one case-insensitive match in the snapshot is the note.
@@ -116,7 +129,7 @@ def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutlin
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path)
+        note = resolve_note(view.con, reader.vault, path, view.live)
         heads, truncated = note_headings(view.con, note)
         data = NoteOutline(
             path=note.path,
@@ -135,7 +148,7 @@ def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentT
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path)
+        note = resolve_note(view.con, reader.vault, path, view.live)
         heads, truncated = note_headings(view.con, note)
         root = DocRoot(children=[])
         nodes = [DocNode(id=h.id, level=h.level, text=h.text, children=[]) for h in heads]
