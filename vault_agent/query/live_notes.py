@@ -22,6 +22,7 @@ import numpy.typing as npt
 from vault_agent.query.segment_columns import (
     LIST_COLUMNS,
     Codes,
+    FolderVocab,
     NoteFields,
     SegmentColumns,
     Vocab,
@@ -158,6 +159,10 @@ class LiveNotes:
         return out
 
     # ------------------------------------------------------------------ aggregations
+    @property
+    def folder_vocab(self) -> FolderVocab:
+        return self._vocabs.folders
+
     @property
     def note_count(self) -> int:
         return len(self.folders)

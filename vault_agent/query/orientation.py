@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.query.folder_tree import folder_tree
 from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.models import (
     FacetField,
@@ -25,7 +26,6 @@ from vault_agent.query.models import (
     TagCount,
     TagsData,
     TreeData,
-    TreeNode,
     ValueCount,
 )
 from vault_agent.query.orientation_limits import (  # bounds of the parameters (seed 000)
@@ -127,53 +127,6 @@ def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
     return Outcome(data=data, warnings=warnings, freshness=freshness)
 
 
-def _folder_counts(direct: dict[str, int]) -> tuple[dict[str, int], dict[str, list[str]]]:
-    """Recursive counts of every folder that holds notes, and each folder's child folders."""
-    recursive: dict[str, int] = defaultdict(int)
-    children: dict[str, set[str]] = defaultdict(set)
-    recursive[""] += 0
-    for folder, n in direct.items():
-        recursive[""] += n
-        if not folder:
-            continue
-        parts = folder.split("/")
-        parent = ""
-        for i in range(1, len(parts) + 1):
-            path = "/".join(parts[:i])
-            recursive[path] += n
-            children[parent].add(path)
-            parent = path
-    return dict(recursive), {k: sorted(v) for k, v in children.items()}
-
-
-def build_tree(direct: dict[str, int], depth: int, limit: int, direct_only: bool) -> tuple[TreeNode, bool]:
-    """Breadth-first selection of at most `limit` nodes down to `depth`; (root, truncated)."""
-    recursive, kids = _folder_counts(direct)
-    # BFS over every folder within depth; the first `limit` in BFS order are kept.
-    order: list[tuple[str, int]] = [("", 0)]
-    i = 0
-    eligible = 1
-    while i < len(order):
-        path, level = order[i]
-        i += 1
-        if level < depth:
-            for child in kids.get(path, []):
-                order.append((child, level + 1))
-                eligible += 1
-    kept = {p for p, _ in order[:limit]}
-    nodes: dict[str, TreeNode] = {}
-    for path, _ in order[:limit]:
-        count = direct.get(path, 0) if direct_only else recursive.get(path, 0)
-        nodes[path] = TreeNode(
-            path=path, note_count=count, child_folders=len(kids.get(path, [])), children=[]
-        )
-    for path, _ in order[1:limit]:
-        parent = path.rpartition("/")[0]
-        if parent in kept:
-            nodes[parent].children.append(nodes[path])  # BFS order = alphabetical per parent
-    return nodes[""], eligible > limit
-
-
 def tree(
     reader: SnapshotReader,
     depth: int = TREE_DEPTH_DEFAULT,
@@ -188,10 +141,9 @@ def tree(
     _check_range("depth", depth, TREE_DEPTH_MIN, TREE_DEPTH_MAX)
     _check_range("limit", limit, TREE_LIMIT_MIN, TREE_LIMIT_MAX)
     with reader.acquire() as view:
-        direct = _folder_direct_counts(view.live)
+        root, truncated = folder_tree(view.live.folders, view.live.folder_vocab, depth, limit, direct_only)
         warnings = view.warnings()
         freshness = view.freshness
-    root, truncated = build_tree(direct, depth, limit, direct_only)
     if truncated:
         warnings.append(
             _warn(

@@ -72,16 +72,55 @@ class Vocab:
             return self._ranks
 
 
+class FolderVocab(Vocab):
+    """Folder paths ('' = the vault root, code 0) with every ancestor interned too, and
+    each code's parent and depth, so folder trees are computed with array operations."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._parent: list[int] = []
+        self._depth: list[int] = []
+        self._arrays: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = (np.zeros(0, np.int64),) * 2
+        self.intern([""])
+
+    def intern(self, names: list[str]) -> Codes:
+        with self._lock:
+            out = np.empty(len(names), np.int32)
+            for i, name in enumerate(names):
+                out[i] = self._intern_one(name)
+            return out
+
+    def _intern_one(self, name: str) -> int:
+        code = self._codes.get(name)
+        if code is not None:
+            return code
+        parent = self._intern_one(name.rpartition("/")[0]) if name else -1
+        code = self._codes[name] = len(self._names)
+        self._names.append(name)
+        self._parent.append(parent)
+        self._depth.append(0 if not name else name.count("/") + 1)
+        return code
+
+    def layout(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """(parent, depth, rank) of every code so far (the root's parent is -1)."""
+        ranks = self.ranks()
+        with self._lock:
+            n = len(ranks)
+            if len(self._arrays[0]) != n:
+                self._arrays = (np.asarray(self._parent[:n], np.int64), np.asarray(self._depth[:n], np.int64))
+            return self._arrays[0], self._arrays[1], ranks
+
+
 @dataclass(frozen=True)
 class Vocabs:
     """The vocabularies of one reader: folders and each counted list column."""
 
-    folders: Vocab
+    folders: FolderVocab
     lists: dict[str, Vocab]
 
     @staticmethod
     def new() -> Vocabs:
-        return Vocabs(folders=Vocab(), lists={name: Vocab() for name in LIST_COLUMNS})
+        return Vocabs(folders=FolderVocab(), lists={name: Vocab() for name in LIST_COLUMNS})
 
 
 @dataclass(frozen=True)
