@@ -77,11 +77,7 @@ def get_note(reader: SnapshotReader, path: object, max_chars: int | None = None)
         warnings: list[WarningItem] = list(view.warnings())
         if rows and found is not None:
             rel, title, tags, types, statuses, fields, sha = rows[0]
-            heads = view.con.execute(
-                f"SELECT id, level, text FROM {view.segment_table('headings', found[0])} "
-                "WHERE path = ? ORDER BY ordinal LIMIT ?",
-                [rel, MAX_OUTLINE_HEADINGS + 1],
-            ).fetchall()
+            heads = [(i, lv, t) for _o, lv, t, i, _b in found[1].headings.of(rel, MAX_OUTLINE_HEADINGS + 1)]
         else:
             rel, title, tags, types, statuses, fields, sha, heads = (
                 resolved.rel,

@@ -16,6 +16,7 @@ from vault_agent.errors import InvalidPath, NotFound, TooLarge
 from vault_agent.paths import Vault, display, exists_exactly, normalize_rel_path
 from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.models import DocNode, DocRoot, DocumentTree, NoteOutline, OutlineHeading
+from vault_agent.query.segment_headings import SegmentHeadings
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
 
@@ -26,6 +27,7 @@ class NoteRow:
     title: str | None
     facets_json: str
     segment_id: int
+    headings: SegmentHeadings | None = None  # set when found through the request's live notes
 
 
 @dataclass(frozen=True)
@@ -71,9 +73,11 @@ def resolve_note(
     if found is not None:
         seg, f = found
         rows = [(f.path, f.folder, f.title, f.facets_json, f.too_large, seg)]
+        headings: SegmentHeadings | None = f.headings
     elif live is not None:
-        rows = []
+        rows, headings = [], None
     else:
+        headings = None
         rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
     if not rows:
         # A file that exists as typed but is not indexed yet must not answer for its case
@@ -89,16 +93,22 @@ def resolve_note(
     path, folder, title, facets_json, too_large, seg = rows[0]
     if too_large:
         raise TooLarge(f"'{display(path)}' is over 1,000,000 characters; its structure is not served")
-    return NoteRow(path=path, folder=folder, title=title, facets_json=facets_json, segment_id=int(seg))
+    return NoteRow(
+        path=path, folder=folder, title=title, facets_json=facets_json, segment_id=int(seg), headings=headings
+    )
 
 
 def note_headings(con: duckdb.DuckDBPyConnection, note: NoteRow) -> tuple[list[HeadingRow], bool]:
     """The first MAX_OUTLINE_HEADINGS headings in document order, and whether more exist."""
-    table = SnapshotView.segment_table("headings", note.segment_id)  # path-sorted: pruned scan
-    rows = con.execute(
-        f"SELECT ordinal, level, text, id, body_available FROM {table} WHERE path = ? ORDER BY ordinal LIMIT ?",
-        [note.path, MAX_OUTLINE_HEADINGS + 1],
-    ).fetchall()
+    if note.headings is not None:  # the segment's headings in memory: a slice, no query
+        rows = note.headings.of(note.path, MAX_OUTLINE_HEADINGS + 1)
+    else:
+        table = SnapshotView.segment_table("headings", note.segment_id)  # path-sorted: pruned scan
+        rows = con.execute(
+            f"SELECT ordinal, level, text, id, body_available FROM {table} WHERE path = ? "
+            "ORDER BY ordinal LIMIT ?",
+            [note.path, MAX_OUTLINE_HEADINGS + 1],
+        ).fetchall()
     heads = [
         HeadingRow(ordinal=o, level=int(lv), text=t, id=i, body_available=bool(b)) for o, lv, t, i, b in rows
     ]

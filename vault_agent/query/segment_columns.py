@@ -19,6 +19,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from vault_agent.query.segment_headings import SegmentHeadings
+
 Codes = npt.NDArray[np.int32]
 
 # The list columns orientation counts; each note holds a value at most once (parser rule).
@@ -140,6 +142,7 @@ class NoteFields:
     title: str | None
     facets_json: str
     too_large: bool
+    headings: SegmentHeadings  # the segment's headings (one-note reads)
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,7 @@ class SegmentColumns:
     folders: Codes
     chunk_counts: npt.NDArray[np.int64]
     lists: dict[str, ListCodes]
+    headings: SegmentHeadings
     _lookup: pa.Table  # title, folder, facets_json, too_large (for one-note reads)
 
     @property
@@ -166,6 +170,7 @@ class SegmentColumns:
             title=rec["title"],
             facets_json=rec["facets_json"],
             too_large=bool(rec["too_large"]),
+            headings=self.headings,
         )
 
 
@@ -190,7 +195,9 @@ def _flatten(vocab: Vocab, column: pa.ChunkedArray | pa.Array) -> ListCodes:
     )
 
 
-def build_segment_columns(segment_id: int, notes: pa.Table, vocabs: Vocabs) -> SegmentColumns:
+def build_segment_columns(
+    segment_id: int, notes: pa.Table, vocabs: Vocabs, headings: SegmentHeadings
+) -> SegmentColumns:
     """Lay out one segment's notes table (one pass of vectorized Arrow work per column)."""
     paths = tuple(notes.column("path").to_pylist())
     folders = notes.column("folder").combine_chunks()
@@ -203,5 +210,6 @@ def build_segment_columns(segment_id: int, notes: pa.Table, vocabs: Vocabs) -> S
             notes.column("chunk_count").fill_null(0).to_numpy(zero_copy_only=False), np.int64
         ),
         lists={name: _flatten(vocabs.lists[name], notes.column(name)) for name in LIST_COLUMNS},
+        headings=headings,
         _lookup=notes.select(["title", "folder", "facets_json", "too_large"]),
     )

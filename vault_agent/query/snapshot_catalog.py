@@ -1,9 +1,10 @@
 """What a loaded snapshot is made of in memory: DuckDB objects and typed note columns.
 
 Layout inside the reader's in-memory DuckDB:
-    main.seg_<id>_<table>   one per segment and table: `notes`, `headings`, `links` are
-                            copied into memory once (per-request Parquet scans of them are
-                            too slow); `chunks` and `terms` stay `read_parquet` views (big;
+    main.seg_<id>_<table>   one per segment and table: `notes` and `links` are copied
+                            into memory once (per-request Parquet scans of them are too
+                            slow); `headings`, `chunks` and `terms` stay `read_parquet`
+                            views (one-note reads take headings from `SegmentHeadings`;
                             terms are term-sorted with small row groups so `term IN` prunes)
     s<snapshot_id>.<table>  the live rows of one snapshot: UNION ALL over its segments
                             minus its dead rows (`s<id>._dead`), for every table of
@@ -31,10 +32,11 @@ from vault_agent.contracts import SEGMENTS_DIR, TABLES, Manifest
 from vault_agent.errors import IndexIncompatible
 from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.segment_columns import SegmentColumns, Vocabs, build_segment_columns
+from vault_agent.query.segment_headings import SegmentHeadings
 from vault_agent.tables import duck_type
 
 # Tables copied into DuckDB memory once per segment; the others stay Parquet views.
-LOADED_TABLES: tuple[str, ...] = ("notes", "headings", "links")
+LOADED_TABLES: tuple[str, ...] = ("notes", "links")
 
 
 def _sql_str(value: str) -> str:
@@ -99,7 +101,8 @@ class SnapshotCatalog:
                 )
                 kind = "TABLE" if table in LOADED_TABLES else "VIEW"
                 self._ddl.execute(f"CREATE {kind} main.{obj} AS SELECT * FROM {src}")
-            columns = build_segment_columns(seg_id, notes, self.vocabs)
+            headings = SegmentHeadings(self._seg_file(files["headings"]) if "headings" in files else None)
+            columns = build_segment_columns(seg_id, notes, self.vocabs, headings)
         except BaseException:
             for obj in made:
                 self._drop_obj(obj)
