@@ -30,6 +30,18 @@ def folder_counts(folders: npt.NDArray[np.int32], vocab: FolderVocab) -> tuple[I
     return direct, recursive
 
 
+def top_level_folders(
+    folders: npt.NDArray[np.int32], vocab: FolderVocab, limit: int
+) -> tuple[list[tuple[str, int]], bool]:
+    """The `limit` top-level folders with the most notes (recursive), count descending then
+    path ascending, and whether more exist."""
+    _, level, rank = vocab.layout()
+    _, recursive = folder_counts(folders, vocab)
+    codes = np.flatnonzero((level == 1) & (recursive > 0))
+    codes = codes[np.lexsort((rank[codes], -recursive[codes]))]
+    return [(vocab.name(int(c)), int(recursive[c])) for c in codes[:limit]], len(codes) > limit
+
+
 def folder_tree(
     folders: npt.NDArray[np.int32], vocab: FolderVocab, depth: int, limit: int, direct_only: bool
 ) -> tuple[TreeNode, bool]:

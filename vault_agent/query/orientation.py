@@ -12,10 +12,8 @@ Sorts are count descending, then the name ascending by Unicode code point (Pytho
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from vault_agent.contracts import Outcome, WarningItem
-from vault_agent.query.folder_tree import folder_tree
+from vault_agent.query.folder_tree import folder_tree, top_level_folders
 from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.models import (
     FacetField,
@@ -57,20 +55,6 @@ def _warn(code: str, message: str) -> WarningItem:
     return WarningItem(code=code, message=message)
 
 
-def _folder_direct_counts(live: LiveNotes) -> dict[str, int]:
-    """Notes directly in each folder that holds any ('' = the root); tree and overview use it."""
-    return live.folder_counts()
-
-
-def _top_folders(direct: dict[str, int], limit: int) -> tuple[list[FolderCount], bool]:
-    totals: dict[str, int] = defaultdict(int)
-    for folder, n in direct.items():
-        if folder:
-            totals[folder.split("/", 1)[0]] += n
-    ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))  # code point order
-    return [FolderCount(path=p, note_count=n) for p, n in ranked[:limit]], len(ranked) > limit
-
-
 def _tag_counts(live: LiveNotes, limit: int) -> tuple[list[TagCount], bool]:
     rows, cut = live.ranked("tags", limit, skip_empty=True)
     return [TagCount(tag=t, note_count=n) for t, n in rows], cut
@@ -89,7 +73,8 @@ def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
     with reader.acquire() as view:
         live = view.live
         note_count, chunk_count = live.note_count, live.chunk_count()
-        folders, folders_cut = _top_folders(_folder_direct_counts(live), OVERVIEW_FOLDERS_LIMIT)
+        top, folders_cut = top_level_folders(live.folders, live.folder_vocab, OVERVIEW_FOLDERS_LIMIT)
+        folders = [FolderCount(path=p, note_count=n) for p, n in top]
         tags, tags_cut = _tag_counts(live, OVERVIEW_TAGS_LIMIT)
         fields, fields_cut = _field_counts(live, OVERVIEW_FIELDS_LIMIT)
         warnings = view.warnings()

@@ -54,6 +54,10 @@ class SnapshotCatalog:
     def __init__(self, state_dir: Path, ddl: duckdb.DuckDBPyConnection, lock: threading.Lock) -> None:
         self._state_dir = state_dir
         self._ddl = ddl
+        # Binding a snapshot's views reads the footer of every Parquet file they name; the
+        # files are immutable, so caching their metadata makes a new snapshot's views cheap
+        # (≈ 0.4 s → 0.04 s at 100k notes). The setting is per cursor: this one does the DDL.
+        self._ddl.execute("SET parquet_metadata_cache = true")
         self._lock = lock  # the reader's bookkeeping lock, for the maps read by drops
         self.vocabs = Vocabs.new()
         self._seg_objects: dict[int, set[str]] = {}  # segment id → its main.seg_* objects
