@@ -3,6 +3,7 @@
 
     python ops/gen_vault.py /tmp/v100k --notes 100000 --seed 1
     python ops/bench/bench_http.py /tmp/v100k [--runs 3] [--requests 200] [--seconds 10]
+        [--state DIR]   # an existing state dir outside the vault (VAULT_AGENT_INDEX_DIR)
 
 Builds the index when the vault has none, starts the real server (`vault-agent serve
 --port 0`, no watcher) as a child process, waits for a fresh index, then per run:
@@ -33,9 +34,9 @@ VAULT_AGENT = str(Path(sys.executable).parent / "vault-agent")
 ORIENTATION = ["/overview", "/tree", "/tags", "/facets"]
 
 
-def ensure_index(vault: Path) -> float | None:
+def ensure_index(vault: Path, state: Path | None = None) -> float | None:
     """Build the index when missing; returns the build time in seconds (None when present)."""
-    if (vault / ".vault-agent" / "CURRENT").exists():
+    if ((state or vault / ".vault-agent") / "CURRENT").exists():
         return None
     sys.path.insert(0, str(ROOT))
     from vault_agent.config import load_settings
@@ -139,12 +140,16 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--state", type=Path, default=None, help="state dir of an existing index")
     args = parser.parse_args()
     vault = args.vault.resolve()
-    build_s = ensure_index(vault)
+    build_s = ensure_index(vault, args.state)
     env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")} | {
         "VAULT_AGENT_LOG_LEVEL": "WARNING"
     }
+    if args.state is not None:
+        env["VAULT_AGENT_INDEX_DIR"] = str(args.state.resolve())
+    print(json.dumps({"uptime_start": os.getloadavg()}), file=sys.stderr)
     proc = subprocess.Popen(
         [VAULT_AGENT, "serve", "--vault", str(vault), "--port", "0"],
         stdout=subprocess.PIPE,
@@ -155,7 +160,7 @@ def main() -> int:
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip().removeprefix("listening on ")
-        token = (vault / ".vault-agent" / "token").read_text().strip()
+        token = ((args.state or vault / ".vault-agent") / "token").read_text().strip()
         result = asyncio.run(
             bench(url, token, sample_notes(vault, 200), args.runs, args.requests, args.seconds)
         )
@@ -163,6 +168,7 @@ def main() -> int:
         proc.terminate()
         proc.wait(60)
     result["index_build_s"] = round(build_s, 1) if build_s is not None else None
+    result["uptime_end"] = [round(x, 1) for x in os.getloadavg()]
     width = max(len(k) for k in result)
     for key, value in result.items():
         print(f"{key.ljust(width)}  {value}")

@@ -64,14 +64,20 @@ def get_note(reader: SnapshotReader, path: object, max_chars: int | None = None)
             raise TooLarge(f"'{display(resolved.rel)}' is over 32 MiB; read it in ranges with vault_read")
         text = decode(raw)
         cols = "path, title, tags, type_values, status_values, fm_fields, sha256"
-        rows = view.con.execute(f"SELECT {cols} FROM notes WHERE path = ?", [resolved.rel]).fetchall()
-        warnings: list[WarningItem] = list(view.warnings())
-        if rows:
-            rel, title, tags, types, statuses, fields, sha = rows[0]
-            heads = view.con.execute(
-                "SELECT id, level, text FROM headings WHERE path = ? ORDER BY ordinal LIMIT ?",
-                [rel, MAX_OUTLINE_HEADINGS + 1],
+        # The segment holding the note's live rows is known without a query (view.live), so
+        # both reads scan one segment's path-sorted table instead of the snapshot's union.
+        found = view.live.lookup(resolved.rel)
+        rows = (
+            view.con.execute(
+                f"SELECT {cols} FROM {view.segment_table('notes', found[0])} WHERE path = ?", [resolved.rel]
             ).fetchall()
+            if found is not None
+            else []
+        )
+        warnings: list[WarningItem] = list(view.warnings())
+        if rows and found is not None:
+            rel, title, tags, types, statuses, fields, sha = rows[0]
+            heads = [(i, lv, t) for _o, lv, t, i, _b in found[1].headings.of(rel, MAX_OUTLINE_HEADINGS + 1)]
         else:
             rel, title, tags, types, statuses, fields, sha, heads = (
                 resolved.rel,

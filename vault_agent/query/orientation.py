@@ -1,20 +1,20 @@
 """Orientation (seed 000): overview, tree, tags, facets, computed from one snapshot.
 
-Counts use count(*) over unnested lists: the parser stores each tag, field name and
-type/status value at most once per note, so a row is a note.
+Counts are counts of list elements: the parser stores each tag, field name and type/status
+value at most once per note, so an element is a note.
 
-Every answer is computed at request time from the live `notes` rows of the snapshot the
-request pinned (no precomputed orientation tables). Sorts are count descending, then the
-name ascending by Unicode code point (DuckDB's binary VARCHAR order = Python's `sorted`).
+Every answer is computed at request time from the live notes of the snapshot the request
+pinned (no precomputed orientation tables): `view.live` holds them as typed arrays laid
+out for these aggregations (live_notes.py), and each count is a `numpy.bincount` over them.
+Sorts are count descending, then the name ascending by Unicode code point (Python's
+`sorted`, DuckDB's VARCHAR order).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-import duckdb
-
 from vault_agent.contracts import Outcome, WarningItem
+from vault_agent.query.folder_tree import folder_tree, top_level_folders
+from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.models import (
     FacetField,
     FacetsData,
@@ -24,7 +24,6 @@ from vault_agent.query.models import (
     TagCount,
     TagsData,
     TreeData,
-    TreeNode,
     ValueCount,
 )
 from vault_agent.query.orientation_limits import (  # bounds of the parameters (seed 000)
@@ -56,38 +55,13 @@ def _warn(code: str, message: str) -> WarningItem:
     return WarningItem(code=code, message=message)
 
 
-def _folder_direct_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """Notes directly in each folder that holds any ('' = the root); tree and overview use it."""
-    return {
-        f: int(n) for f, n in con.execute("SELECT folder, count(*) FROM notes GROUP BY folder").fetchall()
-    }
+def _tag_counts(live: LiveNotes, limit: int) -> tuple[list[TagCount], bool]:
+    rows, cut = live.ranked("tags", limit, skip_empty=True)
+    return [TagCount(tag=t, note_count=n) for t, n in rows], cut
 
 
-def _top_folders(direct: dict[str, int], limit: int) -> tuple[list[FolderCount], bool]:
-    totals: dict[str, int] = defaultdict(int)
-    for folder, n in direct.items():
-        if folder:
-            totals[folder.split("/", 1)[0]] += n
-    ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))  # code point order
-    return [FolderCount(path=p, note_count=n) for p, n in ranked[:limit]], len(ranked) > limit
-
-
-def _tag_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[TagCount], bool]:
-    rows = con.execute(
-        "SELECT tag, count(*) AS n FROM (SELECT unnest(tags) AS tag FROM notes) "
-        "WHERE tag IS NOT NULL AND tag <> '' GROUP BY tag ORDER BY n DESC, tag ASC LIMIT ?",
-        [limit + 1],
-    ).fetchall()
-    return [TagCount(tag=t, note_count=n) for t, n in rows[:limit]], len(rows) > limit
-
-
-def _field_counts(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[tuple[str, int]], bool]:
-    rows = con.execute(
-        "SELECT name, count(*) AS n FROM (SELECT unnest(fm_fields) AS name FROM notes) "
-        "WHERE name IS NOT NULL GROUP BY name ORDER BY n DESC, name ASC LIMIT ?",
-        [limit + 1],
-    ).fetchall()
-    return [(name, n) for name, n in rows[:limit]], len(rows) > limit
+def _field_counts(live: LiveNotes, limit: int) -> tuple[list[tuple[str, int]], bool]:
+    return live.ranked("fm_fields", limit, skip_empty=False)
 
 
 def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
@@ -97,13 +71,12 @@ def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
         IndexNotFound: no snapshot. IndexIncompatible: reindex needed.
     """
     with reader.acquire() as view:
-        con = view.con
-        note_count, chunk_count = con.execute(
-            "SELECT count(*), coalesce(sum(chunk_count), 0) FROM notes"
-        ).fetchone() or (0, 0)
-        folders, folders_cut = _top_folders(_folder_direct_counts(con), OVERVIEW_FOLDERS_LIMIT)
-        tags, tags_cut = _tag_counts(con, OVERVIEW_TAGS_LIMIT)
-        fields, fields_cut = _field_counts(con, OVERVIEW_FIELDS_LIMIT)
+        live = view.live
+        note_count, chunk_count = live.note_count, live.chunk_count()
+        top, folders_cut = top_level_folders(live.folders, live.folder_vocab, OVERVIEW_FOLDERS_LIMIT)
+        folders = [FolderCount(path=p, note_count=n) for p, n in top]
+        tags, tags_cut = _tag_counts(live, OVERVIEW_TAGS_LIMIT)
+        fields, fields_cut = _field_counts(live, OVERVIEW_FIELDS_LIMIT)
         warnings = view.warnings()
         freshness = view.freshness
     if folders_cut:
@@ -139,53 +112,6 @@ def overview(reader: SnapshotReader) -> Outcome[OverviewData]:
     return Outcome(data=data, warnings=warnings, freshness=freshness)
 
 
-def _folder_counts(direct: dict[str, int]) -> tuple[dict[str, int], dict[str, list[str]]]:
-    """Recursive counts of every folder that holds notes, and each folder's child folders."""
-    recursive: dict[str, int] = defaultdict(int)
-    children: dict[str, set[str]] = defaultdict(set)
-    recursive[""] += 0
-    for folder, n in direct.items():
-        recursive[""] += n
-        if not folder:
-            continue
-        parts = folder.split("/")
-        parent = ""
-        for i in range(1, len(parts) + 1):
-            path = "/".join(parts[:i])
-            recursive[path] += n
-            children[parent].add(path)
-            parent = path
-    return dict(recursive), {k: sorted(v) for k, v in children.items()}
-
-
-def build_tree(direct: dict[str, int], depth: int, limit: int, direct_only: bool) -> tuple[TreeNode, bool]:
-    """Breadth-first selection of at most `limit` nodes down to `depth`; (root, truncated)."""
-    recursive, kids = _folder_counts(direct)
-    # BFS over every folder within depth; the first `limit` in BFS order are kept.
-    order: list[tuple[str, int]] = [("", 0)]
-    i = 0
-    eligible = 1
-    while i < len(order):
-        path, level = order[i]
-        i += 1
-        if level < depth:
-            for child in kids.get(path, []):
-                order.append((child, level + 1))
-                eligible += 1
-    kept = {p for p, _ in order[:limit]}
-    nodes: dict[str, TreeNode] = {}
-    for path, _ in order[:limit]:
-        count = direct.get(path, 0) if direct_only else recursive.get(path, 0)
-        nodes[path] = TreeNode(
-            path=path, note_count=count, child_folders=len(kids.get(path, [])), children=[]
-        )
-    for path, _ in order[1:limit]:
-        parent = path.rpartition("/")[0]
-        if parent in kept:
-            nodes[parent].children.append(nodes[path])  # BFS order = alphabetical per parent
-    return nodes[""], eligible > limit
-
-
 def tree(
     reader: SnapshotReader,
     depth: int = TREE_DEPTH_DEFAULT,
@@ -200,10 +126,9 @@ def tree(
     _check_range("depth", depth, TREE_DEPTH_MIN, TREE_DEPTH_MAX)
     _check_range("limit", limit, TREE_LIMIT_MIN, TREE_LIMIT_MAX)
     with reader.acquire() as view:
-        direct = _folder_direct_counts(view.con)
+        root, truncated = folder_tree(view.live.folders, view.live.folder_vocab, depth, limit, direct_only)
         warnings = view.warnings()
         freshness = view.freshness
-    root, truncated = build_tree(direct, depth, limit, direct_only)
     if truncated:
         warnings.append(
             _warn(
@@ -225,7 +150,7 @@ def tags(reader: SnapshotReader, limit: int = TAGS_LIMIT_DEFAULT) -> Outcome[Tag
     """
     _check_range("limit", limit, TAGS_LIMIT_MIN, TAGS_LIMIT_MAX)
     with reader.acquire() as view:
-        items, cut = _tag_counts(view.con, limit)
+        items, cut = _tag_counts(view.live, limit)
         warnings = view.warnings()
         freshness = view.freshness
     if cut:
@@ -237,14 +162,9 @@ def tags(reader: SnapshotReader, limit: int = TAGS_LIMIT_DEFAULT) -> Outcome[Tag
     )
 
 
-def _values(con: duckdb.DuckDBPyConnection, column: str) -> tuple[list[ValueCount], bool]:
-    rows = con.execute(
-        f"SELECT v, count(*) AS n FROM (SELECT unnest({column}) AS v FROM notes) "
-        "WHERE v IS NOT NULL AND v <> '' GROUP BY v ORDER BY n DESC, v ASC LIMIT ?",
-        [FACET_VALUES_LIMIT + 1],
-    ).fetchall()
-    items = [ValueCount(value=v, note_count=n) for v, n in rows[:FACET_VALUES_LIMIT]]
-    return items, len(rows) > FACET_VALUES_LIMIT
+def _values(live: LiveNotes, column: str) -> tuple[list[ValueCount], bool]:
+    rows, cut = live.ranked(column, FACET_VALUES_LIMIT, skip_empty=True)
+    return [ValueCount(value=v, note_count=n) for v, n in rows], cut
 
 
 def facets(reader: SnapshotReader, limit: int = FACETS_LIMIT_DEFAULT) -> Outcome[FacetsData]:
@@ -256,14 +176,14 @@ def facets(reader: SnapshotReader, limit: int = FACETS_LIMIT_DEFAULT) -> Outcome
     _check_range("limit", limit, FACETS_LIMIT_MIN, FACETS_LIMIT_MAX)
     cut_values: list[str] = []
     with reader.acquire() as view:
-        fields, cut = _field_counts(view.con, limit)
+        fields, cut = _field_counts(view.live, limit)
         items: list[FacetField] = []
         for name, n in fields:
             column = ALLOWLISTED_FIELDS.get(name)
             if column is None:
                 items.append(FacetField(name=name, note_count=n))
                 continue
-            values, values_cut = _values(view.con, column)
+            values, values_cut = _values(view.live, column)
             if values_cut:
                 cut_values.append(name)
             items.append(FacetField(name=name, note_count=n, values=values))

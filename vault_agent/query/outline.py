@@ -14,7 +14,9 @@ import duckdb
 from vault_agent.contracts import MAX_OUTLINE_HEADINGS, Outcome
 from vault_agent.errors import InvalidPath, NotFound, TooLarge
 from vault_agent.paths import Vault, display, exists_exactly, normalize_rel_path
+from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.models import DocNode, DocRoot, DocumentTree, NoteOutline, OutlineHeading
+from vault_agent.query.segment_headings import SegmentHeadings
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
 
@@ -25,6 +27,7 @@ class NoteRow:
     title: str | None
     facets_json: str
     segment_id: int
+    headings: SegmentHeadings | None = None  # set when found through the request's live notes
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,13 @@ def check_note_path(vault: Vault, raw: object) -> str:
     return rel
 
 
-def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> NoteRow:
+def resolve_note(
+    con: duckdb.DuckDBPyConnection, vault: Vault, raw: object, live: LiveNotes | None = None
+) -> NoteRow:
     """The snapshot's note for caller text: exact path, else the one case-insensitive match.
+
+    With the request's `live` notes the exact path is found without a query (a dict lookup
+    per segment); the case-insensitive fallback is SQL either way.
 
     Raises:
         InvalidPath: malformed, absolute, traversal, NUL, or not a note name.
@@ -61,7 +69,16 @@ def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> N
     """
     rel = check_note_path(vault, raw)
     cols = "path, folder, title, facets_json, too_large, _seg"
-    rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
+    found = live.lookup(rel) if live is not None else None
+    if found is not None:
+        seg, f = found
+        rows = [(f.path, f.folder, f.title, f.facets_json, f.too_large, seg)]
+        headings: SegmentHeadings | None = f.headings
+    elif live is not None:
+        rows, headings = [], None
+    else:
+        headings = None
+        rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
     if not rows:
         # A file that exists as typed but is not indexed yet must not answer for its case
         # twin; otherwise the one case-insensitive match in the snapshot is the note.
@@ -76,16 +93,22 @@ def resolve_note(con: duckdb.DuckDBPyConnection, vault: Vault, raw: object) -> N
     path, folder, title, facets_json, too_large, seg = rows[0]
     if too_large:
         raise TooLarge(f"'{display(path)}' is over 1,000,000 characters; its structure is not served")
-    return NoteRow(path=path, folder=folder, title=title, facets_json=facets_json, segment_id=int(seg))
+    return NoteRow(
+        path=path, folder=folder, title=title, facets_json=facets_json, segment_id=int(seg), headings=headings
+    )
 
 
 def note_headings(con: duckdb.DuckDBPyConnection, note: NoteRow) -> tuple[list[HeadingRow], bool]:
     """The first MAX_OUTLINE_HEADINGS headings in document order, and whether more exist."""
-    table = SnapshotView.segment_table("headings", note.segment_id)  # path-sorted: pruned scan
-    rows = con.execute(
-        f"SELECT ordinal, level, text, id, body_available FROM {table} WHERE path = ? ORDER BY ordinal LIMIT ?",
-        [note.path, MAX_OUTLINE_HEADINGS + 1],
-    ).fetchall()
+    if note.headings is not None:  # the segment's headings in memory: a slice, no query
+        rows = note.headings.of(note.path, MAX_OUTLINE_HEADINGS + 1)
+    else:
+        table = SnapshotView.segment_table("headings", note.segment_id)  # path-sorted: pruned scan
+        rows = con.execute(
+            f"SELECT ordinal, level, text, id, body_available FROM {table} WHERE path = ? "
+            "ORDER BY ordinal LIMIT ?",
+            [note.path, MAX_OUTLINE_HEADINGS + 1],
+        ).fetchall()
     heads = [
         HeadingRow(ordinal=o, level=int(lv), text=t, id=i, body_available=bool(b)) for o, lv, t, i, b in rows
     ]
@@ -116,7 +139,7 @@ def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutlin
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path)
+        note = resolve_note(view.con, reader.vault, path, view.live)
         heads, truncated = note_headings(view.con, note)
         data = NoteOutline(
             path=note.path,
@@ -135,7 +158,7 @@ def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentT
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path)
+        note = resolve_note(view.con, reader.vault, path, view.live)
         heads, truncated = note_headings(view.con, note)
         root = DocRoot(children=[])
         nodes = [DocNode(id=h.id, level=h.level, text=h.text, children=[]) for h in heads]

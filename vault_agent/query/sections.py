@@ -28,7 +28,7 @@ def get_section_source(reader: SnapshotReader, path: object) -> Outcome[SectionS
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path)
+        note = resolve_note(view.con, reader.vault, path, view.live)
         heads, truncated = note_headings(view.con, note)
         warnings, freshness = view.warnings(), view.freshness
     prefix = slugify(note.path)
@@ -76,7 +76,7 @@ def get_metadata_facets(reader: SnapshotReader, path: object) -> Outcome[Metadat
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path)
+        note = resolve_note(view.con, reader.vault, path, view.live)
         warnings, freshness = view.warnings(), view.freshness
     stored = json.loads(note.facets_json or "{}")
     raw = stored.get("facets", {}) if isinstance(stored, dict) else {}

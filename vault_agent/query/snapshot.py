@@ -1,21 +1,11 @@
 """The read-only snapshot layer: one in-process DuckDB that serves committed snapshots.
 
-Layout inside the in-memory database:
-    main.seg_<id>_<table>   one table per loaded segment for notes, headings, links (loaded
-                            once: per-request Parquet scans of unsorted files are too slow);
-                            chunks and terms stay `read_parquet` views (big; terms are
-                            term-sorted with small row groups so `term IN (...)` prunes)
-    s<snapshot_id>.<table>  the live rows of one snapshot: UNION ALL over its segments
-                            minus dead rows (`s<id>._dead`), for every table of contracts.py
-
-A path's live rows are in the newest segment that holds it, unless that segment
-tombstones it: dead rows of segment k = k's own tombstones plus every path that a newer
-segment of the same snapshot holds. That rule is computed once per snapshot load.
-
 A request pins one snapshot (refcount) and gets a private cursor with `USE s<id>`, so
 every query of the request sees exactly one snapshot even when a newer one commits
-meanwhile. A snapshot that is no longer CURRENT is dropped when its last request ends;
-segment tables are dropped when no loaded snapshot names them.
+meanwhile, and the snapshot's `LiveNotes` (typed arrays for orientation). A snapshot that
+is no longer CURRENT is dropped when its last request ends; segment objects are dropped
+when no loaded snapshot names them. What a loaded snapshot consists of, and how it is
+built, is `snapshot_catalog.py`.
 """
 
 from __future__ import annotations
@@ -33,8 +23,6 @@ import duckdb
 from vault_agent.config import Settings
 from vault_agent.contracts import (
     CURRENT_FILE,
-    SEGMENTS_DIR,
-    TABLES,
     Freshness,
     Manifest,
     WarningItem,
@@ -52,12 +40,12 @@ from vault_agent.freshness import (
 )
 from vault_agent.paths import Vault
 from vault_agent.publish import add_publish_listener, remove_publish_listener
-from vault_agent.tables import duck_type as _duck_type
+from vault_agent.query.live_notes import LiveNotes
+from vault_agent.query.snapshot_catalog import LOADED_TABLES, SnapshotCatalog
 
 log = logging.getLogger("vault_agent.query")
 
-# Tables copied into DuckDB memory once per segment; the others stay Parquet views.
-LOADED_TABLES: tuple[str, ...] = ("notes", "headings", "links")
+__all__ = ["LOADED_TABLES", "SnapshotReader", "SnapshotView"]
 FreshnessFn = Callable[[Manifest], Freshness]
 
 
@@ -68,6 +56,7 @@ class _Snap:
     manifest: Manifest
     schema: str
     segment_ids: tuple[int, ...]
+    live: LiveNotes
     refs: int = 0
     retired: bool = False
 
@@ -79,6 +68,7 @@ class SnapshotView:
     manifest: Manifest
     freshness: Freshness
     con: duckdb.DuckDBPyConnection
+    live: LiveNotes  # the snapshot's live notes as typed arrays (orientation, one-note lookups)
 
     @staticmethod
     def segment_table(table: str, segment_id: int) -> str:
@@ -90,10 +80,6 @@ class SnapshotView:
         """The freshness warning of this snapshot, or nothing when it is fresh."""
         warning = freshness_warning(self.freshness)
         return [warning] if warning else []
-
-
-def _sql_str(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 Sig = tuple[int, int, int, int]
@@ -124,8 +110,7 @@ class SnapshotReader:
         self._incompatible_sig: Sig | None = None
         self._incompatible_error: IndexIncompatible | None = None
         self._pending_drops: list[_Snap] = []
-        self._seg_tables: dict[int, set[str]] = {}  # segment id → its main.seg_* objects
-        self._seg_paths: dict[int, frozenset[str]] = {}  # segment id → paths it holds (immutable)
+        self._catalog = SnapshotCatalog(self._state_dir, self._ddl, self._lock)
         self._freshness_fn = freshness
         self._stat_checker = shared_stat_checker(settings)
         add_publish_listener(self._state_dir, self.preload)
@@ -143,7 +128,9 @@ class SnapshotReader:
         assert con is not None
         try:
             con.execute(f"USE {snap.schema}")
-            yield SnapshotView(manifest=snap.manifest, freshness=self._freshness(snap.manifest), con=con)
+            yield SnapshotView(
+                manifest=snap.manifest, freshness=self._freshness(snap.manifest), con=con, live=snap.live
+            )
         finally:
             try:
                 con.close()
@@ -293,93 +280,21 @@ class SnapshotReader:
         return snap
 
     # ------------------------------------------------------------------ loading (under _ddl_lock)
-    def _seg_file(self, name: str) -> str:
-        if "/" in name or "\\" in name or name in ("", ".", ".."):
-            raise IndexIncompatible(
-                "the snapshot manifest names an invalid segment file; run 'vault-agent reindex'"
-            )
-        return str(self._state_dir / SEGMENTS_DIR / name)
-
-    def _load_segment(self, seg_id: int, files: dict[str, str]) -> None:
-        """Create main.seg_<id>_<table> for every table (tables or views), once."""
-        if seg_id in self._seg_tables:
-            return
-        made: set[str] = set()
-        try:
-            for table, schema in TABLES.items():
-                obj = f"seg_{seg_id}_{table}"
-                if table in files:
-                    src = f"read_parquet({_sql_str(self._seg_file(files[table]))})"
-                else:  # a segment without this table contributes no rows
-                    cols = ", ".join(f"NULL::{_duck_type(f.type)} AS {f.name}" for f in schema)
-                    src = f"(SELECT {cols} WHERE false)"
-                kind = "TABLE" if table in LOADED_TABLES else "VIEW"
-                self._ddl.execute(f"CREATE {kind} main.{obj} AS SELECT * FROM {src}")
-                made.add(obj)
-        except BaseException:
-            for obj in made:
-                self._drop_obj(obj)
-            raise
-        paths = frozenset(
-            r[0] for r in self._ddl.execute(f"SELECT path FROM main.seg_{seg_id}_notes").fetchall()
-        )
-        with self._lock:
-            self._seg_tables[seg_id] = made
-            self._seg_paths[seg_id] = paths
-
     def _load(self, manifest: Manifest) -> _Snap:
-        """Load the segments a snapshot needs and create its schema of live views."""
+        """Load a snapshot (its new segments, its tombstones) and register it."""
         sid = manifest.snapshot_id
         schema = f"s{sid}"
-        seg_ids = tuple(seg.segment_id for seg in manifest.segments)
-        for seg in manifest.segments:
-            self._load_segment(seg.segment_id, seg.files)
-        ddl = self._ddl
-        ddl.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        ddl.execute(f"CREATE SCHEMA {schema}")
-        ddl.execute(f"CREATE TABLE {schema}._dead (seg INTEGER, path VARCHAR)")
-        # Dead rows: own tombstones, plus paths held by any newer segment (newest wins).
-        newer: set[str] = set()
-        dead_rows: list[tuple[int, str]] = []
-        with_dead: set[int] = set()
-        for seg in sorted(manifest.segments, key=lambda s: s.segment_id, reverse=True):
-            held = self._seg_paths[seg.segment_id]
-            dead = (held & newer) | set(seg.deleted)
-            if dead:
-                with_dead.add(seg.segment_id)
-                dead_rows.extend((seg.segment_id, p) for p in sorted(dead))
-            newer |= held
-        if dead_rows:
-            ddl.executemany(f"INSERT INTO {schema}._dead VALUES (?, ?)", dead_rows)
-        for table, tschema in TABLES.items():
-            parts = []
-            extra = ", {seg} AS _seg" if table == "notes" else ""
-            for seg_id in seg_ids:
-                src = f"SELECT *{extra.format(seg=seg_id)} FROM main.seg_{seg_id}_{table}"
-                if seg_id in with_dead:
-                    src += f" WHERE path NOT IN (SELECT path FROM {schema}._dead WHERE seg = {seg_id})"
-                parts.append(src)
-            if not parts:
-                cols = ", ".join(f"NULL::{_duck_type(f.type)} AS {f.name}" for f in tschema)
-                parts.append(f"SELECT {cols}{extra.format(seg=0)} WHERE false")
-            union = " UNION ALL ".join(parts)
-            if table == "notes":
-                # The live notes of a snapshot as one path-sorted table: every orientation
-                # query scans it, and `_seg` names the segment holding each note's live rows.
-                ddl.execute(f"CREATE TABLE {schema}._notes AS {union} ORDER BY path")
-                cols = ", ".join(f.name for f in tschema)
-                ddl.execute(f"CREATE VIEW {schema}.notes AS SELECT {cols} FROM {schema}._notes")
-            else:
-                ddl.execute(f"CREATE VIEW {schema}.{table} AS {union}")
-        snap = _Snap(manifest=manifest, schema=schema, segment_ids=seg_ids)
+        live = self._catalog.load(manifest, schema)
+        snap = _Snap(
+            manifest=manifest,
+            schema=schema,
+            segment_ids=tuple(seg.segment_id for seg in manifest.segments),
+            live=live,
+        )
         with self._lock:
             self._snaps[sid] = snap
-        log.info("snapshot loaded", extra={"snapshot_id": sid, "segments": len(seg_ids)})
+        log.info("snapshot loaded", extra={"snapshot_id": sid, "segments": len(snap.segment_ids)})
         return snap
-
-    def _drop_obj(self, obj: str) -> None:
-        kind = "VIEW" if obj.rsplit("_", 1)[-1] not in LOADED_TABLES else "TABLE"
-        self._ddl.execute(f"DROP {kind} IF EXISTS main.{obj}")
 
     def _drain_drops(self) -> None:
         """Drop retired, unpinned snapshots and segments no loaded snapshot names (under _ddl_lock)."""
@@ -391,11 +306,4 @@ class SnapshotReader:
             for snap in drops:
                 self._snaps.pop(snap.manifest.snapshot_id, None)
             in_use = {sid for s in self._snaps.values() for sid in s.segment_ids}
-            segs = {s: self._seg_tables.pop(s) for s in list(self._seg_tables) if s not in in_use}
-            for seg_id in segs:
-                self._seg_paths.pop(seg_id, None)
-        for snap in drops:
-            self._ddl.execute(f"DROP SCHEMA IF EXISTS {snap.schema} CASCADE")
-        for objs in segs.values():
-            for obj in objs:
-                self._drop_obj(obj)
+        self._catalog.drop([snap.schema for snap in drops], in_use)
