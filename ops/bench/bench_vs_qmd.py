@@ -135,6 +135,10 @@ def main() -> int:
                 )
                 for key, value in (("wall_s", wall), ("cpu_s", cpu), ("peak_rss_mib", rss)):
                     rows.setdefault(f"{name}_index_{key}", []).append(value)
+                print(
+                    f"run {i + 1} {name}: wall {wall:.1f} s, cpu {cpu:.1f} s, peak rss {rss:.0f} MiB",
+                    flush=True,
+                )
             if args.no_qmd:
                 continue
             home = work / f"qmd-home-{i}"
@@ -147,6 +151,8 @@ def main() -> int:
             wall, cpu, rss = timed([*qmd, "collection", "add", str(vault), "--name", "bench"], env, str(work))
             for key, value in (("wall_s", wall), ("cpu_s", cpu), ("peak_rss_mib", rss)):
                 rows.setdefault(f"qmd_index_{key}", []).append(value)
+            print(f"run {i + 1} qmd: wall {wall:.1f} s, cpu {cpu:.1f} s, peak rss {rss:.0f} MiB", flush=True)
+            print(f"load: {load()}", flush=True)
         for name in (*indexers, *(() if args.no_qmd else ("qmd",))):
             cpu = statistics.median(rows[f"{name}_index_cpu_s"])
             result[f"{name}_index_wall_s"] = med(rows[f"{name}_index_wall_s"])
