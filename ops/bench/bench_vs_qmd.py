@@ -195,8 +195,8 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
     result["load_after"] = load()
     width = max(len(k) for k in result)
-    for key, value in result.items():
-        print(f"{key.ljust(width)}  {value}")
+    for key, shown in result.items():
+        print(f"{key.ljust(width)}  {shown}")
     print(json.dumps(result))
     return 0
 

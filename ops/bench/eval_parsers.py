@@ -174,8 +174,8 @@ def cmark_oracle() -> Callable[[str], tuple[list[tuple[int, int]], list[tuple[in
     heading (line, level) pairs and fenced/indented code line ranges from its source
     positions. Heading text and body_available are not judged (cmark gives HTML)."""
     try:
-        import cmarkgfm
-        from cmarkgfm.cmark import Options
+        import cmarkgfm  # type: ignore[import-not-found]
+        from cmarkgfm.cmark import Options  # type: ignore[import-not-found]
     except ImportError:
         return None
     opts = Options.CMARK_OPT_SOURCEPOS | Options.CMARK_OPT_UNSAFE
