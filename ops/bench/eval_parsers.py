@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Evaluate Rust-backed CommonMark parsers against indexer/markdown.py (not a dependency).
 
-    pip install --target /tmp/rsparsers markdown-it-pyrs comrak-ext
-    PYTHONPATH=/tmp/rsparsers python ops/bench/eval_parsers.py DIR... [--fuzz 20000 --seed 1]
+    pip install --target /tmp/rsparsers markdown-it-pyrs comrak-ext cmarkgfm
+    PYTHONPATH=/tmp/rsparsers python ops/bench/eval_parsers.py DIR... [--fuzz 20000 --seed 1] [--oracle]
 
 For every note under each DIR, `parse_note` runs as the indexer runs it, and the block
 structure it asks for (`parse_structure`: headings with line, level, text and
@@ -10,7 +10,9 @@ body_available; code-block line ranges) is computed by markdown-it-py and by eac
 candidate that is importable (markdown-it-pyrs, comrak): counts of notes that differ,
 CPU seconds of each, and the first differences. `--fuzz N` adds N random documents built
 from Markdown edge-case lines; differences only on blank lines of code ranges (invisible:
-links are the only users) are counted apart. Prints a report; exit 0.
+links are the only users) are counted apart. `--oracle` judges every other difference
+with cmark, the CommonMark reference implementation (`cmark_oracle`): which side's heading
+lines/levels and non-blank code lines it agrees with. Prints a report; exit 0.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import argparse
 import bisect
 import os
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -165,6 +168,39 @@ def comrak_structure() -> Callable[[str], Structure] | None:
     return parse
 
 
+def cmark_oracle() -> Callable[[str], tuple[list[tuple[int, int]], list[tuple[int, int]]]] | None:
+    """The CommonMark reference implementation (cmark, GitHub's fork with its `table` and
+    `strikethrough` extensions, through the maintained `cmarkgfm` binding) as the judge:
+    heading (line, level) pairs and fenced/indented code line ranges from its source
+    positions. Heading text and body_available are not judged (cmark gives HTML)."""
+    try:
+        import cmarkgfm  # type: ignore[import-not-found]
+        from cmarkgfm.cmark import Options  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    opts = Options.CMARK_OPT_SOURCEPOS | Options.CMARK_OPT_UNSAFE
+    head_re = re.compile(r'<h([1-6]) data-sourcepos="(\d+):')
+    pre_re = re.compile(r'<pre data-sourcepos="(\d+):\d+-(\d+):')
+
+    def parse(src: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        html = cmarkgfm.markdown_to_html_with_extensions(src, opts, ["table", "strikethrough"])
+        heads = [(int(m.group(2)), int(m.group(1))) for m in head_re.finditer(html)]
+        code = [(int(m.group(1)), int(m.group(2))) for m in pre_re.finditer(html)]
+        return heads, code
+
+    return parse
+
+
+def judged(src: str, s: Structure) -> tuple[list[tuple[int, int]], set[int]]:
+    """What the oracle can judge of a structure: heading (line, level), non-blank code lines."""
+    return [(h.line, h.level) for h in s.headings], _covered(src, s.code_ranges)
+
+
+def _covered(src: str, ranges: list[tuple[int, int]]) -> set[int]:
+    lines = src.split("\n")
+    return {i for lo, hi in ranges for i in range(lo, hi + 1) if i <= len(lines) and lines[i - 1].strip()}
+
+
 PIECES = [
     "# h",
     "## h *e* `c`",
@@ -272,6 +308,8 @@ def main() -> int:
     ap.add_argument("dirs", nargs="*", type=Path)
     ap.add_argument("--fuzz", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--oracle", action="store_true", help="judge each difference with cmark (cmarkgfm)")
+    ap.add_argument("--examples", type=int, default=3, help="examples printed per verdict")
     args = ap.parse_args()
     reference = M.parse_structure
     candidates = {
@@ -280,7 +318,26 @@ def main() -> int:
     cpu = {"markdown-it-py": 0.0, **{n: 0.0 for n in candidates}}
     diffs: dict[str, list[str]] = {n: [] for n in candidates}
     soft: dict[str, int] = {n: 0 for n in candidates}
+    oracle = cmark_oracle() if args.oracle else None
+    # per candidate: verdict -> examples ("candidate", "markdown-it-py", "neither", "undecided")
+    verdicts: dict[str, dict[str, list[str]]] = {n: {} for n in candidates}
     where = [""]
+
+    def judge(name: str, src: str, ref: Structure, got: Structure) -> None:
+        assert oracle is not None
+        heads, code = oracle(src)
+        truth = (heads, _covered(src, code))
+        ref_ok, got_ok = judged(src, ref) == truth, judged(src, got) == truth
+        verdict = (
+            "undecided"
+            if ref_ok and got_ok
+            else "candidate"
+            if got_ok
+            else "markdown-it-py"
+            if ref_ok
+            else "neither"
+        )
+        verdicts[name].setdefault(verdict, []).append(where[0])
 
     def compare(src: str) -> Structure:
         t = time.process_time()
@@ -294,6 +351,8 @@ def main() -> int:
                 soft[name] += 1
             elif got != ref:
                 diffs[name].append(where[0])
+                if oracle is not None:
+                    judge(name, src, ref, got)
         return ref
 
     P.parse_structure = compare  # parse_note hands it the text exactly as the indexer does
@@ -318,6 +377,10 @@ def main() -> int:
         print(f"{name:18} cpu {seconds:7.2f} s{extra}")
         for example in diffs.get(name, [])[:5]:
             print(f"    {example[:160]}")
+        for verdict, examples in sorted(verdicts.get(name, {}).items()):
+            print(f"  cmark agrees with {verdict}: {len(examples)}")
+            for example in examples[: args.examples]:
+                print(f"    {example[:300]}")
     return 0
 
 

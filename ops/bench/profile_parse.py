@@ -3,7 +3,7 @@
 
     .venv/bin/python ops/bench/profile_parse.py /tmp/v10k [--notes 2000] [--top 35]
 
-Runs `indexer.build.parse_batch` (read, frontmatter, block parse, headings, chunks, terms,
+Runs `indexer.parse_pool.parse_batch` (read, frontmatter, block parse, headings, chunks, terms,
 links, Arrow tables) over the first --notes notes of the vault in batches of 128, as one
 worker process does; prints CPU seconds per 1,000 notes without the profiler, then the
 profile sorted by own time.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from vault_agent.config import load_settings  # noqa: E402
-from vault_agent.indexer.build import TASK_NOTES, parse_batch  # noqa: E402
+from vault_agent.indexer.parse_pool import TASK_NOTES, parse_batch  # noqa: E402
 from vault_agent.paths import vault_for_settings  # noqa: E402
 
 

@@ -244,8 +244,8 @@ def test_rescan_event_reconciles_without_dropping_unchanged(tmp_path: Path) -> N
 def test_a_parser_crash_loses_only_that_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import signal as _signal
 
-    from vault_agent.indexer import build as build_mod
     from vault_agent.indexer import parse as parse_mod
+    from vault_agent.indexer import parse_pool as pool_mod
 
     vault = tmp_path / "v"
     for i in range(300):
@@ -259,7 +259,7 @@ def test_a_parser_crash_loses_only_that_note(tmp_path: Path, monkeypatch: pytest
         return real(rel, raw, mtime_ns, size)
 
     monkeypatch.setattr(parse_mod, "parse_note", crashing)
-    monkeypatch.setattr(build_mod.threading, "active_count", lambda: 1)  # fork: workers see the patch
+    monkeypatch.setattr(pool_mod.threading, "active_count", lambda: 1)  # fork: workers see the patch
     s = make_settings(vault)
     m = build_index(s)
     assert m.note_count == 301

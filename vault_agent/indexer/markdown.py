@@ -8,7 +8,9 @@ records and dropped before returning, so nothing of the token stream outlives a 
 from __future__ import annotations
 
 import bisect
+import logging
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +20,27 @@ from markdown_it.token import Token
 from vault_agent.text import collapse_ws, nfc
 
 
+class _NoDebugLogger(logging.Logger):
+    """A logger whose `debug` does nothing (every other level behaves as usual)."""
+
+    def debug(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _silence_rule_debug_logs() -> None:
+    """markdown-it's block rules call `LOGGER.debug(fmt, state, ...)` on every attempt at
+    every line (~365 calls a note, ~5% of the parse CPU even with DEBUG off). The result is
+    never used, so output cannot change; and such a record would carry note text, which our
+    logs must never hold. Each rule module's logger is swapped for one without `debug`."""
+    for mod in list(sys.modules.values()):
+        name = getattr(mod, "__name__", "")
+        logger = getattr(mod, "LOGGER", None)
+        if name.startswith("markdown_it.") and type(logger) is logging.Logger:
+            quiet = _NoDebugLogger(logger.name)
+            quiet.parent = logger.parent
+            mod.LOGGER = quiet  # type: ignore[attr-defined]
+
+
 def _make_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     md.disable("inline")  # core rule: inline-parse only heading contents, on demand
@@ -25,6 +48,7 @@ def _make_parser() -> MarkdownIt:
 
 
 _MD = _make_parser()
+_silence_rule_debug_logs()  # after MarkdownIt(): every rule module is imported by then
 
 # Fenced code opener/closer as seen by the comment scan (also inside lists/blockquotes).
 _FENCE_RE = re.compile(r"^ {0,3}(?:(?:>|[-*+]|\d{1,9}[.)]) {0,4})*(`{3,}|~{3,})(.*)$")

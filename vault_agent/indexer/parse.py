@@ -10,7 +10,6 @@ import hashlib
 import os
 import re
 from collections import Counter
-from operator import itemgetter
 from typing import Any
 
 from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, ParsedNote
@@ -29,7 +28,6 @@ _ODD_CHARS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
 MAX_CHUNK_CHARS = 8000
 PLAIN_WINDOW_LINES = 50
 _EMPTY_FACETS = facets_json({})
-_FIRST = itemgetter(0)
 
 
 def _looks_binary(head: bytes) -> bool:
@@ -153,21 +151,22 @@ def _chunk_rows(
     return rows
 
 
-def _terms(rel: str, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _terms(chunks: list[dict[str, Any]]) -> tuple[list[str], list[int], list[int]]:
+    """Per chunk: its distinct tokens sorted, with their counts, as three columns (and the
+    chunk's token_count). Terms are unique within a chunk, so sorting the terms alone gives
+    the (term, tf) order."""
+    terms: list[str] = []
+    ordinals: list[int] = []
+    tfs: list[int] = []
     for chunk in chunks:
         tokens = tokenize(chunk["text"])
         chunk["token_count"] = len(tokens)
-        ordinal = chunk["ordinal"]
-        # Terms are unique, so sorting by the term alone gives the same order as sorting the
-        # (term, tf) pairs, at less than half the cost (~450 rows per typical note).
-        rows.extend(
-            [
-                {"term": term, "path": rel, "chunk_ordinal": ordinal, "tf": tf}
-                for term, tf in sorted(Counter(tokens).items(), key=_FIRST)
-            ]
-        )
-    return rows
+        counts = Counter(tokens)
+        keys = sorted(counts)
+        terms.extend(keys)
+        ordinals.extend([chunk["ordinal"]] * len(keys))
+        tfs.extend(map(counts.__getitem__, keys))
+    return terms, ordinals, tfs
 
 
 def _heading_rows(rel: str, headings: list[Heading]) -> tuple[list[dict[str, Any]], list[list[str]]]:
@@ -255,7 +254,7 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
             spans.append((idx + 1, paths[idx], h.line, max(end, h.line)))
         parsed.links = extract_links(rel, body_lines, first, structure.code_ranges)
     parsed.chunks = _chunk_rows(rel, spans, lines)
-    parsed.terms = _terms(rel, parsed.chunks)
+    parsed.term_columns = _terms(parsed.chunks)
     note["heading_count"] = len(parsed.headings)
     note["chunk_count"] = len(parsed.chunks)
     return parsed

@@ -32,15 +32,34 @@ from vault_agent.contracts import (
 COMPRESSION = "zstd"
 
 
+def _terms_table(notes: list[ParsedNote], schema: pa.Schema) -> pa.Table:
+    """The terms rows straight from each note's columns (no per-row Python objects)."""
+    terms: list[str] = []
+    paths: list[str] = []
+    ordinals: list[int] = []
+    tfs: list[int] = []
+    for note in notes:
+        t, o, f = note.term_columns
+        terms.extend(t)
+        paths.extend([note.note["path"]] * len(t))
+        ordinals.extend(o)
+        tfs.extend(f)
+    cols = {"term": terms, "path": paths, "chunk_ordinal": ordinals, "tf": tfs}
+    return pa.Table.from_arrays([pa.array(cols[f.name], f.type) for f in schema], schema=schema)
+
+
 def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:
     """Column-wise Arrow tables of a batch of parsed notes, exactly the contract schemas.
 
     Column by column with C-level `map(itemgetter)`, and every row's `path` repeated from
-    its note: 3x faster than per-row dict access on the ~450 term rows of a typical note.
+    its note: 3x faster than per-row dict access. Terms come as columns already.
     """
     notes = list(parsed)
     out: dict[str, pa.Table] = {}
     for table, schema in TABLES.items():
+        if table == "terms":
+            out[table] = _terms_table(notes, schema)
+            continue
         per_note = [[n.note] for n in notes] if table == "notes" else [getattr(n, table) for n in notes]
         cols: dict[str, list[object]] = {f.name: [] for f in schema}
         try:
