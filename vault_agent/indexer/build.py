@@ -31,7 +31,7 @@ from vault_agent.freshness import is_compatible, read_current_manifest, vault_fo
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
 from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
-from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
+from vault_agent.indexer.search_index import SearchIndexWriter, engine_threads_alive, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live, rows_to_tables
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 from vault_agent.paths import Vault
@@ -115,7 +115,8 @@ def _worker_parse(rels: list[str]) -> tuple[dict[str, pa.Table], list[str]]:
 
 def _pool(settings: Settings) -> ProcessPoolExecutor:
     # fork is fastest but unsafe once other threads (watcher, heartbeat) exist.
-    method = "fork" if threading.active_count() == 1 else "forkserver"
+    # The engine's open writer runs native threads `active_count` does not see.
+    method = "fork" if threading.active_count() == 1 and not engine_threads_alive() else "forkserver"
     return ProcessPoolExecutor(
         max_workers=settings.index_workers,
         mp_context=get_context(method),

@@ -35,6 +35,7 @@ from typing import Any
 
 from vault_agent.errors import IndexIncompatible
 from vault_agent.search_fields import (
+    DETAIL_FIELD,
     FIELD_BOOSTS,
     NAME_FIELDS,
     ORDINAL_FIELD,
@@ -83,6 +84,31 @@ FETCH_MIN = 50
 
 _OPEN: OrderedDict[str, Any] = OrderedDict()
 _OPEN_LOCK = threading.Lock()
+_PRELOADERS: dict[Path, _Preloader] = {}
+
+
+class _Preloader:
+    """Opens a new snapshot's engine dir before the writer publishes it (publish.py), so the
+    first search after a commit finds its searcher ready. Registered by the first search of
+    a state dir in this process (a writer process that serves searches)."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self.index_dir = index_dir
+
+    def on_publish(self, manifest: Any) -> None:
+        if manifest.search_index:
+            open_engine(self.index_dir, manifest.search_index)
+
+
+def _preload_for(index_dir: Path) -> None:
+    from vault_agent.publish import add_publish_listener
+
+    key = Path(index_dir)
+    with _OPEN_LOCK:
+        if key in _PRELOADERS:
+            return
+        _PRELOADERS[key] = preloader = _Preloader(key)
+    add_publish_listener(key, preloader.on_publish)
 
 
 def open_engine(index_dir: Path, name: str | None) -> Any:
@@ -120,6 +146,7 @@ def open_engine(index_dir: Path, name: str | None) -> Any:
             "the search index is missing or unreadable; run 'vault-agent reindex'"
         ) from exc
     entry = (index, searcher)
+    _preload_for(Path(index_dir))
     with _OPEN_LOCK:
         _OPEN[path] = (ident, entry)
         while len(_OPEN) > OPEN_KEPT:
@@ -183,8 +210,17 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
     return Q.boolean_query(clauses)
 
 
-def ranked_chunks(index: Any, searcher: Any, terms: list[str], limit: int) -> list[tuple[str, int, float]]:
-    """Top chunks as (path, ordinal, score), best first, deterministic ties."""
+def ranked_chunks(
+    index: Any,
+    searcher: Any,
+    terms: list[str],
+    limit: int,
+    details: dict[tuple[str, int], bytes] | None = None,
+) -> list[tuple[str, int, float]]:
+    """Top chunks as (path, ordinal, score), best first, deterministic ties.
+
+    `details`, when given, receives each returned hit's stored detail (search_fields.
+    encode_detail) keyed by (path, ordinal): the document is read anyway for its path."""
     terms = analyze_terms(terms)
     if not terms or searcher.num_docs == 0:
         return []
@@ -196,21 +232,39 @@ def ranked_chunks(index: Any, searcher: Any, terms: list[str], limit: int) -> li
     addrs = [a for _, a in hits]
     ordinals = searcher.fast_field_values(ORDINAL_FIELD, addrs)
     out = []
+    blobs: dict[tuple[str, int], bytes] = {}
     for (score, addr), ordinal in zip(hits, ordinals, strict=True):
-        path = searcher.doc(addr).get_first(PATH_FIELD)
-        out.append((str(path), int(ordinal or 0), round(float(score), 6)))
+        doc = searcher.doc(addr)
+        key = (str(doc.get_first(PATH_FIELD)), int(ordinal or 0))
+        out.append((key[0], key[1], round(float(score), 6)))
+        if details is not None:
+            blob = doc.get_first(DETAIL_FIELD)
+            if blob is not None:
+                blobs[key] = bytes(blob)
     out.sort(key=lambda h: (-h[2], h[0], h[1]))
-    return out[:limit]
+    out = out[:limit]
+    if details is not None:
+        details.update((k, blobs[k]) for k in ((p, o) for p, o, _ in out) if k in blobs)
+    return out
 
 
-def ranked_notes(index: Any, searcher: Any, terms: list[str], limit: int) -> list[tuple[str, int, float]]:
+def ranked_notes(
+    index: Any,
+    searcher: Any,
+    terms: list[str],
+    limit: int,
+    details: dict[tuple[str, int], bytes] | None = None,
+) -> list[tuple[str, int, float]]:
     """One best chunk per note, best first (a wider fetch so `limit` notes survive)."""
     seen: set[str] = set()
     out: list[tuple[str, int, float]] = []
-    for hit in ranked_chunks(index, searcher, terms, max(limit * 8, FETCH_MIN)):
+    found: dict[tuple[str, int], bytes] | None = {} if details is not None else None
+    for hit in ranked_chunks(index, searcher, terms, max(limit * 8, FETCH_MIN), found):
         if hit[0] not in seen:
             seen.add(hit[0])
             out.append(hit)
             if len(out) == limit:
                 break
+    if details is not None and found is not None:
+        details.update((k, found[k]) for k in ((p, o) for p, o, _ in out) if k in found)
     return out
