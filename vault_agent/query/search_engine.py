@@ -81,6 +81,8 @@ QUESTION_BIGRAMS = frozenset(
 )
 TIE_BREAKER: float | None = None
 FETCH_MIN = 50
+RERANK_POOL = 200  # term hits that proximity may reorder (4x the usual fetch)
+PHRASE_POOL = 2000  # proximity hits read to find the pooled ones' bonuses
 
 _OPEN: OrderedDict[str, Any] = OrderedDict()
 _OPEN_LOCK = threading.Lock()
@@ -179,8 +181,12 @@ def term_weights(searcher: Any, terms: list[str]) -> dict[str, float]:
     return weights
 
 
-def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
-    """The ranked query for distinct tokens (see the module doc)."""
+def term_query(index: Any, searcher: Any, terms: list[str]) -> Any:
+    """Per (token, field) should-clauses with the field's boost (see the module doc).
+
+    Only term clauses: then tantivy's top-k runs block-max WAND and skips what cannot reach
+    the top; one phrase clause in the same boolean makes it score every matching document
+    (55 ms instead of 17 ms for four common words at 100k notes)."""
     import tantivy
 
     schema = index.schema
@@ -199,6 +205,16 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
             clauses.extend((Occur.Should, q) for q in per_field)
         else:
             clauses.append((Occur.Should, Q.disjunction_max_query(per_field, tie_breaker=TIE_BREAKER)))
+    return Q.boolean_query(clauses)
+
+
+def proximity_query(index: Any, searcher: Any, terms: list[str]) -> Any | None:
+    """The adjacent-pair phrase clauses (see the module doc), or None when there are none."""
+    import tantivy
+
+    schema = index.schema
+    Q, Occur = tantivy.Query, tantivy.Occur
+    clauses: list[tuple[Any, Any]] = []
     for a, b in zip(terms, terms[1:], strict=False):
         if is_function_bigram(a) and is_function_bigram(b):
             continue  # "如何" + "何在": a run of function words is no evidence of the topic
@@ -207,7 +223,28 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
                 continue  # reading that many positions costs more than the order adds
             q = Q.phrase_query(schema, field, [a, b], slop=1)
             clauses.append((Occur.Should, Q.boost_query(q, PAIR_BOOST * boost)))
-    return Q.boolean_query(clauses)
+    return Q.boolean_query(clauses) if clauses else None
+
+
+def scored_addresses(index: Any, searcher: Any, terms: list[str], fetch: int) -> list[tuple[float, Any]]:
+    """The best `fetch` (score, address) pairs: term scores plus proximity bonuses.
+
+    Two searches, both pruned: the terms' top RERANK_POOL, then the proximity clauses
+    alone (cheap: only documents holding both tokens of a pair); a pooled document's
+    score gains its proximity score. A document outside the terms' pool is not lifted in
+    by proximity alone (with the pool at 4x the fetch, its term score is far below)."""
+    near = proximity_query(index, searcher, terms)
+    pool = max(fetch, RERANK_POOL) if near is not None else fetch
+    hits = searcher.search(term_query(index, searcher, terms), pool, count=False).hits
+    if near is None or not hits:
+        return list(hits[:fetch])
+    bonus = {
+        (a.segment_ord, a.doc): float(score)
+        for score, a in searcher.search(near, PHRASE_POOL, count=False).hits
+    }
+    scored = [(float(score) + bonus.get((a.segment_ord, a.doc), 0.0), a) for score, a in hits]
+    scored.sort(key=lambda h: -h[0])
+    return scored[:fetch]
 
 
 def ranked_chunks(
@@ -224,9 +261,7 @@ def ranked_chunks(
     terms = analyze_terms(terms)
     if not terms or searcher.num_docs == 0:
         return []
-    query = build_query(index, searcher, terms)
-    fetch = max(limit * 2, FETCH_MIN)
-    hits = searcher.search(query, fetch, count=False).hits
+    hits = scored_addresses(index, searcher, terms, max(limit * 2, FETCH_MIN))
     if not hits:
         return []
     addrs = [a for _, a in hits]
