@@ -22,7 +22,7 @@ from vault_agent.search_fields import SEARCH_DIR, WORK_DIR
 from .conftest import make_ctx
 from .golden import call
 
-WORDS = "harbor beacon ledger lantern pipeline roadmap parser watcher".split()
+WORDS = ["harbor", "beacon", "ledger", "lantern", "pipeline", "roadmap", "parser", "watcher"]
 
 
 def _write(root: Path, rel: str, text: str) -> None:
@@ -141,7 +141,7 @@ def test_many_small_commits_each_freeze_a_complete_view(tmp_path: Path) -> None:
         assert stray == []  # restored files merged away are pruned
     finally:
         lock.release()
-    for i, (name, token) in enumerate(frozen):
+    for i, (name, _token) in enumerate(frozen):
         _, searcher = open_engine(index_dir, name)
         for j, (_, other) in enumerate(frozen):
             n = searcher.doc_freq("body", other)
