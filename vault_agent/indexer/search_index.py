@@ -73,7 +73,8 @@ def close_engine_writer(index_dir: Path) -> None:
 def engine_threads_alive() -> bool:
     """Whether an engine writer (with native indexing and merge threads) is open in this
     process: forking then is unsafe, like with any other thread (build._pool)."""
-    return any(ref() is not None and ref()._writer is not None for ref in list(_LIVE.values()))
+    owners = [ref() for ref in list(_LIVE.values())]
+    return any(owner is not None and owner._writer is not None for owner in owners)
 
 
 def _segment_files(meta: dict[str, Any], present: list[str]) -> list[str]:
