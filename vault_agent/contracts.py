@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-SCHEMA_VERSION = 2  # 2: full-text engine dir per snapshot (`search_index`), notes.aliases
+SCHEMA_VERSION = 3  # 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored in the engine
 PARSER_VERSION = 2  # 2: a Latin word ends where CJK starts (text.tokenize)
 
 CURRENT_FILE = "CURRENT"

@@ -2,6 +2,7 @@
 
     .venv/bin/python ops/bench/bench_search.py --notes 100000 --work /tmp/bench-search
     .venv/bin/python ops/bench/bench_search.py --vault V --index-dir S   # reuse an indexed vault
+    ... --skip-grep --skip-find   # search only (1/2/4 words, group=note, questions)
 
 Generates the vault with ops/gen_vault.py (seed 1) and indexes it once (both reused when
 present). Then, for each of --runs runs with a fresh SnapshotReader: p50/p99 of
@@ -104,7 +105,9 @@ def _prepare(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def one_run(settings: Settings, requests: int, run: int, skip_grep: bool = False) -> dict[str, Any]:
+def one_run(
+    settings: Settings, requests: int, run: int, skip_grep: bool = False, skip_find: bool = False
+) -> dict[str, Any]:
     vault = make_vault(settings)
     reader = SnapshotReader(settings, vault, freshness=lambda _m: "fresh")
     cache: dict[Any, Any] = {}
@@ -119,6 +122,10 @@ def one_run(settings: Settings, requests: int, run: int, skip_grep: bool = False
                 out[f"search_{name}_{size}w"] = _time(lambda q: search(reader, q, 10, cache), qs)
         qs = _queries(LATIN, 2, requests, seed=run * 100 + 7)
         out["search_latin_2w_group_note"] = _time(lambda q: search(reader, q, 10, cache, group="note"), qs)
+        qs = _queries(LATIN, 4, requests, seed=run * 100 + 8)
+        out["search_latin_4w_group_note"] = _time(lambda q: search(reader, q, 10, cache, group="note"), qs)
+        qs = _queries(JAPANESE, 2, requests, seed=run * 100 + 9)
+        out["search_japanese_2w_group_note"] = _time(lambda q: search(reader, q, 10, cache, group="note"), qs)
         questions = [
             f"how do I plan the {a} {b} for the next meeting" for a, b in zip(LATIN, LATIN[1:], strict=False)
         ]
@@ -127,6 +134,8 @@ def one_run(settings: Settings, requests: int, run: int, skip_grep: bool = False
             lambda q: search(reader, q, 10, cache),
             [f"{a}の{b}はどうすればいいですか" for a, b in zip(JAPANESE, JAPANESE[1:], strict=False)],
         )
+        if skip_grep and skip_find:
+            return out
         if skip_grep:
             out["find"] = _time(
                 lambda q: vault_find(vault, reader, q, cache=cache),
@@ -168,9 +177,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--requests", type=int, default=50)
     parser.add_argument("--skip-grep", action="store_true", help="search and find only")
+    parser.add_argument("--skip-find", action="store_true", help="with --skip-grep: search only")
     args = parser.parse_args()
     settings = _prepare(args)
-    runs = [one_run(settings, args.requests, i, args.skip_grep) for i in range(args.runs)]
+    runs = [one_run(settings, args.requests, i, args.skip_grep, args.skip_find) for i in range(args.runs)]
     result = _median(runs)
     result["load_avg"] = [round(x, 2) for x in os.getloadavg()]
     result["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

@@ -10,15 +10,17 @@ from vault_agent.freshness import read_current_manifest
 from vault_agent.query.search_engine import open_engine
 
 
-def engine_docs(index_dir: Path) -> list[tuple[str, int]]:
-    """Sorted (path, chunk ordinal) of every live document in CURRENT's engine dir; it also
-    proves the dir opens and answers a query from that snapshot alone."""
+def engine_docs(index_dir: Path) -> list[tuple[str, int, bytes]]:
+    """Sorted (path, chunk ordinal, stored hit detail) of every live document in CURRENT's
+    engine dir; it also proves the dir opens and answers a query from that snapshot alone."""
     manifest = read_current_manifest(index_dir)
     assert manifest is not None and manifest.search_index
     _, searcher = open_engine(Path(index_dir), manifest.search_index)
     hits = searcher.search(tantivy.Query.all_query(), limit=max(1, searcher.num_docs)).hits
     docs = [searcher.doc(a) for _, a in hits]
-    return sorted((str(d.get_first("path")), int(d.get_first("ordinal"))) for d in docs)
+    return sorted(
+        (str(d.get_first("path")), int(d.get_first("ordinal")), bytes(d.get_first("detail"))) for d in docs
+    )
 
 
 def chunk_keys(rows: dict[str, list[tuple]]) -> list[tuple[str, int]]:

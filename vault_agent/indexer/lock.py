@@ -50,6 +50,9 @@ class WriterLock:
         """Drop the lock (idempotent)."""
         if self._fd is None:
             return
+        from vault_agent.indexer.search_index import close_engine_writer
+
+        close_engine_writer(self.path.parent)  # its background merges end with the lock
         fd, self._fd = self._fd, None
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)

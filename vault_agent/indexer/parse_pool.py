@@ -25,6 +25,7 @@ from vault_agent.contracts import ParsedNote
 from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.freshness import vault_for_settings
 from vault_agent.indexer.scan import is_indexable
+from vault_agent.indexer.search_index import engine_threads_alive
 from vault_agent.indexer.segments import rows_to_tables
 from vault_agent.paths import Vault
 
@@ -89,7 +90,8 @@ def _worker_parse(rels: list[str]) -> tuple[dict[str, pa.Table], list[str]]:
 
 def _pool(settings: Settings) -> ProcessPoolExecutor:
     # fork is fastest but unsafe once other threads (watcher, heartbeat) exist.
-    method = "fork" if threading.active_count() == 1 else "forkserver"
+    # The engine's open writer runs native threads `active_count` does not see.
+    method = "fork" if threading.active_count() == 1 and not engine_threads_alive() else "forkserver"
     return ProcessPoolExecutor(
         max_workers=settings.index_workers,
         mp_context=get_context(method),

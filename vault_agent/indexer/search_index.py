@@ -26,6 +26,8 @@ import json
 import logging
 import os
 import shutil
+import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,12 +36,14 @@ import pyarrow as pa
 
 from vault_agent.contracts import fsync_dir
 from vault_agent.search_fields import (
+    DETAIL_FIELD,
     FIELD_BOOSTS,
     ORDINAL_FIELD,
     PATH_FIELD,
     SEARCH_DIR,
     WORK_DIR,
     build_schema,
+    encode_detail,
     joined_tokens,
     name_fields,
     register,
@@ -50,28 +54,72 @@ log = logging.getLogger("vault_agent.indexer")
 
 WRITER_HEAP_BYTES = 64_000_000  # tantivy flushes a segment when its buffer fills
 WRITER_THREADS = 1  # the parse pool already uses the cores; one indexing thread keeps up
+BULK_DOCS = 20_000  # a commit adding more docs waits for its merges (a rebuild, not an edit)
+FREEZE_ATTEMPTS = 8
+MANAGED_FILE = ".managed.json"  # tantivy's list of the files it created (and may delete)
+_LIVE: dict[Path, weakref.ref[SearchIndexWriter]] = {}  # work dir -> the instance whose writer is open
+_LIVE_LOCK = threading.Lock()
+
+
+def close_engine_writer(index_dir: Path) -> None:
+    """Close this process's engine writer of a state dir (the writer lock is being released:
+    no merge of ours may touch work/ once another writer may own it)."""
+    ref = _LIVE.get(Path(index_dir) / SEARCH_DIR / WORK_DIR)
+    owner = ref() if ref is not None else None
+    if owner is not None:
+        owner.close()
+
+
+def engine_threads_alive() -> bool:
+    """Whether an engine writer (with native indexing and merge threads) is open in this
+    process: forking then is unsafe, like with any other thread (build._pool)."""
+    owners = [ref() for ref in list(_LIVE.values())]
+    return any(owner is not None and owner._writer is not None for owner in owners)
+
+
+def _segment_files(meta: dict[str, Any], present: list[str]) -> list[str]:
+    """The files of `present` that the segments of `meta` (a parsed meta.json) use: every
+    `<uuid>.<ext>` of a named segment, and only the `.del` file of its current deletes."""
+    wanted: dict[str, str | None] = {}
+    for seg in meta.get("segments", []):
+        deletes = seg.get("deletes") or None
+        wanted[str(seg["segment_id"]).replace("-", "")] = f"{deletes['opstamp']}.del" if deletes else None
+    out = []
+    for name in present:
+        prefix, _, rest = name.partition(".")
+        if prefix not in wanted:
+            continue
+        if rest.endswith(".del") and rest != wanted[prefix]:
+            continue  # an older generation of the segment's deletes
+        out.append(name)
+    return sorted(out)
 
 
 def _meta_files(index_dir: Path) -> list[str]:
     """Segment files the engine's meta.json names (what a frozen view must hold)."""
     meta = json.loads((index_dir / "meta.json").read_text(encoding="utf-8"))
-    prefixes = {str(s["segment_id"]).replace("-", "") for s in meta.get("segments", [])}
-    return sorted(n for n in os.listdir(index_dir) if n.split(".", 1)[0] in prefixes)
+    return _segment_files(meta, os.listdir(index_dir))
 
 
 def _link_tree(src: Path, dst: Path, durable: bool) -> None:
     """dst = hard links to src's live segment files + a copy of its meta.json.
 
-    Built in place, not in a temporary dir renamed over: a directory renamed inside a
-    watched vault confuses watchdog's inotify bookkeeping, and no reader opens `dst` before
+    The meta.json bytes linked for are the ones copied (a merge in src may replace it at any
+    moment). Built in place, not in a temporary dir renamed over: a directory renamed inside
+    a watched vault confuses watchdog's inotify bookkeeping, and no reader opens `dst` before
     the manifest naming it is committed (after this returns, durable)."""
     _clear_dir(dst)
-    for name in _meta_files(src):
+    raw = (src / "meta.json").read_bytes()
+    for name in _segment_files(json.loads(raw), os.listdir(src)):
         os.link(src / name, dst / name)
-    shutil.copyfile(src / "meta.json", dst / "meta.json")
+    with open(dst / "meta.json", "wb") as f:
+        f.write(raw)
+        if durable:
+            f.flush()
+            os.fsync(f.fileno())
     if durable:
         for name in os.listdir(dst):
-            if name != "meta.json" and os.stat(dst / name).st_nlink > 2:
+            if name == "meta.json" or os.stat(dst / name).st_nlink > 2:
                 continue  # already frozen by an earlier snapshot, hence already durable
             fd = os.open(dst / name, os.O_RDONLY)
             try:
@@ -142,7 +190,13 @@ def frozen_ok(index_dir: Path, name: str | None) -> bool:
 
 
 class SearchIndexWriter:
-    """Pending engine changes of one build, then commit + freeze for the new snapshot."""
+    """Pending engine changes of one build, then commit + freeze for the new snapshot.
+
+    The tantivy writer stays open across commits so its merges run in the background: a
+    commit costs the new segment and a meta.json, never a merge (waiting for merges cost
+    ~0.15 s per commit). A commit that changed nothing in the engine (an embeddings-only or
+    compaction snapshot) reuses the last frozen dir, so readers keep their open searcher.
+    """
 
     def __init__(self, index_dir: Path) -> None:
         self.index_dir = Path(index_dir)
@@ -151,21 +205,29 @@ class SearchIndexWriter:
         self._schema = build_schema()
         self._index: Any = None
         self._writer: Any = None
+        self._frozen: str | None = None  # the frozen dir equal to work/'s last commit
+        self._dirty = False  # changes since that freeze
+        self._bulk = False  # a rebuild: let merges finish before freezing (fewer segments)
+        self._added = 0
 
     # ----- work dir --------------------------------------------------------------------
     def reset_empty(self) -> None:
         """An empty work index (full rebuilds start here)."""
+        self._claim()
         self.discard()
         _clear_dir(self.work)
         self._open(reuse=False)
+        self._frozen, self._dirty, self._bulk = None, True, True
 
     def restore(self, frozen_name: str) -> None:
         """Make work/ equal to a committed snapshot's frozen engine dir."""
         import tantivy
 
+        self._claim()
         self.discard()
         _link_tree(frozen_dir(self.index_dir, frozen_name), self.work, durable=False)
         self._index = register(tantivy.Index.open(str(self.work)))
+        self._frozen, self._dirty, self._bulk = frozen_name, False, False
 
     def _open(self, reuse: bool) -> None:
         import tantivy
@@ -176,15 +238,47 @@ class SearchIndexWriter:
         if self._writer is None:
             if self._index is None:
                 self.reset_empty()
+            self._claim()
             self._writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
+            _LIVE[self.work] = weakref.ref(self)
+        self._dirty = True
         return self._writer
 
     def discard(self) -> None:
-        """Drop uncommitted changes (the writer's lock goes with it)."""
+        """Drop uncommitted changes and the writer, once its merges have finished (a merge
+        left running would go on writing into work/ while a restore refills it)."""
         if self._writer is not None:
+            writer, self._writer = self._writer, None
             with contextlib.suppress(Exception):
-                self._writer.rollback()
-            self._writer = None
+                writer.rollback()
+            with contextlib.suppress(Exception):
+                writer.wait_merging_threads()
+            self._release()
+        self._frozen, self._dirty = None, False
+
+    def close(self) -> None:
+        """Let running merges finish and release the engine's lock (commits stay as they are)."""
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            with contextlib.suppress(Exception), engine_io(self.work):
+                writer.wait_merging_threads()
+            self._release()
+
+    def _release(self) -> None:
+        with _LIVE_LOCK:
+            ref = _LIVE.get(self.work)
+            if ref is not None and ref() in (self, None):
+                del _LIVE[self.work]
+
+    def _claim(self) -> None:
+        """One open engine writer per work dir in this process: an older SearchIndexWriter
+        of the same state dir (an Indexer not yet collected) lets go of it first."""
+        with _LIVE_LOCK:
+            ref = _LIVE.get(self.work)
+            other = ref() if ref is not None else None
+            _LIVE[self.work] = weakref.ref(self)
+        if other is not None and other is not self:
+            other.discard()
 
     # ----- changes ---------------------------------------------------------------------
     def clear(self) -> None:
@@ -218,12 +312,16 @@ class SearchIndexWriter:
             p: name_fields(p, t, (alias_col[i] if alias_col else None) or (aliases or {}).get(p))
             for i, (p, t) in enumerate(zip(paths, notes.column("title").to_pylist(), strict=True))
         }
+        titles = dict(zip(paths, notes.column("title").to_pylist(), strict=True))
+        lines = dict(zip(paths, notes.column("line_count").to_pylist(), strict=True))
         chunks = tables["chunks"]
-        cols = [chunks.column(c).to_pylist() for c in ("path", "ordinal", "heading_path", "text")]
-        for path, ordinal, heading_path, text in zip(*cols, strict=True):
+        names_ = ("path", "ordinal", "heading_path", "start_line", "end_line", "text")
+        cols = [chunks.column(c).to_pylist() for c in names_]
+        for path, ordinal, heading_path, start, end, text in zip(*cols, strict=True):
             doc = tantivy.Document()
             doc.add_text(PATH_FIELD, path)
             doc.add_integer(ORDINAL_FIELD, int(ordinal))
+            doc.add_bytes(DETAIL_FIELD, encode_detail(titles[path], heading_path, start, end, text or ""))
             for field, value in names[path].items():
                 if value:
                     doc.add_text(field, value)
@@ -233,12 +331,15 @@ class SearchIndexWriter:
             if body:
                 doc.add_text("body", body)
             w.add_document(doc)
+            self._added += 1
         with_chunks = set(cols[0])
         for path in paths:  # a note without chunks (empty body) is still found by its name
             if path not in with_chunks:
+                count = int(lines[path] or 0)
                 doc = tantivy.Document()
                 doc.add_text(PATH_FIELD, path)
                 doc.add_integer(ORDINAL_FIELD, 0)
+                doc.add_bytes(DETAIL_FIELD, encode_detail(titles[path], [], min(1, count), count, ""))
                 for field, value in names[path].items():
                     if value:
                         doc.add_text(field, value)
@@ -246,31 +347,56 @@ class SearchIndexWriter:
 
     # ----- commit ----------------------------------------------------------------------
     def freeze(self, snapshot_id: int) -> str:
-        """Commit pending changes, wait for merges, and freeze work/ for a snapshot.
+        """Commit pending changes and freeze work/ for a snapshot (merges go on behind).
 
         Returns the frozen dir's name (the manifest's `search_index`); durable on return.
+        Without changes since the last freeze, that dir is the answer (nothing to copy).
         """
         if self._index is None:
             self.reset_empty()
+        if not self._dirty and self._frozen and frozen_ok(self.index_dir, self._frozen):
+            return self._frozen
         if self._writer is not None:
             with engine_io(self.work):
                 self._writer.commit()
-                self._writer.wait_merging_threads()  # merges land in meta.json before we freeze
-            self._writer = None
+                if self._bulk or self._added > BULK_DOCS:
+                    self._writer.wait_merging_threads()  # a rebuild: freeze it merged
+                    self._writer = None
         name = snapshot_dir_name(snapshot_id)
-        _link_tree(self.work, frozen_dir(self.index_dir, name), durable=True)
+        _freeze_committed(self.work, frozen_dir(self.index_dir, name))
+        self._frozen, self._dirty, self._bulk, self._added = name, False, False, 0
         self._prune_work()
         return name
 
     def _prune_work(self) -> None:
-        """Delete work/ segment files meta.json no longer names (merged away). tantivy's own
-        collector skips files it did not create (those restored by hard link)."""
+        """Delete work/ files that neither meta.json nor tantivy's file list names: the ones
+        a restore linked in and merges have replaced since (tantivy's own collector deletes
+        only files it created). Listed before the lists are read: a merge registers its
+        output before creating it, so a file listed here is in a list read afterwards."""
+        present = os.listdir(self.work)
+        try:
+            managed = set(json.loads((self.work / MANAGED_FILE).read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return  # unknown: keep everything (a later commit prunes)
         live = set(_meta_files(self.work))
-        for name in os.listdir(self.work):
-            if name.startswith(".") or name == "meta.json" or name in live:
+        for name in present:
+            if name.startswith(".") or name == "meta.json" or name in live or name in managed:
                 continue
             with contextlib.suppress(OSError):
                 (self.work / name).unlink()
+
+
+def _freeze_committed(work: Path, dst: Path) -> None:
+    """Link work/'s committed files into dst. A background merge may replace segments (and
+    tantivy delete the merged ones) between reading meta.json and linking: every meta.json
+    after the commit describes the same documents, so start again from the newer one."""
+    for attempt in range(FREEZE_ATTEMPTS):
+        try:
+            _link_tree(work, dst, durable=True)
+            return
+        except FileNotFoundError:
+            if attempt == FREEZE_ATTEMPTS - 1:
+                raise
 
 
 __all__ = ["FIELD_BOOSTS", "SearchIndexWriter", "frozen_dir", "frozen_ok"]

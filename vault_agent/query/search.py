@@ -24,6 +24,7 @@ from vault_agent.query.search_modes import (
     semantic_hits,
     semantic_warnings,
 )
+from vault_agent.search_fields import decode_detail
 from vault_agent.text import tokenize
 
 SEARCH_LIMIT_DEFAULT = 10
@@ -100,15 +101,28 @@ def make_snippet(text: str, terms: list[str]) -> str:
     return ("…" if start else "") + body + ("…" if start + SNIPPET_CHARS < len(flat) else "")
 
 
-def hit_details(view: Any, hits: list[Hit]) -> list[tuple[Any, ...]]:
+def hit_details(
+    view: Any, hits: list[Hit], known: dict[tuple[str, int], bytes] | None = None
+) -> list[tuple[Any, ...]]:
     """(title, heading_path, start, end, text) per hit from the pinned snapshot; a note
     without chunks (found by its name) answers its title and lines 1..line_count.
 
-    Chunks are read from the one segment holding each note's live rows (`_notes._seg`):
-    its Parquet file is path-sorted, so the scan reads only the hit notes' row groups
-    instead of every segment's."""
-    if not hits:
-        return []
+    `known`: details the engine returned with its hits (stored in the engine's documents,
+    so a lexical search reads no Parquet). The others (semantic hits) are read from the one
+    segment holding each note's live rows (`_notes._seg`): its Parquet file is path-sorted,
+    so the scan reads only the hit notes' row groups instead of every segment's."""
+    known = known or {}
+    out: list[tuple[Any, ...] | None] = [
+        decode_detail(known[(p, o)]) if (p, o) in known else None for p, o, _ in hits
+    ]
+    missing = [h for h, d in zip(hits, out, strict=True) if d is None]
+    if missing:
+        read = iter(_parquet_details(view, missing))
+        out = [d if d is not None else next(read) for d in out]
+    return [d for d in out if d is not None]
+
+
+def _parquet_details(view: Any, hits: list[Hit]) -> list[tuple[Any, ...]]:
     con = view.con
     paths = sorted({p for p, _, _ in hits})
     notes: dict[str, tuple[Any, int]] = {}
@@ -136,24 +150,39 @@ def hit_details(view: Any, hits: list[Hit]) -> list[tuple[Any, ...]]:
     return out
 
 
-def lexical_hits(reader: Any, view: Any, terms: list[str], limit: int, group: str) -> list[Hit]:
-    """The engine's top hits of the pinned snapshot (chunks, or the best chunk per note)."""
+def lexical_hits(
+    reader: Any,
+    view: Any,
+    terms: list[str],
+    limit: int,
+    group: str,
+    details: dict[tuple[str, int], bytes] | None = None,
+) -> list[Hit]:
+    """The engine's top hits of the pinned snapshot (chunks, or the best chunk per note);
+    `details` receives what the engine stored for each (see hit_details)."""
     index, searcher = open_engine(Path(reader.settings.index_dir), view.manifest.search_index)
     rank = ranked_notes if group == "note" else ranked_chunks
-    return rank(index, searcher, terms, limit)
+    return rank(index, searcher, terms, limit, details)
 
 
 FUSION_POOL = 50  # candidates each ranker contributes to hybrid fusion (then cut to the limit)
 
 
 def ranked_hits(
-    reader: Any, view: Any, query: str, terms: list[str], limit: int, mode: str | None, group: str
+    reader: Any,
+    view: Any,
+    query: str,
+    terms: list[str],
+    limit: int,
+    mode: str | None,
+    group: str,
+    details: dict[tuple[str, int], bytes] | None = None,
 ) -> tuple[list[Hit], str, list[WarningItem]]:
     """(hits, mode answered, warnings) for one pinned snapshot: the one ranking every
-    surface uses (search, vault_find)."""
+    surface uses (search, vault_find). `details`: see hit_details."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
     if wanted == "lexical":
-        return lexical_hits(reader, view, terms, limit, group), "lexical", []
+        return lexical_hits(reader, view, terms, limit, group, details), "lexical", []
     pool = max(limit, FUSION_POOL)
     semantic = semantic_hits(reader, view, query, pool)
     warnings = semantic_warnings(reader, view)
@@ -166,12 +195,12 @@ def ranked_hits(
                 message=f"{wanted} search needs embeddings and this index has none yet{lag}; answered lexical",
             )
         ]
-        return lexical_hits(reader, view, terms, limit, group), "lexical", warnings
+        return lexical_hits(reader, view, terms, limit, group, details), "lexical", warnings
     if group == "note":  # the best chunk per note, in rank order
         semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]
     if wanted == "semantic":
         return semantic[:limit], "semantic", warnings
-    lexical = lexical_hits(reader, view, terms, pool, group) if terms else []
+    lexical = lexical_hits(reader, view, terms, pool, group, details) if terms else []
     return fuse(lexical, semantic, limit), "hybrid", warnings
 
 
@@ -204,9 +233,10 @@ def search(
                     code="NO_SEARCH_TERMS", message="the query has no words or CJK characters to search for"
                 )
             )
-        hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping)
+        stored: dict[tuple[str, int], bytes] = {}
+        hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping, stored)
         warnings += extra
-        details = hit_details(view, hits)
+        details = hit_details(view, hits, stored)
         results = [
             SearchResult(
                 path=path,

@@ -35,6 +35,7 @@ from typing import Any
 
 from vault_agent.errors import IndexIncompatible
 from vault_agent.search_fields import (
+    DETAIL_FIELD,
     FIELD_BOOSTS,
     NAME_FIELDS,
     ORDINAL_FIELD,
@@ -80,9 +81,36 @@ QUESTION_BIGRAMS = frozenset(
 )
 TIE_BREAKER: float | None = None
 FETCH_MIN = 50
+RERANK_POOL = 200  # term hits that proximity may reorder (4x the usual fetch)
+PHRASE_POOL = 2000  # proximity hits read to find the pooled ones' bonuses
 
 _OPEN: OrderedDict[str, Any] = OrderedDict()
 _OPEN_LOCK = threading.Lock()
+_PRELOADERS: dict[Path, _Preloader] = {}
+
+
+class _Preloader:
+    """Opens a new snapshot's engine dir before the writer publishes it (publish.py), so the
+    first search after a commit finds its searcher ready. Registered by the first search of
+    a state dir in this process (a writer process that serves searches)."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self.index_dir = index_dir
+
+    def on_publish(self, manifest: Any) -> None:
+        if manifest.search_index:
+            open_engine(self.index_dir, manifest.search_index)
+
+
+def _preload_for(index_dir: Path) -> None:
+    from vault_agent.publish import add_publish_listener
+
+    key = Path(index_dir)
+    with _OPEN_LOCK:
+        if key in _PRELOADERS:
+            return
+        _PRELOADERS[key] = preloader = _Preloader(key)
+    add_publish_listener(key, preloader.on_publish)
 
 
 def open_engine(index_dir: Path, name: str | None) -> Any:
@@ -120,6 +148,7 @@ def open_engine(index_dir: Path, name: str | None) -> Any:
             "the search index is missing or unreadable; run 'vault-agent reindex'"
         ) from exc
     entry = (index, searcher)
+    _preload_for(Path(index_dir))
     with _OPEN_LOCK:
         _OPEN[path] = (ident, entry)
         while len(_OPEN) > OPEN_KEPT:
@@ -152,8 +181,12 @@ def term_weights(searcher: Any, terms: list[str]) -> dict[str, float]:
     return weights
 
 
-def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
-    """The ranked query for distinct tokens (see the module doc)."""
+def term_query(index: Any, searcher: Any, terms: list[str]) -> Any:
+    """Per (token, field) should-clauses with the field's boost (see the module doc).
+
+    Only term clauses: then tantivy's top-k runs block-max WAND and skips what cannot reach
+    the top; one phrase clause in the same boolean makes it score every matching document
+    (55 ms instead of 17 ms for four common words at 100k notes)."""
     import tantivy
 
     schema = index.schema
@@ -172,6 +205,16 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
             clauses.extend((Occur.Should, q) for q in per_field)
         else:
             clauses.append((Occur.Should, Q.disjunction_max_query(per_field, tie_breaker=TIE_BREAKER)))
+    return Q.boolean_query(clauses)
+
+
+def proximity_query(index: Any, searcher: Any, terms: list[str]) -> Any | None:
+    """The adjacent-pair phrase clauses (see the module doc), or None when there are none."""
+    import tantivy
+
+    schema = index.schema
+    Q, Occur = tantivy.Query, tantivy.Occur
+    clauses: list[tuple[Any, Any]] = []
     for a, b in zip(terms, terms[1:], strict=False):
         if is_function_bigram(a) and is_function_bigram(b):
             continue  # "如何" + "何在": a run of function words is no evidence of the topic
@@ -180,37 +223,83 @@ def build_query(index: Any, searcher: Any, terms: list[str]) -> Any:
                 continue  # reading that many positions costs more than the order adds
             q = Q.phrase_query(schema, field, [a, b], slop=1)
             clauses.append((Occur.Should, Q.boost_query(q, PAIR_BOOST * boost)))
-    return Q.boolean_query(clauses)
+    return Q.boolean_query(clauses) if clauses else None
 
 
-def ranked_chunks(index: Any, searcher: Any, terms: list[str], limit: int) -> list[tuple[str, int, float]]:
-    """Top chunks as (path, ordinal, score), best first, deterministic ties."""
+def scored_addresses(index: Any, searcher: Any, terms: list[str], fetch: int) -> list[tuple[float, Any]]:
+    """The best `fetch` (score, address) pairs: term scores plus proximity bonuses.
+
+    Two searches, both pruned: the terms' top RERANK_POOL, then the proximity clauses
+    alone (cheap: only documents holding both tokens of a pair); a pooled document's
+    score gains its proximity score. A document outside the terms' pool is not lifted in
+    by proximity alone (with the pool at 4x the fetch, its term score is far below)."""
+    near = proximity_query(index, searcher, terms)
+    pool = max(fetch, RERANK_POOL) if near is not None else fetch
+    hits = searcher.search(term_query(index, searcher, terms), pool, count=False).hits
+    if near is None or not hits:
+        return list(hits[:fetch])
+    bonus = {
+        (a.segment_ord, a.doc): float(score)
+        for score, a in searcher.search(near, PHRASE_POOL, count=False).hits
+    }
+    scored = [(float(score) + bonus.get((a.segment_ord, a.doc), 0.0), a) for score, a in hits]
+    scored.sort(key=lambda h: -h[0])
+    return scored[:fetch]
+
+
+def ranked_chunks(
+    index: Any,
+    searcher: Any,
+    terms: list[str],
+    limit: int,
+    details: dict[tuple[str, int], bytes] | None = None,
+) -> list[tuple[str, int, float]]:
+    """Top chunks as (path, ordinal, score), best first, deterministic ties.
+
+    `details`, when given, receives each returned hit's stored detail (search_fields.
+    encode_detail) keyed by (path, ordinal): the document is read anyway for its path."""
     terms = analyze_terms(terms)
     if not terms or searcher.num_docs == 0:
         return []
-    query = build_query(index, searcher, terms)
-    fetch = max(limit * 2, FETCH_MIN)
-    hits = searcher.search(query, fetch, count=False).hits
+    hits = scored_addresses(index, searcher, terms, max(limit * 2, FETCH_MIN))
     if not hits:
         return []
     addrs = [a for _, a in hits]
     ordinals = searcher.fast_field_values(ORDINAL_FIELD, addrs)
     out = []
+    blobs: dict[tuple[str, int], bytes] = {}
     for (score, addr), ordinal in zip(hits, ordinals, strict=True):
-        path = searcher.doc(addr).get_first(PATH_FIELD)
-        out.append((str(path), int(ordinal or 0), round(float(score), 6)))
+        doc = searcher.doc(addr)
+        key = (str(doc.get_first(PATH_FIELD)), int(ordinal or 0))
+        out.append((key[0], key[1], round(float(score), 6)))
+        if details is not None:
+            blob = doc.get_first(DETAIL_FIELD)
+            if blob is not None:
+                blobs[key] = bytes(blob)
     out.sort(key=lambda h: (-h[2], h[0], h[1]))
-    return out[:limit]
+    out = out[:limit]
+    if details is not None:
+        details.update((k, blobs[k]) for k in ((p, o) for p, o, _ in out) if k in blobs)
+    return out
 
 
-def ranked_notes(index: Any, searcher: Any, terms: list[str], limit: int) -> list[tuple[str, int, float]]:
+def ranked_notes(
+    index: Any,
+    searcher: Any,
+    terms: list[str],
+    limit: int,
+    details: dict[tuple[str, int], bytes] | None = None,
+) -> list[tuple[str, int, float]]:
     """One best chunk per note, best first (a wider fetch so `limit` notes survive)."""
     seen: set[str] = set()
     out: list[tuple[str, int, float]] = []
-    for hit in ranked_chunks(index, searcher, terms, max(limit * 8, FETCH_MIN)):
+    found: dict[tuple[str, int], bytes] | None = {} if details is not None else None
+    for hit in ranked_chunks(index, searcher, terms, max(limit * 8, FETCH_MIN), found):
         if hit[0] not in seen:
             seen.add(hit[0])
             out.append(hit)
             if len(out) == limit:
                 break
+    if details is not None and found is not None:
+        details.update((k, found[k]) for k in ((p, o) for p, o, _ in out) if k in found)
     return out
