@@ -56,9 +56,9 @@ def _emit(as_json: bool, outcome: Any, render: Any) -> None:
 
 
 def _render(body: Any) -> str:
-    from vault_agent.api.ops.conversations import _render_conversations
+    from vault_agent.api.human.conversations import render_conversations
 
-    return _render_conversations(body)
+    return render_conversations(body)
 
 
 @conversations.command("list")
