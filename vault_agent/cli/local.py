@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from vault_agent.cli.app import app
 from vault_agent.cli.common import (
     ConfigOpt,
     IndexDirOpt,
@@ -24,7 +25,6 @@ from vault_agent.cli.common import (
     run_command,
     settings_from,
 )
-from vault_agent.cli.main import app
 from vault_agent.contracts import Manifest
 
 

@@ -1,4 +1,4 @@
-"""Server-backed commands, generated from the registry: one command per HTTP operation.
+"""Server-backed commands, built from the generated command table: one per HTTP operation.
 
 `vault-agent OP [ARGS] [--options]` sends the operation's request to the running server
 (`--server` / VAULT_AGENT_SERVER) with the bearer token (`--token` / VAULT_AGENT_TOKEN /
@@ -15,11 +15,12 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from vault_agent.api.registry import CliOption, Operation, operations
+from vault_agent.cli.app import flags_without_types, root
+from vault_agent.cli.command_spec import PY_TYPES, CommandSpec, OptionSpec
 from vault_agent.cli.common import (
     ConfigOpt,
     IndexDirOpt,
@@ -30,10 +31,11 @@ from vault_agent.cli.common import (
     run_command,
     settings_from,
 )
-from vault_agent.cli.main import app
 from vault_agent.cli.render import render_body
-from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter, ServerUnavailable, VaultAgentError, from_body
+
+if TYPE_CHECKING:
+    from vault_agent.config import Settings
 
 TIMEOUT_S = 120.0
 START_HINT = "start one with: vault-agent serve --watch --vault PATH (or pass --server URL)"
@@ -78,7 +80,7 @@ def resolve_token(settings: Settings, server: str) -> str | None:
 
 
 def call_server(
-    op: Operation, params: dict[str, Any], server: str, token: str | None, vault_id: str | None = None
+    op: CommandSpec, params: dict[str, Any], server: str, token: str | None, vault_id: str | None = None
 ) -> tuple[str, dict[str, str]]:
     """Send one operation to the server; the body text and headers of a success.
 
@@ -131,39 +133,6 @@ def call_server(
 
 
 # ----------------------------------------------------------------------------- options
-def _py_type(annotation: Any) -> type:
-    for alt in [annotation, *get_args(annotation)]:
-        if alt in (int, float, bool, str):
-            return alt  # type: ignore[no-any-return]
-        if get_origin(alt) is Literal:
-            return str
-    return str
-
-
-def _is_scalar(annotation: Any) -> bool:
-    alts = [a for a in (get_args(annotation) or (annotation,)) if a is not type(None)]
-    return all(a in (int, float, bool, str) or get_origin(a) is Literal for a in alts)
-
-
-def options_of(op: Operation) -> list[CliOption]:
-    """Declared options, else every top-level scalar field not taken positionally."""
-    if op.cli_options:
-        return list(op.cli_options)
-    out = []
-    for name, info in op.params.model_fields.items():
-        if name in op.cli_args or not _is_scalar(info.annotation):
-            continue
-        out.append(
-            CliOption(
-                flag="--" + name.replace("_", "-"),
-                target=name,
-                type=_py_type(info.annotation),
-                help=(info.description or "").strip(),
-            )
-        )
-    return out
-
-
 def _param_name(flag: str) -> str:
     return "opt_" + flag.lstrip("-").replace("-", "_")
 
@@ -176,37 +145,32 @@ def _set_dotted(out: dict[str, Any], target: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
-# The command signatures are built at run time from each operation's params model, so the
+# The command signatures are built at run time from the command table, so the
 # annotations are values here, not types mypy could check.
 _Annotated: Any = Annotated
 
 
-def _signature(op: Operation, opts: list[CliOption]) -> inspect.Signature:
+def _signature(op: CommandSpec) -> inspect.Signature:
     params: list[inspect.Parameter] = []
-    fields = op.params.model_fields
-    for name in op.cli_args:
-        info = fields.get(name)
-        required = info is not None and info.is_required()
-        kind: Any = _py_type(info.annotation) if info is not None else str
+    for arg in op.args:
         ann: Any = _Annotated[
-            kind | None,
-            typer.Argument(
-                help=(info.description or "") if info else "", show_default=False, metavar=name.upper()
-            ),
+            PY_TYPES[arg.type] | None,
+            typer.Argument(help=arg.help, show_default=False, metavar=arg.name.upper()),
         ]
-        default: Any = inspect.Parameter.empty if required else None
+        default: Any = inspect.Parameter.empty if arg.required else None
         params.append(
-            inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ann, default=default)
+            inspect.Parameter(arg.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ann, default=default)
         )
-    for opt in opts:
-        if opt.type is bool and not opt.multiple:
+    for opt in op.options:
+        kind = PY_TYPES[opt.type]
+        if kind is bool and not opt.multiple:
             ann = _Annotated[bool, typer.Option(opt.flag, help=opt.help)]
             default = False
         elif opt.multiple:
-            ann = _Annotated[list.__class_getitem__(opt.type) | None, typer.Option(opt.flag, help=opt.help, show_default=False)]
+            ann = _Annotated[list.__class_getitem__(kind) | None, typer.Option(opt.flag, help=opt.help, show_default=False)]
             default = None
         else:
-            ann = _Annotated[opt.type | None, typer.Option(opt.flag, help=opt.help, show_default=False)]
+            ann = _Annotated[kind | None, typer.Option(opt.flag, help=opt.help, show_default=False)]
             default = None
         params.append(
             inspect.Parameter(
@@ -232,7 +196,7 @@ def _signature(op: Operation, opts: list[CliOption]) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def _emit_warnings(op: Operation, body: Any, headers: dict[str, str]) -> None:
+def _emit_warnings(op: CommandSpec, body: Any, headers: dict[str, str]) -> None:
     if not op.envelope:
         freshness = headers.get("X-Index-Freshness")
         if freshness:
@@ -244,9 +208,9 @@ def _emit_warnings(op: Operation, body: Any, headers: dict[str, str]) -> None:
         sys.stderr.write(f"warning [{warning.get('code')}]: {warning.get('message')}\n")
 
 
-def make_command(op: Operation) -> Any:
-    """The typer command function of one operation."""
-    opts = options_of(op)
+def make_command(op: CommandSpec) -> Any:
+    """The typer command function of one server-backed command."""
+    opts: tuple[OptionSpec, ...] = op.options
 
     def command(**kwargs: Any) -> None:
         as_json = bool(kwargs.get("json_out"))
@@ -261,9 +225,9 @@ def make_command(op: Operation) -> Any:
                 token=kwargs.get("token"),
             )
             params: dict[str, Any] = {}
-            for name in op.cli_args:
-                if kwargs.get(name) is not None:
-                    params[name] = kwargs[name]
+            for arg in op.args:
+                if kwargs.get(arg.name) is not None:
+                    params[arg.name] = kwargs[arg.name]
             for opt in opts:
                 value = kwargs.get(_param_name(opt.flag))
                 if (value is None or value is False) and not as_json and opt.human_default is not None:
@@ -307,34 +271,31 @@ def make_command(op: Operation) -> Any:
         run_command(as_json, body)
 
     command.__name__ = op.name.replace("-", "_")
-    command.__signature__ = _signature(op, opts)  # type: ignore[attr-defined]
+    command.__signature__ = _signature(op)  # type: ignore[attr-defined]
     return command
-
-
-def _help_of(op: Operation) -> str:
-    summary = op.cli_help or op.description.split(". ")[0]
-    args = " ".join(a.upper() for a in op.cli_args)
-    example = f"Example: vault-agent {op.name}{' ' + args if args else ''} --json"
-    if "Example:" in summary:
-        summary, _, rest = summary.partition("Example:")
-        example = "Example:" + rest
-    # "\b" keeps click from rewrapping the example (it would split "vault-agent" at the hyphen).
-    return f"{summary.strip()}\n\n\b\n{example.strip()}\n\nNeeds a running server: vault-agent serve --watch --vault PATH."
 
 
 GENERATED: set[str] = set()  # commands this module added (others are local, e.g. `status`)
 
 
-def register_commands() -> None:
-    """Add one command per HTTP operation that no other module already defines."""
-    taken = {c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands}
-    for op in operations():
-        if op.mcp_only or op.name in taken:
+def register_commands(target: typer.Typer, local_names: set[str]) -> None:
+    """Add one command per entry of the command table that no local command already is."""
+    from vault_agent.cli.command_table import COMMANDS
+
+    for spec in COMMANDS.values():
+        if spec.name in local_names:
             continue
-        fields = op.params.model_fields
-        needs_args = any(fields[a].is_required() for a in op.cli_args if a in fields)
-        app.command(name=op.name, help=_help_of(op), no_args_is_help=needs_args)(make_command(op))
-        GENERATED.add(op.name)
+        _add(target, spec)
+        GENERATED.add(spec.name)
 
 
-register_commands()
+def _add(target: typer.Typer, spec: CommandSpec) -> None:
+    target.command(name=spec.name, help=spec.help, no_args_is_help=spec.needs_args)(make_command(spec))
+
+
+def single_command_app(spec: CommandSpec) -> typer.Typer:
+    """A root app that holds only this command: what `vault-agent NAME ...` needs."""
+    single = root()
+    _add(single, spec)
+    flags_without_types(single)
+    return single
