@@ -26,6 +26,10 @@ def version_line() -> str:
 
 def run() -> None:
     """Console-script entry point."""
+    args = sys.argv[1:]
+    if args == ["--version"]:  # what the root's eager --version prints, without building it
+        sys.stdout.write(version_line() + "\n")
+        return
     from vault_agent.api.logging_setup import configure_logging
     from vault_agent.config import env_setting
 
@@ -33,10 +37,6 @@ def run() -> None:
     # formatter (a long `watch` logs watcher failures too); `settings_from` adds this
     # invocation's vault and state dir to what it scrubs.
     configure_logging(env_setting("log_level") or CLI_LOG_LEVEL)
-    args = sys.argv[1:]
-    if args == ["--version"]:
-        sys.stdout.write(version_line() + "\n")
-        return
     from vault_agent.cli.command_table import COMMANDS
 
     spec = COMMANDS.get(args[0]) if args else None
