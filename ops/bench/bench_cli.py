@@ -156,8 +156,8 @@ def main() -> int:
                     if i:  # the first round writes bytecode caches and warms the page cache
                         times[variant].append(elapsed)
             for variant, values in times.items():
-                for key, value in summary(values).items():
-                    result[f"{name}_{variant}_{key}"] = value
+                for stat, ms in summary(values).items():
+                    result[f"{name}_{variant}_{stat}"] = ms
         result["load_after"] = load()
     finally:
         if proc is not None:
