@@ -1,10 +1,11 @@
 """The `vault-agent` console script.
 
-A server-backed command is one HTTP call, so `vault-agent search WORD` runs a root app
-that holds only `search`, built from the generated command table: no pydantic params
-models, no registry, no other command (the server validates the parameters, as for every
-client). Everything else (`--help`, local commands, servers, a mistyped command) runs the
-full app. Importing this module stays light (no DuckDB, pyarrow, mcp, aiohttp or
+A server-backed command is one HTTP call. `vault-agent search WORD` reads its arguments
+with `quick_args.parse` from the generated command table and sends the request: no typer,
+no params models, no registry (the server validates the parameters, as for every client).
+When the command line is anything but plain (`search --help`, an unknown flag, a missing
+argument), a root app holding only that command parses it, with typer's help and errors.
+Everything else (`--help`, local commands, servers, a mistyped command) runs the full app. Importing this module stays light (no DuckDB, pyarrow, mcp, aiohttp or
 indexer); local commands import their engine when they run (tests/cli/test_thin_cli.py).
 """
 
@@ -41,6 +42,14 @@ def run() -> None:
 
     spec = COMMANDS.get(args[0]) if args else None
     if spec is not None:
+        from vault_agent.cli.quick_args import parse
+
+        kwargs = parse(spec, args[1:])
+        if kwargs is not None:  # the usual command line: no typer at all
+            from vault_agent.cli.request import execute
+
+            execute(spec, kwargs)
+            return
         from vault_agent.cli.remote import single_command_app
 
         single_command_app(spec)()
