@@ -19,9 +19,10 @@ hits them alike:
 - `wheel_before` (with `--wheel --baseline-tree DIR`): the same for another checkout.
 
 Timed processes run without PYTHONDONTWRITEBYTECODE (a user's shell does not set it), so the
-first, untimed round writes the bytecode caches as a first real run would. Reports the
-median and min wall ms per command and variant, the machine load (`uptime`) before and after,
-as a table and one JSON line.
+first, untimed round writes the bytecode caches as a first real run would. Reports per
+command and variant the median and min wall ms and the median CPU ms (user + system of the
+process: what it costs, whatever the queue for a core), the machine load (`uptime`) before
+and after, as a table and one JSON line.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -46,22 +48,34 @@ def load() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
-def time_once(argv: list[str], env: dict[str, str]) -> float | None:
-    """Wall ms of one run; None when the command fails (e.g. an option the tree lacks)."""
+def time_once(argv: list[str], env: dict[str, str]) -> tuple[float, float] | None:
+    """Wall ms and CPU ms (user + system) of one run; None when the command fails.
+
+    On a loaded machine the wall time mostly measures the queue for a core; the CPU time of
+    the process is what the command itself costs.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     # cwd outside any source tree: `python -c` puts the cwd first on sys.path.
     done = subprocess.run(
         argv, env=env, capture_output=True, text=True, check=False, cwd=tempfile.gettempdir()
     )
     elapsed = (time.perf_counter() - start) * 1000
-    return elapsed if done.returncode == 0 else None
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return (elapsed, cpu) if done.returncode == 0 else None
 
 
-def summary(times: list[float | None]) -> dict[str, float | None]:
+def summary(times: list[tuple[float, float] | None]) -> dict[str, float | None]:
     ok = [t for t in times if t is not None]
     if len(ok) < len(times):
-        return {"median_ms": None, "min_ms": None}
-    return {"median_ms": round(statistics.median(ok), 1), "min_ms": round(min(ok), 1)}
+        return {"median_ms": None, "min_ms": None, "cpu_median_ms": None}
+    walls = [wall for wall, _ in ok]
+    return {
+        "median_ms": round(statistics.median(walls), 1),
+        "min_ms": round(min(walls), 1),
+        "cpu_median_ms": round(statistics.median(cpu for _, cpu in ok), 1),
+    }
 
 
 def ensure_index(vault: Path, env: dict[str, str]) -> None:
@@ -149,7 +163,7 @@ def main() -> int:
             "search": ["search", args.word],
         }
         for name, rest in commands.items():
-            times: dict[str, list[float | None]] = {variant: [] for variant in variants}
+            times: dict[str, list[tuple[float, float] | None]] = {variant: [] for variant in variants}
             for i in range(args.runs + 1):
                 for variant, script in variants.items():
                     elapsed = time_once([script, *rest], env)
