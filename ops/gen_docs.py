@@ -175,7 +175,7 @@ def _result_line(op: Operation) -> str:
 
 
 def cli_block() -> list[str]:
-    from vault_agent.cli.remote import options_of
+    from vault_agent.cli.command_table_gen import options_of
 
     out = []
     for op in operations():

@@ -1,16 +1,28 @@
 #!/usr/bin/env python3
-"""Wall time of server-backed CLI commands (what a person waits for at the prompt).
+"""Wall time of CLI commands against a running server (what a person waits for at the prompt).
 
     python ops/gen_vault.py /tmp/v10k --notes 10000 --seed 1
-    python ops/bench/bench_cli.py /tmp/v10k [--runs 10] [--word project] [--baseline-src DIR]
+    python ops/bench/bench_cli.py /tmp/v10k [--index-dir DIR] [--runs 10] [--word project]
+        [--baseline /other/venv/bin/vault-agent] [--wheel] [--baseline-tree /other/checkout]
 
-Builds the index when the vault has none, starts the real server (`vault-agent serve
---port 0`, no watcher) as a child process, then runs each command `--runs` times as a
-fresh process (the installed `vault-agent` console script, as a user types it):
-`--version`, `--help`, `overview`, `search WORD`. Reports the median and min wall time
-in ms per command, the machine load (`uptime`), as a table and one JSON line.
-With `--baseline-src DIR` (an exported older tree, e.g. `git archive main vault_agent | tar
--x -C DIR`), the same commands of that tree run interleaved with these, side by side.
+Builds the index when the state dir has none, starts the real server (`vault-agent serve
+--port 0`, no watcher) as a child process, then runs each command `--runs` times as a fresh
+process, as a user types it: `--version`, `--help`, `search --help`, `overview`,
+`search WORD`. Variants run interleaved, command by command, so that the machine's load
+hits them alike:
+
+- `editable`: this venv's `vault-agent` (an editable install of this tree);
+- `before`: `--baseline SCRIPT`, e.g. the console script of another checkout's venv;
+- `wheel` (with `--wheel`): a wheel of this tree's tracked files installed into a temporary
+  venv, as a user installs it (no editable-install finder in `site`); its dependencies come
+  from this venv through a .pth line, so nothing is downloaded but the build backend;
+- `wheel_before` (with `--wheel --baseline-tree DIR`): the same for another checkout.
+
+Timed processes run without PYTHONDONTWRITEBYTECODE (a user's shell does not set it), so the
+first, untimed round writes the bytecode caches as a first real run would. Reports per
+command and variant the median and min wall ms and the median CPU ms (user + system of the
+process: what it costs, whatever the queue for a core), the machine load (`uptime`) before
+and after, as a table and one JSON line.
 """
 
 from __future__ import annotations
@@ -18,37 +30,86 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_http import VAULT_AGENT, ensure_index  # noqa: E402
+from bench_http import ROOT, VAULT_AGENT  # noqa: E402
 
 
 def load() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
-def time_once(argv: list[str], env: dict[str, str]) -> float | None:
-    """Wall ms of one run; None when the command fails (e.g. an option the tree lacks)."""
+def time_once(argv: list[str], env: dict[str, str]) -> tuple[float, float] | None:
+    """Wall ms and CPU ms (user + system) of one run; None when the command fails.
+
+    On a loaded machine the wall time mostly measures the queue for a core; the CPU time of
+    the process is what the command itself costs.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     # cwd outside any source tree: `python -c` puts the cwd first on sys.path.
     done = subprocess.run(
         argv, env=env, capture_output=True, text=True, check=False, cwd=tempfile.gettempdir()
     )
     elapsed = (time.perf_counter() - start) * 1000
-    return elapsed if done.returncode == 0 else None
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return (elapsed, cpu) if done.returncode == 0 else None
 
 
-def summary(times: list[float | None]) -> dict[str, float | None]:
+def summary(times: list[tuple[float, float] | None]) -> dict[str, float | None]:
     ok = [t for t in times if t is not None]
     if len(ok) < len(times):
-        return {"median_ms": None, "min_ms": None}
-    return {"median_ms": round(statistics.median(ok), 1), "min_ms": round(min(ok), 1)}
+        return {"median_ms": None, "min_ms": None, "cpu_median_ms": None}
+    walls = [wall for wall, _ in ok]
+    return {
+        "median_ms": round(statistics.median(walls), 1),
+        "min_ms": round(min(walls), 1),
+        "cpu_median_ms": round(statistics.median(cpu for _, cpu in ok), 1),
+    }
+
+
+def ensure_index(vault: Path, env: dict[str, str]) -> None:
+    """`vault-agent index` when the state dir has no committed snapshot yet."""
+    index_dir = Path(env.get("VAULT_AGENT_INDEX_DIR") or vault / ".vault-agent")
+    if not (index_dir / "CURRENT").exists():
+        subprocess.run([VAULT_AGENT, "index", "--vault", str(vault)], env=env, check=True)
+
+
+def wheel_install(tree: Path, work: Path) -> str:
+    """Install a wheel of `tree`'s tracked files into a new venv under `work`; its console script."""
+    src = work / "src"
+    files = subprocess.run(
+        ["git", "-C", str(tree), "ls-files", "-z"], capture_output=True, check=True
+    ).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        if (tree / rel).is_file():
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(tree / rel, src / rel)
+    pip = [sys.executable, "-m", "pip"]
+    subprocess.run([*pip, "wheel", "-q", "--no-deps", str(src), "-w", str(work / "dist")], check=True)
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    wheel = next((work / "dist").glob("vault_agent-*.whl"))
+    subprocess.run([*pip, "--python", str(python), "install", "-q", "--no-deps", str(wheel)], check=True)
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    # The dependencies: this venv's site-packages as a plain path (its .pth files, among
+    # them our editable finder, are not processed from there).
+    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    return str(venv / "bin" / "vault-agent")
 
 
 def main() -> int:
@@ -56,52 +117,67 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("vault", type=Path)
+    parser.add_argument("--index-dir", type=Path, help="state dir (default <vault>/.vault-agent)")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--word", default="project")
-    parser.add_argument("--baseline-src", type=Path, help="another source tree to time alongside")
+    parser.add_argument("--baseline", help="another vault-agent console script to time alongside")
+    parser.add_argument("--wheel", action="store_true", help="also time a wheel install of this tree")
+    parser.add_argument("--baseline-tree", type=Path, help="with --wheel: also a wheel of this checkout")
     args = parser.parse_args()
     vault = args.vault.resolve()
-    ensure_index(vault)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")} | {
-        "VAULT_AGENT_LOG_LEVEL": "WARNING"
-    }
-    proc = subprocess.Popen(
-        [VAULT_AGENT, "serve", "--vault", str(vault), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    result: dict[str, object] = {"load_before": load()}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("VAULT_AGENT_") and k != "PYTHONDONTWRITEBYTECODE"
+    } | {"VAULT_AGENT_LOG_LEVEL": "WARNING"}
+    if args.index_dir:
+        env["VAULT_AGENT_INDEX_DIR"] = str(args.index_dir.resolve())
+    ensure_index(vault, env)
+    variants = {"editable": VAULT_AGENT}
+    if args.baseline:
+        variants["before"] = args.baseline
+    work = Path(tempfile.mkdtemp(prefix="bench-cli-"))
+    result: dict[str, object] = {}
+    proc = None
     try:
+        if args.wheel:
+            variants["wheel"] = wheel_install(ROOT, work / "now")
+            if args.baseline_tree:
+                variants["wheel_before"] = wheel_install(args.baseline_tree.resolve(), work / "before")
+        proc = subprocess.Popen(
+            [VAULT_AGENT, "serve", "--vault", str(vault), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
         assert proc.stdout is not None
         url = proc.stdout.readline().strip().removeprefix("listening on ")
         env |= {"VAULT_AGENT_SERVER": url, "VAULT_AGENT_VAULT": str(vault)}
-        cli = [sys.executable, "-c", "from vault_agent.cli.main import run; run()"]
-        variants = {"": (VAULT_AGENT, env)}
-        if args.baseline_src:
-            variants["baseline_"] = ("", env | {"PYTHONPATH": str(args.baseline_src.resolve())})
+        result["load_before"] = load()
         commands = {
             "version": ["--version"],
             "help": ["--help"],
+            "search_help": ["search", "--help"],
             "overview": ["overview"],
             "search": ["search", args.word],
         }
         for name, rest in commands.items():
-            times: dict[str, list[float | None]] = {prefix: [] for prefix in variants}
+            times: dict[str, list[tuple[float, float] | None]] = {variant: [] for variant in variants}
             for i in range(args.runs + 1):
-                for prefix, (script, var_env) in variants.items():
-                    argv = ([script] if script else cli) + rest
-                    elapsed = time_once(argv, var_env)
-                    if i:  # the first round warms the page cache
-                        times[prefix].append(elapsed)
-            for prefix, values in times.items():
-                for key, value in summary(values).items():
-                    result[f"{prefix}{name}_{key}"] = value
+                for variant, script in variants.items():
+                    elapsed = time_once([script, *rest], env)
+                    if i:  # the first round writes bytecode caches and warms the page cache
+                        times[variant].append(elapsed)
+            for variant, values in times.items():
+                for stat, ms in summary(values).items():
+                    result[f"{name}_{variant}_{stat}"] = ms
+        result["load_after"] = load()
     finally:
-        proc.terminate()
-        proc.wait(60)
-    result["load_after"] = load()
+        if proc is not None:
+            proc.terminate()
+            proc.wait(60)
+        shutil.rmtree(work, ignore_errors=True)
     result["runs"] = args.runs
     width = max(len(k) for k in result)
     for key, value in result.items():

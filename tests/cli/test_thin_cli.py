@@ -2,7 +2,9 @@
 
 Each case runs the real console entry point in a fresh interpreter against a live server
 and reports, at exit, which heavy packages the process imported: DuckDB, pyarrow, mcp,
-aiohttp, markdown-it and the indexer belong to the server and local commands only.
+aiohttp, markdown-it and the indexer belong to the server and local commands only. A
+server-backed command also builds no params model: it loads neither the registry nor the
+operation modules nor the core models they import (the generated command table is enough).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from vault_agent.api.app import close_context
 from vault_agent.config import Settings
 
 HEAVY = ("duckdb", "pyarrow", "mcp", "aiohttp", "markdown_it", "numpy", "vault_agent.indexer")
+# What building every command from the registry used to import: pydantic models by the dozen.
+REGISTRY = ("vault_agent.api.registry", "vault_agent.api.ops", "vault_agent.contracts", "vault_agent.query",
+            "vault_agent.files")
 
 # Runs the console script's entry point, then prints the heavy modules it imported, even
 # when the command exits through SystemExit (typer always does).
@@ -28,8 +33,8 @@ PROBE = """
 import atexit, json, sys
 heavy = tuple(json.loads(sys.argv[1]))
 def report():
-    names = sorted({m.split(".")[0] if not m.startswith("vault_agent") else ".".join(m.split(".")[:2])
-                    for m in sys.modules if m.startswith(heavy)})
+    # Each loaded module is reported as the listed name it falls under.
+    names = sorted({h for m in sys.modules for h in heavy if m == h or m.startswith(h + ".")})
     sys.stderr.write("HEAVY=" + json.dumps(names) + "\\n")
 atexit.register(report)
 sys.argv = ["vault-agent", *sys.argv[2:]]
@@ -52,10 +57,10 @@ def server(settings: Settings) -> Iterator[ServerThread]:
     close_context(ctx)
 
 
-def probe(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+def probe(*args: str, heavy: tuple[str, ...] = HEAVY) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")}
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(HEAVY), *args],
+        [sys.executable, "-c", PROBE, json.dumps(heavy), *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -78,7 +83,10 @@ def probe(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
 def test_server_backed_command_imports_no_engine(
     server: ServerThread, settings: Settings, args: tuple[str, ...]
 ) -> None:
-    proc, heavy = probe(*args, "--vault", str(settings.vault), "--server", server.url)
+    # A plain command line is read without typer (cli/quick_args.py).
+    proc, heavy = probe(
+        *args, "--vault", str(settings.vault), "--server", server.url, heavy=(*HEAVY, *REGISTRY, "typer")
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()  # the answer was rendered
     assert heavy == []
@@ -89,6 +97,13 @@ def test_help_and_version_import_no_engine(args: tuple[str, ...]) -> None:
     proc, heavy = probe(*args)
     assert proc.returncode == 0, proc.stderr
     assert heavy == []
+
+
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("search", "--help"), ("read", "--help")])
+def test_help_and_version_load_no_registry(args: tuple[str, ...]) -> None:
+    proc, loaded = probe(*args, heavy=REGISTRY)
+    assert proc.returncode == 0, proc.stderr
+    assert loaded == []
 
 
 def test_version_names_the_installed_package() -> None:
@@ -104,3 +119,13 @@ def test_a_local_command_still_loads_its_engine(tmp_path: Path) -> None:
     proc, heavy = probe("index", "--vault", str(vault))
     assert proc.returncode == 0, proc.stderr
     assert "vault_agent.indexer" in heavy and "pyarrow" in heavy
+
+
+def test_a_local_command_still_loads_the_registry(tmp_path: Path) -> None:
+    """The probe sees the registry when a command needs it: `index` writes the contracts."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n", encoding="utf-8")
+    proc, loaded = probe("index", "--vault", str(vault), heavy=REGISTRY)
+    assert proc.returncode == 0, proc.stderr
+    assert "vault_agent.contracts" in loaded

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
+from vault_agent.api.human.common import data_of  # noqa: F401 - re-exported for renderers
 from vault_agent.config import Settings
 from vault_agent.errors import Forbidden, InvalidLimit, InvalidParameter, VaultAgentError, from_os_error
 
@@ -191,12 +192,6 @@ def body_of(op: Operation, outcome: Outcome[Any]) -> dict[str, Any]:
     if not op.envelope:
         return data  # type: ignore[no-any-return]
     return {"data": data, "warnings": [w.model_dump() for w in outcome.warnings]}
-
-
-def data_of(body: Any) -> dict[str, Any]:
-    """The `data` object of a response body (the body itself for raw contracts), for renderers."""
-    data = body.get("data", body) if isinstance(body, dict) else {}
-    return data if isinstance(data, dict) else {}
 
 
 def result_model(op: Operation) -> type[BaseModel] | None:

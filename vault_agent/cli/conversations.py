@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from vault_agent.cli.app import app
 from vault_agent.cli.common import (
     ConfigOpt,
     IndexDirOpt,
@@ -24,7 +25,6 @@ from vault_agent.cli.common import (
     run_command,
     settings_from,
 )
-from vault_agent.cli.main import app
 
 conversations = typer.Typer(
     help="The record of each agent session: list, show, end, undo its writes, export as a note.",
@@ -56,9 +56,9 @@ def _emit(as_json: bool, outcome: Any, render: Any) -> None:
 
 
 def _render(body: Any) -> str:
-    from vault_agent.api.ops.conversations import _render_conversations
+    from vault_agent.api.human.conversations import render_conversations
 
-    return _render_conversations(body)
+    return render_conversations(body)
 
 
 @conversations.command("list")

@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from vault_agent.cli.remote import START_HINT, _is_local, resolve_token
+from vault_agent.cli.request import START_HINT, _is_local, resolve_token
 from vault_agent.config import Settings
 from vault_agent.errors import ServerUnavailable, Unauthorized
 

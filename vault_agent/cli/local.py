@@ -11,10 +11,11 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from vault_agent.cli.app import app
 from vault_agent.cli.common import (
     ConfigOpt,
     IndexDirOpt,
@@ -24,8 +25,9 @@ from vault_agent.cli.common import (
     run_command,
     settings_from,
 )
-from vault_agent.cli.main import app
-from vault_agent.contracts import Manifest
+
+if TYPE_CHECKING:  # annotations only: `vault-agent --help` stays free of the contracts
+    from vault_agent.contracts import Manifest
 
 
 class _Bar:

@@ -1,74 +1,36 @@
-"""The `vault-agent` command: a typer app whose commands live in small modules.
+"""The `vault-agent` console script.
 
-Local commands (index, reindex, status, watch) work on the state dir; serve and mcp start
-servers; every other command is server-backed and generated from the operation registry.
-Importing the command table stays light (no DuckDB, pyarrow, mcp, aiohttp or indexer):
-a server-backed command is one HTTP call, and local commands import their engine when
-they run (tests/cli/test_thin_cli.py keeps it so).
+A server-backed command is one HTTP call. `vault-agent search WORD` reads its arguments
+with `quick_args.parse` from the generated command table and sends the request: no typer,
+no params models, no registry (the server validates the parameters, as for every client).
+When the command line is anything but plain (`search --help`, an unknown flag, a missing
+argument), a root app holding only that command parses it, with typer's help and errors.
+Everything else (`--help`, local commands, servers, a mistyped command) runs the full app. Importing this module stays light (no DuckDB, pyarrow, mcp, aiohttp or
+indexer); local commands import their engine when they run (tests/cli/test_thin_cli.py).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
-from vault_agent.cli.help_format import GroupFlagsWithoutTypes
+import sys
+from typing import Any
 
 # One-shot commands log warnings only unless VAULT_AGENT_LOG_LEVEL says otherwise; the
 # settings' default (INFO) is the level of the servers' request log, set by `serve`/`mcp`.
 CLI_LOG_LEVEL = "WARNING"
 
-app = typer.Typer(
-    cls=GroupFlagsWithoutTypes,
-    name="vault-agent",
-    help="Index a Markdown vault and serve it to AI agents over CLI, HTTP and MCP.\n\n"
-    "Start with: vault-agent index --vault PATH, then vault-agent serve --watch --vault PATH.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    # Plain click help and usage errors: rich's formatter imports rich.markdown and
-    # markdown-it, which would double the time `--help` takes.
-    rich_markup_mode=None,
-)
 
+def version_line() -> str:
+    from importlib.metadata import version
 
-def _print_version(value: bool) -> None:
-    if value:
-        from importlib.metadata import version
-
-        typer.echo(f"vault-agent {version('vault-agent')}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    show_version: Annotated[
-        bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
-    ] = False,
-) -> None:
-    """Index a Markdown vault and serve it to AI agents over CLI, HTTP and MCP."""
-
-
-def _load_commands() -> None:
-    """Each command module adds its commands to `app` when imported (they import `app`)."""
-    # The import order is the order of `vault-agent --help`: local, servers, then the rest.
-    from vault_agent.cli import local  # noqa: F401, I001
-    from vault_agent.cli import serve  # noqa: F401
-    from vault_agent.cli import conversations  # noqa: F401
-    from vault_agent.cli import remote  # noqa: F401
-    from typer.core import TyperCommand
-
-    from vault_agent.cli.help_format import FlagsWithoutTypes
-
-    for info in app.registered_commands:  # one place: flags show no "<bool>" in any --help
-        if info.cls is None or info.cls is TyperCommand:
-            info.cls = FlagsWithoutTypes
+    return f"vault-agent {version('vault-agent')}"
 
 
 def run() -> None:
     """Console-script entry point."""
+    args = sys.argv[1:]
+    if args == ["--version"]:  # what the root's eager --version prints, without building it
+        sys.stdout.write(version_line() + "\n")
+        return
     from vault_agent.api.logging_setup import configure_logging
     from vault_agent.config import env_setting
 
@@ -76,7 +38,31 @@ def run() -> None:
     # formatter (a long `watch` logs watcher failures too); `settings_from` adds this
     # invocation's vault and state dir to what it scrubs.
     configure_logging(env_setting("log_level") or CLI_LOG_LEVEL)
-    app()
+    from vault_agent.cli.command_table import COMMANDS
+
+    spec = COMMANDS.get(args[0]) if args else None
+    if spec is not None:
+        from vault_agent.cli.quick_args import parse
+
+        kwargs = parse(spec, args[1:])
+        if kwargs is not None:  # the usual command line: no typer at all
+            from vault_agent.cli.request import execute
+
+            execute(spec, kwargs)
+            return
+        from vault_agent.cli.remote import single_command_app
+
+        single_command_app(spec)()
+        return
+    from vault_agent.cli.app import full_app
+
+    full_app()()
 
 
-_load_commands()
+def __getattr__(name: str) -> Any:
+    """`from vault_agent.cli.main import app`: the app with every command (tests, docs)."""
+    if name == "app":
+        from vault_agent.cli.app import full_app
+
+        return full_app()
+    raise AttributeError(name)

@@ -17,8 +17,8 @@ from typing import Annotated
 
 import typer
 
+from vault_agent.cli.app import app
 from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, VaultOpt, run_command, settings_from
-from vault_agent.cli.main import app
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
 

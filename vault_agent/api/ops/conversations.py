@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from vault_agent.api.human.conversations import render_conversations as _render_conversations
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.conversations import tools
@@ -52,42 +53,6 @@ def _end(ctx: AppContext, p: EndConversationParams) -> Outcome[Any]:
 
 def _get(ctx: AppContext, p: GetConversationParams) -> Outcome[Any]:
     return tools.get_conversation(ctx, p.id, p.limit, p.cursor)
-
-
-def _render_conversations(body: Any) -> str:
-    data = body.get("data", {}) if isinstance(body, dict) else {}
-    rows = data.get("conversations")
-    if rows is None:
-        head = data.get("conversation", {})
-        out = [
-            f"{head.get('id')}  {head.get('status')}  client {head.get('client')}  "
-            f"{head.get('started_at')} -> {head.get('ended_at') or 'open'}",
-            f"title: {head.get('title') or ''}",
-            f"summary ({head.get('summary_source') or 'none'}): {head.get('summary') or ''}",
-        ]
-        out += [f"{e.get('at')}  {e.get('type')}  {_entry_text(e)}" for e in data.get("entries", [])]
-        return "\n".join(out)
-    return "\n".join(
-        f"{r['id']}  {r['status']:<5}  {r['tool_calls']:>3} calls {r['writes']:>3} writes  {r.get('title') or ''}"
-        for r in rows
-    ) or "no conversations"
-
-
-def _entry_text(e: dict[str, Any]) -> str:
-    kind = e.get("type")
-    if kind == "call":
-        return f"{e.get('tool')} {' '.join(e.get('paths') or [])} -> {e.get('outcome')} ({e.get('ms')} ms)"
-    if kind == "write":
-        return f"{e.get('tool')} {e.get('path')} {str(e.get('before_sha') or 'new')[:12]} -> {str(e.get('after_sha'))[:12]}"
-    if kind == "message":
-        return f"[{e.get('priority')}] {e.get('text')}"
-    if kind == "reply":
-        return f"reply: {e.get('reply')}" if e.get("reply") is not None else f"no reply ({e.get('reason')})"
-    if kind == "end":
-        return f"ended ({e.get('reason')})"
-    if kind == "undo":
-        return f"the user undid {e.get('files')} file(s)"
-    return str({k: v for k, v in e.items() if k not in ("type", "at")})
 
 
 register(

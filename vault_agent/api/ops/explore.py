@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from vault_agent.api.registry import AppContext, CliOption, Operation, Params, data_of, register
+from vault_agent.api.human.explore import parse_ranges, render_find, render_grep, render_ls, render_text
+from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.errors import InvalidParameter
 from vault_agent.lazy import lazy_modules
@@ -37,12 +38,6 @@ class LsParams(Params):
         description="case-insensitive, recursive",
     )
     sort: Literal["name", "mtime"] | None = Field(default=None, description="mtime: newest first.")
-
-
-def render_ls(body: dict[str, Any]) -> str:
-    rows = data_of(body).get("entries", [])
-    out = [f"{e['path']}/" if e["type"] == "dir" else f"{e['path']}  ({e['size_bytes']} bytes)" for e in rows]
-    return "\n".join(out) or "(empty)"
 
 
 register(
@@ -101,16 +96,6 @@ def _read(ctx: AppContext, p: ReadParams) -> Outcome[Any]:
     )
 
 
-def render_text(body: dict[str, Any]) -> str:
-    d = data_of(body)
-    rng = d.get("applied_range", {})
-    tail = f"\n-- lines {rng.get('start_line')}-{rng.get('end_line')}, {d.get('truncated_reason')}"
-    nxt = d.get("next_offset") or d.get("next_cursor") or {}
-    if nxt.get("start_line"):
-        tail += f"; continue at line {nxt['start_line']}"
-    return str(d.get("text", "")).rstrip("\n") + tail
-
-
 register(
     Operation(
         name="read",
@@ -151,35 +136,6 @@ class FindParams(Params):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     scope: FindScope | None = Field(default=None)
     budget: FindBudget | None = Field(default=None)
-
-
-def _action_line(action: dict[str, Any]) -> str:
-    """One next action for people: where to read and the command that reads it."""
-    params = action.get("params") or {}
-    kind, path = action.get("type", ""), params.get("path")
-    if kind == "stop" or not path:
-        return "stop: enough was found" if kind == "stop" else kind
-    rng = params.get("range") or {}
-    start = rng.get("start_line") or (params.get("cursor") or {}).get("start_line")
-    end = rng.get("end_line")
-    if kind == "vault_read" and start and end:
-        return f"{path} lines {start}-{end}  (vault-agent read {path} --start {start} --end {end})"
-    if kind == "vault_scan":
-        return f"{path} from line {start or 1}  (vault-agent scan {path} --cursor {start or 1})"
-    return f"{path}  ({kind})"
-
-
-def render_find(body: dict[str, Any]) -> str:
-    """Human output of `find`: the verdict, then each next action with its path and lines."""
-    d = data_of(body)
-    s = d.get("summary", {})
-    cut = f", cut off: {s['cutoff_reason']}" if s.get("cutoff_reason") else ""
-    head = (
-        f"{s.get('integration_status')}: {s.get('integrated_candidates')} passages "
-        f"from {s.get('scanned_files')} files{cut}"
-    )
-    actions = [f"{i}. {_action_line(a)}" for i, a in enumerate(d.get("next_actions", []), 1)]
-    return "\n".join([head, "next:" if actions else "next: (none)", *actions])
 
 
 def _find(ctx: AppContext, p: FindParams) -> Outcome[Any]:
@@ -277,16 +233,6 @@ class CitedRange(Params):
     end_line: int
 
 
-def parse_ranges(values: list[str]) -> list[dict[str, int]]:
-    """CLI `--range 12-20` (or `12`) values → cited_ranges objects."""
-    out = []
-    for value in values:
-        a, _, b = str(value).partition("-")
-        start, end = int(a.strip().lstrip("Ll")), int((b or a).strip().lstrip("Ll"))
-        out.append({"start_line": start, "end_line": end})
-    return out
-
-
 def _pairs(ranges: list[CitedRange] | None) -> list[tuple[int, int]] | None:
     return None if ranges is None else [(r.start_line, r.end_line) for r in ranges]
 
@@ -361,19 +307,6 @@ class GrepParams(Params):
     limit: int | None = Field(default=None, ge=1, le=SEARCH_MAX_LIMIT, description="Default 50.")
     context_lines: int | None = Field(default=None, ge=0, le=MAX_CONTEXT_LINES)
     line_numbers: bool | None = Field(default=None)
-
-
-def render_grep(body: dict[str, Any]) -> str:
-    out = []
-    for r in data_of(body).get("results", []):
-        for i, line in enumerate(r.get("context_before") or []):
-            out.append(f"{r['path']}-{r['line'] - len(r['context_before']) + i}- {line}")
-        out.append(
-            f"{r['path']}:{r['line']}: {r['snippet']}" if "line" in r else f"{r['path']}: {r['snippet']}"
-        )
-        for i, line in enumerate(r.get("context_after") or []):
-            out.append(f"{r['path']}-{r['line'] + 1 + i}- {line}")
-    return "\n".join(out) or "(no matches)"
 
 
 def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:

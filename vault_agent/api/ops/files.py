@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from vault_agent.api.human.files import line_range as _line_range
+from vault_agent.api.human.files import render_info as _render_info
+from vault_agent.api.human.files import render_write as _render_write
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.files.models import (
@@ -110,30 +113,6 @@ class StatParams(Params):
     path: str
 
 
-def _lines(pairs: list[tuple[str, Any]]) -> str:
-    return "\n".join(f"{k}: {v}" for k, v in pairs if v is not None)
-
-
-def _render_write(body: Any) -> str:
-    data = body.get("data", body) if isinstance(body, dict) else body
-    d = data if isinstance(data, dict) else data.model_dump()
-    keys: tuple[str, ...] = ("written_path", "path", "source", "destination", "deleted_path", "trashed_to", "method")
-    keys += ("written_bytes", "replacements", "size_bytes", "sha256", "files_moved", "links_total", "created")
-    keys += ("snapshot_id", "dry_run")
-    out = _lines([(k, d.get(k)) for k in keys])
-    for item in d.get("links_updated") or []:
-        out += f"\nlinks rewritten: {item['path']} ({item['links']})"
-    if d.get("diff"):
-        out += "\n" + d["diff"].rstrip("\n")
-    return out
-
-
-def _render_info(body: Any) -> str:
-    d = body.get("data", body) if isinstance(body, dict) else body.model_dump()
-    keys = ("path", "type", "size_bytes", "entries", "created", "modified", "sha256")
-    return _lines([(k, d.get(k)) for k in keys])
-
-
 def _kw(p: _WriteCommon, *names: str) -> dict[str, Any]:
     return {n: getattr(p, n) for n in names}
 
@@ -186,11 +165,6 @@ def _mkdir(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
 
 def _info(ctx: AppContext, p: StatParams) -> Outcome[Any]:
     return stat_path(ctx, p.path)
-
-
-def _line_range(value: str) -> dict[str, int]:
-    start, _, end = value.partition("-")
-    return {"start_line": int(start), "end_line": int(end or start)}
 
 
 WRITE_OPS = [

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from vault_agent.api.registry import Operation, Params, data_of, register
+from vault_agent.api.human.retrieval import render_note, render_related, render_search
+from vault_agent.api.registry import Operation, Params, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
 from vault_agent.errors import InvalidLimit
 from vault_agent.lazy import lazy_modules
@@ -34,30 +35,6 @@ class NoteParams(Params):
 class RelatedParams(Params):
     path: str = Field(max_length=MAX_PATH_CHARS)
     limit: int | None = Field(default=None, ge=1, le=RANKED_LIMIT_MAX, description="Default 10.")
-
-
-def render_search(body: dict[str, Any]) -> str:
-    out = []
-    for i, r in enumerate(data_of(body).get("results", []), 1):
-        where = " > ".join(r.get("headingPath") or [])
-        out.append(f"{i:>2}. {r['path']}:{r['startLine']}-{r['endLine']}  {r['score']:.3f}  {where}")
-        out.append(f"    {r['snippet']}")
-    return "\n".join(out) or "(no results)"
-
-
-def render_note(body: dict[str, Any]) -> str:
-    d = data_of(body)
-    head = f"{d['path']}  ({d.get('title')})  tags: {', '.join(d.get('tags', [])) or '-'}"
-    flag = "" if d.get("snapshotMatches") else "  [changed since the index]"
-    tail = "\n-- truncated; read the rest with 'vault-agent read'" if d.get("truncated") else ""
-    return head + flag + "\n\n" + str(d.get("text", "")).rstrip("\n") + tail
-
-
-def render_related(body: dict[str, Any]) -> str:
-    rows = data_of(body).get("related", [])
-    return (
-        "\n".join(f"{r['score']:>7.3f}  {r['path']}  ({', '.join(r['reasons'])})" for r in rows) or "(none)"
-    )
 
 
 register(

@@ -1,0 +1,39 @@
+"""The generated command table matches the registry, and commands built from it match too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vault_agent.api.registry import operations
+from vault_agent.cli.app import full_app, local_command_names
+from vault_agent.cli.command_table import COMMANDS
+from vault_agent.cli.command_table_gen import TABLE_PATH, options_of, table_source
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_checked_in_table_is_up_to_date() -> None:
+    full_app()
+    expected = table_source(local_command_names())
+    actual = (ROOT / TABLE_PATH).read_text(encoding="utf-8")
+    assert actual == expected, "out of date: run ops/gen_cli_table.py"
+
+
+def test_every_http_operation_is_a_command_once() -> None:
+    full_app()
+    local = local_command_names()
+    http_ops = {op.name for op in operations() if not op.mcp_only}
+    assert set(COMMANDS) == http_ops - local
+    assert not set(COMMANDS) & local
+
+
+def test_each_entry_carries_the_operation_route_options_and_renderer() -> None:
+    by_name = {op.name: op for op in operations()}
+    for name, spec in COMMANDS.items():
+        op = by_name[name]
+        assert (spec.http_method, spec.http_path, spec.envelope) == (op.http_method, op.http_path, op.envelope)
+        assert [a.name for a in spec.args] == list(op.cli_args)
+        assert [(o.flag, o.target, o.multiple) for o in spec.options] == [
+            (o.flag, o.target, o.multiple) for o in options_of(op)
+        ]
+        assert spec.render is op.render

@@ -1,0 +1,31 @@
+"""Human output of search, note and related."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vault_agent.api.human.common import data_of
+
+
+def render_search(body: dict[str, Any]) -> str:
+    out = []
+    for i, r in enumerate(data_of(body).get("results", []), 1):
+        where = " > ".join(r.get("headingPath") or [])
+        out.append(f"{i:>2}. {r['path']}:{r['startLine']}-{r['endLine']}  {r['score']:.3f}  {where}")
+        out.append(f"    {r['snippet']}")
+    return "\n".join(out) or "(no results)"
+
+
+def render_note(body: dict[str, Any]) -> str:
+    d = data_of(body)
+    head = f"{d['path']}  ({d.get('title')})  tags: {', '.join(d.get('tags', [])) or '-'}"
+    flag = "" if d.get("snapshotMatches") else "  [changed since the index]"
+    tail = "\n-- truncated; read the rest with 'vault-agent read'" if d.get("truncated") else ""
+    return head + flag + "\n\n" + str(d.get("text", "")).rstrip("\n") + tail
+
+
+def render_related(body: dict[str, Any]) -> str:
+    rows = data_of(body).get("related", [])
+    return (
+        "\n".join(f"{r['score']:>7.3f}  {r['path']}  ({', '.join(r['reasons'])})" for r in rows) or "(none)"
+    )

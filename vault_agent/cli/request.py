@@ -1,0 +1,208 @@
+"""The request and the output of a server-backed command, without typer.
+
+`vault-agent OP [ARGS] [--options]` sends the operation's request to the running server
+(`--server` / VAULT_AGENT_SERVER) with the bearer token (`--token` / VAULT_AGENT_TOKEN /
+`<index-dir>/token` for a local server). `--json` prints the HTTP body exactly; otherwise
+a compact rendering, with warnings (and the freshness of raw contracts) on stderr.
+Errors come back as the canonical object and exit with the SPEC code; no server → exit 6.
+The typer command (cli/remote.py) and the quick path (cli/main.py) both call `execute`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import TYPE_CHECKING, Any
+
+from vault_agent.cli.command_spec import CommandSpec
+from vault_agent.cli.render import render_body
+from vault_agent.cli.running import run_command, settings_from
+from vault_agent.errors import InvalidParameter, ServerUnavailable, VaultAgentError, from_body
+
+if TYPE_CHECKING:
+    from vault_agent.config import Settings
+
+TIMEOUT_S = 120.0
+START_HINT = "start one with: vault-agent serve --watch --vault PATH (or pass --server URL)"
+
+
+# ----------------------------------------------------------------------------- HTTP call
+def _flatten(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _flatten(f"{prefix}.{key}" if prefix else key, item, out)
+    elif isinstance(value, list):
+        if any(isinstance(v, dict | list) for v in value):
+            out.append((prefix, json.dumps(value)))
+        else:
+            out.extend((prefix, _scalar(v)) for v in value)
+    elif value is not None:
+        out.append((prefix, _scalar(value)))
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _is_local(url: str) -> bool:
+    from vault_agent.api.security import is_loopback_host
+
+    host = urllib.parse.urlsplit(url).hostname or ""
+    return is_loopback_host(host)
+
+
+def resolve_token(settings: Settings, server: str) -> str | None:
+    """--token / VAULT_AGENT_TOKEN (in settings), else the token file when the server is local."""
+    if settings.token:
+        return settings.token
+    if _is_local(server):
+        from vault_agent.api.security import read_token_file
+
+        return read_token_file(settings.token_file)
+    return None
+
+
+def call_server(
+    op: CommandSpec, params: dict[str, Any], server: str, token: str | None, vault_id: str | None = None
+) -> tuple[str, dict[str, str]]:
+    """Send one operation to the server; the body text and headers of a success.
+
+    `vault_id` (the fingerprint of the vault this CLI means) lets a server for another
+    vault say so instead of refusing the token.
+
+    Raises:
+        ServerUnavailable: nothing answers at `server`.
+        VaultAgentError: the server's canonical error (its code decides the exit code).
+    """
+    base = server.rstrip("/")
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if vault_id:
+        from vault_agent.api.security import VAULT_ID_HEADER
+
+        headers[VAULT_ID_HEADER] = vault_id
+    data = None
+    if op.http_method == "GET":
+        pairs: list[tuple[str, str]] = []
+        _flatten("", params, pairs)
+        url = base + op.http_path + (("?" + urllib.parse.urlencode(pairs)) if pairs else "")
+    else:
+        url = base + op.http_path
+        data = json.dumps(params, ensure_ascii=False).encode("utf-8")
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(url, data=data, method=op.http_method, headers=headers)
+    try:
+        # A loopback server is never reached through an HTTP proxy (the token must not leave).
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if _is_local(base) else None
+        open_url = opener.open if opener is not None else urllib.request.urlopen
+        with open_url(request, timeout=TIMEOUT_S) as resp:
+            return resp.read().decode("utf-8"), dict(resp.headers.items())
+    except urllib.error.HTTPError as exc:
+        text = exc.read().decode("utf-8", "replace")
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            err = from_body(body)
+            err.raw_body = text  # type: ignore[attr-defined]
+            raise err from None
+        raise ServerUnavailable(
+            f"the server at {base} answered HTTP {exc.code}, not vault-agent; {START_HINT}"
+        ) from None
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        raise ServerUnavailable(f"no vault-agent server answers at {base}; {START_HINT}") from None
+
+
+def param_name(flag: str) -> str:
+    return "opt_" + flag.lstrip("-").replace("-", "_")
+
+
+def _set_dotted(out: dict[str, Any], target: str, value: Any) -> None:
+    parts = target.split(".")
+    node = out
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+
+
+def _emit_warnings(op: CommandSpec, body: Any, headers: dict[str, str]) -> None:
+    if not op.envelope:
+        freshness = headers.get("X-Index-Freshness")
+        if freshness:
+            sys.stderr.write(f"index freshness: {freshness}\n")
+        warnings = json.loads(headers.get("X-Index-Warnings") or "[]")
+    else:
+        warnings = body.get("warnings", []) if isinstance(body, dict) else []
+    for warning in warnings:
+        sys.stderr.write(f"warning [{warning.get('code')}]: {warning.get('message')}\n")
+
+
+def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
+    """Send one command's request and print its answer (`kwargs` as the command function gets them).
+
+    Raises:
+        SystemExit: the SPEC exit code of a failure (the error is already printed).
+    """
+    as_json = bool(kwargs.get("json_out"))
+
+    def body() -> int | None:
+        settings = settings_from(
+            kwargs.get("vault"),
+            kwargs.get("index_dir"),
+            kwargs.get("config"),
+            require_vault=False,  # the server reads its own vault; --vault only locates the token
+            server=kwargs.get("server"),
+            token=kwargs.get("token"),
+        )
+        params: dict[str, Any] = {}
+        for arg in op.args:
+            if kwargs.get(arg.name) is not None:
+                params[arg.name] = kwargs[arg.name]
+        for opt in op.options:
+            value = kwargs.get(param_name(opt.flag))
+            if (value is None or value is False) and not as_json and opt.human_default is not None:
+                value = opt.human_default  # e.g. grep: line numbers for people, the HTTP body for --json
+            if value is None or value is False or value == []:
+                continue
+            try:
+                value = opt.convert(value) if opt.convert else value
+            except (TypeError, ValueError):
+                raise InvalidParameter(f"option {opt.flag} has an invalid value") from None
+            _set_dotted(params, opt.target, value)
+        server = settings.server
+        # The vault is known when named (--vault) or when its state dir gave the token.
+        vault_id = None
+        if kwargs.get("vault") is not None or (not settings.token and _is_local(server)):
+            from vault_agent.api.security import vault_fingerprint
+
+            vault_id = vault_fingerprint(settings.vault)
+        try:
+            text, headers = call_server(op, params, server, resolve_token(settings, server), vault_id)
+        except VaultAgentError as exc:
+            raw = getattr(exc, "raw_body", None)
+            if as_json and raw is not None:
+                sys.stdout.write(raw.rstrip("\n") + "\n")
+                sys.stdout.flush()
+                raise SystemExit(exc.exit_code) from None
+            raise
+        parsed = json.loads(text)
+        if as_json:
+            if not op.envelope:
+                # SPEC: a raw per-note contract's freshness (and warnings) go to stderr
+                # always, --json included; stdout stays exactly the contract.
+                _emit_warnings(op, parsed, headers)
+            sys.stdout.write(text.rstrip("\n") + "\n")
+        else:
+            _emit_warnings(op, parsed, headers)
+            sys.stdout.write(render_body(op.envelope, parsed, op.render) + "\n")
+        sys.stdout.flush()
+        return None
+
+    run_command(as_json, body)
