@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import shutil
 import sys
 import tempfile
@@ -75,8 +76,8 @@ def fixture_settings(tmp: Path) -> Settings:
 
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        settings = fixture_settings(Path(tmp)).model_copy(
-            update={"writes_enabled": args.allow_writes, "tool_profile": args.profile}
+        settings = dataclasses.replace(
+            fixture_settings(Path(tmp)), writes_enabled=args.allow_writes, tool_profile=args.profile
         )
         extra = (["--allow-writes"] if args.allow_writes else []) + ["--tool-profile", args.profile]
         for mode in ("legacy", "auto"):

@@ -12,11 +12,9 @@ import json
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from vault_agent.errors import InvalidParameter
 
@@ -205,10 +203,14 @@ def _default(name: str) -> Any:
     return tuple(spec.default) if spec.kind == "list" else spec.default
 
 
-class Settings(BaseModel):
-    """Resolved settings of one process; immutable."""
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings of one process; immutable (change one with `dataclasses.replace`).
 
-    model_config = ConfigDict(frozen=True)
+    A frozen dataclass rather than a pydantic model: every CLI call builds one, and a
+    server-backed command otherwise imports nothing of pydantic (about half its start-up
+    CPU). `__post_init__` keeps the two coercions callers rely on: paths and tuples.
+    """
 
     vault: Path
     index_dir: Path
@@ -231,6 +233,15 @@ class Settings(BaseModel):
     conversations_retention: int = _default("conversations_retention")
     conversations_reply_timeout_seconds: int = _default("conversations_reply_timeout_seconds")
     conversations_record_queries: bool = _default("conversations_record_queries")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "vault", Path(self.vault))
+        object.__setattr__(self, "index_dir", Path(self.index_dir))
+        for spec_field in fields(self):
+            spec = SPEC_BY_NAME.get(spec_field.name)
+            value = getattr(self, spec_field.name)
+            if spec is not None and spec.kind == "list" and not isinstance(value, tuple):
+                object.__setattr__(self, spec_field.name, tuple(value))
 
     @property
     def token_file(self) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,7 +194,7 @@ def test_writes_disabled_are_forbidden(probe_server: ServerThread) -> None:
 
 
 def test_writes_enabled_are_callable(vault_settings: Settings) -> None:
-    settings = vault_settings.model_copy(update={"writes_enabled": True})
+    settings = dataclasses.replace(vault_settings, **{"writes_enabled": True})
     with temp_ops():
         ctx = make_context(settings)
         thread = ServerThread(ctx).start()

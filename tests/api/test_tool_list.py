@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import re
@@ -55,7 +56,7 @@ def _first_sentence(text: str) -> str:
 @pytest.mark.parametrize(("writes", "profile"), list(BUDGETS))
 def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, profile: str, mode: str) -> None:
     """The JSON of the tools/list result as the client receives it, per profile and revision."""
-    settings = vault_settings.model_copy(update={"writes_enabled": writes})
+    settings = dataclasses.replace(vault_settings, **{"writes_enabled": writes})
     text, tools = asyncio.run(_tools_list(settings, profile, mode))
     expected = {
         op.mcp_name

@@ -83,9 +83,10 @@ def probe(*args: str, heavy: tuple[str, ...] = HEAVY) -> tuple[subprocess.Comple
 def test_server_backed_command_imports_no_engine(
     server: ServerThread, settings: Settings, args: tuple[str, ...]
 ) -> None:
-    # A plain command line is read without typer (cli/quick_args.py).
+    # A plain command line is read without typer (cli/quick_args.py), and `Settings` is a
+    # dataclass, so such a call imports no pydantic at all.
     proc, heavy = probe(
-        *args, "--vault", str(settings.vault), "--server", server.url, heavy=(*HEAVY, *REGISTRY, "typer")
+        *args, "--vault", str(settings.vault), "--server", server.url, heavy=(*HEAVY, *REGISTRY, "typer", "pydantic")
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()  # the answer was rendered

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ from vault_agent.config import Settings  # noqa: E402
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     built = build_fixture_vault(tmp_path)
-    return built.model_copy(update={"writes_enabled": True})
+    return dataclasses.replace(built, **{"writes_enabled": True})
 
 
 @pytest.fixture
