@@ -6,6 +6,7 @@ fails when one is missing, so no operation can be forgotten by every surface at 
 
 from vault_agent.api.ops import (  # noqa: F401 - imported for their registrations
     agent_files,
+    agent_params,
     conversations,
     explore,
     files,

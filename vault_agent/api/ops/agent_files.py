@@ -12,9 +12,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
-
-from vault_agent.api.ops.files import LineRange, MkdirParams
+from vault_agent.api.ops.agent_params import (
+    LIST_DEFAULT,
+    LIST_MAX,
+    READ_MAX_CHARS,
+    READ_MAX_LINES,
+    DeleteParams,
+    EditFileParams,
+    ListFilesParams,
+    MoveParams,
+    PathParams,
+    ReadFileParams,
+    SearchFilesParams,
+    WriteFileParams,
+)
+from vault_agent.api.ops.files import MkdirParams
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter
@@ -29,7 +41,6 @@ from vault_agent.files.agent_models import (
 )
 from vault_agent.files.races import race_safe
 from vault_agent.lazy import lazy_functions
-from vault_agent.query.toolkit import LS_MAX_ENTRIES, READ_HARD_MAX_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.files.content import put_file
@@ -51,76 +62,6 @@ else:  # the core is imported on first call (the CLI imports this module for the
     (normalize_rel_path,) = lazy_functions("vault_agent.paths", "normalize_rel_path")
     vault_ls, vault_read = lazy_functions("vault_agent.query.files", "vault_ls", "vault_read")
     (vault_search,) = lazy_functions("vault_agent.query.grep", "vault_search")
-
-READ_MAX_LINES = 2_000
-READ_MAX_CHARS = READ_HARD_MAX_CHARS
-LIST_DEFAULT = 200
-LIST_MAX = LS_MAX_ENTRIES  # vault_ls lists no more, so a larger limit would promise nothing
-
-
-# ------------------------------------------------------------------------------ params
-class ReadFileParams(Params):
-    path: str
-    start_line: int | None = None
-    end_line: int | None = None
-
-
-class WriteFileParams(Params):
-    path: str
-    content: str
-    expected_sha256: str | None = None
-    dry_run: bool = False
-    wait_for_index: bool = False
-
-
-class EditFileParams(Params):
-    path: str
-    old_text: str | None = None
-    new_text: str | None = None
-    replace_all: bool | None = None
-    insert_after_line: int | None = None
-    insert_before_line: int | None = None
-    content: str | None = None
-    delete_lines: LineRange | None = None
-    expected_sha256: str | None = None
-    dry_run: bool = False
-    wait_for_index: bool = False
-
-
-class MoveParams(Params):
-    source: str
-    destination: str
-    update_links: bool = True
-    expected_sha256: str | None = None
-    dry_run: bool = False
-    wait_for_index: bool = False
-
-
-class DeleteParams(Params):
-    path: str
-    permanent: bool = False
-    expected_sha256: str | None = None
-    dry_run: bool = False
-    wait_for_index: bool = False
-
-
-class SearchFilesParams(Params):
-    pattern: str = Field(description="regex, matched line by line")
-    file_pattern: str | None = Field(None, description="case-insensitive glob")
-    path: str | None = Field(None, description="folder; default the whole vault")
-    context_lines: int | None = None
-    max_results: int | None = Field(None, description="default 50, max 500")
-
-
-class ListFilesParams(Params):
-    pattern: str | None = Field(None, description="case-insensitive glob")
-    path: str | None = Field(None, description="folder; default the vault root")
-    limit: int | None = Field(None, description=f"default {LIST_DEFAULT}, max {LIST_MAX}")
-
-
-class PathParams(Params):
-    path: str
-
 
 # ------------------------------------------------------------------------------ adapters
 def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:

@@ -1,0 +1,81 @@
+"""Parameters of seed 003's agent file tools (`--tool-profile agent-files`).
+
+Kept apart from the adapters in `agent_files.py` so each module has one job: these models
+are what MCP's input schemas are generated from; the limits are the core's constants.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from vault_agent.api.ops.files import LineRange
+from vault_agent.api.registry import Params
+from vault_agent.query.toolkit import LS_MAX_ENTRIES, READ_HARD_MAX_CHARS
+
+READ_MAX_LINES = 2_000
+READ_MAX_CHARS = READ_HARD_MAX_CHARS
+LIST_DEFAULT = 200
+LIST_MAX = LS_MAX_ENTRIES  # vault_ls lists no more, so a larger limit would promise nothing
+
+
+class ReadFileParams(Params):
+    path: str
+    start_line: int | None = None
+    end_line: int | None = None
+
+
+class WriteFileParams(Params):
+    path: str
+    content: str
+    expected_sha256: str | None = None
+    dry_run: bool = False
+    wait_for_index: bool = False
+
+
+class EditFileParams(Params):
+    path: str
+    old_text: str | None = None
+    new_text: str | None = None
+    replace_all: bool | None = None
+    insert_after_line: int | None = None
+    insert_before_line: int | None = None
+    content: str | None = None
+    delete_lines: LineRange | None = None
+    expected_sha256: str | None = None
+    dry_run: bool = False
+    wait_for_index: bool = False
+
+
+class MoveParams(Params):
+    source: str
+    destination: str
+    update_links: bool = True
+    expected_sha256: str | None = None
+    dry_run: bool = False
+    wait_for_index: bool = False
+
+
+class DeleteParams(Params):
+    path: str
+    permanent: bool = False
+    expected_sha256: str | None = None
+    dry_run: bool = False
+    wait_for_index: bool = False
+
+
+class SearchFilesParams(Params):
+    pattern: str = Field(description="regex, matched line by line")
+    file_pattern: str | None = Field(None, description="case-insensitive glob")
+    path: str | None = Field(None, description="folder; default the whole vault")
+    context_lines: int | None = None
+    max_results: int | None = Field(None, description="default 50, max 500")
+
+
+class ListFilesParams(Params):
+    pattern: str | None = Field(None, description="case-insensitive glob")
+    path: str | None = Field(None, description="folder; default the vault root")
+    limit: int | None = Field(None, description=f"default {LIST_DEFAULT}, max {LIST_MAX}")
+
+
+class PathParams(Params):
+    path: str
