@@ -32,8 +32,13 @@ from api.serverkit import (
 )
 from vault_agent.api.app import close_context
 from vault_agent.api.registry import Operation, dump_json, operations
+from vault_agent.cli.app import full_app
 from vault_agent.cli.remote import GENERATED
 from vault_agent.config import Settings
+
+# GENERATED fills when the app's commands are built; build them here so the test does not
+# depend on another test having built the app first.
+full_app()
 
 GOLDEN = Path(__file__).parent / "golden"
 # A sample value for each required parameter name an operation may declare.
