@@ -20,8 +20,9 @@ SMALL_NOTES = 2_000
 # Dead rows a segment may keep before it is rewritten with its live rows only. This bounds
 # the dead rows on disk (at most this share of the index, since a full build's big segments
 # are the only ones never merged) and the tombstone lists every manifest repeats. Lower
-# means more rewrites of big segments under sustained edits; 0.20 keeps one big rewrite per
-# ~100 s at 5 edits/s on a 10k vault (ops/bench/bench_sustained.py).
+# means more rewrites of big segments under sustained edits: at 5 edits/s spread over a 10k
+# vault, each of its ~3,300-note full-build segments reaches 20 % after ~400 s, i.e. about one
+# big rewrite every ~130 s (an estimate; ops/bench/bench_sustained.py measures the state dir).
 TOMBSTONE_RATIO = 0.20
 
 
