@@ -118,14 +118,9 @@ def _link_tree(src: Path, dst: Path, durable: bool) -> None:
             f.flush()
             os.fsync(f.fileno())
     if durable:
-        for name in os.listdir(dst):
-            if name == "meta.json" or os.stat(dst / name).st_nlink > 2:
-                continue  # already frozen by an earlier snapshot, hence already durable
-            fd = os.open(dst / name, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        # The linked files need no fsync of their own: tantivy syncs every file it writes
+        # (MmapDirectory's writer calls sync_data on terminate); the new names need the
+        # dir fsyncs below.
         fsync_dir(dst)
         fsync_dir(dst.parent)
 
