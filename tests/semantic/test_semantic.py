@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from vault_agent.config import Settings
@@ -15,6 +16,7 @@ from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
 from vault_agent.semantic import fuse, semantic_hits, semantic_state, semantic_warnings
 from vault_agent.semantic.encoder import Encoder
+from vault_agent.semantic.store import TABLE
 
 from .conftest import FIXTURE, copy_vault, fully_embedded, reader_for, settings_for, wait_until
 
@@ -36,11 +38,17 @@ def test_embeddings_are_stored_in_the_snapshot_as_parquet(embedded_vault: tuple[
     settings, _ = embedded_vault
     manifest = read_current_manifest(settings.index_dir)
     assert manifest is not None
-    files = [s.files["embeddings"] for s in manifest.segments]
+    files = [s.files[TABLE] for s in manifest.segments]
     table = pq.read_table(Path(settings.index_dir) / SEGMENTS_DIR / files[0])
-    assert table.column_names == ["path", "chunk_ordinal", "text_sha", "vector"]
-    assert table.num_rows == manifest.note_count == 16
+    assert table.column_names == ["path", "chunk_ordinal", "text_sha", "vector", "scale"]
+    # one note passage per note, plus section passages of the notes with sections
+    assert len(set(table["path"].to_pylist())) == manifest.note_count == 16
+    assert table.num_rows > 16
     assert table.schema.field("vector").type.list_size == 512
+    # any Parquet reader gets unit vectors back: int8 codes times the row's scale
+    codes = np.array(table["vector"].to_pylist(), dtype=np.float32)
+    norms = np.linalg.norm(codes * np.array(table["scale"].to_pylist())[:, None], axis=1)
+    assert np.allclose(norms, 1.0, atol=0.01)
     state = semantic_state(manifest)
     assert (state.embedded_notes, state.live_notes, state.share, state.pending) == (16, 16, 1.0, False)
 
@@ -74,7 +82,9 @@ def test_only_changed_notes_are_embedded_again(embedded_vault: tuple[Settings, W
         return m is not None and m.note_count == 17 and fully_embedded(settings)
 
     assert wait_until(caught_up)
-    assert encoder.passages_embedded - before == 2  # the edited note and the new one only
+    # the edited note (its note passage; its one section says the same) and the new note
+    # (note passage + its section under "Fresh note"): nothing of the 15 unchanged notes
+    assert encoder.passages_embedded - before == 3
     assert "english/New.md" in _hits(settings, "flying kites", k=2)
     # The edited note's old vector (older segment, tombstoned) is never answered twice.
     paths = _hits(settings, "filing taxes", k=17)
