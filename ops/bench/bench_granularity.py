@@ -119,7 +119,31 @@ def v_sections(chars: int, max_per_note: int, budget: int, with_note: int = 0) -
     return build
 
 
+def v_prod(max_sections: int, note_chars: int | None = None) -> Callable[..., list[tuple[str, int, str]]]:
+    """What the product embeds (passages.passages_from_chunks), with other caps."""
+
+    def build(rows: list[Row], titles: dict[str, str | None]) -> list[tuple[str, int, str]]:
+        saved = P.NOTE_CHARS
+        if note_chars is not None:
+            P.NOTE_CHARS = note_chars
+        try:
+            ps = P.passages_from_chunks(
+                [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows],
+                {p: t or Path(p).stem for p, t in titles.items()}, max_sections=max_sections,
+            )
+        finally:
+            P.NOTE_CHARS = saved
+        return [(p.path, p.chunk_ordinal, p.text) for p in ps]
+
+    return build
+
+
 VARIANTS: dict[str, Callable[..., list[tuple[str, int, str]]]] = {
+    "prod-s0": v_prod(0),
+    "prod-s2": v_prod(2),
+    "prod-s4": v_prod(4),
+    "prod-s8": v_prod(8),
+    "prod600-s4": v_prod(4, 600),
     "note1200": v_note(1200),
     "note600": v_note(600),
     "sec400x8": v_sections(400, 8, 2400),

@@ -20,6 +20,7 @@ import functools
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,10 @@ import pyarrow.parquet as pq
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, SegmentRef
 from vault_agent.semantic.encoder import Encoder, load_encoder
 from vault_agent.semantic.passages import Passage, passages_from_chunks
-from vault_agent.semantic.settings import semantic_enabled
+from vault_agent.semantic.settings import embed_threads, semantic_enabled
 from vault_agent.semantic.store import LEGACY_TABLES, TABLE, file_model, read_vectors
-from vault_agent.semantic.vectors import quantize
 from vault_agent.semantic.store_write import write_embeddings
+from vault_agent.semantic.vectors import quantize
 
 log = logging.getLogger("vault_agent.semantic")
 
@@ -207,11 +208,21 @@ class SemanticIndexer:
         for i, p in enumerate(passages):
             if p.text_sha in cached:
                 codes[i], scale[i] = cached[p.text_sha]
-        for start in range(0, len(missing), EMBED_BATCH_PASSAGES):
+        batches = [missing[s : s + EMBED_BATCH_PASSAGES] for s in range(0, len(missing), EMBED_BATCH_PASSAGES)]
+
+        def embed(idx: list[int]) -> tuple[list[int], np.ndarray, np.ndarray] | None:
             if self._stopping:
                 return None
-            idx = missing[start : start + EMBED_BATCH_PASSAGES]
-            codes[idx], scale[idx] = quantize(encoder.embed_passages([passages[i].text for i in idx]))
+            return (idx, *quantize(encoder.embed_passages([passages[i].text for i in idx])))
+
+        # Several batches at once: the model's time is numpy matrix products, which release
+        # the GIL, so threads scale with cores (bench_semantic.py throughput --threads).
+        with ThreadPoolExecutor(max_workers=max(1, min(embed_threads(), len(batches)))) as pool:
+            for done in pool.map(embed, batches):
+                if done is None:
+                    return None  # stopping
+                idx, batch_codes, batch_scale = done
+                codes[idx], scale[idx] = batch_codes, batch_scale
         return write_embeddings(
             self.index_dir,
             ref.segment_id,
