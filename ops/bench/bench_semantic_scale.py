@@ -194,7 +194,7 @@ def sketch_recall(state: Path, k: int = 50) -> dict[str, Any]:
         overlaps = []
         for q in qs:
             truth = set(np.argsort(-(exact @ q))[:k].tolist())
-            rows, sc = block.scores(q, None)
+            [(_, rows, sc)] = V.search([(block, None)], q)
             got = set(rows[np.argsort(-sc)[:k]].tolist())
             overlaps.append(len(truth & got) / k)
         out[f"candidates_{cand}"] = {"mean_overlap": round(float(np.mean(overlaps)), 4),

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 NOTE_CHARS = 1_200
 HEADINGS_CHARS = 300
 SECTION_CHARS = 400
-MAX_SECTIONS = 4
+MAX_SECTIONS = 0
 PASSAGE_CHARS = NOTE_CHARS  # kept for callers of the one-passage era
 
 __all__ = [

@@ -31,7 +31,7 @@ from vault_agent.contracts import SEGMENTS_DIR, Manifest, WarningItem
 from vault_agent.semantic.encoder import load_encoder, load_error
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.store import TABLE, file_model, read_vectors
-from vault_agent.semantic.vectors import VectorBlock
+from vault_agent.semantic.vectors import VectorBlock, search
 
 KEEP_SNAPSHOTS = 2
 
@@ -164,25 +164,16 @@ def semantic_hits(reader: Any, view: Any, query: str, k: int) -> list[tuple[str,
     if vectors.count == 0:
         return None
     q = encoder.embed_query(query)
+    live = [p for p in vectors.parts if p.rows]
     best: dict[str, tuple[float, int]] = {}
-    for part in vectors.parts:
-        if part.rows == 0:
-            continue
-        rows, scores = part.file.block.scores(q, part.live)
-        order = np.argsort(-scores, kind="stable")
-        taken = 0
-        for i in order:  # best passage per note, until k notes of this file
-            row = int(rows[i])
-            path = part.file.paths[int(part.file.note[row])]
-            score = round(float(scores[i]), 6)
-            ordinal = int(part.file.ordinals[row])
+    for i, rows, scores in search([(p.file.block, p.live) for p in live], q):
+        file = live[i].file
+        for row, score in zip(rows.tolist(), np.round(scores, 6).tolist(), strict=True):
+            path = file.paths[int(file.note[row])]
+            ordinal = int(file.ordinals[row])
             old = best.get(path)
-            if old is None or (-score, ordinal) < (-old[0], old[1]):
-                if old is None:
-                    taken += 1
+            if old is None or (-score, ordinal) < (-old[0], old[1]):  # a note's best passage
                 best[path] = (score, ordinal)
-            if taken >= k:
-                break
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0], kv[1][1]))[:k]
     return [(path, ordinal, score) for path, (score, ordinal) in ranked]
 

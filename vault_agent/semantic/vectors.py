@@ -8,9 +8,9 @@ float32 per query costs ~200 ms), so the search runs in two steps:
 1. a sketch: every vector projected to SKETCH_DIM dimensions by one fixed random matrix
    (Johnson–Lindenstrauss: dot products are kept up to a small noise), float32, one BLAS
    matrix-vector product over all rows (512 bytes a row);
-2. exact rescoring: the best CANDIDATES rows of the sketch are dequantized and scored
-   exactly against the query; the best k of those are the answer.
-Blocks smaller than CANDIDATES are scored exactly (the sketch is skipped). The projection
+2. exact rescoring: the best CANDIDATES rows of the sketch over the whole snapshot (all
+   its embedding files) are dequantized and scored exactly against the query; the best k
+   of those are the answer (a snapshot with fewer rows is scored exactly). The projection
 is seeded, so every process ranks identically; bench_semantic.py `recall` measures how
 often the two steps return the exact top-k.
 """
@@ -18,15 +18,16 @@ often the two steps return the exact top-k.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 SKETCH_DIM = 128
-CANDIDATES = 2_000  # rows rescored exactly per block (per embedding file)
+CANDIDATES = 2_000  # rows rescored exactly per query (over all embedding files)
 _SEED = 20_240_611
 
-__all__ = ["CANDIDATES", "SKETCH_DIM", "VectorBlock", "dequantize", "quantize"]
+__all__ = ["CANDIDATES", "SKETCH_DIM", "VectorBlock", "dequantize", "quantize", "search"]
 
 
 def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -63,36 +64,58 @@ class VectorBlock:
 
     codes: np.ndarray  # (n, dim) int8
     scale: np.ndarray  # (n,) float32
-    sketch: np.ndarray | None  # (n, SKETCH_DIM) float32; None when n <= CANDIDATES
+    sketch: np.ndarray  # (n, SKETCH_DIM) float32
 
     @classmethod
     def build(cls, codes: np.ndarray, scale: np.ndarray) -> VectorBlock:
-        sketch = None
-        if len(codes) > CANDIDATES:
-            proj = _projection(codes.shape[1])
-            sketch = np.empty((len(codes), SKETCH_DIM), np.float32)
-            for start in range(0, len(codes), 8_192):  # bounded float32 transient
-                part = slice(start, start + 8_192)
-                sketch[part] = dequantize(codes[part], scale[part]) @ proj
+        proj = _projection(codes.shape[1])
+        sketch = np.empty((len(codes), SKETCH_DIM), np.float32)
+        for start in range(0, len(codes), 8_192):  # bounded float32 transient
+            part = slice(start, start + 8_192)
+            sketch[part] = dequantize(codes[part], scale[part]) @ proj
         return cls(codes, scale, sketch)
 
     @property
     def nbytes(self) -> int:
-        return int(self.codes.nbytes + self.scale.nbytes + (0 if self.sketch is None else self.sketch.nbytes))
+        return int(self.codes.nbytes + self.scale.nbytes + self.sketch.nbytes)
 
-    def scores(self, query: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """(row indices, cosine) of the best candidates among `rows` (None: all rows),
-        exactly rescored; unordered."""
-        if self.sketch is None:
-            index = np.arange(len(self.codes)) if rows is None else rows
-        else:
-            rough = self.sketch @ (query @ _projection(len(query)))
-            if rows is not None:
-                rough, base = rough[rows], rows
-            else:
-                base = None
-            take = min(CANDIDATES, len(rough))
-            best = np.argpartition(-rough, take - 1)[:take] if take < len(rough) else np.arange(len(rough))
-            index = best if base is None else base[best]
-        exact = (self.codes[index].astype(np.float32) @ query) * self.scale[index]
-        return index, exact
+    def rough(self, query_sketch: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+        """Approximate cosines of `rows` (None: all rows), in that order."""
+        scores: np.ndarray = self.sketch @ query_sketch
+        return scores if rows is None else scores[rows]
+
+    def exact(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        out: np.ndarray = (self.codes[rows].astype(np.float32) @ query) * self.scale[rows]
+        return out
+
+
+def search(
+    blocks: Sequence[tuple[VectorBlock, np.ndarray | None]], query: np.ndarray, candidates: int | None = None
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """(block number, row indices, exact cosines) of the best `candidates` rows over all
+    (block, live rows) pairs by the sketch, rescored exactly; unordered.
+
+    The candidate budget is global (not per block), so a snapshot of many segments rescores
+    no more rows than one of a single segment."""
+    budget = CANDIDATES if candidates is None else candidates
+    qs = query @ _projection(len(query))
+    rough: list[np.ndarray] = []
+    index: list[np.ndarray] = []
+    for block, rows in blocks:
+        rough.append(block.rough(qs, rows))
+        index.append(np.arange(len(block.codes)) if rows is None else rows)
+    sizes = [len(r) for r in rough]
+    total = sum(sizes)
+    if total == 0:
+        return []
+    flat = np.concatenate(rough) if len(rough) > 1 else rough[0]
+    take = min(budget, total)
+    best = np.argpartition(-flat, take - 1)[:take] if take < total else np.arange(total)
+    bounds = np.cumsum([0, *sizes])
+    out = []
+    for i, (block, _) in enumerate(blocks):
+        mine = best[(best >= bounds[i]) & (best < bounds[i + 1])] - bounds[i]
+        if len(mine):
+            rows = index[i][mine]
+            out.append((i, rows, block.exact(query, rows)))
+    return out
