@@ -10,8 +10,9 @@
     .venv/bin/python ops/bench/bench_semantic_scale.py latency --state $S --vault V --runs 3
     # 4. peak RSS of `vault-agent serve` after hybrid searches over HTTP:
     .venv/bin/python ops/bench/bench_semantic_scale.py serve-rss --state $S --vault V
-    # sketch recall: how often sketch+rescore returns the exact top-k, on REAL vectors:
-    .venv/bin/python ops/bench/bench_semantic_scale.py sketch-recall --state <embedded state>
+    # sketch recall: how often sketch+rescore returns the exact top-k, on REAL vectors
+    # (an embedded state dir, or bench_granularity.py's vector cache file):
+    .venv/bin/python ops/bench/bench_semantic_scale.py sketch-recall --state /tmp/bench-granularity/cache.pkl
 
 Prints JSON with the load average before and after. Not part of CI.
 """
@@ -176,19 +177,25 @@ def sketch_recall(state: Path, k: int = 50) -> dict[str, Any]:
     from vault_agent.semantic.encoder import load_encoder
     from vault_agent.semantic.store import read_vectors
 
-    m = read_current_manifest(state)
-    assert m is not None
-    parts = [read_vectors(state / SEGMENTS_DIR / s.files["embeddings_v2"]) for s in m.segments if "embeddings_v2" in s.files]
-    codes = np.concatenate([p[1] for p in parts])
-    scale = np.concatenate([p[2] for p in parts])
+    if state.suffix == ".pkl":  # the vector cache of bench_granularity.py: real passages
+        import pickle
+
+        cache = pickle.loads(state.read_bytes())
+        codes, scale = V.quantize(np.stack([v.astype(np.float32) for key, v in cache.items() if not key.startswith("q:")]))
+    else:
+        m = read_current_manifest(state)
+        assert m is not None
+        parts = [read_vectors(state / SEGMENTS_DIR / s.files["embeddings_v2"]) for s in m.segments if "embeddings_v2" in s.files]
+        codes = np.concatenate([p[1] for p in parts])
+        scale = np.concatenate([p[2] for p in parts])
     saved = V.CANDIDATES
     enc = load_encoder()
     assert enc is not None
     sets = json.loads((REPO / "ops/bench/paraphrase-dev.json").read_text())["sets"]
     qs = [enc.embed_query(q["q"]) for s in sets for q in s["queries"]] + [enc.embed_query(q) for q in QUERIES]
     exact = V.dequantize(codes, scale)
-    out: dict[str, Any] = {"vectors": len(codes), "k": k}
-    for cand in (500, 1000, 2000, 4000):
+    out: dict[str, Any] = {"vectors": len(codes), "k": k, "queries": len(qs)}
+    for cand in (100, 200, 500, 1000, 2000, 4000):
         V.CANDIDATES = cand
         block = V.VectorBlock.build(codes, scale)
         overlaps = []
