@@ -57,7 +57,7 @@ def file_model(path: Path) -> str | None:
     raw = meta.get(MODEL_KEY)
     if not raw or meta.get(FORMAT_KEY) != FORMAT.encode():
         return None
-    return raw.decode()
+    return str(raw.decode())
 
 
 def read_vectors(path: Path, shas: set[str] | None = None) -> tuple[pa.Table, np.ndarray, np.ndarray]:
