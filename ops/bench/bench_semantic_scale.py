@@ -144,7 +144,8 @@ def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
 
 
 def serve_rss(state: Path, vault: Path) -> dict[str, Any]:
-    env = {**os.environ, "VAULT_AGENT_INDEX_DIR": str(state)}
+    token = "bench-semantic-scale"
+    env = {**os.environ, "VAULT_AGENT_INDEX_DIR": str(state), "VAULT_AGENT_TOKEN": token}
     cmd = [str(REPO / ".venv/bin/vault-agent"), "serve", "--vault", str(vault), "--port", "0"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -156,7 +157,11 @@ def serve_rss(state: Path, vault: Path) -> dict[str, Any]:
         times = []
         for q in QUERIES * 3:
             s = time.perf_counter()
-            with urllib.request.urlopen(f"{url}/search?{urllib.parse.urlencode({'q': q, 'limit': 10})}", timeout=600) as r:
+            req = urllib.request.Request(
+                f"{url}/search?{urllib.parse.urlencode({'q': q, 'limit': 10})}",
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            with urllib.request.urlopen(req, timeout=600) as r:
                 body = json.loads(r.read())
             times.append((time.perf_counter() - s) * 1000)
         status = Path(f"/proc/{proc.pid}/status").read_text()
