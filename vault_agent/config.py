@@ -182,6 +182,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Semantic search: embeddings computed by the writer and hybrid ranking (off: lexical only).",
     ),
     SettingSpec(
+        "embed_threads",
+        "VAULT_AGENT_EMBED_THREADS",
+        "",  # environment only, like `semantic`: read by the embedder, which gets no Settings
+        "int",
+        min(available_cores(), 4),
+        "Threads of the background embedder (default: available cores, at most 4; 1-64).",
+    ),
+    SettingSpec(
         "log_level",
         "VAULT_AGENT_LOG_LEVEL",
         "log.level",
@@ -193,6 +201,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
 
 SPEC_BY_NAME: dict[str, SettingSpec] = {s.name: s for s in SETTINGS}
 MAX_INDEX_WORKERS = 1024
+MAX_EMBED_THREADS = 64
 MAX_RECHECK_SECONDS = 30  # SPEC: a non-writer re-checks at least every 30 s
 TOOL_PROFILES = ("default", "agent-files")
 
@@ -229,6 +238,7 @@ class Settings:
     index_workers: int = _default("index_workers")
     log_level: str = _default("log_level")
     semantic: bool = _default("semantic")
+    embed_threads: int = _default("embed_threads")
     conversations_idle_minutes: int = _default("conversations_idle_minutes")
     conversations_retention: int = _default("conversations_retention")
     conversations_reply_timeout_seconds: int = _default("conversations_reply_timeout_seconds")
@@ -359,6 +369,8 @@ def load_settings(
     values = {k: v for k, v in values.items() if v is not None}
     if not 1 <= values["recheck_seconds"] <= MAX_RECHECK_SECONDS:
         raise InvalidParameter(f"recheck_seconds must be between 1 and {MAX_RECHECK_SECONDS}")
+    if not 1 <= values["embed_threads"] <= MAX_EMBED_THREADS:
+        raise InvalidParameter(f"VAULT_AGENT_EMBED_THREADS must be between 1 and {MAX_EMBED_THREADS}")
     if not 1 <= values["index_workers"] <= MAX_INDEX_WORKERS:
         raise InvalidParameter(f"index.workers must be between 1 and {MAX_INDEX_WORKERS}")
     for name in ("conversations_idle_minutes", "conversations_retention", "conversations_reply_timeout_seconds"):

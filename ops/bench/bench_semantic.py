@@ -1,7 +1,7 @@
 """Semantic search quality, embedding throughput, query latency and memory.
 
     .venv/bin/python ops/bench/bench_semantic.py quality            # dev set + CJK set
-    .venv/bin/python ops/bench/bench_semantic.py throughput --notes 10000 --work /tmp/bench-sem
+    .venv/bin/python ops/bench/bench_semantic.py throughput --notes 10000 --work /tmp/bench-sem [--threads 2]
     .venv/bin/python ops/bench/bench_semantic.py latency --notes 100000 --runs 3
 
 quality: indexes shared/corpora/obsidian-tasks-docs (retrieval-dev.json) and
@@ -10,8 +10,8 @@ writer embed them, then reports recall@1/@3/@5/@10 over distinct notes per query
 for lexical (today's BM25 `search`), semantic (`semantic_hits`) and hybrid (`fuse` of
 both). throughput: a generated vault (ops/gen_vault.py, seed 1), lexical index first, then
 the writer's background embedder timed from its start to full coverage (wall and CPU).
-latency: query-embedding time and exact top-k over N note vectors (random unit vectors:
-the cost does not depend on the content), median of --runs runs of 200 queries each, and
+latency: query-embedding time and top-k (sketch + exact rescoring, vectors.py) over N
+vectors (random unit vectors: the cost does not depend on the content), median of --runs runs of 200 queries each, and
 the matrix's memory. Prints JSON with `uptime` load. Not part of CI.
 """
 
@@ -35,6 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
 
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.freshness import read_current_manifest, vault_for_settings  # noqa: E402
@@ -44,6 +45,10 @@ from vault_agent.query.search import search  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 from vault_agent.semantic import fuse, semantic_hits, semantic_state  # noqa: E402
 from vault_agent.semantic.encoder import load_encoder  # noqa: E402
+from vault_agent.semantic.settings import THREADS_ENV, embed_threads  # noqa: E402
+from vault_agent.semantic.store import TABLE  # noqa: E402
+from vault_agent.semantic.vectors import VectorBlock, quantize  # noqa: E402
+from vault_agent.semantic.vectors import search as vector_search  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 SETS = [
@@ -135,14 +140,17 @@ def throughput(notes: int, work: Path) -> dict[str, Any]:
     cost = embed_all(settings)
     m = read_current_manifest(state)
     assert m is not None
-    emb_bytes = sum((state / "segments" / s.files["embeddings"]).stat().st_size for s in m.segments)
+    emb_bytes = sum((state / "segments" / s.files[TABLE]).stat().st_size for s in m.segments)
+    passages = sum(pq.read_metadata(state / "segments" / s.files[TABLE]).num_rows for s in m.segments)
     return {
         "notes": m.note_count,
         "lexical_index_s": round(lexical_s, 1),
         "embedding": cost,
         "ms_per_note_wall": round(cost["wall_s"] / max(m.note_count, 1) * 1000, 2),
         "embedding_files_mb": round(emb_bytes / 2**20, 1),
-        "threads": os.environ.get("OMP_NUM_THREADS", "default"),
+        "embed_threads": embed_threads(),
+        "passages": passages,
+        "passages_per_note": round(passages / max(m.note_count, 1), 2),
     }
 
 
@@ -150,8 +158,15 @@ def latency(notes: int, runs: int) -> dict[str, Any]:
     enc = load_encoder()
     assert enc is not None
     rng = np.random.default_rng(1)
-    matrix = rng.standard_normal((notes, enc.dim), dtype=np.float32)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    # The product's vector block (vectors.py: int8 codes + scale + float32 sketch) over
+    # random unit vectors: the search cost does not depend on their values.
+    codes = np.empty((notes, enc.dim), np.int8)
+    scale = np.empty(notes, np.float32)
+    for s in range(0, notes, 20_000):
+        v = rng.standard_normal((min(20_000, notes - s), enc.dim), dtype=np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        codes[s : s + len(v)], scale[s : s + len(v)] = quantize(v)
+    block = VectorBlock.build(codes, scale)
     qs = [json.loads(q.read_text(encoding="utf-8"))["queries"] for _, q in SETS]
     texts = [q["q"] for qq in qs for q in qq]
     # Wall and CPU time: on a machine shared by other jobs the wall time says more about
@@ -163,9 +178,8 @@ def latency(notes: int, runs: int) -> dict[str, Any]:
             s, sc = time.perf_counter(), time.thread_time()
             v = enc.embed_query(texts[i % len(texts)])
             m, mc = time.perf_counter(), time.thread_time()
-            scores = matrix @ v
-            top = np.argpartition(-scores, 49)[:50]
-            top[np.argsort(-scores[top])]
+            [(_, rows, scores)] = vector_search([(block, None)], v)
+            rows[np.argsort(-scores)[:50]]
             run["embed_wall"].append((m - s) * 1000)
             run["embed_cpu"].append((mc - sc) * 1000)
             run["topk_wall"].append((time.perf_counter() - m) * 1000)
@@ -175,7 +189,7 @@ def latency(notes: int, runs: int) -> dict[str, Any]:
     return {
         "notes": notes,
         **{f"{k}_ms_p50": round(statistics.median(v), 2) for k, v in cols.items()},
-        "matrix_mb": round(matrix.nbytes / 2**20, 1),
+        "vector_memory_mb": round(block.nbytes / 2**20, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
@@ -185,8 +199,11 @@ def main() -> None:
     ap.add_argument("what", choices=["quality", "throughput", "latency"])
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=0, help="embedder threads (default: the product's)")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-semantic")
     args = ap.parse_args()
+    if args.threads:
+        os.environ[THREADS_ENV] = str(args.threads)
     load_before = load()
     if args.what == "quality":
         out = quality()

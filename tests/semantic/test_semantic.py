@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from vault_agent.config import Settings
@@ -15,6 +16,8 @@ from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
 from vault_agent.semantic import fuse, semantic_hits, semantic_state, semantic_warnings
 from vault_agent.semantic.encoder import Encoder
+from vault_agent.semantic.passages import passages_from_chunks
+from vault_agent.semantic.store import TABLE
 
 from .conftest import FIXTURE, copy_vault, fully_embedded, reader_for, settings_for, wait_until
 
@@ -36,11 +39,17 @@ def test_embeddings_are_stored_in_the_snapshot_as_parquet(embedded_vault: tuple[
     settings, _ = embedded_vault
     manifest = read_current_manifest(settings.index_dir)
     assert manifest is not None
-    files = [s.files["embeddings"] for s in manifest.segments]
+    files = [s.files[TABLE] for s in manifest.segments]
     table = pq.read_table(Path(settings.index_dir) / SEGMENTS_DIR / files[0])
-    assert table.column_names == ["path", "chunk_ordinal", "text_sha", "vector"]
-    assert table.num_rows == manifest.note_count == 16
+    assert table.column_names == ["path", "chunk_ordinal", "text_sha", "vector", "scale"]
+    # one note passage per note (plus section passages when passages.MAX_SECTIONS > 0)
+    assert len(set(table["path"].to_pylist())) == manifest.note_count == 16
+    assert table.num_rows >= 16
     assert table.schema.field("vector").type.list_size == 512
+    # any Parquet reader gets unit vectors back: int8 codes times the row's scale
+    codes = np.array(table["vector"].to_pylist(), dtype=np.float32)
+    norms = np.linalg.norm(codes * np.array(table["scale"].to_pylist())[:, None], axis=1)
+    assert np.allclose(norms, 1.0, atol=0.01)
     state = semantic_state(manifest)
     assert (state.embedded_notes, state.live_notes, state.share, state.pending) == (16, 16, 1.0, False)
 
@@ -74,7 +83,15 @@ def test_only_changed_notes_are_embedded_again(embedded_vault: tuple[Settings, W
         return m is not None and m.note_count == 17 and fully_embedded(settings)
 
     assert wait_until(caught_up)
-    assert encoder.passages_embedded - before == 2  # the edited note and the new one only
+    # exactly the passages of the edited note and of the new one: nothing of the 15 others
+    m = read_current_manifest(settings.index_dir)
+    assert m is not None
+    newest = max(m.segments, key=lambda seg: seg.segment_id)  # the segment of the change
+    rows = pq.read_table(Path(settings.index_dir) / SEGMENTS_DIR / newest.files[TABLE], columns=["path"])[
+        "path"
+    ].to_pylist()
+    assert sorted(set(rows)) == ["english/New.md", "english/Tax Return.md"]
+    assert encoder.passages_embedded - before == len(rows)
     assert "english/New.md" in _hits(settings, "flying kites", k=2)
     # The edited note's old vector (older segment, tombstoned) is never answered twice.
     paths = _hits(settings, "filing taxes", k=17)
@@ -118,3 +135,17 @@ def test_fuse_ignores_semantic_hits_far_below_the_best() -> None:
     assert [p for p, _, _ in fuse(lexical, semantic, 3)] == ["a.md", "d.md", "b.md"]
     # without the margin b gains 1/62: it passes d, not the lexical first hit
     assert [p for p, _, _ in fuse(lexical, semantic, 3, semantic_margin=None)] == ["a.md", "b.md", "d.md"]
+
+
+def test_passages_are_a_note_passage_then_distinct_sections() -> None:
+    paths = ["a.md"] * 4 + ["b.md"]
+    heads = [None, ["Intro"], ["Intro", "Details"], ["Intro"], ["B"]]
+    texts = ["opening words", "intro text", "the details", "intro text", "only section"]
+    ps = passages_from_chunks(paths, [0, 1, 2, 3, 0], heads, texts, {"a.md": "Alpha", "b.md": "Beta"}, max_sections=2)
+    assert [(p.path, p.chunk_ordinal) for p in ps] == [("a.md", 0), ("a.md", 0), ("a.md", 1), ("b.md", 0), ("b.md", 0)]
+    assert ps[0].text == "Alpha\nIntro · Details\nopening words intro text the details intro text"
+    assert [p.text for p in ps[1:3]] == ["Alpha\nopening words", "Alpha › Intro\nintro text"]
+    assert ps[4].text == "Beta › B\nonly section"
+    assert len({p.text_sha for p in ps}) == len(ps)
+    # one passage per note when sections are off
+    assert [p.path for p in passages_from_chunks(paths, [0, 1, 2, 3, 0], heads, texts, {}, max_sections=0)] == ["a.md", "b.md"]

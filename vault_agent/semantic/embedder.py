@@ -20,6 +20,7 @@ import functools
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +32,21 @@ import pyarrow.parquet as pq
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, SegmentRef
 from vault_agent.semantic.encoder import Encoder, load_encoder
 from vault_agent.semantic.passages import Passage, passages_from_chunks
-from vault_agent.semantic.settings import semantic_enabled
-from vault_agent.semantic.store import TABLE, file_model, read_vectors
+from vault_agent.semantic.settings import embed_threads, semantic_enabled
+from vault_agent.semantic.store import LEGACY_TABLES, TABLE, file_model, read_vectors
 from vault_agent.semantic.store_write import write_embeddings
+from vault_agent.semantic.vectors import quantize
 
 log = logging.getLogger("vault_agent.semantic")
 
-EMBED_BATCH_NOTES = 64  # passages per encoder call between stop checks
+EMBED_BATCH_PASSAGES = 64  # passages per encoder call between stop checks
 MAX_CACHE_FILES = 64  # embedding files remembered as cache sources
 
 __all__ = ["SemanticIndexer", "segment_passages"]
 
 
 def segment_passages(index_dir: Path, ref: SegmentRef) -> list[Passage]:
-    """One passage per live note of a lexical segment (tombstoned notes are skipped)."""
+    """The passages of every live note of a lexical segment (tombstoned notes are skipped)."""
     seg_dir = Path(index_dir) / SEGMENTS_DIR
     chunks = pq.read_table(seg_dir / ref.files["chunks"], columns=["path", "ordinal", "heading_path", "text"])
     notes = pq.read_table(seg_dir / ref.files["notes"], columns=["path", "title"])
@@ -116,7 +118,7 @@ class SemanticIndexer:
         ready = {sid: name for sid, name in ready.items() if (seg_dir / name).exists()}
         if ready:
             segments = [
-                s.model_copy(update={"files": {**s.files, TABLE: ready[s.segment_id]}})
+                s.model_copy(update={"files": _with_embeddings(s.files, ready[s.segment_id])})
                 if s.segment_id in ready
                 else s
                 for s in manifest.segments
@@ -180,9 +182,9 @@ class SemanticIndexer:
                 if self._wake is not None:
                     self._wake()
 
-    def _cached(self, model: str, shas: set[str]) -> dict[str, np.ndarray]:
-        """Vectors for passage hashes found in embedding files seen before (newest first)."""
-        found: dict[str, np.ndarray] = {}
+    def _cached(self, model: str, shas: set[str]) -> dict[str, tuple[np.ndarray, np.float32]]:
+        """(codes, scale) for passage hashes found in embedding files seen before (newest first)."""
+        found: dict[str, tuple[np.ndarray, np.float32]] = {}
         for name in reversed(list(self._known)):
             if len(found) == len(shas):
                 break
@@ -190,26 +192,37 @@ class SemanticIndexer:
             if file_model(path) != model:
                 continue  # GC'd, unreadable, or another model's vectors
             try:
-                rows, vecs = read_vectors(path, shas - found.keys())
+                rows, codes, scale = read_vectors(path, shas - found.keys())
             except OSError:
                 continue
-            for sha, vec in zip(rows["text_sha"].to_pylist(), vecs, strict=True):
-                found.setdefault(sha, vec)
+            for sha, code, sc in zip(rows["text_sha"].to_pylist(), codes, scale, strict=True):
+                found.setdefault(sha, (code, sc))
         return found
 
     def _embed_segment(self, encoder: Encoder, ref: SegmentRef) -> str | None:
         passages = segment_passages(self.index_dir, ref)
         cached = self._cached(encoder.model_id, {p.text_sha for p in passages})
-        vectors = np.zeros((len(passages), encoder.dim), np.float32)
+        codes = np.zeros((len(passages), encoder.dim), np.int8)
+        scale = np.ones(len(passages), np.float32)
         missing = [i for i, p in enumerate(passages) if p.text_sha not in cached]
         for i, p in enumerate(passages):
             if p.text_sha in cached:
-                vectors[i] = cached[p.text_sha]
-        for start in range(0, len(missing), EMBED_BATCH_NOTES):
+                codes[i], scale[i] = cached[p.text_sha]
+        batches = [missing[s : s + EMBED_BATCH_PASSAGES] for s in range(0, len(missing), EMBED_BATCH_PASSAGES)]
+
+        def embed(idx: list[int]) -> tuple[list[int], np.ndarray, np.ndarray] | None:
             if self._stopping:
                 return None
-            idx = missing[start : start + EMBED_BATCH_NOTES]
-            vectors[idx] = encoder.embed_passages([passages[i].text for i in idx])
+            return (idx, *quantize(encoder.embed_passages([passages[i].text for i in idx])))
+
+        # Several batches at once: the model's time is numpy matrix products, which release
+        # the GIL, so threads scale with cores (bench_semantic.py throughput --threads).
+        with ThreadPoolExecutor(max_workers=max(1, min(embed_threads(), len(batches)))) as pool:
+            for done in pool.map(embed, batches):
+                if done is None:
+                    return None  # stopping
+                idx, batch_codes, batch_scale = done
+                codes[idx], scale[idx] = batch_codes, batch_scale
         return write_embeddings(
             self.index_dir,
             ref.segment_id,
@@ -217,5 +230,12 @@ class SemanticIndexer:
             [p.path for p in passages],
             [p.chunk_ordinal for p in passages],
             [p.text_sha for p in passages],
-            vectors,
+            codes,
+            scale,
         )
+
+
+def _with_embeddings(files: dict[str, str], name: str) -> dict[str, str]:
+    """A segment's file list with its new embedding file; an older format's file is dropped
+    (GC removes it once no kept snapshot names it)."""
+    return {k: v for k, v in files.items() if k not in LEGACY_TABLES} | {TABLE: name}

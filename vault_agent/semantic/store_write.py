@@ -23,22 +23,25 @@ def write_embeddings(
     paths: list[str],
     ordinals: list[int],
     shas: list[str],
-    vectors: np.ndarray,
+    codes: np.ndarray,
+    scale: np.ndarray,
 ) -> str:
-    """Write, fsync and publish the embedding file of one segment; returns its file name.
+    """Write, fsync and publish the embedding file of one segment (int8 codes and per-row
+    scales: store.py); returns its file name.
 
     Like every segment file: tmp/ first, fsync, rename into segments/, fsync the folder,
     all before any manifest names it (a crash leaves at most an unnamed file for GC).
     """
-    dim = int(vectors.shape[1]) if vectors.ndim == 2 else 0
+    dim = int(codes.shape[1]) if codes.ndim == 2 else 0
     schema = embedding_schema(dim, model)
-    flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1), pa.float32())
+    flat = pa.array(np.ascontiguousarray(codes, dtype=np.int8).reshape(-1), pa.int8())
     table = pa.Table.from_arrays(
         [
             pa.array(paths, pa.string()),
             pa.array(ordinals, pa.int32()),
             pa.array(shas, pa.string()),
             pa.FixedSizeListArray.from_arrays(flat, dim),
+            pa.array(np.asarray(scale, dtype=np.float32), pa.float32()),
         ],
         schema=schema,
     )
