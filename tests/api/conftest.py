@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from api.serverkit import CANARY, LogCapture, ServerThread, build_fixture_vault, make_context
-from vault_agent.api.app import close_context
+from api.serverkit import CANARY, LogCapture, ServerThread, build_fixture_vault, serving
 from vault_agent.config import Settings
 
 EXTRA_NOTES = {
@@ -37,11 +36,8 @@ def logs(vault_settings: Settings) -> Iterator[LogCapture]:
 
 @pytest.fixture(scope="module")
 def server(vault_settings: Settings, logs: LogCapture) -> Iterator[ServerThread]:
-    ctx = make_context(vault_settings)
-    thread = ServerThread(ctx).start()
-    yield thread
-    thread.stop()
-    close_context(ctx)
+    with serving(vault_settings) as thread:
+        yield thread
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ import logging
 import shutil
 import sys
 import threading
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from vault_agent.api.app import RunningServer, start_server
+from vault_agent.api.app import RunningServer, close_context, start_server
 from vault_agent.api.logging_setup import JsonFormatter, default_scrubber
 from vault_agent.api.registry import AppContext, make_vault
 from vault_agent.config import Settings, load_settings
@@ -66,6 +67,18 @@ def make_context(settings: Settings, *, pinned: str | None = "fresh") -> AppCont
     return AppContext(
         settings=settings, vault=vault, reader=SnapshotReader(settings, vault, freshness=freshness)
     )
+
+
+@contextmanager
+def serving(settings: Settings, *, pinned: str | None = "fresh") -> Iterator[ServerThread]:
+    """A real server for `settings` on loopback; stopped and its context closed on exit."""
+    ctx = make_context(settings, pinned=pinned)
+    thread = ServerThread(ctx).start()
+    try:
+        yield thread
+    finally:
+        thread.stop()
+        close_context(ctx)
 
 
 class LogCapture(logging.Handler):

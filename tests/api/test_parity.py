@@ -27,10 +27,9 @@ from api.serverkit import (
     ServerThread,
     build_fixture_vault,
     http_mcp_client,
-    make_context,
+    serving,
     stdio_mcp_client,
 )
-from vault_agent.api.app import close_context
 from vault_agent.api.registry import Operation, dump_json, operations
 from vault_agent.cli.app import full_app
 from vault_agent.cli.remote import GENERATED
@@ -72,12 +71,9 @@ def runnable() -> list[tuple[Operation, dict[str, Any]]]:
 @pytest.fixture(scope="module")
 def parity_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     settings = build_fixture_vault(tmp_path_factory.mktemp("parity"))
-    ctx = make_context(settings, pinned=None)
-    thread = ServerThread(ctx).start()
-    wait_until(lambda: thread.get_json("/status")[2]["data"]["indexFreshness"] == "fresh", what="fresh index")
-    yield thread
-    thread.stop()
-    close_context(ctx)
+    with serving(settings, pinned=None) as thread:
+        wait_until(lambda: thread.get_json("/status")[2]["data"]["indexFreshness"] == "fresh", what="fresh index")
+        yield thread
 
 
 def _http_text(server: ServerThread, op: Operation, args: dict[str, Any]) -> tuple[int, str]:

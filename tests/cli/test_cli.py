@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api.serverkit import VAULT_AGENT, ServerThread, build_fixture_vault, make_context
+from api.serverkit import VAULT_AGENT, ServerThread, build_fixture_vault, make_context, serving
 from typer.testing import CliRunner
 
 from vault_agent.api.app import close_context
@@ -48,11 +48,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest.fixture(scope="module")
 def server(settings: Settings) -> Iterator[ServerThread]:
-    ctx = make_context(settings)
-    thread = ServerThread(ctx).start()
-    yield thread
-    thread.stop()
-    close_context(ctx)
+    with serving(settings) as thread:
+        yield thread
 
 
 def _free_port() -> int:

@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from api.serverkit import ServerThread, build_fixture_vault, make_context
+from api.serverkit import ServerThread, build_fixture_vault, serving
 
-from vault_agent.api.app import close_context
 from vault_agent.config import Settings
 
 HEAVY = ("duckdb", "pyarrow", "mcp", "aiohttp", "markdown_it", "numpy", "vault_agent.indexer")
@@ -50,11 +49,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest.fixture(scope="module")
 def server(settings: Settings) -> Iterator[ServerThread]:
-    ctx = make_context(settings)
-    thread = ServerThread(ctx).start()
-    yield thread
-    thread.stop()
-    close_context(ctx)
+    with serving(settings) as thread:
+        yield thread
 
 
 def probe(*args: str, heavy: tuple[str, ...] = HEAVY) -> tuple[subprocess.CompletedProcess[str], list[str]]:

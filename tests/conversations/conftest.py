@@ -14,9 +14,8 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTS not in sys.path:  # for the shared test kits (api.serverkit, conversations.kit)
     sys.path.insert(0, TESTS)
 
-from api.serverkit import ServerThread, build_fixture_vault, make_context  # noqa: E402
+from api.serverkit import ServerThread, build_fixture_vault, serving  # noqa: E402
 
-from vault_agent.api.app import close_context  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 
 
@@ -28,8 +27,5 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def server(settings: Settings) -> Iterator[ServerThread]:
-    ctx = make_context(settings)
-    thread = ServerThread(ctx).start()
-    yield thread
-    thread.stop()
-    close_context(ctx)
+    with serving(settings) as thread:
+        yield thread
