@@ -321,3 +321,15 @@ def test_strikethrough_in_headings_needs_two_tildes() -> None:
 def test_empty_ordered_item_on_the_last_line_is_not_content() -> None:
     # Without a final newline comrak would read `1.` as a paragraph.
     assert heads("# A\n# B\n1.", "body_available") == [(False,), (False,)]
+
+
+def test_deep_nesting_never_fails_the_parse() -> None:
+    # A line of 100+ containers goes to markdown-it's block parser (comrak would recurse
+    # past the stack on ~30,000 `>`); lists nested by indentation stay with comrak, whose
+    # tree is walked without recursion.
+    for src in (">" * 50_000 + " # x\n", "> - " * 20_000 + "# y\n", "- " * 50_000 + "z\n"):
+        note = parse(src)
+        assert note.note["flags"] == [] and note.headings == []
+    nested = "# top\n" + "".join("  " * i + "- a\n" for i in range(900)) + "  " * 900 + "# deep\n"
+    note = parse(nested)
+    assert note.note["flags"] == [] and [h["text"] for h in note.headings] == ["top", "deep"]

@@ -71,6 +71,10 @@ _BACKTICKS_RE = re.compile(r"`+")
 _TEXT_TOKENS = frozenset({"text", "code_inline", "html_inline", "text_special"})
 # A blockquote marker opening a continuation line of a setext heading: indentation, `>`.
 _QUOTE_MARK_RE = re.compile(r"[ \t]*>")
+# A line opening 100 or more containers (`>`, list markers): such a note goes to
+# markdown-it's block parser instead (see `_markdown_it_structure`).
+_DEEP_NESTING_RE = re.compile(r"^[ \t]*(?:(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*){100}", re.M)
+_CONTAINERS = frozenset({comrak.Document, comrak.List, comrak.Item})
 
 
 @dataclass
@@ -249,13 +253,16 @@ class _Blocks:
     code_ranges: list[tuple[int, int]]
 
 
-def _walk(node: comrak.AstNode, quotes: int, out: _Blocks) -> None:
-    """Visit block nodes only: the inline children of paragraphs, headings and tables are
-    never needed, so they are not walked."""
-    for child in node.children:
-        value = child.node_value
+def _walk(root: comrak.AstNode, out: _Blocks) -> None:
+    """Visit block nodes only, in document order: the inline children of paragraphs,
+    headings and tables are never needed, so they are not visited. Iterative: lists nested
+    by indentation can be a thousand levels deep."""
+    stack: list[tuple[comrak.AstNode, int]] = [(root, 0)]  # (node, blockquotes around it)
+    while stack:
+        node, quotes = stack.pop()
+        value = node.node_value
         if type(value) is comrak.Heading:
-            pos = child.sourcepos
+            pos = node.sourcepos
             level = value.value.level
             if pos.end.line > pos.start.line:  # setext: text lines, then the underline
                 source = _setext_source(out.lines, pos.start, pos.end.line, quotes)
@@ -267,16 +274,40 @@ def _walk(node: comrak.AstNode, quotes: int, out: _Blocks) -> None:
         elif type(value) is comrak.Paragraph or type(value) is comrak.Table:
             out.events.append(0)
         elif type(value) is comrak.CodeBlock:
-            out.code_ranges.append(_code_lines(value.value, child.sourcepos.start.line))
+            out.code_ranges.append(_code_lines(value.value, node.sourcepos.start.line))
             if value.value.literal.strip():
                 out.events.append(0)
         elif type(value) is comrak.HtmlBlock:
             if value.value.literal.strip():
                 out.events.append(0)
         elif type(value) is comrak.BlockQuote:
-            _walk(child, quotes + 1, out)
-        elif type(value) is comrak.List or type(value) is comrak.Item:
-            _walk(child, quotes, out)
+            stack.extend((child, quotes + 1) for child in reversed(node.children))
+        elif type(value) in _CONTAINERS:
+            stack.extend((child, quotes) for child in reversed(node.children))
+
+
+def _markdown_it_structure(src: str) -> _Blocks:
+    """The same walk over markdown-it-py's block tokens (the block parser before
+    PARSER_VERSION 3), for notes nested past `_DEEP_NESTING_RE`: markdown-it stops at 20
+    levels, where comrak's recursion would overflow the stack on a line of ~30,000 `>`."""
+    env: dict[str, Any] = {}
+    tokens: list[Token] = []
+    _MD.block.parse(src, _MD, env, tokens)
+    out = _Blocks(lines=[], sources=[], heading_at=[], events=[], code_ranges=[])
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            level = int(tok.tag[1])
+            out.sources.append(((tok.map[0] if tok.map else 0) + 1, level, tokens[i + 1].content))
+            out.heading_at.append(len(out.events))
+            out.events.append(level)
+        elif tok.type in ("paragraph_open", "table_open"):
+            out.events.append(0)
+        elif tok.type in ("fence", "code_block", "html_block"):
+            if tok.type != "html_block" and tok.map:
+                out.code_ranges.append((tok.map[0] + 1, tok.map[1]))
+            if tok.content.strip():
+                out.events.append(0)
+    return out
 
 
 def _references(src: str) -> dict[str, Any]:
@@ -316,10 +347,13 @@ def parse_structure(src: str) -> Structure:
     """
     if "\r" in src or "\0" in src:  # not from parse.py: normalize as CommonMark reads it
         src = src.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
-    out = _Blocks(lines=src.split("\n"), sources=[], heading_at=[], events=[], code_ranges=[])
-    # A final newline: comrak reads a last line `1.` without one as paragraph text, where
-    # CommonMark (cmark) has an empty list item. Line numbers do not change.
-    _walk(comrak.parse_document(src + "\n", _COMRAK_EXT, _COMRAK_OPTS), 0, out)
+    if _DEEP_NESTING_RE.search(src):
+        out = _markdown_it_structure(src)
+    else:
+        out = _Blocks(lines=src.split("\n"), sources=[], heading_at=[], events=[], code_ranges=[])
+        # A final newline: comrak reads a last line `1.` without one as paragraph text,
+        # where CommonMark (cmark) has an empty list item. Line numbers do not change.
+        _walk(comrak.parse_document(src + "\n", _COMRAK_EXT, _COMRAK_OPTS), out)
     env: dict[str, Any] | None = None
     headings: list[Heading] = []
     for line, level, source in out.sources:
