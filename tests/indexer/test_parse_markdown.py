@@ -324,7 +324,7 @@ def test_empty_ordered_item_on_the_last_line_is_not_content() -> None:
 
 
 def test_deep_nesting_never_fails_the_parse() -> None:
-    # A line of 100+ containers goes to markdown-it's block parser (comrak would recurse
+    # A line of 100+ blockquotes goes to markdown-it's block parser (comrak would recurse
     # past the stack on ~30,000 `>`); lists nested by indentation stay with comrak, whose
     # tree is walked without recursion.
     for src in (">" * 50_000 + " # x\n", "> - " * 20_000 + "# y\n", "- " * 50_000 + "z\n"):
