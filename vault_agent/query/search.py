@@ -200,8 +200,9 @@ def ranked_hits(
         semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]
     if wanted == "semantic":
         return semantic[:limit], "semantic", warnings
-    lexical = lexical_hits(reader, view, terms, pool, group, details) if terms else []
-    return fuse(lexical, semantic, limit), "hybrid", warnings
+    stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
+    lexical = lexical_hits(reader, view, terms, pool, group, stored) if terms else []
+    return fuse(lexical, semantic, limit, terms, stored), "hybrid", warnings
 
 
 def search(
