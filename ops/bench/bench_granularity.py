@@ -259,17 +259,18 @@ def model_text(query: str) -> str:
 QUERY_FORMS: dict[str, Callable[[str], str]] = {"raw": lambda q: q, "clean": model_text}
 # Adaptive fusions: name=(overlap threshold, semantic weight and lexical-top bonus when
 # the query does not name the lexical first note).
-ADAPTIVE: dict[str, tuple[float, float, float, float, float | None]] = {
+ADAPTIVE: dict[str, tuple[float, float, float, float, float]] = {
     # name: (name share ≥, query share ≥, or the larger of both ≥) → the query names the
-    # lexical first note; otherwise this semantic weight and semantic margin (None: no cut)
-    "max67-w1.5": (9, 9, 0.67, 1.5, 0.15),
-    "max50-w1.5": (9, 9, 0.5, 1.5, 0.15),
-    "max80-w1.5": (9, 9, 0.8, 1.5, 0.15),
-    "n50q50-w1.5": (0.5, 0.5, 9, 1.5, 0.15),
-    "n67q34-w1.5": (0.67, 0.34, 9, 1.5, 0.15),
-    "n67-w1.5": (0.67, 0, 9, 1.5, 0.15),
-    "max67-w1.25": (9, 9, 0.67, 1.25, 0.15),
-    "nobonus": (9, 9, 9, 1.0, 0.15),
+    # lexical first note; otherwise this semantic weight and lexical-top bonus
+    "max67-w1.5": (9, 9, 0.67, 1.5, 0.0),
+    "max50-w1.5": (9, 9, 0.5, 1.5, 0.0),
+    "n50q50-w1.5": (0.5, 0.5, 9, 1.5, 0.0),
+    "n67q34-w1.5": (0.67, 0.34, 9, 1.5, 0.0),
+    "n50q50-w1": (0.5, 0.5, 9, 1.0, 0.0),
+    "n50q50-w1.5-b.005": (0.5, 0.5, 9, 1.5, 0.005),
+    "n50q50-w1.5-b.01": (0.5, 0.5, 9, 1.5, 0.01),
+    "n50q50-w2-b.01": (0.5, 0.5, 9, 2.0, 0.01),
+    "nobonus": (9, 9, 9, 1.0, 0.0),
 }
 SETS = {"dev": "ops/bench/paraphrase-dev.json", "holdout": "ops/bench/paraphrase-holdout.json"}
 
@@ -280,9 +281,9 @@ Lex = tuple[list[tuple[str, int, float]], tuple[float, float]]  # note-grouped l
 def fused(name: str, lex: Lex, sem: list[tuple[str, int, float]]) -> list[tuple[str, int, float]]:
     hits, overlap = lex
     if name in ADAPTIVE:
-        n_min, q_min, either_min, weight, margin = ADAPTIVE[name]
+        n_min, q_min, either_min, weight, bonus = ADAPTIVE[name]
         names = (overlap[0] >= n_min and overlap[1] >= q_min) or max(overlap) >= either_min
-        return fuse_adaptive(hits, sem, 50, names, described_semantic_weight=weight, described_margin=margin)
+        return fuse_adaptive(hits, sem, 50, names, described_semantic_weight=weight, described_bonus=bonus)
     return fuse(hits, sem, 50, **FUSIONS[name])
 
 

@@ -182,7 +182,7 @@ def serve_rss(state: Path, vault: Path) -> dict[str, Any]:
 
 def http_overhead(state: Path, vault: Path, runs: int) -> dict[str, Any]:
     """What HTTP adds to `search`: the same query, same state, in this process and through
-    `vault-agent serve` (loopback, keep-alive-less urllib), alternated so both see the same
+    `vault-agent serve` (loopback, one keep-alive connection), alternated so both see the same
     load; the median of the paired differences per mode."""
     from vault_agent.query.search import search
     from vault_agent.query.snapshot import SnapshotReader
@@ -199,14 +199,16 @@ def http_overhead(state: Path, vault: Path, runs: int) -> dict[str, Any]:
         assert match
         url = match.group(0)
 
+        import http.client
+
+        host, port = url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=600)  # keep-alive, as an agent's client
+
         def over_http(q: str, mode: str) -> tuple[float, dict[str, Any]]:
-            req = urllib.request.Request(
-                f"{url}/search?{urllib.parse.urlencode({'q': q, 'limit': 10, 'mode': mode})}",
-                headers={"Authorization": f"Bearer {token}"},
-            )
+            path = f"/search?{urllib.parse.urlencode({'q': q, 'limit': 10, 'mode': mode})}"
             s = time.perf_counter()
-            with urllib.request.urlopen(req, timeout=600) as r:
-                body = json.loads(r.read())
+            conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+            body = json.loads(conn.getresponse().read())
             return (time.perf_counter() - s) * 1000, body
 
         def in_process(q: str, mode: str) -> tuple[float, Any]:

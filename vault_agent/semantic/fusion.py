@@ -45,6 +45,7 @@ LEXICAL_TOP_BONUS = 0.02
 # better, keyword r@1 lower in other splits; dropping the bonus for every query (no
 # evidence check): title r@1 .835.
 DESCRIBED_SEMANTIC_WEIGHT = 1.5
+DESCRIBED_BONUS = 0.0
 
 Hit = tuple[str, int, float]  # (path, chunk ordinal, score)
 
@@ -102,7 +103,7 @@ def fuse_adaptive(
     names_top: bool,
     *,
     described_semantic_weight: float = DESCRIBED_SEMANTIC_WEIGHT,
-    described_margin: float | None = SEMANTIC_MARGIN,
+    described_bonus: float = DESCRIBED_BONUS,
 ) -> list[Hit]:
     """`fuse`, adapted to the lexical evidence: when the query names the lexical first
     note (`names_top`, evidence.name_overlap), plain `fuse` (its first hit keeps its
@@ -115,6 +116,5 @@ def fuse_adaptive(
         semantic,
         k,
         semantic_weight=described_semantic_weight,
-        semantic_margin=described_margin,
-        lexical_top_bonus=0.0,
+        lexical_top_bonus=described_bonus,
     )
