@@ -59,12 +59,15 @@ def _embed(settings: Settings, timeout_s: float = 1800.0) -> None:
             time.sleep(0.2)  # a benchmark, not a test: poll the committed manifest
 
 
+REUSE = False  # --reuse: keep the state dirs of an earlier run with the same code
 EMBED = False  # --embed: hybrid/semantic modes get real embeddings (the writer's embedder)
 
 
 def _reader(vault: Path, work: Path, name: str) -> tuple[SnapshotReader, Settings]:
     state = work / name
     settings = Settings(vault=vault, index_dir=state)
+    if REUSE and (state / "CURRENT").exists():  # --reuse: an index (and embeddings) of an earlier run
+        return SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh"), settings
     if state.exists():
         shutil.rmtree(state)
     build_index(settings, full=True)
@@ -158,8 +161,11 @@ def main() -> None:
     ap.add_argument("--skip-titles", action="store_true")
     ap.add_argument("--embed", action="store_true", help="embed every note first (hybrid, semantic modes)")
     ap.add_argument("--paraphrase", action="store_true", help="only our paraphrase sets: search and vault_find")
+    ap.add_argument("--reuse", action="store_true", help="reuse the state dirs in --work")
     ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
     args = ap.parse_args()
+    global REUSE
+    REUSE = args.reuse
     if args.plain_fusion:
         from vault_agent.semantic import fuse as plain
 
