@@ -38,11 +38,13 @@ import pyarrow.parquet as pq  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.freshness import read_current_manifest, vault_for_settings  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.query.search import search  # noqa: E402
+from vault_agent.query.search import lexical_hits, query_terms  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+from vault_agent.search_fields import decode_detail  # noqa: E402
 from vault_agent.semantic import passages as P  # noqa: E402
 from vault_agent.semantic.encoder import load_encoder  # noqa: E402
-from vault_agent.semantic.fusion import fuse  # noqa: E402
+from vault_agent.semantic.evidence import name_overlap  # noqa: E402
+from vault_agent.semantic.fusion import fuse, fuse_adaptive  # noqa: E402
 
 CUTS = (1, 3, 5, 10)
 Row = tuple[str, int, list[str] | None, str]  # path, ordinal, heading path, text
@@ -77,7 +79,7 @@ def by_note(rows: list[Row]) -> dict[str, list[Row]]:
 
 
 def v_note(chars: int) -> Callable[[list[Row], dict[str, str | None]], list[tuple[str, int, str]]]:
-    def build(rows: list[Row], titles: dict[str, str | None]) -> list[tuple[str, int, str]]:
+    def build(rows: list[Row], titles: dict[str, str | None], state: Path | None = None) -> list[tuple[str, int, str]]:
         out = []
         for path, rs in by_note(rows).items():
             text = P.build_passage(titles.get(path), [r[2] for r in rs], [r[3] for r in rs])[:chars]
@@ -92,7 +94,7 @@ def v_sections(chars: int, max_per_note: int, budget: int, with_note: int = 0) -
     at most `max_per_note` passages and `budget` characters per note; optionally the
     note passage (`with_note` chars) too."""
 
-    def build(rows: list[Row], titles: dict[str, str | None]) -> list[tuple[str, int, str]]:
+    def build(rows: list[Row], titles: dict[str, str | None], state: Path | None = None) -> list[tuple[str, int, str]]:
         out = []
         for path, rs in by_note(rows).items():
             title = titles.get(path) or Path(path).stem
@@ -122,7 +124,7 @@ def v_sections(chars: int, max_per_note: int, budget: int, with_note: int = 0) -
 def v_prod(max_sections: int, note_chars: int | None = None) -> Callable[..., list[tuple[str, int, str]]]:
     """What the product embeds (passages.passages_from_chunks), with other caps."""
 
-    def build(rows: list[Row], titles: dict[str, str | None]) -> list[tuple[str, int, str]]:
+    def build(rows: list[Row], titles: dict[str, str | None], state: Path | None = None) -> list[tuple[str, int, str]]:
         saved = P.NOTE_CHARS
         if note_chars is not None:
             P.NOTE_CHARS = note_chars
@@ -205,6 +207,52 @@ FUSIONS: dict[str, dict[str, Any]] = {
     "rrf30-sw1.5": {"rrf_k": 30, "semantic_weight": 1.5},
     "rrf10": {"rrf_k": 10},
 }
+from query_scaffolding import model_text  # noqa: E402  (the rejected query cleanup)
+
+# Query-side variants: what the model sees (the lexical list always gets the raw query).
+QUERY_FORMS: dict[str, Callable[[str], str]] = {"raw": lambda q: q, "clean": model_text}
+# Adaptive fusions: name=(overlap threshold, semantic weight and lexical-top bonus when
+# the query does not name the lexical first note).
+ADAPTIVE: dict[str, tuple[float, float, float, float, float]] = {
+    # name: (name share ≥, query share ≥, or the larger of both ≥) → the query names the
+    # lexical first note; otherwise this semantic weight and lexical-top bonus
+    "max67-w1.5": (9, 9, 0.67, 1.5, 0.0),
+    "max50-w1.5": (9, 9, 0.5, 1.5, 0.0),
+    "n50q50-w1.5": (0.5, 0.5, 9, 1.5, 0.0),
+    "n67q34-w1.5": (0.67, 0.34, 9, 1.5, 0.0),
+    "n50q50-w1": (0.5, 0.5, 9, 1.0, 0.0),
+    "n50q50-w1.5-b.005": (0.5, 0.5, 9, 1.5, 0.005),
+    "n50q50-w1.5-b.01": (0.5, 0.5, 9, 1.5, 0.01),
+    "n50q50-w2-b.01": (0.5, 0.5, 9, 2.0, 0.01),
+    "nobonus": (9, 9, 9, 1.0, 0.0),
+}
+SETS = {"dev": "ops/bench/paraphrase-dev.json", "holdout": "ops/bench/paraphrase-holdout.json"}
+
+
+Lex = tuple[list[tuple[str, int, float]], tuple[float, float]]  # note-grouped lexical hits, name overlap of the first
+
+
+def fused(name: str, lex: Lex, sem: list[tuple[str, int, float]]) -> list[tuple[str, int, float]]:
+    hits, overlap = lex
+    if name in ADAPTIVE:
+        n_min, q_min, either_min, weight, bonus = ADAPTIVE[name]
+        names = (overlap[0] >= n_min and overlap[1] >= q_min) or max(overlap) >= either_min
+        return fuse_adaptive(hits, sem, 50, names, described_semantic_weight=weight, described_bonus=bonus)
+    return fuse(hits, sem, 50, **FUSIONS[name])
+
+
+def lexical(reader: SnapshotReader, query: str) -> Lex:
+    """The engine's note-grouped top 50 and the name overlap of its first hit (what
+    search.ranked_hits computes)."""
+    terms = query_terms(query)
+    details: dict[tuple[str, int], bytes] = {}
+    with reader.acquire() as view:
+        hits = lexical_hits(reader, view, terms, 50, "note", details) if terms else []
+    if not hits:
+        return hits, (0.0, 0.0)
+    top = details.get((hits[0][0], hits[0][1]))
+    title = decode_detail(top)[0] if top is not None else None
+    return hits, name_overlap(terms, title, hits[0][0])
 
 
 def rank_of(hits: list[tuple[str, int, float]], targets: list[str]) -> int:
@@ -217,28 +265,42 @@ def recall(ranks: list[int]) -> dict[str, float]:
     return {f"r@{c}": round(float((arr < c).mean()), 3) for c in CUTS} | {"n": len(ranks)}
 
 
+def load_sets(names: list[str]) -> list[dict[str, Any]]:
+    out = []
+    for name in names:
+        for s in json.loads((REPO / SETS[name]).read_text())["sets"]:
+            out.append({**s, "name": name})
+    dev = json.loads((SHARED / "bench/retrieval-dev.json").read_text())
+    keyword = [{**q, "lang": "keyword"} for q in dev["queries"] if q["kind"] == "keyword"]
+    out.append({"vault": "shared:obsidian-tasks-docs", "queries": keyword, "name": "dev-keyword"})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench-granularity"))
-    ap.add_argument("--variants", default=",".join(VARIANTS))
-    ap.add_argument("--fusions", default=",".join(FUSIONS))
-    ap.add_argument("--titles", action="store_true", help="also title-as-query recall@1 (slow on eips)")
+    ap.add_argument("--variants", default="prod-s0")
+    ap.add_argument("--fusions", default="rrf60", help=f"{','.join(FUSIONS)},{','.join(ADAPTIVE)}")
+    ap.add_argument("--queries", default="raw", help=f"query forms for the model: {','.join(QUERY_FORMS)}")
+    ap.add_argument("--sets", default="dev,holdout")
+    ap.add_argument("--titles", action="store_true", help="also title-as-query recall@1 over every note (slow on eips)")
+    ap.add_argument("--dump", type=Path, help="per-question ranks (JSON) for error analysis")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     emb = Embeds(args.work / "cache.pkl")
-    sets = json.loads((REPO / "ops/bench/paraphrase-dev.json").read_text())["sets"]
-    dev = json.loads((SHARED / "bench/retrieval-dev.json").read_text())
-    keyword = [q for q in dev["queries"] if q["kind"] == "keyword"]
-    sets.append({"vault": "shared:obsidian-tasks-docs", "queries": [{**q, "lang": "keyword"} for q in keyword], "name": "dev-keyword"})
-    variants = args.variants.split(",")
-    fusions = args.fusions.split(",")
+    sets = load_sets(args.sets.split(","))
+    variants, fusions, qforms = args.variants.split(","), args.fusions.split(","), args.queries.split(",")
+    combos = [(v, f, qf) for v in variants for f in fusions for qf in qforms]
     ranks: dict[str, list[int]] = {}
     title_ranks: dict[str, list[int]] = {}
+    dump: list[dict[str, Any]] = []
 
     def add(key: str, r: int) -> None:
         ranks.setdefault(key, []).append(r)
 
     readers: dict[str, tuple[SnapshotReader, list[Row], dict[str, str | None]]] = {}
+    mats: dict[tuple[str, str], tuple[list[tuple[str, int, str]], np.ndarray]] = {}
+    titled: set[str] = set()
     for s in sets:
         spec = s["vault"]
         if spec not in readers:
@@ -249,41 +311,53 @@ def main() -> None:
             reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
             rows, titles = chunk_rows(state)
             readers[spec] = (reader, rows, titles)
-        reader, rows, titles = readers[spec]
-        name = s.get("name", "paraphrase")
-        mats = {}
-        for v in variants:
-            plist = VARIANTS[v](rows, titles)
-            mats[v] = (plist, emb.passages([t for _, _, t in plist]))
-            emb.save()
-            print(f"{spec} {v}: {len(plist)} passages, {sum(len(t) for *_, t in plist)} chars", file=sys.stderr)
-        for q in s["queries"]:
-            lex = [(r.path, r.start_line, r.score) for r in search(reader, q["q"], 50, mode="lexical", group="note").data.results]
-            add(f"{name}|lexical", rank_of(lex, q["targets"]))
-            qv = emb.query(q["q"])
             for v in variants:
-                sem = semantic_notes(qv, *mats[v])
-                add(f"{name}|semantic|{v}", rank_of(sem, q["targets"]))
-                for f in fusions:
-                    add(f"{name}|hybrid|{v}|{f}", rank_of(fuse(lex, sem, 50, **FUSIONS[f]), q["targets"]))
-                    if name == "paraphrase":
-                        add(f"para-{q['lang'] if q['lang'] == 'en' else 'cjk'}|hybrid|{v}|{f}", rank_of(fuse(lex, sem, 50, **FUSIONS[f]), q["targets"]))
+                plist = VARIANTS[v](rows, titles, state)
+                mats[(spec, v)] = (plist, emb.passages([t for _, _, t in plist]))
+                emb.save()
+                print(f"{spec} {v}: {len(plist)} passages, {sum(len(t) for *_, t in plist)} chars", file=sys.stderr)
+        reader, rows, titles = readers[spec]
+        name = s["name"]
+        for q in s["queries"]:
+            lex = lexical(reader, q["q"])
+            lr = rank_of(lex[0], q["targets"])
+            add(f"{name}|lexical", lr)
+            row: dict[str, Any] = {"set": name, "q": q["q"], "lang": q["lang"], "lexical": lr, "overlap": [round(x, 2) for x in lex[1]]}
+            for qf in qforms:
+                qv = emb.query(QUERY_FORMS[qf](q["q"]))
+                for v in variants:
+                    sem = semantic_notes(qv, *mats[(spec, v)])
+                    add(f"{name}|semantic|{v}|{qf}", rank_of(sem, q["targets"]))
+                    row[f"sem|{v}|{qf}"] = rank_of(sem, q["targets"])
+                    for f in fusions:
+                        r = rank_of(fused(f, lex, sem), q["targets"])
+                        row[f"hyb|{v}|{f}|{qf}"] = r
+                        add(f"{name}|hybrid|{v}|{f}|{qf}", r)
+                        if name != "dev-keyword":
+                            lang = "en" if q["lang"] == "en" else "cjk"
+                            add(f"{name}-{lang}|hybrid|{v}|{f}|{qf}", r)
+            dump.append(row)
         emb.save()
-        if args.titles and name == "paraphrase":
+        if args.titles and spec not in titled and spec.startswith("shared:"):
+            titled.add(spec)
             for path, title in sorted(titles.items()):
                 t = title or Path(path).stem
-                lex = [(r.path, r.start_line, r.score) for r in search(reader, t, 50, mode="lexical", group="note").data.results]
-                qv = emb.query(t)
-                title_ranks.setdefault("lexical", []).append(rank_of(lex, [path]))
-                for v in variants:
-                    sem = semantic_notes(qv, *mats[v])
-                    for f in fusions:
-                        title_ranks.setdefault(f"{v}|{f}", []).append(rank_of(fuse(lex, sem, 50, **FUSIONS[f]), [path]))
+                lex = lexical(reader, t)
+                title_ranks.setdefault("lexical", []).append(rank_of(lex[0], [path]))
+                for qf in qforms:
+                    qv = emb.query(QUERY_FORMS[qf](t))
+                    for v in variants:
+                        sem = semantic_notes(qv, *mats[(spec, v)])
+                        for f in fusions:
+                            title_ranks.setdefault(f"{v}|{f}|{qf}", []).append(rank_of(fused(f, lex, sem), [path]))
             emb.save()
     out = {k: recall(v) for k, v in sorted(ranks.items())}
     out |= {f"titles|{k}": recall(v)["r@1"] for k, v in sorted(title_ranks.items())}
+    out["combos"] = [list(c) for c in combos]
     for r, _, _ in readers.values():
         r.close()
+    if args.dump:
+        args.dump.write_text(json.dumps(dump, ensure_ascii=False, indent=0))
     print(json.dumps(out, indent=0))
 
 

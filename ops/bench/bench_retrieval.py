@@ -8,7 +8,11 @@ Sets measured (each vault is indexed once into --work, outside the vault):
   stem as SPEC) as the query, recall@1 of the note itself;
 - cjk: the synthetic CJK set of fixtures/search_cjk (long natural-language questions,
   short keyword queries, titles);
-- find: the note named by vault_find's first suggested vault_read, per set (dev, cjk).
+- find: the note named by vault_find's first suggested vault_read, per set (dev, cjk);
+- --paraphrase: ops/bench/paraphrase-dev.json and paraphrase-holdout.json (their vaults
+  embedded for real with --embed): default-mode search recall and vault_find's first read;
+  --plain-fusion answers with the previous fusion (RRF + lexical-top bonus for every
+  query) for a side-by-side comparison.
 Recall counts distinct notes in rank order (chunk hits collapse to their note). Prints
 JSON. Not part of CI; quality numbers are deterministic (no timing).
 """
@@ -55,12 +59,15 @@ def _embed(settings: Settings, timeout_s: float = 1800.0) -> None:
             time.sleep(0.2)  # a benchmark, not a test: poll the committed manifest
 
 
+REUSE = False  # --reuse: keep the state dirs of an earlier run with the same code
 EMBED = False  # --embed: hybrid/semantic modes get real embeddings (the writer's embedder)
 
 
 def _reader(vault: Path, work: Path, name: str) -> tuple[SnapshotReader, Settings]:
     state = work / name
     settings = Settings(vault=vault, index_dir=state)
+    if REUSE and (state / "CURRENT").exists():  # --reuse: an index (and embeddings) of an earlier run
+        return SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh"), settings
     if state.exists():
         shutil.rmtree(state)
     build_index(settings, full=True)
@@ -121,13 +128,51 @@ def run_set(reader: SnapshotReader, queries: list[dict[str, Any]], modes: list[s
     return out
 
 
+def paraphrase_report(work: Path, embed: bool) -> dict[str, Any]:
+    global EMBED
+    EMBED = embed
+    work.mkdir(parents=True, exist_ok=True)
+    readers: dict[str, tuple[SnapshotReader, Settings]] = {}
+    report: dict[str, Any] = {}
+    for name in ("dev", "holdout"):
+        pairs_search: list[tuple[list[str], list[str]]] = []
+        pairs_find: list[tuple[list[str], list[str]]] = []
+        for s in json.loads((REPO / f"ops/bench/paraphrase-{name}.json").read_text())["sets"]:
+            kind, rel = s["vault"].split(":", 1)
+            if s["vault"] not in readers:
+                vault = SHARED / "corpora" / rel / "vault" if kind == "shared" else REPO / rel
+                readers[s["vault"]] = _reader(vault, work, rel.replace("/", "_"))
+            reader, settings = readers[s["vault"]]
+            cache: dict[Any, Any] = {}
+            for q in s["queries"]:
+                pairs_search.append((q["targets"], ranked_notes(reader, q["q"], None, cache)))
+                first = _find_first_read(reader, settings, q["q"], cache)
+                pairs_find.append((q["targets"], [first] if first else []))
+        report[name] = {"search_default": _recall(pairs_search), "find_first_read": _recall(pairs_find)}
+    for r, _ in readers.values():
+        r.close()
+    return report
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", default="/tmp/bench-retrieval")
     ap.add_argument("--modes", default="lexical")
     ap.add_argument("--skip-titles", action="store_true")
     ap.add_argument("--embed", action="store_true", help="embed every note first (hybrid, semantic modes)")
+    ap.add_argument("--paraphrase", action="store_true", help="only our paraphrase sets: search and vault_find")
+    ap.add_argument("--reuse", action="store_true", help="reuse the state dirs in --work")
+    ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
     args = ap.parse_args()
+    global REUSE
+    REUSE = args.reuse
+    if args.plain_fusion:
+        from vault_agent.semantic import fuse as plain
+
+        search_mod.fuse = lambda lexical, semantic, k, *_: plain(lexical, semantic, k)  # type: ignore[assignment]
+    if args.paraphrase:
+        print(json.dumps(paraphrase_report(Path(args.work), args.embed), indent=1, ensure_ascii=False))
+        return
     global EMBED
     EMBED = args.embed
     work = Path(args.work)

@@ -3,6 +3,7 @@
     .venv/bin/python ops/bench/bench_semantic.py quality            # dev set + CJK set
     .venv/bin/python ops/bench/bench_semantic.py throughput --notes 10000 --work /tmp/bench-sem [--threads 2]
     .venv/bin/python ops/bench/bench_semantic.py latency --notes 100000 --runs 3
+    .venv/bin/python ops/bench/bench_semantic.py serve-watch --vault /work/bench-data/v10k --work /work/bench-data/state-x [--threads 2]
 
 quality: indexes shared/corpora/obsidian-tasks-docs (retrieval-dev.json) and
 fixtures/semantic (fixtures/semantic-queries.json) in a temporary state dir, lets a real
@@ -12,7 +13,11 @@ both). throughput: a generated vault (ops/gen_vault.py, seed 1), lexical index f
 the writer's background embedder timed from its start to full coverage (wall and CPU).
 latency: query-embedding time and top-k (sketch + exact rescoring, vectors.py) over N
 vectors (random unit vectors: the cost does not depend on the content), median of --runs runs of 200 queries each, and
-the matrix's memory. Prints JSON with `uptime` load. Not part of CI.
+the matrix's memory. serve-watch: the product end to end: `cp -a` of --vault into --work,
+a fresh state dir, `vault-agent serve --watch` started on it; the manifest is polled (what
+`status --verbose` reports as embeddedShare) and the serve process's CPU (utime + stime
+from /proc, all its threads) is read at the lexical commit (every note indexed) and when
+embeddedShare reaches 1.0. Prints JSON with `uptime` load. Not part of CI.
 """
 
 from __future__ import annotations
@@ -194,9 +199,73 @@ def latency(notes: int, runs: int) -> dict[str, Any]:
     }
 
 
+def _proc_cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def serve_watch(vault: Path, work: Path, timeout_s: float = 7200) -> dict[str, Any]:
+    """Embeddings in the background of `serve --watch`: lexical commit → embeddedShare 1.0."""
+    import re
+
+    copy, state = work / "vault", work / "state"
+    for d in (copy, state):
+        if d.exists():
+            shutil.rmtree(d)
+    work.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cp", "-a", str(vault), str(copy)], check=True)  # never hard links
+    on_disk = sum(1 for _ in copy.rglob("*.md"))
+    env = {**os.environ, "VAULT_AGENT_INDEX_DIR": str(state), "VAULT_AGENT_TOKEN": "bench-serve-watch"}
+    cmd = [str(REPO / ".venv/bin/vault-agent"), "serve", "--watch", "--vault", str(copy), "--port", "0"]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out: dict[str, Any] = {"notes_on_disk": on_disk, "embed_threads": embed_threads()}
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert re.search(r"http://[\d.]+:\d+", line), line
+        out["listening_s"] = round(time.perf_counter() - t0, 1)
+        t_lex = c_lex = None
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError("serve exited")
+            m = read_current_manifest(state)
+            now = time.perf_counter()
+            if m is not None and t_lex is None and m.note_count >= on_disk:
+                t_lex, c_lex = now, _proc_cpu_s(proc.pid)
+                out["lexical_commit_s"] = round(t_lex - t0, 1)
+                out["cpu_to_lexical_s"] = round(c_lex, 1)
+            if t_lex is not None and m is not None:
+                st = semantic_state(m, load_model=False)
+                if st.share >= 1.0:
+                    assert c_lex is not None
+                    out["embed_wall_s"] = round(now - t_lex, 1)
+                    out["embed_cpu_s"] = round(_proc_cpu_s(proc.pid) - c_lex, 1)
+                    out["embedded_notes"] = st.embedded_notes
+                    break
+            if now - t0 > timeout_s:
+                raise TimeoutError("embeddings did not catch up")
+            time.sleep(0.5)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    verbose = subprocess.run(
+        [str(REPO / ".venv/bin/vault-agent"), "status", "--verbose", "--json", "--vault", str(copy)],
+        env=env, capture_output=True, text=True,
+    )
+    try:
+        out["status_embedded_share"] = json.loads(verbose.stdout)["data"]["details"]["embeddedShare"]
+    except (ValueError, KeyError, TypeError):
+        out["status_embedded_share"] = None
+    out["ms_cpu_per_note"] = round(out["embed_cpu_s"] / max(out["embedded_notes"], 1) * 1000, 1)
+    shutil.rmtree(copy)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["quality", "throughput", "latency"])
+    ap.add_argument("what", choices=["quality", "throughput", "latency", "serve-watch"])
+    ap.add_argument("--vault", type=Path, default=Path("/work/bench-data/v10k"))
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0, help="embedder threads (default: the product's)")
@@ -210,6 +279,8 @@ def main() -> None:
     elif args.what == "throughput":
         args.work.mkdir(parents=True, exist_ok=True)
         out = throughput(args.notes, args.work)
+    elif args.what == "serve-watch":
+        out = serve_watch(args.vault, args.work)
     else:
         out = latency(args.notes, args.runs)
     out["load_before"], out["load_after"] = load_before, load()

@@ -10,6 +10,8 @@
     .venv/bin/python ops/bench/bench_semantic_scale.py latency --state $S --vault V --runs 3
     # 4. peak RSS of `vault-agent serve` after hybrid searches over HTTP:
     .venv/bin/python ops/bench/bench_semantic_scale.py serve-rss --state $S --vault V
+    # 5. what HTTP adds to search (same queries, same state, alternated, paired medians):
+    .venv/bin/python ops/bench/bench_semantic_scale.py http-overhead --state $S --vault V --runs 3
     # sketch recall: how often sketch+rescore returns the exact top-k, on REAL vectors
     # (an embedded state dir, or bench_granularity.py's vector cache file):
     .venv/bin/python ops/bench/bench_semantic_scale.py sketch-recall --state /tmp/bench-granularity/cache.pkl
@@ -115,17 +117,20 @@ def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
     first_load_s = time.perf_counter() - t0
     out: dict[str, Any] = {"first_load_s": round(first_load_s, 2)}
     for mode in ("lexical", "semantic", "hybrid"):
-        medians, p99s = [], []
+        medians, p99s, cpus = [], [], []
         for _ in range(runs):
-            times = []
+            times, cpu = [], []
             for q in QUERIES * 4:
-                s = time.perf_counter()
+                s, c = time.perf_counter(), time.process_time()
                 search(reader, q, 10, mode=mode)
                 times.append((time.perf_counter() - s) * 1000)
+                cpu.append((time.process_time() - c) * 1000)  # all threads of this process
             times.sort()
             medians.append(statistics.median(times))
+            cpus.append(statistics.median(cpu))
             p99s.append(times[int(0.99 * (len(times) - 1))])
         out[mode] = {"p50_ms": round(statistics.median(medians), 1), "p99_ms": round(statistics.median(p99s), 1),
+                     "cpu_p50_ms": round(statistics.median(cpus), 1),
                      "runs_p50": [round(x, 1) for x in medians]}
     qe = []
     for q in QUERIES * 3:
@@ -175,6 +180,66 @@ def serve_rss(state: Path, vault: Path) -> dict[str, Any]:
         proc.wait(timeout=60)
 
 
+def http_overhead(state: Path, vault: Path, runs: int) -> dict[str, Any]:
+    """What HTTP adds to `search`: the same query, same state, in this process and through
+    `vault-agent serve` (loopback, one keep-alive connection), alternated so both see the same
+    load; the median of the paired differences per mode."""
+    from vault_agent.query.search import search
+    from vault_agent.query.snapshot import SnapshotReader
+
+    token = "bench-http-overhead"
+    env = {**os.environ, "VAULT_AGENT_INDEX_DIR": str(state), "VAULT_AGENT_TOKEN": token}
+    cmd = [str(REPO / ".venv/bin/vault-agent"), "serve", "--vault", str(vault), "--port", "0"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    settings = Settings(vault=vault, index_dir=state)
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
+    try:
+        assert proc.stdout is not None
+        match = re.search(r"http://[\d.]+:\d+", proc.stdout.readline())
+        assert match
+        url = match.group(0)
+
+        import http.client
+
+        host, port = url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=600)  # keep-alive, as an agent's client
+
+        def over_http(q: str, mode: str) -> tuple[float, dict[str, Any]]:
+            path = f"/search?{urllib.parse.urlencode({'q': q, 'limit': 10, 'mode': mode})}"
+            s = time.perf_counter()
+            conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+            body = json.loads(conn.getresponse().read())
+            return (time.perf_counter() - s) * 1000, body
+
+        def in_process(q: str, mode: str) -> tuple[float, Any]:
+            s = time.perf_counter()
+            res = search(reader, q, 10, mode=mode)
+            return (time.perf_counter() - s) * 1000, res
+
+        for q in QUERIES:  # warm both sides: engine handles, vectors, model
+            over_http(q, "hybrid")
+            in_process(q, "hybrid")
+        out: dict[str, Any] = {}
+        for mode in ("lexical", "hybrid"):
+            diffs, https, locs, same = [], [], [], 0
+            for _ in range(runs):
+                for q in QUERIES:
+                    h, body = over_http(q, mode)
+                    t, res = in_process(q, mode)
+                    same += [r["path"] for r in body["data"]["results"]] == [r.path for r in res.data.results]
+                    diffs.append(h - t)
+                    https.append(h)
+                    locs.append(t)
+            out[mode] = {"http_p50_ms": round(statistics.median(https), 1), "in_process_p50_ms": round(statistics.median(locs), 1),
+                         "paired_diff_p50_ms": round(statistics.median(diffs), 1), "pairs": len(diffs),
+                         "same_results": same}
+        return out
+    finally:
+        reader.close()
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
 def sketch_recall(state: Path, k: int = 50) -> dict[str, Any]:
     """Exact top-k vs sketch + rescore over all vectors of a state, queries = its own
     passages' neighbours are too easy, so real questions: ops/bench/paraphrase-dev.json."""
@@ -217,7 +282,7 @@ def sketch_recall(state: Path, k: int = 50) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fake-embed", "latency", "serve-rss", "sketch-recall"])
+    ap.add_argument("what", choices=["fake-embed", "latency", "serve-rss", "sketch-recall", "http-overhead"])
     ap.add_argument("--state", type=Path, required=True)
     ap.add_argument("--vault", type=Path, default=Path("/work/bench-data/v100k"))
     ap.add_argument("--runs", type=int, default=3)
@@ -227,6 +292,8 @@ def main() -> None:
         out = fake_embed(args.state, args.vault)
     elif args.what == "latency":
         out = latency(args.state, args.vault, args.runs)
+    elif args.what == "http-overhead":
+        out = http_overhead(args.state, args.vault, args.runs)
     elif args.what == "serve-rss":
         out = serve_rss(args.state, args.vault)
     else:

@@ -3,7 +3,10 @@
 Stage 1 (loose match) takes the ranked chunks of the pinned snapshot (search.ranked_hits:
 the fielded engine, or hybrid once embeddings exist) down to STAGE1_DEPTH, keeps those in
 scope whose weighted token coverage is at least LOOSE_MIN_OVERLAP (else the best few with
-WEAK_MIN_OVERLAP), and keeps their rank.
+WEAK_MIN_OVERLAP), and keeps their rank. In hybrid answers the ranking's first chunk in
+scope is a candidate whatever its coverage: a paraphrase shares few words with the note
+that answers it, and the fused ranking's first hit is that note more often than the first
+well-covered chunk (bench_retrieval.py --paraphrase: docs/retrieval.md).
 Coverage = the share of the query's token weight found in the chunk's text, its heading
 path and its note's name (title, aliases, file name, folder), with the engine's token
 analysis (stemmed; CJK function bigrams and tokens common in the index weigh
@@ -62,7 +65,7 @@ def ranked_candidates(
     """(Stage 1 candidates in rank order, ranked chunks in scope looked at, token weights)."""
     if not tokens:
         return [], 0, {}
-    hits, _, _ = ranked_hits(reader, view, query, tokens, STAGE1_DEPTH, None, "chunk")
+    hits, answered, _ = ranked_hits(reader, view, query, tokens, STAGE1_DEPTH, None, "chunk")
     if not hits:
         return [], 0, {}
     con: duckdb.DuckDBPyConnection = view.con
@@ -86,6 +89,7 @@ def ranked_candidates(
     token_weight = {t: max((weights.get(s, 1.0) for s in stems[t]), default=0.0) for t in tokens}
     out: list[Ranked] = []
     weak: list[Ranked] = []  # below the loose threshold, kept only when nothing passes it
+    lead: list[Ranked] = []  # hybrid: the ranking's first chunk in scope, whatever its overlap
     seen = 0
     for rank, (path, ordinal, _) in enumerate(hits):
         if path not in notes:
@@ -104,6 +108,8 @@ def ranked_candidates(
         cand = Ranked(path, ordinal, int(start), int(end), rank, overlap, covered)
         if overlap >= LOOSE_MIN_OVERLAP:
             out.append(cand)
+        elif answered == "hybrid" and seen == 1:
+            lead.append(cand)
         elif overlap >= WEAK_MIN_OVERLAP and len(weak) < WEAK_KEPT:
             weak.append(cand)
-    return (out or weak), seen, token_weight
+    return lead + (out or weak), seen, token_weight

@@ -13,6 +13,7 @@ from typing import Any
 
 from vault_agent.contracts import MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome, WarningItem
 from vault_agent.errors import InvalidLimit, InvalidParameter
+from vault_agent.query.engine_details import engine_details
 from vault_agent.query.models import Camel
 from vault_agent.query.search_engine import open_engine, ranked_chunks, ranked_notes
 from vault_agent.query.search_modes import (
@@ -102,7 +103,10 @@ def make_snippet(text: str, terms: list[str]) -> str:
 
 
 def hit_details(
-    view: Any, hits: list[Hit], known: dict[tuple[str, int], bytes] | None = None
+    view: Any,
+    hits: list[Hit],
+    known: dict[tuple[str, int], bytes] | None = None,
+    index_dir: Path | None = None,
 ) -> list[tuple[Any, ...]]:
     """(title, heading_path, start, end, text) per hit from the pinned snapshot; a note
     without chunks (found by its name) answers its title and lines 1..line_count.
@@ -110,8 +114,13 @@ def hit_details(
     `known`: details the engine returned with its hits (stored in the engine's documents,
     so a lexical search reads no Parquet). The others (semantic hits) are read from the one
     segment holding each note's live rows (`_notes._seg`): its Parquet file is path-sorted,
-    so the scan reads only the hit notes' row groups instead of every segment's."""
-    known = known or {}
+    so the scan reads only the hit notes' row groups instead of every segment's. Given the
+    state's `index_dir`, they come from the snapshot's engine first (engine_details.py)."""
+    known = dict(known or {})
+    unknown = [(p, o) for p, o, _ in hits if (p, o) not in known]
+    if unknown and index_dir is not None and view.manifest.search_index:
+        index, searcher = open_engine(index_dir, view.manifest.search_index)
+        known.update(engine_details(index, searcher, unknown))
     out: list[tuple[Any, ...] | None] = [
         decode_detail(known[(p, o)]) if (p, o) in known else None for p, o, _ in hits
     ]
@@ -200,8 +209,9 @@ def ranked_hits(
         semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]
     if wanted == "semantic":
         return semantic[:limit], "semantic", warnings
-    lexical = lexical_hits(reader, view, terms, pool, group, details) if terms else []
-    return fuse(lexical, semantic, limit), "hybrid", warnings
+    stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
+    lexical = lexical_hits(reader, view, terms, pool, group, stored) if terms else []
+    return fuse(lexical, semantic, limit, terms, stored), "hybrid", warnings
 
 
 def search(
@@ -236,7 +246,7 @@ def search(
         stored: dict[tuple[str, int], bytes] = {}
         hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping, stored)
         warnings += extra
-        details = hit_details(view, hits, stored)
+        details = hit_details(view, hits, stored, Path(reader.settings.index_dir))
         results = [
             SearchResult(
                 path=path,

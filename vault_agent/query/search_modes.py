@@ -13,6 +13,9 @@ from typing import Any, Literal
 
 from vault_agent import semantic
 from vault_agent.contracts import WarningItem
+from vault_agent.search_fields import decode_detail
+from vault_agent.semantic.evidence import names_note
+from vault_agent.semantic.fusion import fuse_adaptive
 
 Mode = Literal["lexical", "semantic", "hybrid"]
 Group = Literal["chunk", "note"]
@@ -43,6 +46,21 @@ def semantic_warnings(reader: Any, snapshot: Any) -> list[WarningItem]:
     return semantic.semantic_warnings(reader, snapshot)
 
 
-def fuse(lexical: list[Hit], semantic_ranked: list[Hit], k: int) -> list[Hit]:
-    """Hybrid ranking: reciprocal rank fusion with the semantic package's margin cut."""
-    return semantic.fuse(lexical, semantic_ranked, k)
+def fuse(
+    lexical: list[Hit],
+    semantic_ranked: list[Hit],
+    k: int,
+    terms: list[str] | None = None,
+    details: dict[tuple[str, int], bytes] | None = None,
+) -> list[Hit]:
+    """Hybrid ranking: reciprocal rank fusion with the semantic package's margin cut,
+    adapted to the lexical evidence (semantic.fusion.fuse_adaptive): when the query's
+    `terms` name the lexical first note (its title from the engine's stored `details`),
+    that note keeps its place; otherwise the model's ranking weighs more. Without terms
+    or details: plain fusion."""
+    if terms is None or details is None or not lexical:
+        return semantic.fuse(lexical, semantic_ranked, k)
+    path, ordinal, _ = lexical[0]
+    blob = details.get((path, ordinal))
+    title = decode_detail(blob)[0] if blob is not None else None
+    return fuse_adaptive(lexical, semantic_ranked, k, names_note(terms, title, path))
