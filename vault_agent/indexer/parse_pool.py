@@ -48,11 +48,11 @@ def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
     if not is_indexable(vault, rel):
         return None
     try:
-        resolved = vault.resolve(rel, match="normalized")
-        if resolved.is_dir or resolved.rel != rel:
+        # One walk of the folders; the stat is the open file's, taken before the read (a
+        # racing write leaves a newer mtime).
+        resolved, st, raw = vault.read_with_stat(rel, match="normalized")
+        if resolved.rel != rel:
             return None
-        st = vault.lstat(resolved)  # stat before read: a racing write leaves a newer mtime
-        raw = vault.read_bytes(resolved)
     except (NotFound, InvalidPath):
         return None  # gone, or a link / folder / special file now: not a note
     except PermissionError:
