@@ -95,50 +95,68 @@ def sort_table(table: pa.Table, name: str, presorted: bool = False) -> pa.Table:
 
     With `presorted` the caller added notes in path order, each note's rows in ordinal order
     (the parser's order); that is checked, and then path tables need no sort and `terms`
-    needs only a stable sort on the term, done on dictionary ranks (3x faster than a
-    three-key string sort).
+    needs only a stable sort on the term (`_finish_terms`).
     """
+    if name == "terms":
+        return _finish_terms(_compact_terms(table), presorted)
     if table.num_rows <= 1:
         return table
     keys = TABLE_SORT[name]
-    if presorted:
-        first, second = (
-            ("path", "chunk_ordinal")
-            if name == "terms"
-            else keys[:2]
-            if len(keys) > 1
-            else (keys[0], keys[0])
-        )
-        if _nondecreasing(table, first, second):
-            return _sort_terms(table) if name == "terms" else table
+    if presorted and _nondecreasing(table, keys[0], keys[1] if len(keys) > 1 else keys[0]):
+        return table
     return table.sort_by([(k, "ascending") for k in keys])
 
 
-def _sort_terms(table: pa.Table) -> pa.Table:
-    """`terms` rows (in path, chunk order) stably sorted on the term, through dictionary codes.
+_CODED = ("term", "path")  # the `terms` columns held as dictionary codes until the sort
 
-    A plain `table.take` gathers ~440 rows per note of two string columns at random: 0.12
-    CPU-s per 1,000 notes. Gathering int32 codes and decoding them from the (small,
-    cache-resident) dictionaries gives the same table at a quarter of that; numpy's stable
-    argsort of the ranks is twice as fast as Arrow's `sort_indices` and gives the same order.
+
+def _compact_terms(table: pa.Table) -> pa.Table:
+    """`terms` rows with `term` and `path` as dictionary codes: a segment's ~440 rows per
+    note are held until its sort in ~10 bytes each instead of ~60 (the path repeats on
+    every row of its note); `_finish_terms` decodes them."""
+    columns = [
+        pc.dictionary_encode(table.column(f.name)) if f.name in _CODED else table.column(f.name)
+        for f in table.schema
+    ]
+    return pa.Table.from_arrays(columns, names=table.schema.names)
+
+
+def _finish_terms(table: pa.Table, presorted: bool) -> pa.Table:
+    """Held (compact) `terms` rows → plain rows in the contract order.
+
+    Presorted (path, chunk order, checked), a stable sort on the term's rank in its
+    dictionary does it: numpy's stable argsort of the int ranks, then gathering int32
+    codes and decoding them from the (small, cache-resident) dictionaries. Gathering the
+    string columns themselves at random cost 4x more (0.12 CPU-s per 1,000 notes).
     """
-    terms = pc.dictionary_encode(table.column("term")).combine_chunks()
-    paths = pc.dictionary_encode(table.column("path")).combine_chunks()
-    ranks = pc.take(pc.rank(terms.dictionary, sort_keys="ascending", tiebreaker="first"), terms.indices)
-    order = pa.array(np.argsort(ranks.to_numpy(), kind="stable"))
+    schema = TABLES["terms"]
+    if table.num_rows == 0:
+        return schema.empty_table()
+    table = table.unify_dictionaries().combine_chunks()
+    columns = {name: table.column(name).chunk(0) for name in table.schema.names}
+    order = None
+    if presorted:
+        path_ranks = _ranks(columns["path"])
+        ordinals = columns["chunk_ordinal"]
+        if _nondecreasing(pa.table({"p": path_ranks, "o": ordinals}), "p", "o"):
+            order = pa.array(np.argsort(_ranks(columns["term"]).to_numpy(), kind="stable"))
+    plain = []
+    for f in schema:
+        col = columns[f.name]
+        if order is not None:
+            col = (
+                pa.DictionaryArray.from_arrays(pc.take(col.indices, order), col.dictionary)
+                if f.name in _CODED
+                else pc.take(col, order)
+            )
+        plain.append(col.cast(f.type))
+    out = pa.Table.from_arrays(plain, schema=schema)
+    return out if order is not None else out.sort_by([(k, "ascending") for k in TABLE_SORT["terms"]])
 
-    def decoded(codes: pa.DictionaryArray) -> pa.Array:
-        return pa.DictionaryArray.from_arrays(pc.take(codes.indices, order), codes.dictionary).cast(
-            pa.string()
-        )
 
-    columns = {
-        "term": decoded(terms),
-        "path": decoded(paths),
-        "chunk_ordinal": pc.take(table.column("chunk_ordinal"), order),
-        "tf": pc.take(table.column("tf"), order),
-    }
-    return pa.Table.from_arrays([columns[f.name] for f in table.schema], schema=table.schema)
+def _ranks(codes: pa.DictionaryArray) -> pa.Array:
+    """Each row's rank of its value in the (duplicate-free) dictionary: the string order."""
+    return pc.take(pc.rank(codes.dictionary, sort_keys="ascending", tiebreaker="first"), codes.indices)
 
 
 # Search reads a hit's chunk text by row group (query/postings.chunk_rows): at 8192 rows a
@@ -162,6 +180,8 @@ class SegmentWriter:
         for name in TABLES:
             tbl = tables[name]
             if tbl.num_rows:
+                if name == "terms":
+                    tbl = _compact_terms(tbl)
                 self._parts[name].append(tbl)
                 self.nbytes += tbl.nbytes
         self.note_count += tables["notes"].num_rows
@@ -181,7 +201,10 @@ class SegmentWriter:
                 parts = self._parts[name]
                 table = pa.concat_tables(parts) if parts else schema.empty_table()
                 self._parts[name] = []  # free the batches before the sort copies them
-                table = sort_table(table, name, self.presorted)
+                if name == "terms":
+                    table = _finish_terms(table, self.presorted)  # held compact (add)
+                else:
+                    table = sort_table(table, name, self.presorted)
                 fname = segment_file_name(self.segment_id, name)
                 tmp = tmp_dir / fname
                 self._tmp_files.append(tmp)
