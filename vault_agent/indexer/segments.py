@@ -122,12 +122,13 @@ def _compact_terms(table: pa.Table) -> pa.Table:
 
 
 def _finish_terms(table: pa.Table, presorted: bool) -> pa.Table:
-    """Held (compact) `terms` rows → plain rows in the contract order.
+    """Held (compact) `terms` rows in the contract order; `_write_table` decodes them.
 
     Presorted (path, chunk order, checked), a stable sort on the term's rank in its
-    dictionary does it: numpy's stable argsort of the int ranks, then gathering int32
-    codes and decoding them from the (small, cache-resident) dictionaries. Gathering the
-    string columns themselves at random cost 4x more (0.12 CPU-s per 1,000 notes).
+    dictionary does it: numpy's stable argsort of the int ranks, then gathering the int32
+    codes (decoded from the small, cache-resident dictionaries as they are written).
+    Gathering the string columns themselves at random cost 4x more (0.12 CPU-s per 1,000
+    notes). Otherwise (compaction) the rows are decoded and sorted on all three keys.
     """
     schema = TABLES["terms"]
     if table.num_rows == 0:
@@ -140,18 +141,36 @@ def _finish_terms(table: pa.Table, presorted: bool) -> pa.Table:
         ordinals = columns["chunk_ordinal"]
         if _nondecreasing(pa.table({"p": path_ranks, "o": ordinals}), "p", "o"):
             order = pa.array(np.argsort(_ranks(columns["term"]).to_numpy(), kind="stable"))
-    plain = []
-    for f in schema:
-        col = columns[f.name]
-        if order is not None:
-            col = (
-                pa.DictionaryArray.from_arrays(pc.take(col.indices, order), col.dictionary)
-                if f.name in _CODED
-                else pc.take(col, order)
-            )
-        plain.append(col.cast(f.type))
-    out = pa.Table.from_arrays(plain, schema=schema)
-    return out if order is not None else out.sort_by([(k, "ascending") for k in TABLE_SORT["terms"]])
+    if order is None:
+        return _plain(table, schema).sort_by([(k, "ascending") for k in TABLE_SORT["terms"]])
+    gathered = [
+        pa.DictionaryArray.from_arrays(pc.take(col.indices, order), col.dictionary)
+        if name in _CODED
+        else pc.take(col, order)
+        for name, col in columns.items()
+    ]
+    return pa.Table.from_arrays(gathered, names=list(columns))
+
+
+def _plain(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """The rows with every column in its contract type (dictionary codes decoded)."""
+    return pa.Table.from_arrays([table.column(f.name).cast(f.type) for f in schema], schema=schema)
+
+
+WRITE_SLICE_GROUPS = 16  # row groups decoded and written at a time
+
+
+def _write_table(table: pa.Table, path: Path, schema: pa.Schema, row_group_size: int) -> None:
+    """One table file; a table still holding dictionary codes is decoded slice by slice, so
+    a segment's plain `terms` rows (~130 MB at 5,000 notes) never exist all at once.
+    Slices are whole row groups: the file is the one `pq.write_table` makes."""
+    if not any(pa.types.is_dictionary(f.type) for f in table.schema):
+        pq.write_table(table, path, row_group_size=row_group_size, compression=COMPRESSION)
+        return
+    step = row_group_size * WRITE_SLICE_GROUPS
+    with pq.ParquetWriter(path, schema, compression=COMPRESSION) as writer:
+        for offset in range(0, table.num_rows, step):
+            writer.write_table(_plain(table.slice(offset, step), schema), row_group_size=row_group_size)
 
 
 def _ranks(codes: pa.DictionaryArray) -> pa.Array:
@@ -209,7 +228,7 @@ class SegmentWriter:
                 tmp = tmp_dir / fname
                 self._tmp_files.append(tmp)
                 size = CHUNKS_ROW_GROUP_SIZE if name == "chunks" else ROW_GROUP_SIZE
-                pq.write_table(table, tmp, row_group_size=size, compression=COMPRESSION)
+                _write_table(table, tmp, schema, size)
                 del table
                 fd = os.open(tmp, os.O_RDONLY)
                 try:
