@@ -36,17 +36,23 @@ COMPRESSION = "zstd"
 def _terms_table(notes: list[ParsedNote], schema: pa.Schema) -> pa.Table:
     """The terms rows straight from each note's columns (no per-row Python objects)."""
     terms: list[str] = []
-    paths: list[str] = []
+    counts: list[int] = []
     ordinals: list[int] = []
     tfs: list[int] = []
     for note in notes:
         t, o, f = note.term_columns
         terms.extend(t)
-        paths.extend([note.note["path"]] * len(t))
+        counts.append(len(t))
         ordinals.extend(o)
         tfs.extend(f)
-    cols = {"term": terms, "path": paths, "chunk_ordinal": ordinals, "tf": tfs}
-    return pa.Table.from_arrays([pa.array(cols[f.name], f.type) for f in schema], schema=schema)
+    # Each note's path repeated on its ~440 rows: gathered from the batch's paths by index
+    # (no Python string per row).
+    note_paths = pa.array([note.note["path"] for note in notes], pa.string())
+    paths = note_paths.take(pa.array(np.repeat(np.arange(len(notes), dtype=np.int32), counts)))
+    cols = {"term": terms, "chunk_ordinal": ordinals, "tf": tfs}
+    return pa.Table.from_arrays(
+        [paths if f.name == "path" else pa.array(cols[f.name], f.type) for f in schema], schema=schema
+    )
 
 
 def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:
