@@ -104,6 +104,9 @@ class ParsedNote:
     # The terms rows as columns (term, chunk_ordinal, tf), each chunk's terms sorted: a
     # typical note has ~450 of them, and one dict per row cost ~10% of the parse CPU.
     term_columns: tuple[list[str], list[int], list[int]] = field(default_factory=lambda: ([], [], []))
+    # Per chunk, its tokens joined by one space: the search engine's `body` text, made by
+    # the tokenizing the terms already do (indexer/search_docs.py).
+    chunk_tokens: list[str] = field(default_factory=list)
 
     @property
     def terms(self) -> list[dict[str, Any]]:

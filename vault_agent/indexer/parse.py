@@ -151,16 +151,19 @@ def _chunk_rows(
     return rows
 
 
-def _terms(chunks: list[dict[str, Any]]) -> tuple[list[str], list[int], list[int]]:
+def _terms(
+    chunks: list[dict[str, Any]], joined: list[str]
+) -> tuple[list[str], list[int], list[int]]:
     """Per chunk: its distinct tokens sorted, with their counts, as three columns (and the
-    chunk's token_count). Terms are unique within a chunk, so sorting the terms alone gives
-    the (term, tf) order."""
+    chunk's token_count; its tokens joined by one space go to `joined`, the engine's text).
+    Terms are unique within a chunk, so sorting the terms alone gives the (term, tf) order."""
     terms: list[str] = []
     ordinals: list[int] = []
     tfs: list[int] = []
     for chunk in chunks:
         tokens = tokenize(chunk["text"])
         chunk["token_count"] = len(tokens)
+        joined.append(" ".join(tokens))
         counts = Counter(tokens)
         keys = sorted(counts)
         terms.extend(keys)
@@ -254,7 +257,7 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
             spans.append((idx + 1, paths[idx], h.line, max(end, h.line)))
         parsed.links = extract_links(rel, body_lines, first, structure.code_ranges)
     parsed.chunks = _chunk_rows(rel, spans, lines)
-    parsed.term_columns = _terms(parsed.chunks)
+    parsed.term_columns = _terms(parsed.chunks, parsed.chunk_tokens)
     note["heading_count"] = len(parsed.headings)
     note["chunk_count"] = len(parsed.chunks)
     return parsed

@@ -25,6 +25,7 @@ from vault_agent.contracts import ParsedNote
 from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.freshness import vault_for_settings
 from vault_agent.indexer.scan import is_indexable
+from vault_agent.indexer.search_docs import search_tables
 from vault_agent.indexer.search_index import engine_threads_alive
 from vault_agent.indexer.segments import rows_to_tables
 from vault_agent.paths import Vault
@@ -47,11 +48,11 @@ def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
     if not is_indexable(vault, rel):
         return None
     try:
-        resolved = vault.resolve(rel, match="normalized")
-        if resolved.is_dir or resolved.rel != rel:
+        # One walk of the folders; the stat is the open file's, taken before the read (a
+        # racing write leaves a newer mtime).
+        resolved, st, raw = vault.read_with_stat(rel, match="normalized")
+        if resolved.rel != rel:
             return None
-        st = vault.lstat(resolved)  # stat before read: a racing write leaves a newer mtime
-        raw = vault.read_bytes(resolved)
     except (NotFound, InvalidPath):
         return None  # gone, or a link / folder / special file now: not a note
     except PermissionError:
@@ -65,6 +66,11 @@ def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
     return parse_note(rel, raw, st.st_mtime_ns, st.st_size)
 
 
+def batch_tables(parsed: list[ParsedNote]) -> dict[str, pa.Table]:
+    """The segment tables of parsed notes plus their search engine documents (search_docs)."""
+    return {**rows_to_tables(parsed), **search_tables(parsed)}
+
+
 def parse_batch(vault: Vault, rels: list[str]) -> tuple[dict[str, pa.Table], list[str]]:
     """Arrow tables for the notes among `rels` that exist, and the rels that do not."""
     parsed: list[ParsedNote] = []
@@ -75,7 +81,7 @@ def parse_batch(vault: Vault, rels: list[str]) -> tuple[dict[str, pa.Table], lis
             missing.append(rel)
         else:
             parsed.append(note)
-    return rows_to_tables(parsed), missing
+    return batch_tables(parsed), missing
 
 
 def _worker_init(settings: Settings) -> None:
@@ -176,8 +182,8 @@ def _crash_placeholder(vault: Vault, rel: str) -> tuple[dict[str, pa.Table], lis
         st = vault.lstat(resolved)
         raw = vault.read_bytes(resolved)
     except (NotFound, InvalidPath, OSError):
-        return rows_to_tables([]), [rel]
+        return batch_tables([]), [rel]
     note = parse_note(rel, b"", st.st_mtime_ns, st.st_size)
     note.note["sha256"] = hashlib.sha256(raw).hexdigest()
     note.note["flags"] = ["parse_error"]
-    return rows_to_tables([note]), []
+    return batch_tables([note]), []

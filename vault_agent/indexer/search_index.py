@@ -35,17 +35,16 @@ from typing import Any
 import pyarrow as pa
 
 from vault_agent.contracts import fsync_dir
+from vault_agent.indexer.search_docs import DOCS_TABLE, NAMES_TABLE
 from vault_agent.search_fields import (
     DETAIL_FIELD,
     FIELD_BOOSTS,
+    NAME_FIELDS,
     ORDINAL_FIELD,
     PATH_FIELD,
     SEARCH_DIR,
     WORK_DIR,
     build_schema,
-    encode_detail,
-    joined_tokens,
-    name_fields,
     register,
     snapshot_dir_name,
 )
@@ -287,58 +286,43 @@ class SearchIndexWriter:
             for p in paths:
                 w.delete_documents_by_term(PATH_FIELD, p)
 
-    def add_tables(self, tables: dict[str, pa.Table], aliases: dict[str, list[str]] | None = None) -> None:
+    def add_tables(self, tables: dict[str, pa.Table]) -> None:
         """Replace the docs of every note in `tables` (a parse batch) by its chunks."""
         with engine_io(self.work):
-            self._add_tables(tables, aliases)
+            self._add_tables(tables)
 
-    def _add_tables(self, tables: dict[str, pa.Table], aliases: dict[str, list[str]] | None) -> None:
+    def _add_tables(self, tables: dict[str, pa.Table]) -> None:
+        """Feed the batch's prepared documents (indexer/search_docs.py: the worker has
+        analyzed their text already) to the engine; no tokenizing here."""
         import tantivy
 
-        notes = tables["notes"]
-        paths = notes.column("path").to_pylist()
+        paths = tables["notes"].column("path").to_pylist()
         if not paths:
             return
         w = self._w()
         for p in paths:  # deletes first: they apply to docs added before them
             w.delete_documents_by_term(PATH_FIELD, p)
-        alias_col = notes.column("aliases").to_pylist() if "aliases" in notes.column_names else None
+        names_table = tables[NAMES_TABLE]
+        name_cols = [(f, names_table.column(f).to_pylist()) for f in NAME_FIELDS]
         names = {
-            p: name_fields(p, t, (alias_col[i] if alias_col else None) or (aliases or {}).get(p))
-            for i, (p, t) in enumerate(zip(paths, notes.column("title").to_pylist(), strict=True))
+            p: [(f, col[i]) for f, col in name_cols if col[i]]
+            for i, p in enumerate(names_table.column("path").to_pylist())
         }
-        titles = dict(zip(paths, notes.column("title").to_pylist(), strict=True))
-        lines = dict(zip(paths, notes.column("line_count").to_pylist(), strict=True))
-        chunks = tables["chunks"]
-        names_ = ("path", "ordinal", "heading_path", "start_line", "end_line", "text")
-        cols = [chunks.column(c).to_pylist() for c in names_]
-        for path, ordinal, heading_path, start, end, text in zip(*cols, strict=True):
+        docs = tables[DOCS_TABLE]
+        cols = [docs.column(c).to_pylist() for c in ("path", "ordinal", "detail", "headings", "body")]
+        for path, ordinal, detail, headings, body in zip(*cols, strict=True):
             doc = tantivy.Document()
             doc.add_text(PATH_FIELD, path)
-            doc.add_integer(ORDINAL_FIELD, int(ordinal))
-            doc.add_bytes(DETAIL_FIELD, encode_detail(titles[path], heading_path, start, end, text or ""))
-            for field, value in names[path].items():
-                if value:
-                    doc.add_text(field, value)
-            if heading_path:
-                doc.add_text("headings", joined_tokens(" \n ".join(heading_path)))
-            body = joined_tokens(text or "")
+            doc.add_integer(ORDINAL_FIELD, ordinal)
+            doc.add_bytes(DETAIL_FIELD, detail)
+            for field, value in names[path]:
+                doc.add_text(field, value)
+            if headings:
+                doc.add_text("headings", headings)
             if body:
                 doc.add_text("body", body)
             w.add_document(doc)
-            self._added += 1
-        with_chunks = set(cols[0])
-        for path in paths:  # a note without chunks (empty body) is still found by its name
-            if path not in with_chunks:
-                count = int(lines[path] or 0)
-                doc = tantivy.Document()
-                doc.add_text(PATH_FIELD, path)
-                doc.add_integer(ORDINAL_FIELD, 0)
-                doc.add_bytes(DETAIL_FIELD, encode_detail(titles[path], [], min(1, count), count, ""))
-                for field, value in names[path].items():
-                    if value:
-                        doc.add_text(field, value)
-                w.add_document(doc)
+        self._added += len(cols[0])
 
     # ----- commit ----------------------------------------------------------------------
     def freeze(self, snapshot_id: int) -> str:

@@ -134,6 +134,12 @@ class Vault:
         """Raises: InvalidPath, NotFound (see `DescriptorIO.read_bytes`)."""
         return self.io.read_bytes(resolved, max_bytes)
 
+    def read_with_stat(
+        self, rel: str, *, match: Match = "normalized"
+    ) -> tuple[Resolved, os.stat_result, bytes]:
+        """Raises: NotFound, InvalidPath (see `DescriptorIO.read_with_stat`)."""
+        return self.io.read_with_stat(rel, match=match)
+
     def open_parent(self, rel: str, *, create: bool = False) -> tuple[int, str, str]:
         """Raises: InvalidPath, NotFound (see `DescriptorIO.open_parent`)."""
         return self.io.open_parent(rel, create=create)

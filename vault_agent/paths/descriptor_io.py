@@ -246,6 +246,46 @@ class DescriptorIO:
                 )
             return fh.read() if max_bytes is None else fh.read(max_bytes)
 
+    def read_with_stat(
+        self, rel: str, *, match: Match = "normalized"
+    ) -> tuple[Resolved, os.stat_result, bytes]:
+        """Resolve a file and read it in one walk of its folders: (resolved, stat, bytes).
+
+        The same checks as `resolve` then `read_bytes` (no link, no special file, no second
+        hard link), but the folders are opened once, not once per call; the stat is the
+        open file's own (fstat before the read: a racing write leaves a newer mtime).
+
+        Raises:
+            NotFound: nothing (or more than one variant) matches. InvalidPath: a component
+            is a link, or the target is a folder, a link or not a regular file.
+        """
+        parts = rel.split("/")
+        fd, raw = self._walk_dirs(parts[:-1], match, rel)
+        try:
+            name = lookup(fd, parts[-1], match)
+            if name is None:
+                raise _missing(rel)
+            try:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                # Stat first as `resolve` does: a device or FIFO is refused before any open.
+                if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+                    raise InvalidPath(f"'{display(rel)}' is not a regular file with one name")
+                ffd = os.open(name, FILE_READ_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+                    raise InvalidPath(f"'{display(rel)}' is not a regular file") from None
+                if exc.errno == errno.ENOENT:
+                    raise _missing(rel) from None
+                raise
+        finally:
+            os.close(fd)
+        resolved = Resolved("/".join(nfc(p) for p in (*raw, name)), (*raw, name), False)
+        with os.fdopen(ffd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:  # swapped since the stat
+                raise InvalidPath(f"'{display(rel)}' is not a regular file with one name")
+            return resolved, st, fh.read()
+
     def open_parent(self, rel: str, *, create: bool = False) -> tuple[int, str, str]:
         """Open the parent folder of `rel` for a write: (dir fd, raw leaf name, canonical rel).
 
