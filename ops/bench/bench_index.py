@@ -104,7 +104,7 @@ def _manifest_has(idx: Path, rel: str, mtime_ns: int) -> bool:
 
 
 def _save_to_fresh(
-    vault: Path, workdir: Path, edits: int, seed: int = 7, idx: Path | None = None
+    vault: Path, workdir: Path, edits: int, seed: int = 7, idx: Path | None = None, gap_s: float = 0.05
 ) -> dict[str, object]:
     from vault_agent.config import load_settings
     from vault_agent.freshness import compute_freshness, read_current_manifest
@@ -154,7 +154,10 @@ def _save_to_fresh(
                     raise SystemExit("an edit did not reach a fresh snapshot within 30 s")
                 pause.wait(0.002)
             lat.append(time.perf_counter() - t0)
-            pause.wait(0.05)  # let the writer settle (compaction, GC) between edits
+            # Let the writer settle (compaction, GC) between edits. With a short gap the edits
+            # are a sustained stream, so the commit pacing (≤ 1 commit/s on average) sets the
+            # latency; a gap above MIN_COMMIT_GAP_S measures one save's latency.
+            pause.wait(gap_s)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
@@ -180,10 +183,12 @@ def main() -> None:
     ap.add_argument("--vault", type=Path, help="with --skip-full: an indexed vault (a writable copy) instead of --notes")
     ap.add_argument("--index-dir", type=Path, help="with --vault: its state dir")
     ap.add_argument("--seed", type=int, default=7, help="which notes the edits pick")
+    ap.add_argument("--gap", type=float, default=0.05, help="seconds between an edit turning fresh and the next")
     args = ap.parse_args()
     if args.vault is not None:
         res = {"vault": args.vault.name, "load_avg_before": os.getloadavg()[0]}
-        res.update(_save_to_fresh(args.vault, args.workdir, args.edits, args.seed, args.index_dir))
+        res.update(_save_to_fresh(args.vault, args.workdir, args.edits, args.seed, args.index_dir, args.gap))
+        res["gap_s"] = args.gap
         res["load_avg_after"] = os.getloadavg()[0]
         print(json.dumps(res), flush=True)
         return

@@ -7,7 +7,8 @@
 # vault_agent, e.g. /work/main/.venv/bin/python and .venv/bin/python). VAULT: an indexed
 # vault, STATE: its state dir; both are copied (cp -a, never linked) into WORK for every run,
 # so both trees start from the same index. Per round and tree: bench_write_phases.py with
-# writes 1.2 s apart and back to back (--gap 0 --settle 0), then bench_index.py save→fresh.
+# writes 1.2 s apart and back to back (--gap 0 --settle 0), then bench_index.py save→fresh
+# with saves 1.2 s apart (closer saves are a sustained stream: the pacing sets their latency).
 # Semantic search off (VAULT_AGENT_SEMANTIC=0): embedding the vault in the background would
 # drown both. Prints one JSON line per run (label = tree, kind) and the load.
 set -euo pipefail
@@ -27,7 +28,7 @@ for round in $(seq "$ROUNDS"); do
     nice -n 5 "$py" "$HERE/bench_write_phases.py" --vault "$run/vault" --state "$run/state" \
       --writes "$WRITES" --gap 0 --settle 0 --seed "$((round + 10))" --label "$side b2b" | sed -n '1,/^}/p' | tr -d '\n ' ; echo
     nice -n 5 "$py" "$HERE/bench_index.py" --skip-full --vault "$run/vault" --index-dir "$run/state" \
-      --edits "$((WRITES * 3))" --seed "$round" --workdir "$run"
+      --edits "$((WRITES * 2))" --seed "$round" --gap 1.2 --workdir "$run"
   done
 done
 rm -rf "$WORK/old" "$WORK/new"
