@@ -162,12 +162,7 @@ class Indexer:
                 if writer.note_count >= SEGMENT_MAX_NOTES or writer.nbytes >= SEGMENT_MAX_BYTES:
                     refs.append(writer.finish())
                     writer = None
-            # Known notes that vanished leave the engine here: then it has every change of an
-            # incremental build, and its commit runs while the last segment is written.
-            self.search.delete_paths(sorted(p for p in missing if p in self.notes) if unchanged_ok else [])
             if writer is not None:
-                if unchanged_ok:
-                    self.search.start_commit()
                 refs.append(writer.finish())
                 writer = None
         except BaseException:
@@ -297,7 +292,8 @@ class Indexer:
         refs, infos, missing = self._write_segments(rels, progress, unchanged_ok=True)
         # Known notes that vanished come back from the parse as missing (a rescan lists them
         # as delete candidates); nothing else is ever treated as gone.
-        gone = {p for p in missing if p in self.notes}  # already deleted from the engine
+        gone = {p for p in missing if p in self.notes}
+        self.search.delete_paths(sorted(gone))
         replaced = {p for p in (*infos, *gone) if p in self.notes}
         if not refs and not gone and upto <= self.applied_seq:
             return None

@@ -28,13 +28,13 @@ import os
 import shutil
 import threading
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from vault_agent.indexer.durable import fsync_paths
-from vault_agent.indexer.engine_commit import BackgroundCommit, engine_io
+from vault_agent.contracts import fsync_dir
 from vault_agent.search_fields import (
     DETAIL_FIELD,
     FIELD_BOOSTS,
@@ -114,11 +114,15 @@ def _link_tree(src: Path, dst: Path, durable: bool) -> None:
         os.link(src / name, dst / name)
     with open(dst / "meta.json", "wb") as f:
         f.write(raw)
+        if durable:
+            f.flush()
+            os.fsync(f.fileno())
     if durable:
         # The linked files need no fsync of their own: tantivy syncs every file it writes
         # (MmapDirectory's writer calls sync_data on terminate); the new names need the
-        # dir fsyncs. All three in one round (durable.py).
-        fsync_paths([dst / "meta.json", dst, dst.parent])
+        # dir fsyncs below.
+        fsync_dir(dst)
+        fsync_dir(dst.parent)
 
 
 def _clear_dir(path: Path) -> None:
@@ -131,6 +135,32 @@ def _clear_dir(path: Path) -> None:
         else:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(entry.path)
+
+
+@contextlib.contextmanager
+def engine_io(work: Path) -> Iterator[None]:
+    """Name the OS error behind a failure of tantivy's writer.
+
+    tantivy reports an I/O failure of its indexing thread as a ValueError without the errno
+    ("An index writer was killed ..."), so disk full and a read-only state dir would become
+    INTERNAL. On such an error a small durable write probes the engine's dir: the OSError it
+    raises (ENOSPC, EROFS, EACCES) is what the callers map to STORAGE_FULL / STORAGE_READ_ONLY.
+    """
+    try:
+        yield
+    except ValueError as exc:
+        probe = work / ".io-probe"
+        try:
+            with open(probe, "wb") as f:
+                f.write(bytes(1 << 16))
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as os_error:
+            raise os_error from exc
+        finally:
+            with contextlib.suppress(OSError):
+                probe.unlink()
+        raise
 
 
 def frozen_dir(index_dir: Path, name: str) -> Path:
@@ -174,7 +204,6 @@ class SearchIndexWriter:
         self._dirty = False  # changes since that freeze
         self._bulk = False  # a rebuild: let merges finish before freezing (fewer segments)
         self._added = 0
-        self._committing: BackgroundCommit | None = None  # start_commit's, joined by freeze
 
     # ----- work dir --------------------------------------------------------------------
     def reset_empty(self) -> None:
@@ -210,23 +239,9 @@ class SearchIndexWriter:
         self._dirty = True
         return self._writer
 
-    def start_commit(self) -> None:
-        """Commit the changes made so far on a thread (engine_commit.py); `freeze` waits."""
-        if self._writer is not None and self._committing is None and not self._bulk:
-            self._committing = BackgroundCommit(self._writer)
-
-    def _join_commit(self) -> bool:
-        """Wait for a started commit; True when there was one (its error is raised)."""
-        committing, self._committing = self._committing, None
-        if committing is not None:
-            committing.join()
-        return committing is not None
-
     def discard(self) -> None:
         """Drop uncommitted changes and the writer, once its merges have finished (a merge
         left running would go on writing into work/ while a restore refills it)."""
-        with contextlib.suppress(Exception):
-            self._join_commit()
         if self._writer is not None:
             writer, self._writer = self._writer, None
             with contextlib.suppress(Exception):
@@ -240,8 +255,6 @@ class SearchIndexWriter:
         """Let running merges finish and release the engine's lock (commits stay as they are)."""
         if self._writer is not None:
             writer, self._writer = self._writer, None
-            with contextlib.suppress(Exception), engine_io(self.work):
-                self._join_commit()
             with contextlib.suppress(Exception), engine_io(self.work):
                 writer.wait_merging_threads()
             self._release()
@@ -340,8 +353,7 @@ class SearchIndexWriter:
             return self._frozen
         if self._writer is not None:
             with engine_io(self.work):
-                if not self._join_commit():
-                    self._writer.commit()
+                self._writer.commit()
                 if self._bulk or self._added > BULK_DOCS:
                     self._writer.wait_merging_threads()  # a rebuild: freeze it merged
                     self._writer = None

@@ -28,7 +28,6 @@ from vault_agent.contracts import (
     fsync_dir,
     segment_file_name,
 )
-from vault_agent.indexer.durable import fsync_paths
 
 COMPRESSION = "zstd"
 
@@ -165,8 +164,12 @@ class SegmentWriter:
                 size = CHUNKS_ROW_GROUP_SIZE if name == "chunks" else ROW_GROUP_SIZE
                 pq.write_table(table, tmp, row_group_size=size, compression=COMPRESSION)
                 del table
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
                 files[name] = fname
-            fsync_paths([tmp_dir / fname for fname in files.values()])  # one round for all
             for fname in files.values():
                 os.replace(tmp_dir / fname, seg_dir / fname)
             fsync_dir(seg_dir)

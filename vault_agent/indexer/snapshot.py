@@ -2,12 +2,9 @@
 
 Commit protocol (a crash at any instant leaves CURRENT naming a complete snapshot):
 1. every segment file is already fsynced and renamed into segments/ (segments.py);
-2. the manifest is written as snapshots/manifest-<id>.json and the new CURRENT as a temp
-   file in the state dir; the manifest, snapshots/ and the temp file are fsynced together
-   (one round, durable.py). A manifest no CURRENT names is garbage whatever its state (a
-   torn one included): readers open only the manifest CURRENT names, and its id is above
-   every committed one, so GC collects it;
-3. CURRENT is replaced: os.replace of the temp file, fsync the state dir.
+2. the manifest is written to tmp/, fsynced, renamed to snapshots/manifest-<id>.json,
+   and snapshots/ is fsynced;
+3. CURRENT is replaced: temp file in the state dir, fsync, os.replace, fsync the dir.
 GC deletes segment and manifest files that no recent manifest names, only after they
 have been unreferenced for a grace period, so a reader holding an older snapshot keeps
 its files while it finishes. A reader needs a manifest file only while it parses it
@@ -36,7 +33,6 @@ from vault_agent.contracts import (
     fsync_dir,
 )
 from vault_agent.freshness import read_current_manifest
-from vault_agent.indexer.durable import fsync_paths
 
 MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z_]+\.parquet$")
@@ -105,17 +101,18 @@ def commit(index_dir: Path, manifest: Manifest) -> None:
     """Publish a manifest whose segment files are durable: manifest file, then CURRENT."""
     index_dir = Path(index_dir)
     snap_dir = index_dir / SNAPSHOTS_DIR
+    tmp_dir = index_dir / TMP_DIR
     snap_dir.mkdir(parents=True, exist_ok=True)
+    tmp_dir.mkdir(parents=True, exist_ok=True)
     name = manifest_name(manifest.snapshot_id)
-    with open(snap_dir / name, "wb") as fh:
-        fh.write(manifest.model_dump_json(indent=1).encode())
-    current = index_dir / CURRENT_FILE
-    tmp = current.with_name(f".{current.name}.{os.getpid()}.tmp")
+    tmp = tmp_dir / name
     with open(tmp, "wb") as fh:
-        fh.write((name + "\n").encode())
-    fsync_paths([snap_dir / name, snap_dir, tmp])
-    os.replace(tmp, current)
-    fsync_dir(index_dir)
+        fh.write(manifest.model_dump_json(indent=1).encode())
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, snap_dir / name)
+    fsync_dir(snap_dir)
+    atomic_write(index_dir / CURRENT_FILE, (name + "\n").encode())
 
 
 class GarbageCollector:
