@@ -221,3 +221,25 @@ def test_a_steady_stream_still_settles_within_the_bound() -> None:
 def test_problem_of_a_watchdog_record(logger: str, level: int, expected: str | None) -> None:
     record = logging.LogRecord(logger, level, __file__, 1, "any wording %r", ("/abs/path",), None)
     assert problem_of(record) == expected
+
+
+def test_expedite_settles_the_burst_without_waiting_for_quiet() -> None:
+    batcher = HintBatcher()
+    got: list[Batch] = []
+    done = threading.Event()
+
+    def consume() -> None:
+        for batch in batcher.batches(quiet_s=120.0, max_wait_s=240.0, idle_s=lambda: 120.0):
+            got.append(batch)
+            if batch.settled:
+                done.set()
+                return
+
+    t = threading.Thread(target=consume, daemon=True)
+    t.start()
+    batcher.add("a.md", False)
+    batcher.expedite()
+    assert done.wait(30)
+    batcher.stop()
+    t.join(30)
+    assert got[-1].settled and "a.md" in {f for b in got for f in b.files}

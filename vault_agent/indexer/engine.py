@@ -14,6 +14,7 @@ state (`Staleness`), the periodic reconcile scan (`Reconciler`), `writer.json`'s
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -34,6 +35,7 @@ from vault_agent.indexer.pacing import Backoff, CommitPacer
 from vault_agent.indexer.reconcile import RECONCILE_INTERVAL_S, Reconciler
 from vault_agent.indexer.snapshot import GarbageCollector, atomic_write, now_iso
 from vault_agent.indexer.staleness import Staleness
+from vault_agent.indexer.tool_echo import ToolEchoes
 from vault_agent.indexer.watch_batches import Batch, HintBatcher
 from vault_agent.indexer.watch_filter import NoteFilter
 from vault_agent.indexer.watcher import (
@@ -83,6 +85,7 @@ class Writer:
         self._heartbeat = Heartbeat(self._on_heartbeat)
         self._reconciler: Reconciler | None = None
         self._gc: GarbageCollector | None = None
+        self._echoes: ToolEchoes | None = None
         self._semantic = SemanticIndexer(self.index_dir, wake=self._batcher.wake)
 
     # ----- public state ----------------------------------------------------------------
@@ -132,6 +135,7 @@ class Writer:
         self._indexer = idx = open_writer_dirs(self.settings, self._lock)
         try:
             self._gc = GarbageCollector(self.index_dir)
+            self._echoes = ToolEchoes(idx.vault)
             self._head = idx.log.head_seq()
             if self.watch:
                 add_problem_listener(self._on_problem)
@@ -256,14 +260,20 @@ class Writer:
         return True
 
     def append(self, items: list[NewEvent]) -> int:
-        """Append events (write tools) through the live writer; returns the last seq."""
-        assert self._indexer is not None
+        """Append events (write tools) through the live writer; returns the last seq.
+
+        The change is complete on disk, so it is committed without the watcher's quiet
+        period; the watcher's echo of it is recognised and not logged again (tool_echo.py).
+        """
+        assert self._indexer is not None and self._echoes is not None
+        self._echoes.expect([p for e in items for p in (e.path, e.dest) if p])
         try:
             seq = self._indexer.log.append(items)
         except OSError as exc:
             self._storage_problem(exc, lost_hints=True)  # stale until a rescan records it
             raise
-        self._on_appended(seq)
+        self._head = max(self._head, seq)
+        self._batcher.expedite()
         return seq
 
     def wait_for_seq(self, seq: int, timeout_s: float) -> int | None:
@@ -305,7 +315,11 @@ class Writer:
                 self._batcher.wait_stopped(wait_s)
 
     def _record(self, batch: Batch) -> None:
-        """Append a batch's hints to the event log (one write, one fsync)."""
+        """Append a batch's hints to the event log (one write, one fsync); the echoes of
+        changes a write tool logged itself are left out."""
+        if self._echoes is not None and batch.files:
+            files = tuple(p for p in batch.files if not self._echoes.redundant(p))
+            batch = dataclasses.replace(batch, files=files)
         items = batch.events()
         if not items:
             return

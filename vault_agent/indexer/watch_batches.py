@@ -6,7 +6,9 @@ what is pending at once, then one more batch each time hints keep arriving, unti
 `quiet_s` pass without a new hint or `max_wait_s` since the wake-up (a steady stream of
 saves still ends a burst); the burst's last batch has `settled=True`. Yielding the
 unsettled parts too lets the writer record hints in the event log as they come (freshness
-counts them at once) while it commits only once per burst.
+counts them at once) while it commits only once per burst. `expedite()` ends the quiet
+wait at once: a write tool's change is complete when it is logged (no editor save pattern
+to wait out), so the burst it joins settles now.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class HintBatcher:
         self._dirs: set[str] = set()
         self._rescan = False
         self._woken = False
+        self._expedite = False  # settle the current burst without waiting for quiet
         self._version = 0  # bumped by every input: the debounce waits for it to stand still
         self._stopped = False
 
@@ -70,6 +73,13 @@ class HintBatcher:
         """Have the iterator yield even without hints (the event log grew elsewhere)."""
         with self._cond:
             self._woken = True
+            self._cond.notify_all()
+
+    def expedite(self) -> None:
+        """Wake the iterator and settle the burst at once (a write tool logged a change)."""
+        with self._cond:
+            self._woken = True
+            self._expedite = True
             self._cond.notify_all()
 
     def stop(self) -> None:
@@ -129,9 +139,14 @@ class HintBatcher:
         with self._cond:
             version = self._version
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or self._stopped:
+            if remaining <= 0 or self._stopped or self._expedite:
+                self._expedite = False
                 return False
             self._cond.wait_for(
-                lambda: self._version != version or self._stopped, timeout=min(quiet_s, remaining)
+                lambda: self._version != version or self._stopped or self._expedite,
+                timeout=min(quiet_s, remaining),
             )
+            if self._expedite:
+                self._expedite = False
+                return False
             return self._version != version and not self._stopped

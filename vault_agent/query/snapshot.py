@@ -5,15 +5,20 @@ every query of the request sees exactly one snapshot even when a newer one commi
 meanwhile, and the snapshot's `LiveNotes` (typed arrays for orientation). A snapshot that
 is no longer CURRENT is dropped when its last request ends; segment objects are dropped
 when no loaded snapshot names them. What a loaded snapshot consists of, and how it is
-built, is `snapshot_catalog.py`.
+built, is `snapshot_catalog.py`. A snapshot's SQL views are bound after its segments are
+loaded: on a background thread right after a preload (the writer does not wait for them)
+and at the latest when a request first uses its cursor; searches and orientation requests,
+which answer from the engine and the typed columns, never wait for them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,16 +64,37 @@ class _Snap:
     live: LiveNotes
     refs: int = 0
     retired: bool = False
+    bound: bool = False  # its schema of SQL views exists (snapshot_catalog.bind)
 
 
-@dataclass
 class SnapshotView:
-    """What one request sees: one snapshot, its freshness, and a private cursor."""
+    """What one request sees: one snapshot, its freshness, and a private cursor (opened on
+    first use, once the snapshot's views are bound)."""
 
-    manifest: Manifest
-    freshness: Freshness
-    con: duckdb.DuckDBPyConnection
-    live: LiveNotes  # the snapshot's live notes as typed arrays (orientation, one-note lookups)
+    def __init__(
+        self,
+        manifest: Manifest,
+        freshness: Freshness,
+        live: LiveNotes,
+        connect: Callable[[], duckdb.DuckDBPyConnection],
+    ) -> None:
+        self.manifest = manifest
+        self.freshness = freshness
+        self.live = live  # the snapshot's live notes as typed arrays (orientation, one-note lookups)
+        self._connect = connect
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The request's private cursor, `USE`-ing the pinned snapshot's schema."""
+        if self._con is None:
+            self._con = self._connect()
+        return self._con
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
 
     @staticmethod
     def segment_table(table: str, segment_id: int) -> str:
@@ -111,6 +137,7 @@ class SnapshotReader:
         self._incompatible_error: IndexIncompatible | None = None
         self._pending_drops: list[_Snap] = []
         self._catalog = SnapshotCatalog(self._state_dir, self._ddl, self._lock)
+        self._binder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vault-agent-bind")
         self._freshness_fn = freshness
         self._stat_checker = shared_stat_checker(settings)
         add_publish_listener(self._state_dir, self.preload)
@@ -124,16 +151,17 @@ class SnapshotReader:
             IndexNotFound: no committed snapshot exists.
             IndexIncompatible: the snapshot was built by another schema, parser or config.
         """
-        snap, con = self._pin(cursor=True)
-        assert con is not None
+        snap, _ = self._pin(cursor=False)
+        view: SnapshotView | None = None
         try:
-            con.execute(f"USE {snap.schema}")
-            yield SnapshotView(
-                manifest=snap.manifest, freshness=self._freshness(snap.manifest), con=con, live=snap.live
+            view = SnapshotView(
+                snap.manifest, self._freshness(snap.manifest), snap.live, lambda: self._cursor(snap)
             )
+            yield view
         finally:
             try:
-                con.close()
+                if view is not None:
+                    view.close()
             finally:
                 self._unpin(snap)
 
@@ -160,11 +188,15 @@ class SnapshotReader:
                 known = self._snaps.get(manifest.snapshot_id)
                 if self._db is None or (known is not None and (known.manifest == manifest or known.refs)):
                     return
-            self._load(manifest)  # an unpublished preload under this id is replaced
+            snap = self._load(manifest)  # an unpublished preload under this id is replaced
+        # Bound behind the commit: the writer publishes without waiting for the views.
+        with contextlib.suppress(RuntimeError):  # the reader is closing
+            self._binder.submit(self._bind, snap)
 
     def close(self) -> None:
         """Release the in-memory database; later acquires fail with IndexNotFound."""
         remove_publish_listener(self._state_dir, self.preload)
+        self._binder.shutdown(wait=True, cancel_futures=True)
         with self._ddl_lock, self._lock:
             if self._db is not None:
                 self._ddl.close()
@@ -230,6 +262,9 @@ class SnapshotReader:
                 return self._take(self._current, cursor)
             if sig == self._incompatible_sig and self._incompatible_error is not None:
                 raise self._incompatible_error
+        preloaded = self._switch_preloaded(sig)
+        if preloaded is not None:
+            return preloaded
         with self._ddl_lock:  # one loader at a time; the others wait here for its result
             with self._lock:
                 if self._db is None:
@@ -254,6 +289,52 @@ class SnapshotReader:
             finally:
                 self._ddl_lock.release()
 
+    def _cursor(self, snap: _Snap) -> duckdb.DuckDBPyConnection:
+        """A private cursor on `snap`'s schema (binding its views first if still needed)."""
+        self._bind(snap)
+        with self._lock:
+            if self._db is None:
+                raise IndexNotFound("the snapshot reader is closed; restart the server")
+            con = self._db.cursor()
+        con.execute(f"USE {snap.schema}")
+        return con
+
+    def _bind(self, snap: _Snap) -> None:
+        """Create `snap`'s schema of SQL views unless done (any thread; under _ddl_lock)."""
+        if snap.bound:
+            return
+        with self._ddl_lock:
+            with self._lock:
+                gone = not snap.refs and self._snaps.get(snap.manifest.snapshot_id) is not snap
+                if snap.bound or self._db is None or gone:
+                    return  # done, closed, or dropped before its background bind ran
+            self._bind_locked(snap)
+            self._drain_drops()
+
+    def _bind_locked(self, snap: _Snap) -> None:
+        """`_bind` for a caller that holds _ddl_lock."""
+        if not snap.bound:
+            self._catalog.bind(snap.manifest, snap.schema, snap.live)
+            snap.bound = True
+
+    def _switch_preloaded(self, sig: Sig) -> tuple[_Snap, duckdb.DuckDBPyConnection | None] | None:
+        """Make CURRENT's snapshot current and pin it when a preload already loaded it:
+        no catalog change, so no wait behind a load or a bind. None otherwise."""
+        manifest = read_current_manifest(self._state_dir)
+        if manifest is None or not is_compatible(self.settings, manifest):
+            return None
+        with self._lock:
+            snap = self._snaps.get(manifest.snapshot_id)
+            if self._db is None or snap is None or snap.manifest != manifest or self._current_stat() != sig:
+                return None
+            old, self._current, self._current_sig = self._current, snap, sig
+            snap.retired = False
+            if old is not None and old is not snap:
+                old.retired = True
+                if old.refs == 0:
+                    self._pending_drops.append(old)
+            return self._take(snap, False)
+
     def _switch(self, sig: Sig) -> _Snap:
         """Load the snapshot CURRENT names and make it current (caller holds _ddl_lock)."""
         manifest = read_current_manifest(self._state_dir)
@@ -270,6 +351,7 @@ class SnapshotReader:
                 snap = None  # a preload whose commit was never published; its id is reused
         if snap is None:
             snap = self._load(manifest)
+        self._bind_locked(snap)  # the request is waiting for this snapshot anyway
         with self._lock:
             old, self._current, self._current_sig = self._current, snap, sig
             snap.retired = False
@@ -284,7 +366,7 @@ class SnapshotReader:
         """Load a snapshot (its new segments, its tombstones) and register it."""
         sid = manifest.snapshot_id
         schema = f"s{sid}"
-        live = self._catalog.load(manifest, schema)
+        live = self._catalog.load_live(manifest)
         snap = _Snap(
             manifest=manifest,
             schema=schema,
