@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import os
 import threading
 from typing import Any
 
@@ -49,5 +50,34 @@ def use_system_arrow_pool() -> None:
 def release_free_memory() -> None:
     """Give the C heap's free pages back to the kernel (after a load's transients are freed;
     ~ms at 100k notes)."""
+    global _after_trim
     if _trim is not None:
         _trim(0)
+        _after_trim = _resident()
+
+
+TRIM_GROWTH_BYTES = 64 << 20  # resident growth since the last trim that makes a request trim
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_after_trim = 0
+
+
+def _resident() -> int:
+    try:
+        with open("/proc/self/statm", "rb") as f:  # ~10 µs; Linux only
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def release_if_grown() -> None:
+    """After a request: trim when the resident set grew by TRIM_GROWTH_BYTES since the last
+    trim (a find or grep leaves ~150-250 MB of freed transients at 100k notes, on which the
+    next heavy request would stack its own). A request that allocated little costs one read
+    of /proc/self/statm."""
+    global _after_trim
+    if _trim is None:
+        return
+    now = _resident()
+    if now and now > _after_trim + TRIM_GROWTH_BYTES:
+        _trim(0)
+        _after_trim = _resident()

@@ -38,7 +38,7 @@ from vault_agent.freshness import (
     shared_stat_checker,
     writer_alive,
 )
-from vault_agent.heap import release_free_memory, use_system_arrow_pool
+from vault_agent.heap import release_free_memory, release_if_grown, use_system_arrow_pool
 from vault_agent.paths import Vault
 from vault_agent.publish import add_publish_listener, remove_publish_listener
 from vault_agent.query.live_notes import LiveNotes
@@ -138,6 +138,7 @@ class SnapshotReader:
                 con.close()
             finally:
                 self._unpin(snap)
+                release_if_grown()  # heap.py: a heavy request's freed transients go back
 
     def current_manifest(self) -> Manifest | None:
         """The manifest CURRENT names (loading it when it changed), or None without one.
