@@ -100,7 +100,6 @@ def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
     env = {**os.environ, "VAULT_AGENT_INDEX_DIR": str(state), "VAULT_AGENT_TOKEN": token}
     cmd = [str(repo / ".venv/bin/vault-agent"), "serve", "--vault", str(vault), "--port", "0"]
     proc = subprocess.Popen(cmd, env=env, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    cpu0 = os.times()
     out: dict[str, Any] = {"repo": str(repo), "steps": {}}
     try:
         assert proc.stdout is not None
@@ -129,7 +128,6 @@ def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
     finally:
         proc.terminate()
         proc.wait(timeout=120)
-    del cpu0
     return out
 
 
