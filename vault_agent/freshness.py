@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -154,6 +156,27 @@ def snapshot_note_stats(index_dir: Path, manifest: Manifest) -> dict[str, tuple[
     return out
 
 
+def _stat_key(path: str, mtime_ns: int, size: int) -> int:
+    # Python's hash is stable within a process (the only place keys are compared); a
+    # collision would need two 64-bit hashes to meet, and would at worst call one change fresh.
+    return hash((path, mtime_ns, size))
+
+
+def snapshot_stat_keys(index_dir: Path, manifest: Manifest) -> npt.NDArray[np.int64]:
+    """Sorted `_stat_key` of every live note of a snapshot: what a stat scan compares with,
+    0.8 MB at 100k notes where the path → (mtime, size) dict it is built from takes ~30 MB."""
+    stats = snapshot_note_stats(index_dir, manifest)
+    keys = np.fromiter((_stat_key(p, m, s) for p, (m, s) in stats.items()), np.int64, len(stats))
+    keys.sort()
+    return keys
+
+
+def _all_known(batch: list[int], expected: npt.NDArray[np.int64]) -> bool:
+    keys = np.asarray(batch, np.int64)
+    at = np.searchsorted(expected, keys)
+    return bool(np.all(at < len(expected)) and np.array_equal(expected[np.minimum(at, len(expected) - 1)], keys))
+
+
 class StatChecker:
     """Stat-scan freshness for processes that are not the (watching) writer."""
 
@@ -162,25 +185,31 @@ class StatChecker:
         self.background = background
         self._lock = threading.Lock()
         self._result: tuple[int, Freshness, float] | None = None  # (snapshot_id, state, finished at)
-        self._known: tuple[int, dict[str, tuple[int, int]]] | None = None
+        self._known: tuple[int, npt.NDArray[np.int64]] | None = None  # snapshot id, stat keys
         self._thread: threading.Thread | None = None
 
     def _scan(self, manifest: Manifest) -> Freshness:
         with self._lock:
             known = self._known
         if known is None or known[0] != manifest.snapshot_id:
-            known = (manifest.snapshot_id, snapshot_note_stats(self.settings.index_dir, manifest))
+            known = (manifest.snapshot_id, snapshot_stat_keys(self.settings.index_dir, manifest))
             with self._lock:
                 self._known = known
         expected = known[1]
         vault = vault_for_settings(self.settings)
         seen = 0
         state: Freshness = "fresh"
+        batch: list[int] = []
         for entry in vault.walk():
             seen += 1
-            if expected.get(entry.rel) != (entry.mtime_ns, entry.size):
-                state = "stale"
-                break
+            batch.append(_stat_key(entry.rel, entry.mtime_ns, entry.size))
+            if len(batch) == 4096:
+                if not _all_known(batch, expected):
+                    state = "stale"
+                    break
+                batch.clear()
+        if state == "fresh" and batch and not _all_known(batch, expected):
+            state = "stale"
         if state == "fresh" and seen != len(expected):
             state = "stale"
         with self._lock:

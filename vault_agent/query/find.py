@@ -40,7 +40,7 @@ from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
 from vault_agent.query.bm25 import postings_index
 from vault_agent.query.budget import Budget
-from vault_agent.query.find_rank import Ranked, ranked_candidates, weighted_share
+from vault_agent.query.find_rank import Ranked, chunks_of_notes, ranked_candidates, weighted_share
 from vault_agent.query.postings import dead_filter, read_postings
 from vault_agent.query.scope import Scope, resolve_scope
 from vault_agent.query.snapshot import SnapshotReader
@@ -129,13 +129,14 @@ class Pass:
 def _chunk_rows(
     con: duckdb.DuckDBPyConnection, keys: list[tuple[str, int]], budget: Budget
 ) -> dict[tuple[str, int], tuple[int, int, str]]:
-    """(start, end, text) of chunks by key, one semi-join on their paths."""
+    """(start, end, text) of chunks by key, from the segments holding their notes."""
     if not keys:
         return {}
-    rows = budget.run(
+    rows = chunks_of_notes(
         con,
-        "SELECT path, ordinal, start_line, end_line, text FROM chunks WHERE path IN (SELECT unnest(?::VARCHAR[]))",
-        [sorted({p for p, _ in keys})],
+        sorted({p for p, _ in keys}),
+        "path, ordinal, start_line, end_line, text",
+        lambda sql, params: budget.run(con, sql, params),
     )
     wanted = set(keys)
     return {(p, int(o)): (int(a), int(b), t or "") for p, o, a, b, t in rows if (p, int(o)) in wanted}

@@ -17,6 +17,7 @@ search_engine.COMMON_WEIGHT). So "Obsidian 怎么做多栏布局" covers a note 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ import duckdb
 
 from vault_agent.query.search import ranked_hits
 from vault_agent.query.search_engine import open_engine, term_weights
+from vault_agent.query.snapshot import SnapshotView
 from vault_agent.search_fields import analyze_terms
 from vault_agent.text import tokenize
 
@@ -35,6 +37,8 @@ LOOSE_MIN_OVERLAP = 0.6
 # at least WEAK_MIN_OVERLAP are the candidates (low sufficiency: needs_followup, not blocked).
 WEAK_MIN_OVERLAP = 0.3
 WEAK_KEPT = 3
+
+Run = Callable[[str, list[Any]], list[tuple[Any, ...]]]  # a query runner (e.g. Budget.run)
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,27 @@ def weighted_share(covered: set[str] | frozenset[str], tokens: list[str], weight
     return sum(weights.get(t, 1.0) for t in tokens if t in covered) / total if total else 0.0
 
 
+def chunks_of_notes(
+    con: duckdb.DuckDBPyConnection, paths: list[str], columns: str, run: Run | None = None
+) -> list[tuple[Any, ...]]:
+    """`columns` (starting with path, ordinal) of every live chunk of `paths`, read from the
+    one segment holding each note's live rows (`_notes._seg`) with a constant IN list, which
+    DuckDB pushes into that segment's Parquet scan. The `chunks` view with `path IN
+    (subquery)` decoded every segment's chunk text instead (a ~200 MB transient at 100k notes)."""
+    execute = run or (lambda sql, params: con.execute(sql, params).fetchall())
+    by_seg: dict[int, list[str]] = {}
+    for path, seg in con.execute(
+        "SELECT path, _seg FROM _notes WHERE path IN (SELECT unnest(?::VARCHAR[]))", [paths]
+    ).fetchall():
+        by_seg.setdefault(int(seg), []).append(path)
+    rows: list[tuple[Any, ...]] = []
+    for seg, seg_paths in sorted(by_seg.items()):
+        marks = ", ".join("?" * len(seg_paths))
+        table = SnapshotView.segment_table("chunks", seg)
+        rows += execute(f"SELECT {columns} FROM {table} WHERE path IN ({marks})", seg_paths)
+    return rows
+
+
 def ranked_candidates(
     reader: Any, view: Any, query: str, tokens: list[str], where: str, params: list[Any]
 ) -> tuple[list[Ranked], int, dict[str, float]]:
@@ -77,11 +102,7 @@ def ranked_candidates(
             [paths, *params],
         ).fetchall()
     }
-    rows = con.execute(
-        "SELECT path, ordinal, start_line, end_line, text, heading_path FROM chunks "
-        "WHERE path IN (SELECT unnest(?::VARCHAR[]))",
-        [sorted(notes)],
-    ).fetchall()
+    rows = chunks_of_notes(con, sorted(notes), "path, ordinal, start_line, end_line, text, heading_path")
     by_key = {(r[0], int(r[1])): r for r in rows}
     _, searcher = open_engine(Path(reader.settings.index_dir), view.manifest.search_index)
     stems = {t: analyze_terms([t]) for t in tokens}

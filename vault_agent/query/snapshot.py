@@ -43,6 +43,7 @@ from vault_agent.freshness import (
     shared_stat_checker,
     writer_alive,
 )
+from vault_agent.heap import release_free_memory, release_if_grown, use_system_arrow_pool
 from vault_agent.paths import Vault
 from vault_agent.publish import add_publish_listener, remove_publish_listener
 from vault_agent.query.live_notes import LiveNotes
@@ -126,6 +127,7 @@ class SnapshotReader:
         self.settings = settings
         self.vault = vault
         self._state_dir = Path(settings.index_dir)
+        use_system_arrow_pool()  # heap.py: freed Arrow buffers reusable by numpy and DuckDB
         self._lock = threading.Lock()
         self._ddl_lock = threading.Lock()
         self._db: duckdb.DuckDBPyConnection | None = duckdb.connect(":memory:")
@@ -164,6 +166,7 @@ class SnapshotReader:
                     view.close()
             finally:
                 self._unpin(snap)
+                release_if_grown()  # heap.py: a heavy request's freed transients go back
 
     def current_manifest(self) -> Manifest | None:
         """The manifest CURRENT names (loading it when it changed), or None without one.
@@ -375,6 +378,7 @@ class SnapshotReader:
         )
         with self._lock:
             self._snaps[sid] = snap
+        release_free_memory()  # the load's Parquet/Arrow transients are freed by now
         log.info("snapshot loaded", extra={"snapshot_id": sid, "segments": len(snap.segment_ids)})
         return snap
 

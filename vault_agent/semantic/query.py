@@ -17,6 +17,7 @@ Call from search (one snapshot per answer: pass the request's pinned view):
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, WarningItem
+from vault_agent.heap import release_free_memory
 from vault_agent.semantic.encoder import load_encoder, load_error
 from vault_agent.semantic.passages import MAX_SECTIONS
 from vault_agent.semantic.settings import semantic_enabled
@@ -100,7 +102,7 @@ def _read_file(path: Path) -> _File:
     encoded = table["path"].combine_chunks().dictionary_encode()
     assert isinstance(encoded, pa.DictionaryArray)
     return _File(
-        paths=[str(p) for p in encoded.dictionary.to_pylist()],
+        paths=[sys.intern(str(p)) for p in encoded.dictionary.to_pylist()],  # shared with `held`
         note=np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int32),
         ordinals=np.asarray(table["chunk_ordinal"].to_numpy(zero_copy_only=False), dtype=np.int32),
         block=VectorBlock.build(codes, scale),
@@ -122,7 +124,8 @@ def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
             held = cache.held.get(seg.segment_id)
             if held is None:
                 col = pq.read_table(seg_dir / seg.files["notes"], columns=["path"])["path"]
-                held = cache.held[seg.segment_id] = frozenset(col.to_pylist())
+                # Interned: the same strings as the embedding file's paths (10 MB at 100k notes).
+                held = cache.held[seg.segment_id] = frozenset(sys.intern(p) for p in col.to_pylist())
             name = seg.files.get(TABLE)
             if name is not None:
                 loaded = cache.files.get(name)
@@ -137,6 +140,7 @@ def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
                     parts.append(_Part(loaded, live))
             newer |= held
         vectors = _Vectors(parts)
+        release_free_memory()  # the files' decoding and subspace transients are freed by now
         cache.snaps[manifest.snapshot_id] = vectors
         for sid in sorted(cache.snaps)[:-KEEP_SNAPSHOTS]:
             del cache.snaps[sid]

@@ -1,0 +1,83 @@
+"""Process heap hygiene for the readers: one C heap for Arrow, and freed pages given back.
+
+`serve` at 100k notes holds ~0.5 GB of long-lived data, built from much larger transients
+(Parquet decoding, the vectors' principal subspace, DuckDB table copies). Two allocator
+behaviours kept those transients resident after they were freed:
+- pyarrow's default pool (mimalloc or jemalloc) keeps freed pages for its own later use;
+  numpy, DuckDB and Python allocate from the C heap and cannot reuse them. The system
+  pool puts Arrow buffers on the same heap, so memory freed by one is reused by the others.
+- glibc returns freed memory in the middle of its heap to the kernel only on `malloc_trim`,
+  so after a load's transients are freed the resident set stays at the load's peak.
+Both are best effort: on another C library the trim is skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import threading
+from typing import Any
+
+import pyarrow as pa
+
+_lock = threading.Lock()
+_done = False
+_trim: Any = None  # glibc's malloc_trim, or None
+
+
+def use_system_arrow_pool() -> None:
+    """Allocate Arrow buffers from the C heap from now on (process-wide, once)."""
+    global _done, _trim
+    with _lock:
+        if _done:
+            return
+        _done = True
+        with contextlib.suppress(AttributeError, NotImplementedError):  # a build without it
+            pa.set_memory_pool(pa.system_memory_pool())
+        name = ctypes.util.find_library("c")
+        try:
+            trim = ctypes.CDLL(name).malloc_trim if name else None
+        except (OSError, AttributeError):  # not glibc
+            trim = None
+        if trim is not None:
+            trim.argtypes = [ctypes.c_size_t]
+            trim.restype = ctypes.c_int
+        _trim = trim
+
+
+def release_free_memory() -> None:
+    """Give the C heap's free pages back to the kernel (after a load's transients are freed;
+    ~ms at 100k notes)."""
+    global _after_trim
+    if _trim is not None:
+        _trim(0)
+        _after_trim = _resident()
+
+
+TRIM_GROWTH_BYTES = 64 << 20  # resident growth since the last trim that makes a request trim
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_after_trim = 0
+
+
+def _resident() -> int:
+    try:
+        with open("/proc/self/statm", "rb") as f:  # ~10 µs; Linux only
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def release_if_grown() -> None:
+    """After a request: trim when the resident set grew by TRIM_GROWTH_BYTES since the last
+    trim (a find or grep leaves ~150-250 MB of freed transients at 100k notes, on which the
+    next heavy request would stack its own). A request that allocated little costs one read
+    of /proc/self/statm."""
+    global _after_trim
+    if _trim is None:
+        return
+    now = _resident()
+    if now and now > _after_trim + TRIM_GROWTH_BYTES:
+        _trim(0)
+        _after_trim = _resident()
