@@ -330,12 +330,7 @@ class SnapshotReader:
             snap = self._snaps.get(manifest.snapshot_id)
             if self._db is None or snap is None or snap.manifest != manifest or self._current_stat() != sig:
                 return None
-            old, self._current, self._current_sig = self._current, snap, sig
-            snap.retired = False
-            if old is not None and old is not snap:
-                old.retired = True
-                if old.refs == 0:
-                    self._pending_drops.append(old)
+            self._make_current(snap, sig)
             return self._take(snap, False)
 
     def _switch(self, sig: Sig) -> _Snap:
@@ -356,13 +351,18 @@ class SnapshotReader:
             snap = self._load(manifest)
         self._bind_locked(snap)  # the request is waiting for this snapshot anyway
         with self._lock:
-            old, self._current, self._current_sig = self._current, snap, sig
-            snap.retired = False
-            if old is not None and old is not snap:
-                old.retired = True
-                if old.refs == 0:
-                    self._pending_drops.append(old)
+            self._make_current(snap, sig)
         return snap
+
+    def _make_current(self, snap: _Snap, sig: Sig) -> None:
+        """Make `snap` current and retire the one it replaces: dropped now if no request
+        holds it, else when its last request ends (caller holds _lock)."""
+        old, self._current, self._current_sig = self._current, snap, sig
+        snap.retired = False
+        if old is not None and old is not snap:
+            old.retired = True
+            if old.refs == 0:
+                self._pending_drops.append(old)
 
     # ------------------------------------------------------------------ loading (under _ddl_lock)
     def _load(self, manifest: Manifest) -> _Snap:
