@@ -166,13 +166,7 @@ class DescriptorIO:
         parts = rel.split("/")
         fd, raw = self._walk_dirs(parts[:-1], match, rel)
         try:
-            name = lookup(fd, parts[-1], match)
-            if name is None:
-                raise _missing(rel)
-            try:
-                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            except FileNotFoundError:  # removed between the listing and the stat
-                raise _missing(rel) from None
+            name, st = _leaf(fd, parts[-1], match, rel)
         finally:
             os.close(fd)
         if stat.S_ISLNK(st.st_mode):
@@ -262,11 +256,8 @@ class DescriptorIO:
         parts = rel.split("/")
         fd, raw = self._walk_dirs(parts[:-1], match, rel)
         try:
-            name = lookup(fd, parts[-1], match)
-            if name is None:
-                raise _missing(rel)
+            name, st = _leaf(fd, parts[-1], match, rel)
             try:
-                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
                 # Stat first as `resolve` does: a device or FIFO is refused before any open.
                 if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
                     raise InvalidPath(f"'{display(rel)}' is not a regular file with one name")
@@ -309,3 +300,15 @@ class DescriptorIO:
     def abspath(self, resolved: Resolved) -> Path:
         """Absolute path for internal I/O only; never put it in a message or a log."""
         return self.root.joinpath(*resolved.raw_parts)
+
+
+def _leaf(fd: int, leaf: str, match: Match, rel: str) -> tuple[str, os.stat_result]:
+    """The raw name of `leaf` in the open folder `fd` and its lstat (NotFound when nothing
+    matches or it was removed between the listing and the stat)."""
+    name = lookup(fd, leaf, match)
+    if name is None:
+        raise _missing(rel)
+    try:
+        return name, os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        raise _missing(rel) from None
