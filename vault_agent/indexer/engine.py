@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import json
 import logging
 import os
@@ -32,6 +31,7 @@ from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.failure import describe_failure
 from vault_agent.indexer.heartbeat import Heartbeat
 from vault_agent.indexer.lock import WriterLock
+from vault_agent.indexer.long_run import end_settled, settle_for_saves
 from vault_agent.indexer.pacing import Backoff, CommitPacer
 from vault_agent.indexer.reconcile import RECONCILE_INTERVAL_S, Reconciler
 from vault_agent.indexer.snapshot import GarbageCollector, atomic_write, now_iso
@@ -153,11 +153,7 @@ class Writer:
                 if not self._storage_problem(exc, lost_hints=True):
                     raise
             self._head = max(self._head, idx.log.head_seq())
-            # The notes the writer knows (~3 tracked objects per note) live as long as the
-            # process: move them out of the cyclic GC's view, so that a full collection
-            # (which a 100k reconcile scan's transients trigger) does not walk them again
-            # each time, holding the interpreter for ~100 ms while a commit waits.
-            gc.freeze()
+            settle_for_saves()  # long_run.py: parser warm, start-up heap out of the GC's way
             self._set_phase("idle")
             self._reconciler = Reconciler(
                 idx,
@@ -199,7 +195,7 @@ class Writer:
         with contextlib.suppress(FileNotFoundError):
             (self.index_dir / WRITER_STATE_FILE).unlink()
         self._lock.release()
-        gc.unfreeze()  # what start() froze is collectable again (cycles among it included)
+        end_settled()
 
     def close(self) -> None:
         """Stop the writer; idempotent (every resource has a `close()`), safe before `start()`."""
