@@ -29,43 +29,22 @@ from vault_agent.contracts import (
     fsync_dir,
     segment_file_name,
 )
+from vault_agent.indexer.terms import terms_table
 
 COMPRESSION = "zstd"
-
-
-def _terms_table(notes: list[ParsedNote], schema: pa.Schema) -> pa.Table:
-    """The terms rows straight from each note's columns (no per-row Python objects)."""
-    terms: list[str] = []
-    counts: list[int] = []
-    ordinals: list[int] = []
-    tfs: list[int] = []
-    for note in notes:
-        t, o, f = note.term_columns
-        terms.extend(t)
-        counts.append(len(t))
-        ordinals.extend(o)
-        tfs.extend(f)
-    # Each note's path repeated on its ~440 rows: gathered from the batch's paths by index
-    # (no Python string per row).
-    note_paths = pa.array([note.note["path"] for note in notes], pa.string())
-    paths = note_paths.take(pa.array(np.repeat(np.arange(len(notes), dtype=np.int32), counts)))
-    cols = {"term": terms, "chunk_ordinal": ordinals, "tf": tfs}
-    return pa.Table.from_arrays(
-        [paths if f.name == "path" else pa.array(cols[f.name], f.type) for f in schema], schema=schema
-    )
 
 
 def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:
     """Column-wise Arrow tables of a batch of parsed notes, exactly the contract schemas.
 
     Column by column with C-level `map(itemgetter)`, and every row's `path` repeated from
-    its note: 3x faster than per-row dict access. Terms come as columns already.
+    its note: 3x faster than per-row dict access. Terms are counted per batch (terms.py).
     """
     notes = list(parsed)
     out: dict[str, pa.Table] = {}
     for table, schema in TABLES.items():
         if table == "terms":
-            out[table] = _terms_table(notes, schema)
+            out[table] = terms_table(notes)
             continue
         per_note = [[n.note] for n in notes] if table == "notes" else [getattr(n, table) for n in notes]
         cols: dict[str, list[object]] = {f.name: [] for f in schema}
