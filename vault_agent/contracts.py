@@ -100,13 +100,13 @@ class ParsedNote:
     chunks: list[dict[str, Any]] = field(default_factory=list)
     links: list[dict[str, Any]] = field(default_factory=list)
     # Per chunk, its tokens joined by one space: the search engine's `body` text, and what
-    # the batch's `terms` rows are counted from (indexer/terms.py, column-wise).
+    # the batch's `terms` rows are counted from (term_rows.py, column-wise).
     chunk_tokens: list[str] = field(default_factory=list)
 
     @property
     def terms(self) -> list[dict[str, Any]]:
         """The terms rows as dicts (tests and fixtures; the indexer counts them per batch)."""
-        from vault_agent.indexer.terms import terms_table
+        from vault_agent.term_rows import terms_table
 
         rows: list[dict[str, Any]] = terms_table([self]).to_pylist()
         return rows

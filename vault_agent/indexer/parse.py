@@ -152,7 +152,7 @@ def _chunk_rows(
 
 def _tokenize_chunks(chunks: list[dict[str, Any]], joined: list[str]) -> None:
     """Each chunk's token_count, and its tokens joined by one space into `joined` (the
-    engine's body text; the batch's `terms` rows are counted from it: indexer/terms.py)."""
+    engine's body text; the batch's `terms` rows are counted from it: vault_agent/term_rows.py)."""
     for chunk in chunks:
         tokens = tokenize(chunk["text"])
         chunk["token_count"] = len(tokens)

@@ -29,7 +29,7 @@ from vault_agent.contracts import (
     fsync_dir,
     segment_file_name,
 )
-from vault_agent.indexer.terms import terms_table
+from vault_agent.term_rows import terms_table
 
 COMPRESSION = "zstd"
 
@@ -38,7 +38,7 @@ def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:
     """Column-wise Arrow tables of a batch of parsed notes, exactly the contract schemas.
 
     Column by column with C-level `map(itemgetter)`, and every row's `path` repeated from
-    its note: 3x faster than per-row dict access. Terms are counted per batch (terms.py).
+    its note: 3x faster than per-row dict access. Terms are counted per batch (term_rows.py).
     """
     notes = list(parsed)
     out: dict[str, pa.Table] = {}

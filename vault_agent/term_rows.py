@@ -1,5 +1,8 @@
 """The `terms` rows of a parse batch, counted column-wise (Arrow and numpy, no row objects).
 
+In the kernel beside `tables.py`: the indexer writes these rows and `ParsedNote.terms`
+(tests, fixtures) derives them the same way.
+
 Per chunk: its distinct tokens with their counts (`tf`), in code point order, chunks in
 batch order (each note's in ordinal order). The parser leaves each chunk's tokens joined by
 one space (`ParsedNote.chunk_tokens`, also the engine's body text); here a whole batch's are
