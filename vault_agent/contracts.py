@@ -99,21 +99,17 @@ class ParsedNote:
     headings: list[dict[str, Any]] = field(default_factory=list)
     chunks: list[dict[str, Any]] = field(default_factory=list)
     links: list[dict[str, Any]] = field(default_factory=list)
-    # The terms rows as columns (term, chunk_ordinal, tf), each chunk's terms sorted: a
-    # typical note has ~450 of them, and one dict per row cost ~10% of the parse CPU.
-    term_columns: tuple[list[str], list[int], list[int]] = field(default_factory=lambda: ([], [], []))
-    # Per chunk, its tokens joined by one space: the search engine's `body` text, made by
-    # the tokenizing the terms already do (indexer/search_docs.py).
+    # Per chunk, its tokens joined by one space: the search engine's `body` text, and what
+    # the batch's `terms` rows are counted from (term_rows.py, column-wise).
     chunk_tokens: list[str] = field(default_factory=list)
 
     @property
     def terms(self) -> list[dict[str, Any]]:
-        """The terms rows as dicts (tests and fixtures; the indexer reads `term_columns`)."""
-        path = self.note["path"]
-        return [
-            {"term": term, "path": path, "chunk_ordinal": ordinal, "tf": tf}
-            for term, ordinal, tf in zip(*self.term_columns, strict=True)
-        ]
+        """The terms rows as dicts (tests and fixtures; the indexer counts them per batch)."""
+        from vault_agent.term_rows import terms_table
+
+        rows: list[dict[str, Any]] = terms_table([self]).to_pylist()
+        return rows
 
     def rows(self, table: str) -> list[dict[str, Any]]:
         return [self.note] if table == "notes" else getattr(self, table)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import json
 import posixpath
+from json.encoder import encode_basestring  # the C encoder json.dumps(ensure_ascii=False) uses
 from typing import Any
 
 from vault_agent.text import tokenize
@@ -119,12 +120,15 @@ Detail = tuple[str | None, list[str], int, int, str]  # title, heading path, sta
 def encode_detail(
     title: str | None, heading_path: list[str] | None, start: int, end: int, text: str
 ) -> bytes:
-    """What a hit shows, stored with its document (compact JSON)."""
-    return json.dumps(
-        [title, list(heading_path or []), int(start), int(end), text],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    ).encode("utf-8")
+    """What a hit shows, stored with its document (compact JSON).
+
+    Byte for byte `json.dumps([title, heading_path, start, end, text], ensure_ascii=False,
+    separators=(",", ":"))`, assembled around json's own C string encoder: json.dumps with
+    options builds a new encoder per call, which cost ~0.05 CPU-s per 1,000 notes here.
+    """
+    head = "null" if title is None else encode_basestring(title)
+    path = ",".join(map(encode_basestring, heading_path or ()))
+    return f"[{head},[{path}],{int(start)},{int(end)},{encode_basestring(text)}]".encode()
 
 
 def decode_detail(blob: bytes) -> Detail:

@@ -30,6 +30,7 @@ from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skippe
 from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
+from vault_agent.paths import Vault
 from vault_agent.publish import before_publish
 
 __all__ = ["TASK_NOTES", "Indexer", "NoteInfo", "Progress", "build_index", "open_writer_dirs", "parse_batch"]
@@ -73,6 +74,22 @@ def _totals(infos: Iterable[NoteInfo]) -> tuple[int, int, int]:
         h += info.headings
         inv += info.fm_invalid
     return c, h, inv
+
+
+def _walk_paths(vault: Vault) -> tuple[list[str], dict[str, int]]:
+    """Every note path of the vault (sorted) and the walk's skipped counts, in fresh memory.
+
+    The parse workers fork from this process after the walk and map all of its heap: every
+    page the writer holds then counts once more in each worker's resident size. The walk's
+    entries (~48 MB at 100k notes) are dropped, and the paths copied first, because the
+    entries' memory is interleaved with the original strings and would stay mapped (with
+    the copy, ~29 MB less per process at 100k notes).
+    """
+    scan = scan_vault(vault, {})
+    rels = [(rel + "/")[:-1] for rel in sorted(scan.entries)]  # new str objects, not aliases
+    skipped = skipped_counts(scan.report)
+    del scan
+    return rels, skipped
 
 
 class Indexer:
@@ -239,13 +256,10 @@ class Indexer:
     def full_rebuild(self, progress: Progress | None = None) -> Manifest:
         """Index the whole vault into a fresh snapshot (old segments become garbage)."""
         upto = self.log.head_seq()
-        scan = scan_vault(self.vault, {})
-        rels = sorted(scan.entries)
+        rels, skipped = _walk_paths(self.vault)
         self.search.reset_empty()
         refs, infos, _ = self._write_segments(rels, progress, unchanged_ok=False)
-        return self.commit_snapshot(
-            refs, max(upto, self.applied_seq), skipped_counts(scan.report), replace_all=infos
-        )
+        return self.commit_snapshot(refs, max(upto, self.applied_seq), skipped, replace_all=infos)
 
     def apply(
         self,

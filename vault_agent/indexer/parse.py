@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections import Counter
 from typing import Any
 
 from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, ParsedNote
@@ -151,25 +150,13 @@ def _chunk_rows(
     return rows
 
 
-def _terms(
-    chunks: list[dict[str, Any]], joined: list[str]
-) -> tuple[list[str], list[int], list[int]]:
-    """Per chunk: its distinct tokens sorted, with their counts, as three columns (and the
-    chunk's token_count; its tokens joined by one space go to `joined`, the engine's text).
-    Terms are unique within a chunk, so sorting the terms alone gives the (term, tf) order."""
-    terms: list[str] = []
-    ordinals: list[int] = []
-    tfs: list[int] = []
+def _tokenize_chunks(chunks: list[dict[str, Any]], joined: list[str]) -> None:
+    """Each chunk's token_count, and its tokens joined by one space into `joined` (the
+    engine's body text; the batch's `terms` rows are counted from it: vault_agent/term_rows.py)."""
     for chunk in chunks:
         tokens = tokenize(chunk["text"])
         chunk["token_count"] = len(tokens)
         joined.append(" ".join(tokens))
-        counts = Counter(tokens)
-        keys = sorted(counts)
-        terms.extend(keys)
-        ordinals.extend([chunk["ordinal"]] * len(keys))
-        tfs.extend(map(counts.__getitem__, keys))
-    return terms, ordinals, tfs
 
 
 def _heading_rows(rel: str, headings: list[Heading]) -> tuple[list[dict[str, Any]], list[list[str]]]:
@@ -257,7 +244,7 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
             spans.append((idx + 1, paths[idx], h.line, max(end, h.line)))
         parsed.links = extract_links(rel, body_lines, first, structure.code_ranges)
     parsed.chunks = _chunk_rows(rel, spans, lines)
-    parsed.term_columns = _terms(parsed.chunks, parsed.chunk_tokens)
+    _tokenize_chunks(parsed.chunks, parsed.chunk_tokens)
     note["heading_count"] = len(parsed.headings)
     note["chunk_count"] = len(parsed.chunks)
     return parsed

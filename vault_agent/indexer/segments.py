@@ -29,43 +29,22 @@ from vault_agent.contracts import (
     fsync_dir,
     segment_file_name,
 )
+from vault_agent.term_rows import terms_table
 
 COMPRESSION = "zstd"
-
-
-def _terms_table(notes: list[ParsedNote], schema: pa.Schema) -> pa.Table:
-    """The terms rows straight from each note's columns (no per-row Python objects)."""
-    terms: list[str] = []
-    counts: list[int] = []
-    ordinals: list[int] = []
-    tfs: list[int] = []
-    for note in notes:
-        t, o, f = note.term_columns
-        terms.extend(t)
-        counts.append(len(t))
-        ordinals.extend(o)
-        tfs.extend(f)
-    # Each note's path repeated on its ~440 rows: gathered from the batch's paths by index
-    # (no Python string per row).
-    note_paths = pa.array([note.note["path"] for note in notes], pa.string())
-    paths = note_paths.take(pa.array(np.repeat(np.arange(len(notes), dtype=np.int32), counts)))
-    cols = {"term": terms, "chunk_ordinal": ordinals, "tf": tfs}
-    return pa.Table.from_arrays(
-        [paths if f.name == "path" else pa.array(cols[f.name], f.type) for f in schema], schema=schema
-    )
 
 
 def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:
     """Column-wise Arrow tables of a batch of parsed notes, exactly the contract schemas.
 
     Column by column with C-level `map(itemgetter)`, and every row's `path` repeated from
-    its note: 3x faster than per-row dict access. Terms come as columns already.
+    its note: 3x faster than per-row dict access. Terms are counted per batch (term_rows.py).
     """
     notes = list(parsed)
     out: dict[str, pa.Table] = {}
     for table, schema in TABLES.items():
         if table == "terms":
-            out[table] = _terms_table(notes, schema)
+            out[table] = terms_table(notes)
             continue
         per_note = [[n.note] for n in notes] if table == "notes" else [getattr(n, table) for n in notes]
         cols: dict[str, list[object]] = {f.name: [] for f in schema}
@@ -146,7 +125,7 @@ def _finish_terms(table: pa.Table, presorted: bool) -> pa.Table:
         path_ranks = _ranks(columns["path"])
         ordinals = columns["chunk_ordinal"]
         if _nondecreasing(pa.table({"p": path_ranks, "o": ordinals}), "p", "o"):
-            order = pa.array(np.argsort(_ranks(columns["term"]).to_numpy(), kind="stable"))
+            order = pa.array(_stable_order(_ranks(columns["term"]).to_numpy()))
     if order is None:
         return _plain(table, schema).sort_by([(k, "ascending") for k in TABLE_SORT["terms"]])
     gathered = [
@@ -156,6 +135,24 @@ def _finish_terms(table: pa.Table, presorted: bool) -> pa.Table:
         for name, col in columns.items()
     ]
     return pa.Table.from_arrays(gathered, names=list(columns))
+
+
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """Stable argsort of non-negative integer keys, by LSD radix passes over 16-bit digits.
+
+    numpy sorts 16-bit integers stably with a radix sort and wider ones with timsort; a
+    segment's term ranks (~11k distinct at 5,000 notes, so one pass) sort in 0.025 s instead
+    of 0.17 s. int32 positions (a segment has far fewer rows) also make the gathers cheaper.
+    """
+    top = int(keys.max()) if len(keys) else 0
+    order: np.ndarray | None = None
+    shift = 0
+    while order is None or top >> shift:
+        digit = ((keys >> shift) & 0xFFFF).astype(np.uint16)
+        step = np.argsort(digit if order is None else digit[order], kind="stable")
+        order = step if order is None else order[step]
+        shift += 16
+    return order.astype(np.int32) if len(order) < 2**31 else order
 
 
 def _plain(table: pa.Table, schema: pa.Schema) -> pa.Table:
