@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from typing import Any
 
 import pytest
@@ -333,3 +336,22 @@ def test_deep_nesting_never_fails_the_parse() -> None:
     nested = "# top\n" + "".join("  " * i + "- a\n" for i in range(900)) + "  " * 900 + "# deep\n"
     note = parse(nested)
     assert note.note["flags"] == [] and [h["text"] for h in note.headings] == ["top", "deep"]
+
+
+def test_deep_inline_nesting_does_not_crash_the_process() -> None:
+    # comrak-ext builds its Python tree recursively: emphasis, images or links nested
+    # ~25,000 deep overflowed the stack (a segfault, also in the writer's inline parse).
+    # Such notes go to markdown-it's block parser. Run where a segfault could not take the
+    # test runner down with it.
+    code = textwrap.dedent(
+        """
+        from vault_agent.indexer.parse import parse_note
+        for nested in ("*a " * 40000 + "x" + " a*" * 40000, "![a " * 40000 + "x" + "](u)" * 40000):
+            raw = ("# Before\\n\\n" + nested + "\\n\\n## After\\n").encode()
+            n = parse_note("deep.md", raw, 0, len(raw))
+            print(n.note["flags"], [(h["text"], h["body_available"]) for h in n.headings])
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == ["[] [('Before', True), ('After', False)]"] * 2

@@ -77,6 +77,9 @@ _QUOTE_MARK_RE = re.compile(r"[ \t]*>")
 DEEP_QUOTES = 100
 _LIST_MARK = r"(?:[-+*]|\d{1,9}[.)])(?=[ \t])[ \t]*"
 _DEEP_QUOTES_RE = re.compile(rf"^[ \t]*(?:{_LIST_MARK})*(?:>[ \t]*(?:{_LIST_MARK})*){{{DEEP_QUOTES}}}", re.M)
+# comrak-ext builds its Python tree recursively: inline nodes nested ~25,000 deep overflowed
+# an 8 MB stack. Each inline level opens with `*`, `_` or `[`: past this many, markdown-it.
+DEEP_INLINE = 5_000
 _CONTAINERS = frozenset({comrak.Document, comrak.List, comrak.Item})
 
 
@@ -256,42 +259,64 @@ class _Blocks:
     code_ranges: list[tuple[int, int]]
 
 
+def _unlink(nodes: list[comrak.AstNode]) -> None:
+    """Empty every `children` list in these subtrees: comrak-ext's AstNode (pyo3, no
+    `__traverse__`) links `parent` and `children` in a cycle the GC cannot see, so a linked
+    tree is never freed (~20 KB a note); upward links alone are freed by refcounting."""
+    while nodes:
+        node = nodes.pop()
+        children = node.children
+        if children:
+            node.children = []
+            nodes.extend(children)
+
+
 def _walk(root: comrak.AstNode, out: _Blocks) -> None:
-    """Visit block nodes only, in document order: the inline children of paragraphs,
-    headings and tables are never needed, so they are not visited. Iterative: lists nested
-    by indentation can be a thousand levels deep."""
+    """Visit block nodes only, in document order, unlinking the tree (`_unlink`) as it goes;
+    inline subtrees (never needed here) and whatever a walk that raised did not reach are
+    unlinked after it. Iterative: lists nested by indentation can be 1,000 levels deep."""
     stack: list[tuple[comrak.AstNode, int]] = [(root, 0)]  # (node, blockquotes around it)
-    while stack:
-        node, quotes = stack.pop()
-        value = node.node_value
-        if type(value) is comrak.Heading:
-            pos = node.sourcepos
-            level = value.value.level
-            if pos.end.line > pos.start.line:  # setext: text lines, then the underline
-                source = _setext_source(out.lines, pos.start, pos.end.line, quotes)
-            else:
-                source = _atx_source(out.lines[pos.start.line - 1], pos.start.column)
-            out.sources.append((pos.start.line, level, source))
-            out.heading_at.append(len(out.events))
-            out.events.append(level)
-        elif type(value) is comrak.Paragraph or type(value) is comrak.Table:
-            out.events.append(0)
-        elif type(value) is comrak.CodeBlock:
-            out.code_ranges.append(_code_lines(value.value, node.sourcepos.start.line))
-            if value.value.literal.strip():
+    unvisited: list[comrak.AstNode] = []  # subtrees the walk does not descend into
+    try:
+        while stack:
+            node, quotes = stack.pop()
+            value = node.node_value
+            kind = type(value)
+            children = node.children  # taken before the node is read, which may raise
+            if children:
+                node.children = []
+                if kind is comrak.BlockQuote:
+                    stack.extend((child, quotes + 1) for child in reversed(children))
+                elif kind in _CONTAINERS:
+                    stack.extend((child, quotes) for child in reversed(children))
+                else:
+                    unvisited.extend(children)
+            if type(value) is comrak.Heading:
+                pos = node.sourcepos
+                level = value.value.level
+                if pos.end.line > pos.start.line:  # setext: text lines, then the underline
+                    source = _setext_source(out.lines, pos.start, pos.end.line, quotes)
+                else:
+                    source = _atx_source(out.lines[pos.start.line - 1], pos.start.column)
+                out.sources.append((pos.start.line, level, source))
+                out.heading_at.append(len(out.events))
+                out.events.append(level)
+            elif kind is comrak.Paragraph or kind is comrak.Table:
                 out.events.append(0)
-        elif type(value) is comrak.HtmlBlock:
-            if value.value.literal.strip():
+            elif type(value) is comrak.CodeBlock:
+                out.code_ranges.append(_code_lines(value.value, node.sourcepos.start.line))
+                if value.value.literal.strip():
+                    out.events.append(0)
+            elif type(value) is comrak.HtmlBlock and value.value.literal.strip():
                 out.events.append(0)
-        elif type(value) is comrak.BlockQuote:
-            stack.extend((child, quotes + 1) for child in reversed(node.children))
-        elif type(value) in _CONTAINERS:
-            stack.extend((child, quotes) for child in reversed(node.children))
+    finally:
+        unvisited.extend(node for node, _ in stack)
+        _unlink(unvisited)
 
 
 def _markdown_it_structure(src: str) -> _Blocks:
     """The same walk over markdown-it-py's block tokens (the block parser before
-    PARSER_VERSION 3), for notes nested past `_DEEP_QUOTES_RE`: markdown-it stops at 20
+    PARSER_VERSION 3), for notes nested past `_too_deep_for_comrak`: markdown-it stops at 20
     levels, where comrak's recursion would overflow the stack on a line of ~30,000 `>`."""
     env: dict[str, Any] = {}
     tokens: list[Token] = []
@@ -342,6 +367,13 @@ def _body_available(headings: list[Heading], heading_at: list[int], events: list
         headings[h].body_available = following[pos] < bounds[h]
 
 
+def _too_deep_for_comrak(src: str) -> bool:
+    """Whether comrak could overflow the stack on `src` (counts first: the regex ~25 µs)."""
+    if src.count(">") >= DEEP_QUOTES and _DEEP_QUOTES_RE.search(src):
+        return True
+    return len(src) >= DEEP_INLINE and src.count("*") + src.count("_") + src.count("[") >= DEEP_INLINE
+
+
 def parse_structure(src: str) -> Structure:
     """Headings (with body_available) and code-block line ranges of a body.
 
@@ -350,8 +382,7 @@ def parse_structure(src: str) -> Structure:
     """
     if "\r" in src or "\0" in src:  # not from parse.py: normalize as CommonMark reads it
         src = src.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
-    # The count first: the regex alone would cost ~25 µs on every note.
-    if src.count(">") >= DEEP_QUOTES and _DEEP_QUOTES_RE.search(src):
+    if _too_deep_for_comrak(src):
         out = _markdown_it_structure(src)
     else:
         out = _Blocks(lines=src.split("\n"), sources=[], heading_at=[], events=[], code_ranges=[])
