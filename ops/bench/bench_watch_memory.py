@@ -67,7 +67,9 @@ def run_one(exe: str, source: Path, notes: int, edit: int, rounds: int) -> list[
             (vault / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, vault / rel)
             rels.append(rel)
-        subprocess.run([exe, "index", "--vault", str(vault), "--index-dir", str(state)], check=True, capture_output=True)
+        subprocess.run(
+            [exe, "index", "--vault", str(vault), "--index-dir", str(state)], check=True, capture_output=True
+        )
         proc = subprocess.Popen(
             [exe, "watch", "--vault", str(vault), "--index-dir", str(state)],
             stdout=subprocess.DEVNULL,
@@ -112,7 +114,9 @@ def main() -> None:
             "growth_from_round_5_mib": round(series[-1] - base, 1),
             "notes_parsed": args.edit * args.rounds,
         }
-        print(f"{exe}: round 5 {base:.1f} MiB, last {series[-1]:.1f} MiB, growth {series[-1] - base:+.1f} MiB")
+        print(
+            f"{exe}: round 5 {base:.1f} MiB, last {series[-1]:.1f} MiB, growth {series[-1] - base:+.1f} MiB"
+        )
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(json.dumps({"load_before": load_before, "load_after": load_after, "runs": result}))
 
