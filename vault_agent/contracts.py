@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 SCHEMA_VERSION = 3  # 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored in the engine
-PARSER_VERSION = 2  # 2: a Latin word ends where CJK starts (text.tokenize)
+# 2: a Latin word ends where CJK starts (text.tokenize); 3: block structure by comrak, where
+# CommonMark (cmark) disagrees with markdown-it (headings, code lines, body_available)
+PARSER_VERSION = 3
 
 CURRENT_FILE = "CURRENT"
 SNAPSHOTS_DIR = "snapshots"

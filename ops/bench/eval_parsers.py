@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Evaluate Rust-backed CommonMark parsers against indexer/markdown.py (not a dependency).
 
-    pip install --target /tmp/rsparsers markdown-it-pyrs comrak-ext cmarkgfm
+    pip install --target /tmp/rsparsers markdown-it-pyrs cmarkgfm
     PYTHONPATH=/tmp/rsparsers python ops/bench/eval_parsers.py DIR... [--fuzz 20000 --seed 1] [--oracle]
 
 For every note under each DIR, `parse_note` runs as the indexer runs it, and the block
 structure it asks for (`parse_structure`: headings with line, level, text and
-body_available; code-block line ranges) is computed by markdown-it-py and by each
-candidate that is importable (markdown-it-pyrs, comrak): counts of notes that differ,
+body_available; code-block line ranges) is computed by the indexer (comrak since
+PARSER_VERSION 3) and by each candidate: markdown-it-py as the indexer used it before, and
+markdown-it-pyrs when importable: counts of notes that differ,
 CPU seconds of each, and the first differences. `--fuzz N` adds N random documents built
 from Markdown edge-case lines; differences only on blank lines of code ranges (invisible:
 links are the only users) are counted apart. `--oracle` judges every other difference
@@ -117,52 +118,33 @@ def pyrs_structure() -> Callable[[str], Structure] | None:
     return parse
 
 
-def comrak_structure() -> Callable[[str], Structure] | None:
-    try:
-        import comrak
-    except ImportError:
-        return None
-    ext = comrak.ExtensionOptions(table=True, strikethrough=True)
-
-    def text(node: Any, parts: list[str]) -> None:
-        for c in node.children:
-            v = c.node_value
-            if isinstance(v, comrak.Text | comrak.HtmlInline):
-                parts.append(v.value)
-            elif isinstance(v, comrak.Code):
-                parts.append(v.value.literal)
-            elif isinstance(v, comrak.SoftBreak | comrak.LineBreak):
-                parts.append(" ")
-            else:
-                text(c, parts)
+def markdown_it_structure() -> Callable[[str], Structure]:
+    """The indexer's block structure before PARSER_VERSION 3: markdown-it-py's block rules
+    (CommonMark preset, tables and strikethrough), the same heading text rules."""
+    from markdown_it.token import Token
 
     def parse(src: str) -> Structure:
+        env: dict[str, Any] = {}
+        tokens: list[Token] = []
+        M._MD.block.parse(src, M._MD, env, tokens)
         heads: list[M.Heading] = []
         at: list[int] = []
         events: list[int] = []
         code: list[tuple[int, int]] = []
-
-        def walk(node: Any) -> None:
-            for c in node.children:
-                v = c.node_value
-                if isinstance(v, comrak.Heading):
-                    parts: list[str] = []
-                    text(c, parts)
-                    lvl = v.value.level
-                    heads.append(M.Heading(c.sourcepos.start.line, lvl, collapse_ws(nfc("".join(parts)))))
-                    at.append(len(events))
-                    events.append(lvl)
-                elif isinstance(v, comrak.Paragraph | comrak.Table):
+        for i, tok in enumerate(tokens):
+            if tok.type == "heading_open":
+                level = int(tok.tag[1])
+                line = (tok.map[0] if tok.map else 0) + 1
+                heads.append(M.Heading(line, level, M.heading_text(tokens[i + 1].content, env)))
+                at.append(len(events))
+                events.append(level)
+            elif tok.type in ("paragraph_open", "table_open"):
+                events.append(0)
+            elif tok.type in ("fence", "code_block", "html_block"):
+                if tok.type != "html_block" and tok.map:
+                    code.append((tok.map[0] + 1, tok.map[1]))
+                if tok.content.strip():
                     events.append(0)
-                elif isinstance(v, comrak.CodeBlock | comrak.HtmlBlock):
-                    if isinstance(v, comrak.CodeBlock):
-                        code.append((c.sourcepos.start.line, c.sourcepos.end.line))
-                    if v.value.literal.strip():
-                        events.append(0)
-                else:
-                    walk(c)
-
-        walk(comrak.parse_document(src, ext))
         return _finish(heads, at, events, code)
 
     return parse
@@ -285,6 +267,16 @@ PIECES = [
     "# <https://a.b>",
     "# [l]: x",
     "     five",
+    "| a | b |",
+    "| - | - |",
+    "| c |",
+    "a | b",
+    "# ~a~ b",
+    "# ~~s~~ t",
+    "[ref]: /u 'title'",
+    "> ===",
+    ">     > lazy",
+    "1.",
 ]
 
 
@@ -313,13 +305,15 @@ def main() -> int:
     args = ap.parse_args()
     reference = M.parse_structure
     candidates = {
-        n: f for n, f in (("markdown-it-pyrs", pyrs_structure()), ("comrak", comrak_structure())) if f
+        n: f
+        for n, f in (("markdown-it-py", markdown_it_structure()), ("markdown-it-pyrs", pyrs_structure()))
+        if f
     }
-    cpu = {"markdown-it-py": 0.0, **{n: 0.0 for n in candidates}}
+    cpu = {"indexer": 0.0, **{n: 0.0 for n in candidates}}
     diffs: dict[str, list[str]] = {n: [] for n in candidates}
     soft: dict[str, int] = {n: 0 for n in candidates}
     oracle = cmark_oracle() if args.oracle else None
-    # per candidate: verdict -> examples ("candidate", "markdown-it-py", "neither", "undecided")
+    # per candidate: verdict -> examples ("candidate", "indexer", "neither", "undecided")
     verdicts: dict[str, dict[str, list[str]]] = {n: {} for n in candidates}
     where = [""]
 
@@ -333,7 +327,7 @@ def main() -> int:
             if ref_ok and got_ok
             else "candidate"
             if got_ok
-            else "markdown-it-py"
+            else "indexer"
             if ref_ok
             else "neither"
         )
@@ -342,7 +336,7 @@ def main() -> int:
     def compare(src: str) -> Structure:
         t = time.process_time()
         ref = reference(src)
-        cpu["markdown-it-py"] += time.process_time() - t
+        cpu["indexer"] += time.process_time() - t
         for name, fn in candidates.items():
             t = time.process_time()
             got = fn(src)

@@ -88,6 +88,8 @@ def test_incompatible(tmp_path: Path) -> None:
     assert compute_freshness(other, m, _ws(), StatChecker(other)) == "incompatible"
     bumped = m.model_copy(update={"schema_version": m.schema_version + 1})
     assert compute_freshness(make_settings(vault), bumped, None, None) == "incompatible"
+    older_parser = m.model_copy(update={"parser_version": m.parser_version - 1})
+    assert compute_freshness(make_settings(vault), older_parser, None, None) == "incompatible"
 
 
 def test_writer_states_from_writer_json(tmp_path: Path) -> None:

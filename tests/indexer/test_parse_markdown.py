@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from typing import Any
 
 import pytest
@@ -273,3 +276,82 @@ def test_code_spans_linear_and_commonmark_like() -> None:
     assert code_spans("`` unmatched ` run") == []
     line = "".join("`" * i + "a" for i in range(1, 1500))  # ~1.1 MB of unmatched runs
     assert code_spans(line) == []
+
+
+# ------------------------------------------------------------ block structure by comrak
+# Each case is one where markdown-it-py and comrak (the block parser since PARSER_VERSION 3)
+# differ or could differ; the expected value is what cmark, CommonMark's reference, says.
+def test_code_lines_of_fences_left_open_in_list_items() -> None:
+    # A fence opened in a list item ends with the item; its lines are code, the rest is not.
+    src = "- a\n  ```\n  [[inside]]\n[[outside]]\n\n- ```\n\n     [[five]]\n"
+    assert [(t, line) for _, t, _, _, line in links(src)] == [("outside", 4)]
+
+
+def test_code_lines_of_an_unclosed_fence_at_the_end() -> None:
+    assert links("```\n[[a]]\n[[b]]") == []
+    assert links("> ```\n> [[a]]\n[[b]]\n") == [(1, "b", None, "wikilink", 3)]
+
+
+def test_indented_lines_after_a_reference_definition_are_paragraph_text() -> None:
+    # CommonMark: an indented line cannot start a code block right after a reference
+    # definition (`[^1]:` takes the next line as its destination), so it is paragraph text.
+    assert links("[r]: /u\n    [[x]]\n") == [(1, "x", None, "wikilink", 2)]
+    assert links("[^1]:\n    ```\n    [[x]]\n    ```\n") == [(1, "x", None, "wikilink", 3)]
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        # The setext heading's paragraph starts at the reference definition (cmark's line).
+        ("[ref]: /u\nText\n===\n", [(1, 1, "Text")]),
+        ("> - Foo\n>   *bar*\n>   ---\n", [(1, 2, "Foo bar")]),
+        ("> Foo\nlazy\n> ===\n", [(1, 1, "Foo lazy")]),
+        ("- # In item #\n", [(1, 1, "In item")]),
+        ("  ##  spaced  ##  \n", [(1, 2, "spaced")]),
+        ("# [x] and [y]\n\n[x]: /u\n", [(1, 1, "x and [y]")]),
+        ("Para\n2. not a list\n---\n", [(1, 2, "Para 2. not a list")]),
+    ],
+)
+def test_heading_lines_and_sources(src: str, expected: list[tuple[int, int, str]]) -> None:
+    assert heads(src, "line", "level", "text") == expected
+
+
+def test_strikethrough_in_headings_needs_two_tildes() -> None:
+    # Obsidian and markdown-it strike `~~s~~` only; comrak's GFM would also take `~a~`.
+    assert heads("# ~a~ b ~~s~~ t\n", "text") == [("~a~ b s t",)]
+
+
+def test_empty_ordered_item_on_the_last_line_is_not_content() -> None:
+    # Without a final newline comrak would read `1.` as a paragraph.
+    assert heads("# A\n# B\n1.", "body_available") == [(False,), (False,)]
+
+
+def test_deep_nesting_never_fails_the_parse() -> None:
+    # A line of 100+ blockquotes goes to markdown-it's block parser (comrak would recurse
+    # past the stack on ~30,000 `>`); lists nested by indentation stay with comrak, whose
+    # tree is walked without recursion.
+    for src in (">" * 50_000 + " # x\n", "> - " * 20_000 + "# y\n", "- " * 50_000 + "z\n"):
+        note = parse(src)
+        assert note.note["flags"] == [] and note.headings == []
+    nested = "# top\n" + "".join("  " * i + "- a\n" for i in range(900)) + "  " * 900 + "# deep\n"
+    note = parse(nested)
+    assert note.note["flags"] == [] and [h["text"] for h in note.headings] == ["top", "deep"]
+
+
+def test_deep_inline_nesting_does_not_crash_the_process() -> None:
+    # comrak-ext builds its Python tree recursively: emphasis, images or links nested
+    # ~25,000 deep overflowed the stack (a segfault, also in the writer's inline parse).
+    # Such notes go to markdown-it's block parser. Run where a segfault could not take the
+    # test runner down with it.
+    code = textwrap.dedent(
+        """
+        from vault_agent.indexer.parse import parse_note
+        for nested in ("*a " * 40000 + "x" + " a*" * 40000, "![a " * 40000 + "x" + "](u)" * 40000):
+            raw = ("# Before\\n\\n" + nested + "\\n\\n## After\\n").encode()
+            n = parse_note("deep.md", raw, 0, len(raw))
+            print(n.note["flags"], [(h["text"], h["body_available"]) for h in n.headings])
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == ["[] [('Before', True), ('After', False)]"] * 2
