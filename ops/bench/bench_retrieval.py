@@ -12,7 +12,11 @@ Sets measured (each vault is indexed once into --work, outside the vault):
 - --paraphrase: ops/bench/paraphrase-dev.json and paraphrase-holdout.json (their vaults
   embedded for real with --embed): default-mode search recall and vault_find's first read;
   --plain-fusion answers with the previous fusion (RRF + lexical-top bonus for every
-  query) for a side-by-side comparison.
+  query) for a side-by-side comparison;
+- --sets a.json,b.json: query sets in the paraphrase/holdout2 format (`sets` of
+  {vault: "shared:<corpus>" | "fixture:<dir>" | "inline:<name>" with `notes` {path: text},
+  queries [{q, targets, kind?}]}), recall per kind and per --modes (group note), plus
+  vault_find: first read right, `ready` rate, and ready-and-right (first read right when ready).
 Recall counts distinct notes in rank order (chunk hits collapse to their note). Prints
 JSON. Not part of CI; quality numbers are deterministic (no timing).
 """
@@ -128,6 +132,72 @@ def run_set(reader: SnapshotReader, queries: list[dict[str, Any]], modes: list[s
     return out
 
 
+def _set_vault(s: dict[str, Any], work: Path) -> Path:
+    kind, rel = s["vault"].split(":", 1)
+    if kind == "shared":
+        return SHARED / "corpora" / rel / "vault"
+    if kind == "inline":  # a synthetic vault written from the set file itself
+        root = work / f"inline-{rel}-vault"
+        if root.exists():
+            shutil.rmtree(root)
+        for path, text in s["notes"].items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+        return root
+    return REPO / rel
+
+
+def _find_outcome(reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]) -> tuple[str | None, str]:
+    from vault_agent.query.find import vault_find
+
+    dump = vault_find(make_vault(settings), reader, q, cache=cache).data.model_dump()
+    first = next(
+        (str(a["params"]["path"]) for a in dump["next_actions"] if a.get("type") == "vault_read"), None
+    )
+    return first, str(dump["summary"]["integration_status"])
+
+
+def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bool) -> dict[str, Any]:
+    """Recall per set file x kind x mode, and vault_find's first read / ready rate per kind."""
+    global EMBED
+    EMBED = embed
+    work.mkdir(parents=True, exist_ok=True)
+    readers: dict[str, tuple[SnapshotReader, Settings]] = {}
+    report: dict[str, Any] = {}
+    for f in files:
+        per: dict[str, dict[str, list[tuple[list[str], list[str]]]]] = defaultdict(lambda: defaultdict(list))
+        finds: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+        for s in json.loads(Path(f).read_text())["sets"]:
+            if s["vault"] not in readers:
+                name = s["vault"].split(":", 1)[1].replace("/", "_")
+                readers[s["vault"]] = _reader(_set_vault(s, work), work, name)
+            reader, settings = readers[s["vault"]]
+            cache: dict[Any, Any] = {}
+            for item in s["queries"]:
+                kinds = ("all", item.get("kind", "paraphrase"))
+                for mode in modes:
+                    ranked = ranked_notes(reader, item["q"], mode, cache)
+                    for k in kinds:
+                        per[str(mode or "default")][k].append((item["targets"], ranked))
+                first, status = _find_outcome(reader, settings, item["q"], cache)
+                for k in kinds:
+                    finds[k].append((first in item["targets"], status == "ready"))
+        rep: dict[str, Any] = {m: {k: _recall(v) for k, v in sorted(kk.items())} for m, kk in per.items()}
+        rep["find"] = {
+            k: {
+                "first_read": round(sum(r for r, _ in v) / len(v), 3),
+                "ready": round(sum(d for _, d in v) / len(v), 3),
+                "ready_right": round(sum(r for r, d in v if d) / max(1, sum(d for _, d in v)), 3),
+                "n": len(v),
+            }
+            for k, v in sorted(finds.items())
+        }
+        report[Path(f).stem] = rep
+    for r, _ in readers.values():
+        r.close()
+    return report
+
+
 def paraphrase_report(work: Path, embed: bool) -> dict[str, Any]:
     global EMBED
     EMBED = embed
@@ -163,6 +233,7 @@ def main() -> None:
     ap.add_argument("--paraphrase", action="store_true", help="only our paraphrase sets: search and vault_find")
     ap.add_argument("--reuse", action="store_true", help="reuse the state dirs in --work")
     ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
+    ap.add_argument("--sets", default="", help="comma-separated query set files (holdout2.json format)")
     args = ap.parse_args()
     global REUSE
     REUSE = args.reuse
@@ -170,6 +241,11 @@ def main() -> None:
         from vault_agent.semantic import fuse as plain
 
         search_mod.fuse = lambda lexical, semantic, k, *_: plain(lexical, semantic, k)  # type: ignore[assignment]
+    if args.sets:
+        modes_ = [m or None for m in args.modes.split(",")]
+        report_ = sets_report(Path(args.work), args.sets.split(","), modes_, args.embed)
+        print(json.dumps(report_, indent=1, ensure_ascii=False))
+        return
     if args.paraphrase:
         print(json.dumps(paraphrase_report(Path(args.work), args.embed), indent=1, ensure_ascii=False))
         return
