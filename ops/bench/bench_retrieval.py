@@ -13,7 +13,7 @@ Sets measured (each vault is indexed once into --work, outside the vault):
   embedded for real with --embed): default-mode search recall and vault_find's first read;
   --plain-fusion answers with the previous fusion (RRF + lexical-top bonus for every
   query) for a side-by-side comparison;
-- --sets a.json,b.json: query sets in the paraphrase/holdout2 format (`sets` of
+- --sets a.json,b.json (with --find-only: only vault_find): query sets in the paraphrase/holdout2 format (`sets` of
   {vault: "shared:<corpus>" | "fixture:<dir>" | "inline:<name>" with `notes` {path: text},
   queries [{q, targets, kind?}]}), recall per kind and per --modes (group note), plus
   vault_find: first read right, `ready` rate, and ready-and-right (first read right when ready).
@@ -147,14 +147,27 @@ def _set_vault(s: dict[str, Any], work: Path) -> Path:
     return REPO / rel
 
 
-def _find_outcome(reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]) -> tuple[str | None, str]:
+def _sets_of(file: Path) -> list[dict[str, Any]]:
+    """The `sets` of a set file; retrieval-dev.json and fixtures/search_cjk/queries.json
+    (one vault, top-level `queries`) become one set."""
+    doc = json.loads(file.read_text())
+    if "sets" in doc:
+        return list(doc["sets"])
+    vault = doc.get("vault", "")
+    if vault.startswith("corpora/"):
+        return [{"vault": "shared:" + vault.split("/")[1], "queries": doc["queries"]}]
+    folder = file.resolve().parent / "vault"
+    where = folder.relative_to(REPO) if folder.is_relative_to(REPO) else folder
+    return [{"vault": f"repo:{where}", "queries": doc["queries"]}]
+
+
+def _find_outcome(reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]) -> tuple[list[str], str]:
+    """(the notes of vault_find's suggested reads in order, integration_status)."""
     from vault_agent.query.find import vault_find
 
     dump = vault_find(make_vault(settings), reader, q, cache=cache).data.model_dump()
-    first = next(
-        (str(a["params"]["path"]) for a in dump["next_actions"] if a.get("type") == "vault_read"), None
-    )
-    return first, str(dump["summary"]["integration_status"])
+    reads = [str(a["params"]["path"]) for a in dump["next_actions"] if a.get("type") == "vault_read"]
+    return reads, str(dump["summary"]["integration_status"])
 
 
 def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bool) -> dict[str, Any]:
@@ -166,28 +179,31 @@ def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bo
     report: dict[str, Any] = {}
     for f in files:
         per: dict[str, dict[str, list[tuple[list[str], list[str]]]]] = defaultdict(lambda: defaultdict(list))
-        finds: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-        for s in json.loads(Path(f).read_text())["sets"]:
+        finds: dict[str, list[tuple[bool, bool, bool]]] = defaultdict(list)
+        for s in _sets_of(Path(f)):
             if s["vault"] not in readers:
                 name = s["vault"].split(":", 1)[1].replace("/", "_")
                 readers[s["vault"]] = _reader(_set_vault(s, work), work, name)
             reader, settings = readers[s["vault"]]
             cache: dict[Any, Any] = {}
             for item in s["queries"]:
-                kinds = ("all", item.get("kind", "paraphrase"))
+                kinds = ("all", item.get("kind", "paraphrase"), "lang:" + item.get("lang", "?"))
                 for mode in modes:
                     ranked = ranked_notes(reader, item["q"], mode, cache)
                     for k in kinds:
                         per[str(mode or "default")][k].append((item["targets"], ranked))
-                first, status = _find_outcome(reader, settings, item["q"], cache)
+                reads, status = _find_outcome(reader, settings, item["q"], cache)
+                first_right = bool(reads) and reads[0] in item["targets"]
+                any_right = any(r in item["targets"] for r in reads)
                 for k in kinds:
-                    finds[k].append((first in item["targets"], status == "ready"))
+                    finds[k].append((first_right, status == "ready", any_right))
         rep: dict[str, Any] = {m: {k: _recall(v) for k, v in sorted(kk.items())} for m, kk in per.items()}
         rep["find"] = {
             k: {
-                "first_read": round(sum(r for r, _ in v) / len(v), 3),
-                "ready": round(sum(d for _, d in v) / len(v), 3),
-                "ready_right": round(sum(r for r, d in v if d) / max(1, sum(d for _, d in v)), 3),
+                "first_read": round(sum(r for r, _, _ in v) / len(v), 3),
+                "ready": round(sum(d for _, d, _ in v) / len(v), 3),
+                # ready = read these (<= 3) ranges, then stop: right when a target is among them
+                "ready_right": round(sum(a for _, d, a in v if d) / max(1, sum(d for _, d, _ in v)), 3),
                 "n": len(v),
             }
             for k, v in sorted(finds.items())
@@ -284,7 +300,7 @@ def main() -> None:
         for corpus, (r, _) in readers.items():
             pairs = _titles(r)
             qs = [{"q": t, "targets": [p], "kind": "title"} for p, t in pairs if t.strip()]
-            report[f"titles/{corpus}"] = run_set(r, qs, modes[:1])
+            report[f"titles/{corpus}"] = run_set(r, qs, modes)
     for r, _ in readers.values():
         r.close()
     print(json.dumps(report, indent=1, ensure_ascii=False))
