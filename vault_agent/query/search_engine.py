@@ -225,7 +225,7 @@ def fuzzy_name_clauses(index: Any, searcher: Any, terms: list[str]) -> list[Any]
     import tantivy
 
     Q = tantivy.Query
-    out = []
+    out: list[Any] = []
     for t in terms:
         if len(t) < FUZZY_MIN_CHARS or not t.isascii() or not t.isalpha():
             continue  # CJK bigrams, numbers and short words: an edit makes another word
