@@ -13,6 +13,8 @@ Sets measured (each vault is indexed once into --work, outside the vault):
   embedded for real with --embed): default-mode search recall and vault_find's first read;
   --plain-fusion answers with the previous fusion (RRF + lexical-top bonus for every
   query) for a side-by-side comparison;
+- --typos: every title of each shared corpus with one typo in its longest word
+  (with_typo), r@1 of the note itself per mode, on the states --work already holds;
 - --sets a.json,b.json (with --find-only: only vault_find): query sets in the paraphrase/holdout2 format (`sets` of
   {vault: "shared:<corpus>" | "fixture:<dir>" | "inline:<name>" with `notes` {path: text},
   queries [{q, targets, kind?}]}), recall per kind and per --modes (group note), plus
@@ -214,6 +216,31 @@ def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bo
     return report
 
 
+def with_typo(title: str, i: int) -> str | None:
+    """The title with one typo in its longest word (>= 5 letters): a deleted letter (even i)
+    or two letters swapped (odd i), never the first letter; None when no word qualifies."""
+    words = title.split()
+    j = max(range(len(words)), key=lambda k: (len(words[k]), -k))
+    w = words[j]
+    if len(w) < 5 or not w.isalpha():
+        return None
+    p = 1 + (i % (len(w) - 2))
+    words[j] = w[:p] + w[p + 1 :] if i % 2 == 0 else w[:p] + w[p + 1] + w[p] + w[p + 2 :]
+    return " ".join(words)
+
+
+def typo_report(work: Path, modes: list[str | None]) -> dict[str, Any]:
+    """Title-as-query r@1 with one typo per title, per shared corpus and mode."""
+    out: dict[str, Any] = {}
+    for corpus in CORPORA:
+        reader, _ = _reader(SHARED / "corpora" / corpus / "vault", work, corpus)
+        pairs = [(with_typo(t, i), p) for i, (p, t) in enumerate(_titles(reader))]
+        qs = [{"q": q, "targets": [p], "kind": "typo"} for q, p in pairs if q]
+        out[f"typo-titles/{corpus}"] = run_set(reader, qs, modes)
+        reader.close()
+    return out
+
+
 def paraphrase_report(work: Path, embed: bool) -> dict[str, Any]:
     global EMBED
     EMBED = embed
@@ -249,6 +276,7 @@ def main() -> None:
     ap.add_argument("--paraphrase", action="store_true", help="only our paraphrase sets: search and vault_find")
     ap.add_argument("--reuse", action="store_true", help="reuse the state dirs in --work")
     ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
+    ap.add_argument("--typos", action="store_true", help="typo'd titles of each corpus (reuses --work states)")
     ap.add_argument("--sets", default="", help="comma-separated query set files (holdout2.json format)")
     args = ap.parse_args()
     global REUSE
@@ -257,6 +285,10 @@ def main() -> None:
         from vault_agent.semantic import fuse as plain
 
         search_mod.fuse = lambda lexical, semantic, k, *_: plain(lexical, semantic, k)  # type: ignore[assignment]
+    if args.typos:
+        REUSE = True
+        print(json.dumps(typo_report(Path(args.work), [m or None for m in args.modes.split(",")]), indent=1))
+        return
     if args.sets:
         modes_ = [m or None for m in args.modes.split(",")]
         report_ = sets_report(Path(args.work), args.sets.split(","), modes_, args.embed)
