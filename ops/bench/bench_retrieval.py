@@ -12,7 +12,13 @@ Sets measured (each vault is indexed once into --work, outside the vault):
 - --paraphrase: ops/bench/paraphrase-dev.json and paraphrase-holdout.json (their vaults
   embedded for real with --embed): default-mode search recall and vault_find's first read;
   --plain-fusion answers with the previous fusion (RRF + lexical-top bonus for every
-  query) for a side-by-side comparison.
+  query) for a side-by-side comparison;
+- --typos: every title of each shared corpus with one typo in its longest word
+  (with_typo), r@1 of the note itself per mode, on the states --work already holds;
+- --sets a.json,b.json (with --find-only: only vault_find): query sets in the paraphrase/holdout2 format (`sets` of
+  {vault: "shared:<corpus>" | "fixture:<dir>" | "inline:<name>" with `notes` {path: text},
+  queries [{q, targets, kind?}]}), recall per kind and per --modes (group note), plus
+  vault_find: first read right, `ready` rate, and ready-and-right (first read right when ready).
 Recall counts distinct notes in rank order (chunk hits collapse to their note). Prints
 JSON. Not part of CI; quality numbers are deterministic (no timing).
 """
@@ -128,6 +134,113 @@ def run_set(reader: SnapshotReader, queries: list[dict[str, Any]], modes: list[s
     return out
 
 
+def _set_vault(s: dict[str, Any], work: Path) -> Path:
+    kind, rel = s["vault"].split(":", 1)
+    if kind == "shared":
+        return SHARED / "corpora" / rel / "vault"
+    if kind == "inline":  # a synthetic vault written from the set file itself
+        root = work / f"inline-{rel}-vault"
+        if root.exists():
+            shutil.rmtree(root)
+        for path, text in s["notes"].items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+        return root
+    return REPO / rel
+
+
+def _sets_of(file: Path) -> list[dict[str, Any]]:
+    """The `sets` of a set file; retrieval-dev.json and fixtures/search_cjk/queries.json
+    (one vault, top-level `queries`) become one set."""
+    doc = json.loads(file.read_text())
+    if "sets" in doc:
+        return list(doc["sets"])
+    vault = doc.get("vault", "")
+    if vault.startswith("corpora/"):
+        return [{"vault": "shared:" + vault.split("/")[1], "queries": doc["queries"]}]
+    folder = file.resolve().parent / "vault"
+    where = folder.relative_to(REPO) if folder.is_relative_to(REPO) else folder
+    return [{"vault": f"repo:{where}", "queries": doc["queries"]}]
+
+
+def _find_outcome(reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]) -> tuple[list[str], str]:
+    """(the notes of vault_find's suggested reads in order, integration_status)."""
+    from vault_agent.query.find import vault_find
+
+    dump = vault_find(make_vault(settings), reader, q, cache=cache).data.model_dump()
+    reads = [str(a["params"]["path"]) for a in dump["next_actions"] if a.get("type") == "vault_read"]
+    return reads, str(dump["summary"]["integration_status"])
+
+
+def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bool) -> dict[str, Any]:
+    """Recall per set file x kind x mode, and vault_find's first read / ready rate per kind."""
+    global EMBED
+    EMBED = embed
+    work.mkdir(parents=True, exist_ok=True)
+    readers: dict[str, tuple[SnapshotReader, Settings]] = {}
+    report: dict[str, Any] = {}
+    for f in files:
+        per: dict[str, dict[str, list[tuple[list[str], list[str]]]]] = defaultdict(lambda: defaultdict(list))
+        finds: dict[str, list[tuple[bool, bool, bool]]] = defaultdict(list)
+        for s in _sets_of(Path(f)):
+            if s["vault"] not in readers:
+                name = s["vault"].split(":", 1)[1].replace("/", "_")
+                readers[s["vault"]] = _reader(_set_vault(s, work), work, name)
+            reader, settings = readers[s["vault"]]
+            cache: dict[Any, Any] = {}
+            for item in s["queries"]:
+                kinds = ("all", item.get("kind", "paraphrase"), "lang:" + item.get("lang", "?"))
+                for mode in modes:
+                    ranked = ranked_notes(reader, item["q"], mode, cache)
+                    for k in kinds:
+                        per[str(mode or "default")][k].append((item["targets"], ranked))
+                reads, status = _find_outcome(reader, settings, item["q"], cache)
+                first_right = bool(reads) and reads[0] in item["targets"]
+                any_right = any(r in item["targets"] for r in reads)
+                for k in kinds:
+                    finds[k].append((first_right, status == "ready", any_right))
+        rep: dict[str, Any] = {m: {k: _recall(v) for k, v in sorted(kk.items())} for m, kk in per.items()}
+        rep["find"] = {
+            k: {
+                "first_read": round(sum(r for r, _, _ in v) / len(v), 3),
+                "ready": round(sum(d for _, d, _ in v) / len(v), 3),
+                # ready = read these (<= 3) ranges, then stop: right when a target is among them
+                "ready_right": round(sum(a for _, d, a in v if d) / max(1, sum(d for _, d, _ in v)), 3),
+                "n": len(v),
+            }
+            for k, v in sorted(finds.items())
+        }
+        report[Path(f).stem] = rep
+    for r, _ in readers.values():
+        r.close()
+    return report
+
+
+def with_typo(title: str, i: int) -> str | None:
+    """The title with one typo in its longest word (>= 5 letters): a deleted letter (even i)
+    or two letters swapped (odd i), never the first letter; None when no word qualifies."""
+    words = title.split()
+    j = max(range(len(words)), key=lambda k: (len(words[k]), -k))
+    w = words[j]
+    if len(w) < 5 or not w.isalpha():
+        return None
+    p = 1 + (i % (len(w) - 2))
+    words[j] = w[:p] + w[p + 1 :] if i % 2 == 0 else w[:p] + w[p + 1] + w[p] + w[p + 2 :]
+    return " ".join(words)
+
+
+def typo_report(work: Path, modes: list[str | None]) -> dict[str, Any]:
+    """Title-as-query r@1 with one typo per title, per shared corpus and mode."""
+    out: dict[str, Any] = {}
+    for corpus in CORPORA:
+        reader, _ = _reader(SHARED / "corpora" / corpus / "vault", work, corpus)
+        pairs = [(with_typo(t, i), p) for i, (p, t) in enumerate(_titles(reader))]
+        qs = [{"q": q, "targets": [p], "kind": "typo"} for q, p in pairs if q]
+        out[f"typo-titles/{corpus}"] = run_set(reader, qs, modes)
+        reader.close()
+    return out
+
+
 def paraphrase_report(work: Path, embed: bool) -> dict[str, Any]:
     global EMBED
     EMBED = embed
@@ -163,6 +276,8 @@ def main() -> None:
     ap.add_argument("--paraphrase", action="store_true", help="only our paraphrase sets: search and vault_find")
     ap.add_argument("--reuse", action="store_true", help="reuse the state dirs in --work")
     ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
+    ap.add_argument("--typos", action="store_true", help="typo'd titles of each corpus (reuses --work states)")
+    ap.add_argument("--sets", default="", help="comma-separated query set files (holdout2.json format)")
     args = ap.parse_args()
     global REUSE
     REUSE = args.reuse
@@ -170,6 +285,15 @@ def main() -> None:
         from vault_agent.semantic import fuse as plain
 
         search_mod.fuse = lambda lexical, semantic, k, *_: plain(lexical, semantic, k)  # type: ignore[assignment]
+    if args.typos:
+        REUSE = True
+        print(json.dumps(typo_report(Path(args.work), [m or None for m in args.modes.split(",")]), indent=1))
+        return
+    if args.sets:
+        modes_ = [m or None for m in args.modes.split(",")]
+        report_ = sets_report(Path(args.work), args.sets.split(","), modes_, args.embed)
+        print(json.dumps(report_, indent=1, ensure_ascii=False))
+        return
     if args.paraphrase:
         print(json.dumps(paraphrase_report(Path(args.work), args.embed), indent=1, ensure_ascii=False))
         return
@@ -208,7 +332,7 @@ def main() -> None:
         for corpus, (r, _) in readers.items():
             pairs = _titles(r)
             qs = [{"q": t, "targets": [p], "kind": "title"} for p, t in pairs if t.strip()]
-            report[f"titles/{corpus}"] = run_set(r, qs, modes[:1])
+            report[f"titles/{corpus}"] = run_set(r, qs, modes)
     for r, _ in readers.values():
         r.close()
     print(json.dumps(report, indent=1, ensure_ascii=False))

@@ -64,6 +64,25 @@ def test_a_notes_name_finds_it_first(names_ctx: AppContext, query: str, path: st
     assert _paths(names_ctx, query)[0] == path
 
 
+@pytest.mark.parametrize(
+    ("query", "path"),
+    [
+        ("Ada Qill", "people/Ada Quill.md"),  # a letter dropped
+        ("wintr rotaiton plan", "x/frontmatter-title.md"),  # dropped, swapped
+        ("nihgt watch", "x/aliased.md"),  # an alias, letters swapped
+    ],
+)
+def test_a_name_with_a_typo_still_finds_the_note(names_ctx: AppContext, query: str, path: str) -> None:
+    assert _paths(names_ctx, query)[0] == path
+
+
+def test_known_words_never_go_fuzzy(names_ctx: AppContext) -> None:
+    # "lamb" is one edit from the filler's "lamp", but a word the index does not hold only
+    # matches names fuzzily, and "beacon" is known: the notes holding it, no fuzzy extras.
+    assert _paths(names_ctx, "lamb") == []
+    assert all(p.startswith("log/") for p in _paths(names_ctx, "beacon"))
+
+
 def test_group_note_gives_one_hit_per_note(names_ctx: AppContext) -> None:
     paths = _paths(names_ctx, "harbor beacon", group="note")
     assert len(paths) == len(set(paths)) == 10

@@ -15,7 +15,11 @@ Summary formulas (n = integrated_candidates, ranges per file r_f):
   signal_coverage.normalized = ranges holding a Stage 0 hit / n
   signal_coverage.loose      = query token weight seen in any candidate / query token weight
   sufficiency_score  = 0.6 · strength + 0.4 · signal_coverage.loose, strength = 1 with a
-                       Stage 0 hit, else the best Stage 1 overlap (0 when n = 0)
+                       Stage 0 hit, else the best Stage 1 overlap (0 when n = 0); in a
+                       hybrid answer whose first chunk both rankers put first (or whose
+                       note the query names: search_modes.lead_agreed) at least 0.9
+                       (AGREED_SUFFICIENCY): that agreement is sufficient evidence by
+                       itself, whatever share of the query's words the note holds
   integration_status = blocked (n = 0) | ready (sufficiency ≥ 0.8, no gaps, n ≤ 3, every
                        range ≤ 200 lines) | needs_followup
   max_stage_applied  = 0 (Stage 1 not run) | 1 (nothing to integrate) | 1.5
@@ -63,6 +67,7 @@ MAX_CANDIDATES_CAP = FIND_MAX_CANDIDATES_CAP
 MAX_TIME_MS = FIND_MAX_TIME_MS
 STAGE0_FETCH_CAP = 5_000
 READY_SUFFICIENCY = 0.8
+AGREED_SUFFICIENCY = 0.9  # hybrid lead first in both rankers, or named by the query
 READY_MAX_RANGES = 3
 READY_MAX_LINES = 200  # a longer range is scanned, not read at once
 UNRANKED = 1 << 30
@@ -109,6 +114,7 @@ class Cand:
     overlap: float
     terms: frozenset[str]
     rank: int = UNRANKED  # position in the search ranking (find_rank.py)
+    lead: str = ""  # hybrid: the ranking's first chunk, "agreed" | "disputed" (find_rank.Ranked)
 
 
 def normalize(text: str) -> str:
@@ -206,8 +212,9 @@ def _run_pass(
             key = (r.path, r.ordinal)
             if key in cands:
                 cands[key].rank = r.rank
+                cands[key].lead = r.lead
             else:
-                cands[key] = Cand(r.path, r.ordinal, r.start, r.end, False, r.overlap, r.terms, r.rank)
+                cands[key] = Cand(r.path, r.ordinal, r.start, r.end, False, r.overlap, r.terms, r.rank, r.lead)
         total = len(cands)
         if budget.over():
             cutoff = "time_budget"
@@ -257,6 +264,18 @@ def integrate(cands: list[Cand]) -> list[Group]:
             else:
                 groups.append(Group(path, c.start, c.end, c.exact, c.overlap, c.rank))
     return groups
+
+
+def lead_sufficiency(words: float, cands: list[Cand]) -> float:
+    """Sufficiency with the hybrid ranking's evidence: a lead both rankers put first (or
+    that the query names, search_modes.lead_agreed) is sufficient by itself,
+    AGREED_SUFFICIENCY, whatever share of the query's words it holds (a paraphrase, a
+    question in another language); otherwise the words' formula. Measured on the dev sets
+    (docs/retrieval.md): capping a disputed lead below READY_SUFFICIENCY lost more right
+    `ready` answers than wrong ones."""
+    if any(c.lead == "agreed" for c in cands):
+        return max(words, AGREED_SUFFICIENCY)
+    return words
 
 
 def _read(g: Group, conf: float) -> NextAction:
@@ -328,7 +347,7 @@ def vault_find(
     strength = (
         1.0 if any(c.exact for c in result.cands) else max((c.overlap for c in result.cands), default=0.0)
     )
-    sufficiency = ratio(0.6 * strength + 0.4 * loose) if n else 0.0
+    sufficiency = ratio(lead_sufficiency(0.6 * strength + 0.4 * loose, result.cands)) if n else 0.0
     gaps = sum(k - 1 for k in per_file.values())
     status: Literal["ready", "needs_followup", "blocked"]
     if n == 0:

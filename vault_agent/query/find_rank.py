@@ -50,6 +50,7 @@ class Ranked:
     rank: int  # 0 = the engine's best chunk
     overlap: float  # weighted token coverage, 0..1
     terms: frozenset[str]  # the query tokens (as typed, unstemmed) the chunk covers
+    lead: str = ""  # hybrid answers, on the ranking's first chunk: "agreed" | "disputed"
 
 
 def _names(path: str, title: str | None, aliases: list[str] | None) -> str:
@@ -90,7 +91,8 @@ def ranked_candidates(
     """(Stage 1 candidates in rank order, ranked chunks in scope looked at, token weights)."""
     if not tokens:
         return [], 0, {}
-    hits, answered, _ = ranked_hits(reader, view, query, tokens, STAGE1_DEPTH, None, "chunk")
+    evidence: dict[str, bool] = {}
+    hits, answered, _ = ranked_hits(reader, view, query, tokens, STAGE1_DEPTH, None, "chunk", None, evidence)
     if not hits:
         return [], 0, {}
     con: duckdb.DuckDBPyConnection = view.con
@@ -126,7 +128,10 @@ def ranked_candidates(
         have = set(analyze_terms(tokenize(words)))
         covered = frozenset(t for t in tokens if stems[t] and all(s in have for s in stems[t]))
         overlap = min(1.0, weighted_share(covered, tokens, token_weight))
-        cand = Ranked(path, ordinal, int(start), int(end), rank, overlap, covered)
+        lead_kind = ""
+        if answered == "hybrid" and rank == 0:  # the ranking's own first chunk, in scope
+            lead_kind = "agreed" if evidence.get("lead_agreed") else "disputed"
+        cand = Ranked(path, ordinal, int(start), int(end), rank, overlap, covered, lead_kind)
         if overlap >= LOOSE_MIN_OVERLAP:
             out.append(cand)
         elif answered == "hybrid" and seen == 1:

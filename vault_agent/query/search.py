@@ -22,6 +22,7 @@ from vault_agent.query.search_modes import (
     Hit,
     embeddings_available,
     fuse,
+    lead_agreed,
     semantic_hits,
     semantic_warnings,
 )
@@ -186,9 +187,11 @@ def ranked_hits(
     mode: str | None,
     group: str,
     details: dict[tuple[str, int], bytes] | None = None,
+    evidence: dict[str, bool] | None = None,
 ) -> tuple[list[Hit], str, list[WarningItem]]:
     """(hits, mode answered, warnings) for one pinned snapshot: the one ranking every
-    surface uses (search, vault_find). `details`: see hit_details."""
+    surface uses (search, vault_find). `details`: see hit_details. `evidence`, when given,
+    receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed)."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
     if wanted == "lexical":
         return lexical_hits(reader, view, terms, limit, group, details), "lexical", []
@@ -211,7 +214,10 @@ def ranked_hits(
         return semantic[:limit], "semantic", warnings
     stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
     lexical = lexical_hits(reader, view, terms, pool, group, stored) if terms else []
-    return fuse(lexical, semantic, limit, terms, stored), "hybrid", warnings
+    fused = fuse(lexical, semantic, limit, terms, stored)
+    if evidence is not None:
+        evidence["lead_agreed"] = lead_agreed(fused, lexical, semantic, terms, stored)
+    return fused, "hybrid", warnings
 
 
 def search(

@@ -17,6 +17,8 @@ Ranking (query side of search_fields.py):
 - function bigrams: a CJK query bigram holding a particle, preposition or question word
   (FUNCTION_CHARS, QUESTION_BIGRAMS) counts as common, and a pair of two such tokens gets
   no proximity clause;
+- typos: a query token that no field holds matches the name fields fuzzily
+  (fuzzy_name_clauses: "Warm COINBSE" finds "Warm COINBASE");
 - common tokens: a token held by more than COMMON_DF_RATIO of the chunks keeps only
   COMMON_WEIGHT of its weight in body and headings while the query has rarer tokens (name
   fields keep full weight: "Book Template" must find the note of that name) (BM25's idf alone lets many
@@ -80,6 +82,15 @@ QUESTION_BIGRAMS = frozenset(
     }
 )
 TIE_BREAKER: float | None = None
+# Typos in a name: a query token no field of the index holds ("COINBSE", "limt") also
+# matches the name fields' tokens within FUZZY_DISTANCE edits (2 from FUZZY_LONG chars),
+# each such match weighing FUZZY_WEIGHT of the field's boost. Tokens the index holds never
+# go fuzzy, so a correctly spelled query costs nothing more and ranks as before.
+FUZZY_MIN_CHARS = 4
+FUZZY_LONG = 8
+FUZZY_WEIGHT = 0.5
+FUZZY_FIELDS: tuple[str, ...] = ("title", "aliases", "filename")
+FUZZY_MAX_TERMS = 4  # a bound on the automata a long query of unknown words builds
 FETCH_MIN = 50
 RERANK_POOL = 200  # term hits that proximity may reorder (4x the usual fetch)
 PHRASE_POOL = 2000  # proximity hits read to find the pooled ones' bonuses
@@ -205,7 +216,28 @@ def term_query(index: Any, searcher: Any, terms: list[str]) -> Any:
             clauses.extend((Occur.Should, q) for q in per_field)
         else:
             clauses.append((Occur.Should, Q.disjunction_max_query(per_field, tie_breaker=TIE_BREAKER)))
+    clauses.extend((Occur.Should, q) for q in fuzzy_name_clauses(index, searcher, terms))
     return Q.boolean_query(clauses)
+
+
+def fuzzy_name_clauses(index: Any, searcher: Any, terms: list[str]) -> list[Any]:
+    """Fuzzy name-field clauses for the query's unknown alphabetic tokens (module doc)."""
+    import tantivy
+
+    Q = tantivy.Query
+    out: list[Any] = []
+    for t in terms:
+        if len(t) < FUZZY_MIN_CHARS or not t.isascii() or not t.isalpha():
+            continue  # CJK bigrams, numbers and short words: an edit makes another word
+        if any(searcher.doc_freq(field, t) for field in FIELD_BOOSTS):
+            continue  # a known token: exact matching only
+        if len(out) >= FUZZY_MAX_TERMS * len(FUZZY_FIELDS):
+            break
+        distance = 2 if len(t) >= FUZZY_LONG else 1
+        for field in FUZZY_FIELDS:
+            q = Q.fuzzy_term_query(index.schema, field, t, distance=distance, transposition_cost_one=True)
+            out.append(Q.boost_query(q, FIELD_BOOSTS[field] * FUZZY_WEIGHT))
+    return out
 
 
 def proximity_query(index: Any, searcher: Any, terms: list[str]) -> Any | None:

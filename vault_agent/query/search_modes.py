@@ -46,6 +46,27 @@ def semantic_warnings(reader: Any, snapshot: Any) -> list[WarningItem]:
     return semantic.semantic_warnings(reader, snapshot)
 
 
+def lead_agreed(
+    fused: list[Hit],
+    lexical: list[Hit],
+    semantic_ranked: list[Hit],
+    terms: list[str],
+    details: dict[tuple[str, int], bytes],
+) -> bool:
+    """Whether the hybrid ranking's first note is backed by both kinds of evidence: both
+    rankers put it first, or it is the lexical first note and the query names it
+    (evidence.names_note). vault_find answers `ready` only on such a lead (find.py): when
+    the rankers disagree, the query's words alone are weak evidence (on
+    ops/bench/paraphrase-dev.json every `ready` of a disputed lead read a wrong note)."""
+    if not fused or not lexical or fused[0][0] != lexical[0][0]:
+        return False
+    if semantic_ranked and semantic_ranked[0][0] == fused[0][0]:
+        return True
+    blob = details.get((lexical[0][0], lexical[0][1]))
+    title = decode_detail(blob)[0] if blob is not None else None
+    return names_note(terms, title, lexical[0][0])
+
+
 def fuse(
     lexical: list[Hit],
     semantic_ranked: list[Hit],
