@@ -1,14 +1,13 @@
 """What a loaded snapshot is made of in memory: DuckDB objects and typed note columns.
 
 Layout inside the reader's in-memory DuckDB:
-    main.seg_<id>_<table>   one per segment and table: `notes` and `links` are copied
-                            into memory once (per-request Parquet scans of them are too
-                            slow), as tables of the attached catalog `segstore` (its
-                            storage compressed: 53 instead of 147 MiB at 100k notes) that
-                            these views name; `headings`, `chunks` and `terms` stay
-                            `read_parquet` views (one-note reads take headings from
-                            `SegmentHeadings`; terms are term-sorted with small row groups
-                            so `term IN` prunes)
+    main.seg_<id>_<table>   one per segment and table: `notes` is copied into memory
+                            once (per-request Parquet scans of it are too slow), as a
+                            table of the attached catalog `segstore` (its storage
+                            compressed) that this view names; `links` (read by `related`
+                            only), `headings`, `chunks` and `terms` stay `read_parquet`
+                            views (one-note reads take headings from `SegmentHeadings`;
+                            terms are term-sorted with small row groups so `term IN` prunes)
     s<snapshot_id>.<table>  the live rows of one snapshot: UNION ALL over its segments
                             minus its dead rows (`s<id>._dead`), for every table of
                             contracts.py, plus `_notes` = notes with `_seg`, the segment
@@ -39,11 +38,13 @@ from vault_agent.query.segment_headings import SegmentHeadings
 from vault_agent.tables import duck_type
 
 # Tables copied into DuckDB memory once per segment; the others stay Parquet views.
-LOADED_TABLES: tuple[str, ...] = ("notes", "links")
+# `links` was copied too (551k rows, ~64 MiB at 100k notes, 0.5 s of the snapshot open)
+# although only `related` reads it (issue 11).
+LOADED_TABLES: tuple[str, ...] = ("notes",)
 # The in-memory catalog holding those copies. An in-memory database stores its tables
 # uncompressed unless attached with COMPRESS (DuckDB ≥ 1.3): the columns then get the
-# lightweight compression of a database file (dictionary, FSST, bit-packing), which
-# shrinks the 100k-note copy 2.8 times at about the same scan speed (issue 11).
+# lightweight compression of a database file (dictionary, FSST, bit-packing): the
+# 100k-note `notes` copy takes ~48 instead of ~84 MiB (issue 11).
 STORE = "segstore"
 
 
