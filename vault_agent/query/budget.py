@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 
 class Budget:
@@ -37,5 +38,21 @@ class Budget:
         except duckdb.InterruptException:
             self.hit = True
             return []
+        finally:
+            timer.cancel()
+
+    def run_arrow(self, con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> pa.Table | None:
+        """`run` with the rows as an Arrow table (None instead of no rows at the deadline)."""
+        left = self.left()
+        if left <= 0:
+            self.hit = True
+            return None
+        timer = threading.Timer(left, con.interrupt)
+        timer.start()
+        try:
+            return con.sql(sql, params=params).to_arrow_table()
+        except duckdb.InterruptException:
+            self.hit = True
+            return None
         finally:
             timer.cancel()

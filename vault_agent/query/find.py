@@ -44,8 +44,8 @@ from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
 from vault_agent.query.bm25 import postings_index
 from vault_agent.query.budget import Budget
+from vault_agent.query.find_postings import chunks_with_all
 from vault_agent.query.find_rank import Ranked, chunks_of_notes, ranked_candidates, weighted_share
-from vault_agent.query.postings import dead_filter, read_postings
 from vault_agent.query.scope import Scope, resolve_scope
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
@@ -167,26 +167,24 @@ def _run_pass(
         files, nodes = manifest.note_count, manifest.chunk_count
     want = normalize(query)
     cands: dict[tuple[str, int], Cand] = {}
-    post = (
-        f"SELECT p.term, p.path, p.chunk_ordinal FROM q_post p WHERE {dead_filter('p')}"
+    # The chunks holding every query token: q_full when the postings index exists
+    # (find_postings.py, with tombstones applied), else the same selection from `terms`.
+    full = (
+        "SELECT path, chunk_ordinal FROM q_full"
         if has_post
-        else "SELECT term, path, chunk_ordinal FROM terms WHERE term IN (SELECT unnest(?::VARCHAR[]))"
+        else "SELECT path, chunk_ordinal FROM terms WHERE term IN (SELECT unnest(?::VARCHAR[])) "
+        "GROUP BY path, chunk_ordinal HAVING count(DISTINCT term) = ?"
     )
-    post_params: list[Any] = [] if has_post else [tokens]
-    agg = (
-        f"SELECT path, chunk_ordinal, list(DISTINCT term ORDER BY term) AS ts, count(DISTINCT term) AS k "
-        f"FROM ({post}) WHERE {where} GROUP BY path, chunk_ordinal"
-    )
+    full_params: list[Any] = [] if has_post else [tokens, len(tokens)]
     if tokens:
-        sql = f"SELECT path, chunk_ordinal, ts FROM ({agg}) WHERE k = ? ORDER BY path, chunk_ordinal LIMIT ?"
-        rows = budget.run(con, sql, [*post_params, *params, len(tokens), STAGE0_FETCH_CAP])
-        details = _chunk_rows(con, [(p, int(o)) for p, o, _ in rows], budget)
-        for path, ordinal, ts in rows:
-            start, end, text = details.get((path, int(ordinal)), (0, 0, ""))
+        sql = f"SELECT path, chunk_ordinal FROM ({full}) WHERE {where} ORDER BY path, chunk_ordinal LIMIT ?"
+        rows = [(p, int(o)) for p, o in budget.run(con, sql, [*full_params, *params, STAGE0_FETCH_CAP])]
+        details = _chunk_rows(con, rows, budget)
+        for path, ordinal in rows:
+            start, end, text = details.get((path, ordinal), (0, 0, ""))
             if want and want in normalize(text):
-                cands[(path, int(ordinal))] = Cand(
-                    path, int(ordinal), start, end, True, 1.0, frozenset(ts or [])
-                )
+                # A chunk of q_full holds every query token (tokens are distinct).
+                cands[(path, ordinal)] = Cand(path, ordinal, start, end, True, 1.0, frozenset(tokens))
     else:
         sql = (
             "SELECT path, ordinal, start_line, end_line FROM chunks "
@@ -319,7 +317,10 @@ def vault_find(
         warnings: list[WarningItem] = list(view.warnings())
         index = postings_index(reader, view, cache) if tokens else None
         if index is not None:
-            view.con.register("q_post", read_postings(index, tokens))
+            dead: dict[int, list[str]] = {}
+            for seg, path in view.con.execute("SELECT seg, path FROM _dead").fetchall():
+                dead.setdefault(int(seg), []).append(str(path))
+            view.con.register("q_full", chunks_with_all(index, tokens, dead, budget))
         try:
             def stage1(where: str, params: list[Any], v: Any = view) -> tuple[list[Ranked], int]:
                 ranked, seen_chunks, w = ranked_candidates(reader, v, query, tokens, where, params)
@@ -335,7 +336,7 @@ def vault_find(
                 expanded = True
         finally:
             if index is not None:
-                view.con.unregister("q_post")
+                view.con.unregister("q_full")
         snapshot_id = view.manifest.snapshot_id
     groups = integrate(top_files(result.cands, INTEGRATE_FILES))
     n = len(groups)

@@ -19,6 +19,7 @@ from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.paths import Vault
 from vault_agent.query.budget import Budget
 from vault_agent.query.grep_match import Matcher
+from vault_agent.query.grep_snapshot import first_lines
 from vault_agent.query.lines import decode, split_lines, strip_eol
 from vault_agent.query.scope import Scope
 from vault_agent.query.toolkit import MAX_FILE_BYTES
@@ -32,16 +33,6 @@ class Hit:
     line: int
     text: str
     matched: str | None = None
-
-
-def _lines_sql(source: str, where_chunk: str, line_pred: str, extra: str = "") -> str:
-    return (
-        f"SELECT path, start_line + i - 1 AS line_no, line {extra} FROM ("
-        f"  SELECT path, start_line, unnest(parts) AS line, generate_subscripts(parts, 1) AS i FROM ("
-        f"    SELECT path, start_line, string_split(text, chr(10)) AS parts FROM {source} WHERE {where_chunk}"
-        f"  )"
-        f") WHERE {line_pred}"
-    )
 
 
 def snapshot_hits(
@@ -58,10 +49,10 @@ def snapshot_hits(
     if matcher.mode == "regex" and ("^" in matcher.pattern or "$" in matcher.pattern):
         chunk_params = ["(?m)" + matcher.pattern]  # line anchors inside multi-line chunk text
     extra = ", regexp_extract(line, ?) AS matched" if matcher.mode == "regex" else ", NULL AS matched"
-    sql = _lines_sql("chunks", f"{where} AND {chunk_pred}", pred, extra)
-    sql = f"SELECT DISTINCT ON (path, line_no) * FROM ({sql}) ORDER BY path, line_no LIMIT ?"
-    all_params = ([matcher.pattern] if matcher.mode == "regex" else []) + params + chunk_params + pred_params
-    rows = budget.run(con, sql, [*all_params, want])
+    extra_params = [matcher.pattern] if matcher.mode == "regex" else []
+    chunk_where, chunk_all = f"{where} AND {chunk_pred}", params + chunk_params
+    # grep_snapshot.py: note by note, not every matching chunk's lines at once
+    rows = first_lines(con, chunk_where, chunk_all, pred, pred_params, extra, extra_params, want, budget)
     return [Hit(p, int(n), t, m) for p, n, t, m in rows]
 
 

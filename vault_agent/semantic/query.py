@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, WarningItem
 from vault_agent.heap import release_free_memory
-from vault_agent.semantic.encoder import load_encoder, load_error
+from vault_agent.semantic.encoder import MODEL_ID, load_encoder, load_error
 from vault_agent.semantic.passages import MAX_SECTIONS
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.store import TABLE, file_model, read_vectors
@@ -161,12 +161,16 @@ def semantic_hits(reader: Any, view: Any, query: str, k: int) -> list[tuple[str,
     load, or the snapshot has no embeddings yet (the caller stays lexical). Ties go to
     path, then chunk ordinal.
     """
-    if not semantic_enabled() or k <= 0:
+    if not semantic_enabled() or k <= 0 or load_error() is not None:
         return None
+    # The vectors before the model: their first load runs an SVD per embedding file (a
+    # ~100 MB transient), which then does not stack on the model's ~90 MB (issue 11).
+    vectors = _load(reader, view.manifest, MODEL_ID)
     encoder = load_encoder()
-    if encoder is None:
+    if encoder is None:  # the model failed to load: nothing will use the vectors
+        with _caches_lock:
+            _caches.pop(reader, None)
         return None
-    vectors = _load(reader, view.manifest, encoder.model_id)
     if vectors.count == 0:
         return None
     q = encoder.embed_query(query)
