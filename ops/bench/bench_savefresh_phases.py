@@ -60,7 +60,12 @@ def _run(args: argparse.Namespace, spans_file: Path) -> list[dict[str, float | s
     }
     cmd = [sys.executable, "-c", CHILD, str(HERE), str(spans_file), "watch"]
     cmd += ["--vault", str(args.vault), "--index-dir", str(args.index_dir)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    # cwd: `python -c` puts the working directory first on sys.path, so started from a
+    # checkout the child would import that checkout's vault_agent instead of the given
+    # python's (an old-vs-new run would then run the same code twice).
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=spans_file.parent
+    )
     pause = threading.Event()
     edits: list[dict[str, float | str | int]] = []
     try:

@@ -14,6 +14,10 @@ OLD=$1 NEW=$2 VAULT=$3 STATE=$4 WORK=$5 ROUNDS=${6:-2} EDITS=${7:-64}
 HERE=$(cd "$(dirname "$0")" && pwd)
 export VAULT_AGENT_SEMANTIC=0
 mkdir -p "$WORK"
+# Run from WORK: a bench's `python -c` child puts the working directory first on sys.path,
+# so started inside a checkout both sides would import that checkout's vault_agent.
+VAULT=$(cd "$VAULT" && pwd); STATE=$(cd "$STATE" && pwd); WORK=$(cd "$WORK" && pwd)
+cd "$WORK"
 for round in $(seq "$ROUNDS"); do
   for side in old new; do
     py=$OLD; [ "$side" = new ] && py=$NEW
