@@ -24,6 +24,7 @@ for round in $(seq "$ROUNDS"); do
     run=$WORK/$side
     rm -rf "$run"; mkdir -p "$run"
     cp -a "$VAULT" "$run/vault"; cp -a "$STATE" "$run/state"; rm -f "$run/state/writer.lock"
+    sync  # the copy's dirty pages would otherwise be written back under the first saves' fsyncs
     echo "# round $round $side $(uptime)"
     nice -n 5 "$py" "$HERE/bench_savefresh_phases.py" --vault "$run/vault" --index-dir "$run/state" \
       --edits "$EDITS" --seed "$round" --gap 1.2 --top 3 --label "$side r$round"

@@ -26,6 +26,7 @@ for round in $(seq "$ROUNDS"); do
     run=$WORK/$side
     rm -rf "$run"; mkdir -p "$run"
     cp -a "$VAULT" "$run/vault"; cp -a "$STATE" "$run/state"
+    sync  # the copy's dirty pages would otherwise be written back under the first writes' fsyncs
     echo "# round $round $side $(uptime)"
     nice -n 5 "$py" "$HERE/bench_write_phases.py" --vault "$run/vault" --state "$run/state" \
       --writes "$WRITES" --gap 1.2 --seed "$round" --label "$side gap1.2" | sed -n '1,/^}/p' | tr -d '\n ' ; echo
