@@ -27,6 +27,7 @@ from vault_agent.query.postings import (
     chunk_keys,
     chunk_rows,
     dead_filter,
+    dead_paths,
     read_postings,
     score_postings,
     snapshot_chunks,
@@ -117,11 +118,8 @@ def chunk_map(reader: Any, view: Any, cache: dict[Any, Any] | None) -> SnapshotC
     key = ("chunk_map", view.manifest.snapshot_id)
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[no-any-return]
-    dead: dict[int, list[str]] = {}
-    for seg, path in view.con.execute("SELECT seg, path FROM _dead").fetchall():
-        dead.setdefault(int(seg), []).append(str(path))
     try:
-        return snapshot_chunks(Path(reader.settings.index_dir), view.manifest, dead, cache)
+        return snapshot_chunks(Path(reader.settings.index_dir), view.manifest, dead_paths(view.con), cache)
     except (OSError, ValueError, pa.ArrowException):
         return None
 

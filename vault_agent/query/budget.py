@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import duckdb
 import pyarrow as pa
+
+T = TypeVar("T")
 
 
 class Budget:
@@ -27,22 +30,15 @@ class Budget:
 
     def run(self, con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         """Run a query, interrupting it at the deadline (then: no rows, budget marked hit)."""
-        left = self.left()
-        if left <= 0:
-            self.hit = True
-            return []
-        timer = threading.Timer(left, con.interrupt)
-        timer.start()
-        try:
-            return con.execute(sql, params).fetchall()
-        except duckdb.InterruptException:
-            self.hit = True
-            return []
-        finally:
-            timer.cancel()
+        rows = self._interruptible(con, lambda: con.execute(sql, params).fetchall())
+        return [] if rows is None else rows
 
     def run_arrow(self, con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> pa.Table | None:
         """`run` with the rows as an Arrow table (None instead of no rows at the deadline)."""
+        return self._interruptible(con, lambda: con.sql(sql, params=params).to_arrow_table())
+
+    def _interruptible(self, con: duckdb.DuckDBPyConnection, query: Callable[[], T]) -> T | None:
+        """`query()` with `con` interrupted at the deadline (then None, budget marked hit)."""
         left = self.left()
         if left <= 0:
             self.hit = True
@@ -50,7 +46,7 @@ class Budget:
         timer = threading.Timer(left, con.interrupt)
         timer.start()
         try:
-            return con.sql(sql, params=params).to_arrow_table()
+            return query()
         except duckdb.InterruptException:
             self.hit = True
             return None

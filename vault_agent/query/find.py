@@ -46,6 +46,7 @@ from vault_agent.query.bm25 import postings_index
 from vault_agent.query.budget import Budget
 from vault_agent.query.find_postings import chunks_with_all
 from vault_agent.query.find_rank import Ranked, chunks_of_notes, ranked_candidates, weighted_share
+from vault_agent.query.postings import dead_paths
 from vault_agent.query.scope import Scope, resolve_scope
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
@@ -317,10 +318,7 @@ def vault_find(
         warnings: list[WarningItem] = list(view.warnings())
         index = postings_index(reader, view, cache) if tokens else None
         if index is not None:
-            dead: dict[int, list[str]] = {}
-            for seg, path in view.con.execute("SELECT seg, path FROM _dead").fetchall():
-                dead.setdefault(int(seg), []).append(str(path))
-            view.con.register("q_full", chunks_with_all(index, tokens, dead, budget))
+            view.con.register("q_full", chunks_with_all(index, tokens, dead_paths(view.con), budget))
         try:
             def stage1(where: str, params: list[Any], v: Any = view) -> tuple[list[Ranked], int]:
                 ranked, seen_chunks, w = ranked_candidates(reader, v, query, tokens, where, params)

@@ -113,6 +113,14 @@ def read_postings(index: list[SegmentTerms], terms: list[str]) -> pa.Table:
     return pa.concat_tables(parts, promote_options="permissive")
 
 
+def dead_paths(con: Any) -> dict[int, list[str]]:
+    """The pinned snapshot's tombstones (its `_dead (seg, path)` view) per segment id."""
+    dead: dict[int, list[str]] = {}
+    for seg, path in con.execute("SELECT seg, path FROM _dead").fetchall():
+        dead.setdefault(int(seg), []).append(str(path))
+    return dead
+
+
 def dead_filter(alias: str) -> str:
     """SQL condition dropping tombstoned rows (the snapshot schema's `_dead (seg, path)`)."""
     return f"NOT EXISTS (SELECT 1 FROM _dead d WHERE d.seg = {alias}.seg AND d.path = {alias}.path)"

@@ -55,9 +55,8 @@ def lead_agreed(
 ) -> bool:
     """Whether the hybrid ranking's first note is backed by both kinds of evidence: both
     rankers put it first, or it is the lexical first note and the query names it
-    (evidence.names_note). vault_find answers `ready` only on such a lead (find.py): when
-    the rankers disagree, the query's words alone are weak evidence (on
-    ops/bench/paraphrase-dev.json every `ready` of a disputed lead read a wrong note)."""
+    (evidence.names_note). vault_find takes such a lead as sufficient evidence by itself
+    (find.lead_sufficiency); any other lead is judged by the query's words alone."""
     if not fused or not lexical or fused[0][0] != lexical[0][0]:
         return False
     if semantic_ranked and semantic_ranked[0][0] == fused[0][0]:
