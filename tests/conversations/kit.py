@@ -115,3 +115,35 @@ def cli(settings: Settings, *args: str) -> tuple[int, Any, str]:
 def read_bytes(settings: Settings, rel: str) -> bytes | None:
     path = Path(settings.vault) / rel
     return path.read_bytes() if path.exists() else None
+
+
+class Answerer:
+    """A person at another terminal: waits (bounded) until a question is open, then answers.
+
+    `questions()` lists the open questions (any surface); `reply(question)` answers one.
+    Runs in a thread so the agent's call can block on the question meanwhile.
+    """
+
+    def __init__(self, questions: Any, reply: Any) -> None:
+        self.questions, self.reply = questions, reply
+        self.answered: list[dict[str, Any]] = []
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from testkit import wait_until
+
+        try:
+            found: list[dict[str, Any]] = []
+            wait_until(lambda: bool(found.extend(self.questions()) or found), what="an open question")
+            self.answered.append(found[0])
+            self.reply(found[0])
+        except BaseException as exc:  # reported by join()
+            self.error = exc
+
+    def join(self) -> list[dict[str, Any]]:
+        self.thread.join(60)
+        if self.error is not None:
+            raise self.error
+        return self.answered

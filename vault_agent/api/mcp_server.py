@@ -118,7 +118,11 @@ def tool_of(op: Operation) -> Tool:
 def listed_operations(writes_enabled: bool, profile: str) -> list[Operation]:
     """The operations one MCP server lists: by profile, writes only when enabled."""
     profiles = {"default"} if profile == "default" else {"default", "agent-files"}
-    return [op for op in operations() if op.profile in profiles and (op.kind == "read" or writes_enabled)]
+    return [
+        op
+        for op in operations()
+        if op.agent_tool and op.profile in profiles and (op.kind == "read" or writes_enabled)
+    ]
 
 
 def error_result(exc: VaultAgentError) -> CallToolResult:

@@ -1,6 +1,7 @@
 """HTTP routes of conversations beyond the generated ones: the live message stream
-(`GET /messages/stream`, server-sent events, token required like every route) and
-`GET /conversations/{id}` (the registry's get-conversation with the id in the path).
+(`GET /messages/stream`, server-sent events, token required like every route) and the
+registry's conversation operations with the id in the path: `GET /conversations/{id}`,
+`GET /conversations/{id}/questions`, `POST /conversations/{id}/reply`.
 
 Messages come from the hub's listeners, which tool calls run in worker threads: each
 stream owns an asyncio queue fed through `call_soon_threadsafe`. A comment line every
@@ -17,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from vault_agent.api.http import CTX_KEY, params_from_query
+from vault_agent.api.http import CTX_KEY, params_from_query, raw_params
 from vault_agent.api.registry import REGISTRY, body_of, dump_json, invoke
 from vault_agent.conversations.tools import hub_of
 
@@ -82,6 +83,24 @@ async def conversation_by_id(request: web.Request) -> web.Response:
     return web.Response(text=dump_json(body_of(op, outcome)), content_type="application/json")
 
 
+async def questions_by_id(request: web.Request) -> web.Response:
+    """`GET /conversations/{id}/questions`: conversations-questions with that id."""
+    op = REGISTRY["conversations-questions"]
+    raw = params_from_query(op.params, request.query)
+    raw["id"] = request.match_info["id"]
+    outcome = await asyncio.get_running_loop().run_in_executor(None, invoke, op, request.app[CTX_KEY], raw)
+    return web.Response(text=dump_json(body_of(op, outcome)), content_type="application/json")
+
+
+async def reply_by_id(request: web.Request) -> web.Response:
+    """`POST /conversations/{id}/reply` with `{text, seq?}`: conversations-reply with that id."""
+    op = REGISTRY["conversations-reply"]
+    raw = await raw_params(op, request)
+    raw["id"] = request.match_info["id"]
+    outcome = await asyncio.get_running_loop().run_in_executor(None, invoke, op, request.app[CTX_KEY], raw)
+    return web.Response(text=dump_json(body_of(op, outcome)), content_type="application/json")
+
+
 async def _end_streams(app: web.Application) -> None:
     streams = app[STREAMS_KEY]
     for put in list(streams):
@@ -93,4 +112,6 @@ def add_conversation_routes(app: web.Application) -> None:
     app[STREAMS_KEY] = set()
     app.router.add_get("/messages/stream", stream_messages, allow_head=False)
     app.router.add_get("/conversations/{id}", conversation_by_id, allow_head=False)
+    app.router.add_get("/conversations/{id}/questions", questions_by_id, allow_head=False)
+    app.router.add_post("/conversations/{id}/reply", reply_by_id)
     app.on_shutdown.append(_end_streams)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vault_agent.conversations.digest import digest, end_line
+from vault_agent.conversations.liveness import SERVER_STOPPED, OwnerLock
 from vault_agent.conversations.store import ConversationStore, Line
 from vault_agent.errors import NotFound
 
@@ -43,7 +44,9 @@ class Channel(Protocol):
         ...
 
     def ask(self, text: str, timeout_s: float) -> tuple[str | None, str | None]:
-        """Ask the user; (reply, None) or (None, 'unsupported' | 'declined' | 'timeout')."""
+        """Ask the user in the client; (reply, None) or (None, 'unsupported' | 'declined' |
+        'timeout'). 'unsupported' (no form in this client) sends the question to the reply
+        channel instead (`replies.wait_for_reply`)."""
         ...
 
     def sample(self, prompt: str, timeout_s: float) -> str | None:
@@ -109,6 +112,8 @@ class ConversationHub:
         self._open: dict[str, _Open] = {}
         self._lock = threading.RLock()
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.owner = OwnerLock(store.dir)  # marks our open conversations as live (liveness.py)
+        self._waiting: dict[tuple[str, int], threading.Event] = {}  # questions awaiting a reply
 
     # ----- boundaries ------------------------------------------------------------------
     def conversation_of(self, channel: Channel) -> str:
@@ -130,6 +135,7 @@ class ConversationHub:
         cid = self.store.new_id(now)
         line: Line = {"t": "start", "at": now, "client": channel.client[:100], "transport": channel.transport}
         cur = _Open(cid, now, self.store.append(cid, [line]), 0)
+        self.owner.mark_open(cid)
         self._open[channel.key] = cur
         self.store.prune(self.retention)
         log.info("conversation started transport=%s", channel.transport)
@@ -143,6 +149,7 @@ class ConversationHub:
             lines = []
         if not lines or end_line(lines) is not None:
             self._open.pop(key, None)
+            self.owner.unmark(cur.cid)
             return None
         cur.size = self.store.size(cur.cid)
         return cur
@@ -157,9 +164,23 @@ class ConversationHub:
         line: Line = {"t": "end", "at": at, "reason": reason, "title": title, "summary": summary,
                       "summary_source": source}
         self.store.append(cur.cid, [line])
+        self.owner.unmark(cur.cid)
         for key, value in list(self._open.items()):
             if value is cur:
                 del self._open[key]
+
+    def close_all(self) -> None:
+        """End every open conversation of this process (the server is stopping)."""
+        with self._lock:
+            for cur in list(self._open.values()):
+                try:
+                    lines = self.store.read(cur.cid)
+                except NotFound:
+                    continue
+                if end_line(lines) is None:
+                    self._close(cur, SERVER_STOPPED, *digest(lines), "digest", at=self.clock())
+            self._open.clear()
+            self.owner.release()
 
     def append(self, channel: Channel, lines: list[Line]) -> str:
         """Append lines to the session's conversation; returns its id."""
@@ -212,3 +233,20 @@ class ConversationHub:
             except Exception as exc:  # a listener that went away must not fail the sender
                 log.warning("message listener failed (%s)", type(exc).__name__)
         return delivered
+
+    # ----- questions waiting for a reply -------------------------------------------------
+    def expect_reply(self, cid: str, seq: int) -> threading.Event:
+        """An event set when a reply to question `seq` of `cid` arrives in this process."""
+        with self._lock:
+            return self._waiting.setdefault((cid, seq), threading.Event())
+
+    def stop_expecting(self, cid: str, seq: int) -> None:
+        with self._lock:
+            self._waiting.pop((cid, seq), None)
+
+    def reply_arrived(self, cid: str, seq: int) -> None:
+        """Wake the send_message waiting on that question at once (other processes poll)."""
+        with self._lock:
+            event = self._waiting.get((cid, seq))
+        if event is not None:
+            event.set()

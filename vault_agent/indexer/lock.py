@@ -13,6 +13,7 @@ from pathlib import Path
 
 from vault_agent.contracts import LOCK_FILE
 from vault_agent.errors import IndexBusy
+from vault_agent.private_dir import make_private_dir
 
 
 class WriterLock:
@@ -34,7 +35,7 @@ class WriterLock:
         """
         if self._fd is not None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)  # the state dir: 0700 whatever the umask
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
