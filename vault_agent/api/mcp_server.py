@@ -49,6 +49,7 @@ from vault_agent.api.registry import (
     operations,
     result_model,
 )
+from vault_agent.api.stdio_guard import AnsweringReadStream
 from vault_agent.api.tool_schema import input_schema, output_schema
 from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, internal_error
 
@@ -234,7 +235,9 @@ class VaultMcpServer(Server[Any]):
     async def run_stdio_async(self) -> None:
         """Serve MCP over this process's stdin/stdout until the client closes it."""
         async with stdio_server() as (read_stream, write_stream):
-            await self.run(read_stream, write_stream, self.create_initialization_options())
+            # A batch or a malformed line gets a JSON-RPC error, not silence (stdio_guard).
+            answering = AnsweringReadStream(read_stream, write_stream)
+            await self.run(answering, write_stream, self.create_initialization_options())
 
 
 def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> VaultMcpServer:
