@@ -306,6 +306,10 @@ def _cursor(cursor: str | None) -> int:
 def _entry(line: Line) -> dict[str, Any]:
     out = dict(line)
     at = out.pop("at", None)
+    until = out.get("until")  # an `ask` line: when the question stops waiting
+    if isinstance(until, int | float):
+        out["until"] = iso(float(until))
+    out.pop("owner", None)  # which process waits: internal to liveness
     return {"type": out.pop("t", None), "at": iso(float(at)) if isinstance(at, int | float) else None, **out}
 
 
