@@ -26,14 +26,24 @@ PRIVATE_TREES = ("conversations",)  # under the state dir: every folder and file
 
 
 def make_private_dir(path: Path) -> None:
-    """Create `path` (and missing parents) if needed; a folder created here is 0700."""
-    if path.is_dir():
-        return
-    if not path.parent.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(FileExistsError):
+    """Create `path` (and missing parents) if needed; a folder created here is 0700.
+
+    Raises:
+        OSError: as `Path.mkdir(parents=True, exist_ok=True)` (the error names `path`).
+    """
+    try:
         os.mkdir(path, DIR_MODE)
-        os.chmod(path, DIR_MODE)  # mkdir's mode is masked by the umask; chmod is not
+    except FileExistsError:
+        if not path.is_dir():
+            raise
+        return
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.mkdir(path, DIR_MODE)
+        except FileExistsError:
+            return  # another process made it meanwhile
+    os.chmod(path, DIR_MODE)  # mkdir's mode is masked by the umask; chmod is not
 
 
 def _narrow(path: Path, mode: int, st: os.stat_result) -> bool:

@@ -294,3 +294,36 @@ def test_undo_restores_deletes_and_repeated_edits_and_lists_moves(settings: Sett
     assert [f.status for f in done.files] == ["done"] * 3
     assert {p: read_bytes(settings, p) for p in (plan, tasks)} == originals
     assert read_bytes(settings, "tmp/x.md") is None
+
+
+def test_http_questions_wait_two_at_a_time_and_several_need_seq(settings: Settings, ctx_factory: Any) -> None:
+    """Questions of plain HTTP callers wait in the server's few request threads: a third
+    one answers at once instead; with two waiting, a reply must say which (seq)."""
+    import threading
+
+    from testkit import wait_until
+
+    from vault_agent.conversations.tools import send_message
+    from vault_agent.errors import InvalidParameter
+
+    ctx = ctx_factory(settings)
+    results: list[Any] = []
+    threads = [threading.Thread(target=lambda t=t: results.append(send_message(ctx, t, "normal", True).data))
+               for t in ("first?", "second?")]
+    for n, thread in enumerate(threads, 1):
+        thread.start()
+        wait_until(lambda n=n: len(open_questions(ctx, None).data.questions) == n, what=f"{n} open questions")
+    third = send_message(ctx, "third?", "normal", True).data
+    assert (third.reason, third.note) == ("unsupported", "2 questions sent over HTTP are already waiting for the "
+                                          "user; ask this one in your own reply to the user instead")
+    waiting = open_questions(ctx, None).data.questions
+    cid = waiting[0].conversation_id
+    with pytest.raises(InvalidParameter) as which:
+        reply_to_question(ctx, cid, "yes", None, "http")
+    assert which.value.message == "2 questions are waiting (message_seq 1, 2); pass seq to pick one"
+    for q in waiting:
+        reply_to_question(ctx, cid, f"answer {q.message_seq}", q.message_seq, "http")
+    for thread in threads:
+        thread.join(30)
+    assert sorted((r.message_seq, r.reply, r.reply_via) for r in results) == [
+        (1, "answer 1", "http"), (2, "answer 2", "http")]

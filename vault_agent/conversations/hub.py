@@ -30,6 +30,9 @@ log = logging.getLogger("vault_agent.conversations")
 HUB_KEY = "conversations.hub"
 CLOCK_KEY = "conversations.clock"  # tests put a fake clock here before the hub is built
 WRITE_OBSERVER_KEY = "write_observer"  # files.pipeline calls it after each content write
+# Questions of plain HTTP callers wait in the server's request threads (a handful): a few
+# must not leave none for other requests. MCP calls wait in the SDK's own worker threads.
+MAX_HTTP_WAITS = 2
 
 
 class Channel(Protocol):
@@ -113,7 +116,7 @@ class ConversationHub:
         self._lock = threading.RLock()
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self.owner = OwnerLock(store.dir)  # marks our open conversations as live (liveness.py)
-        self._waiting: dict[tuple[str, int], threading.Event] = {}  # questions awaiting a reply
+        self._waiting: dict[tuple[str, int], tuple[threading.Event, str]] = {}  # question → (event, transport)
 
     # ----- boundaries ------------------------------------------------------------------
     def conversation_of(self, channel: Channel) -> str:
@@ -235,10 +238,15 @@ class ConversationHub:
         return delivered
 
     # ----- questions waiting for a reply -------------------------------------------------
-    def expect_reply(self, cid: str, seq: int) -> threading.Event:
-        """An event set when a reply to question `seq` of `cid` arrives in this process."""
+    def expect_reply(self, cid: str, seq: int, transport: str) -> threading.Event | None:
+        """An event set when a reply to question `seq` of `cid` arrives in this process;
+        None when MAX_HTTP_WAITS questions of plain HTTP callers already wait."""
         with self._lock:
-            return self._waiting.setdefault((cid, seq), threading.Event())
+            if transport == "http" and sum(t == "http" for _e, t in self._waiting.values()) >= MAX_HTTP_WAITS:
+                return None
+            event = threading.Event()
+            self._waiting[(cid, seq)] = (event, transport)
+            return event
 
     def stop_expecting(self, cid: str, seq: int) -> None:
         with self._lock:
@@ -247,6 +255,6 @@ class ConversationHub:
     def reply_arrived(self, cid: str, seq: int) -> None:
         """Wake the send_message waiting on that question at once (other processes poll)."""
         with self._lock:
-            event = self._waiting.get((cid, seq))
-        if event is not None:
-            event.set()
+            waiting = self._waiting.get((cid, seq))
+        if waiting is not None:
+            waiting[0].set()

@@ -23,6 +23,7 @@ from pathlib import Path
 from vault_agent.conversations.digest import digest, end_line, last_activity
 from vault_agent.conversations.store import ConversationStore, Line, valid_id
 from vault_agent.errors import NotFound
+from vault_agent.lock_probe import lock_held
 from vault_agent.private_dir import FILE_MODE, make_private_dir
 
 log = logging.getLogger("vault_agent.conversations")
@@ -94,19 +95,7 @@ class OwnerLock:
 
 def owner_alive(store_dir: Path, token: str) -> bool:
     """True while the process that wrote `token` holds its owner lock."""
-    if not _token_ok(token):
-        return False
-    try:
-        fd = os.open(store_dir / OWNERS / f"{token}.lock", os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return _token_ok(token) and lock_held(store_dir / OWNERS / f"{token}.lock")
 
 
 def _marker_token(path: Path) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 from vault_agent.contracts import Outcome
 from vault_agent.conversations.digest import end_line
-from vault_agent.conversations.hub import HUB_KEY, Channel, ConversationHub
+from vault_agent.conversations.hub import HUB_KEY, MAX_HTTP_WAITS, Channel, ConversationHub
 from vault_agent.conversations.liveness import OPEN, owner_alive
 from vault_agent.conversations.records import (
     MAX_MESSAGE_CHARS,
@@ -66,12 +66,17 @@ def wait_for_reply(hub: ConversationHub, channel: Channel, cid: str, seq: int, t
         return Answer(None, "unsupported", None,
                       "the client cannot show questions and the state dir is read-only, so nobody can "
                       "answer here; ask the question in your own reply to the user instead")
+    event = hub.expect_reply(cid, seq, channel.transport)
+    if event is None:
+        return Answer(None, "unsupported", None,
+                      f"{MAX_HTTP_WAITS} questions sent over HTTP are already waiting for the user; ask "
+                      "this one in your own reply to the user instead")
     now = hub.clock()
     until = now + hub.reply_timeout_s
-    event = hub.expect_reply(cid, seq)
     try:
-        hub.append(channel, [{"t": "ask", "at": now, "seq": seq, "via": "reply", "until": until,
-                              "owner": hub.owner.token}])
+        # To this record, even if the user ended it meanwhile (the hub would open a new one).
+        hub.store.append(cid, [{"t": "ask", "at": now, "seq": seq, "via": "reply", "until": until,
+                                "owner": hub.owner.token}])
         question = {"type": "question", "conversation_id": cid, "seq": seq, "at": iso(now),
                     "expires_at": iso(until), "client": channel.client, "text": text,
                     "answer_with": answer_command(cid)}
