@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from vault_agent.conversations.merge import changed_lines, merge
-from vault_agent.conversations.records import UndoItem
+from vault_agent.conversations.records import UndoAction, UndoItem, UndoStatus
 from vault_agent.conversations.store import ConversationStore, Line, iso
 from vault_agent.files.diff import unified
 
@@ -129,11 +129,12 @@ def plan_file(
 ) -> FilePlan:
     """The plan of one file (see the module docstring)."""
     first_before = writes[0].get("before_sha")
-    action = "remove" if first_before is None else "restore"
+    action: UndoAction = "remove" if first_before is None else "restore"
     target = None if first_before is None else store.old_bytes(cid, str(first_before))
 
-    def result(status: str, restored: bytes | None = None, **extra: str | None) -> FilePlan:
-        item = UndoItem(path=rel, action=extra.pop("action", None) or action, status=status, **extra)  # type: ignore[arg-type]
+    def result(status: UndoStatus, restored: bytes | None = None, *, reason: str | None, kept: str | None = None,
+               merged: bool = False) -> FilePlan:
+        item = UndoItem(path=rel, action="merge" if merged else action, status=status, reason=reason, kept=kept)
         return FilePlan(item, now, restored)
 
     if first_before is not None and target is None:
@@ -149,13 +150,13 @@ def plan_file(
         return result("undone", reason="it already holds what it held before the agent's first write")
     gaps = chain_gaps(writes, _sha(now))
     if not gaps:
-        return result("planned", target)
+        return result("planned", target, reason=None)
     if not merge_edits:
         return result("conflict", reason=_gap_reason(gaps) + MERGE_HINT)
     merged, why = merge_out(store, cid, writes, now)
     if merged is None or target is None:
         return result("conflict", reason=f"{_gap_reason(gaps)}; cannot merge: {why}")
-    return result("planned", merged, action="merge", reason=_gap_reason(gaps), kept=_kept(target, merged))
+    return result("planned", merged, reason=_gap_reason(gaps), kept=_kept(target, merged), merged=True)
 
 
 def plan_undo(

@@ -90,6 +90,9 @@ register(
         cli_args=("text",),
         cli_help="Send a message to the user. Example: vault-agent send-message 'index rebuilt'",
         side_effect=True,
+        # A question may wait minutes for the user: progress notifications keep clients that
+        # time out idle requests (unless progress resets the clock) from giving up on it.
+        long_running=True,
     )
 )
 
