@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,9 @@ def test_sse_stream_needs_the_token_and_http_messages_reach_it(server: ServerThr
         "POST", "/messages", body=json.dumps({"text": "question?", "expectReply": True}).encode()
     )
     (question,) = person.join()
+    times = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+    listed = times.sub("<time>", json.dumps({"questions": [question]}, indent=2))
+    check_golden(GOLDEN / "open-questions.json", listed.replace(question["conversation_id"], "CID") + "\n")
     sent = json.loads(text)["data"]
     assert {k: sent[k] for k in ("reply", "reason", "reply_via")} == {"reply": "go", "reason": None, "reply_via": "http"}
     cid = question["conversation_id"]
