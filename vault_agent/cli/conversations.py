@@ -137,7 +137,7 @@ def _render_undo(body: Any) -> str:
         conflicts = any(f["status"] == "conflict" for f in d["files"])
         lines.append("dry run: nothing changed; " + (
             "--apply refuses while a file is a conflict" + ("" if d["merge"] else " (or try --merge)")
-            if conflicts else "add --apply to undo"))
+            if conflicts else "add --apply to undo" + (" (with --merge)" if d["merge"] else "")))
     return "\n".join(lines)
 
 
