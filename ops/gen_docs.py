@@ -118,9 +118,10 @@ def http_block() -> list[str]:
     for op in ops:
         body = "envelope" if op.envelope else "raw contract"
         kind = op.kind + (" (needs `--allow-writes`)" if op.kind == "write" else "")
-        out.append(
-            f"| {op.http_method} | `{op.http_path}` | {body} | `{op.name}` | `{op.mcp_name}` | {kind} |"
-        )
+        # The person's operations are local `conversations` subcommands and no MCP tool.
+        cli = f"`{op.name}`" if op.agent_tool else f"`{op.name.replace('-', ' ', 1)}`"
+        tool = f"`{op.mcp_name}`" if op.agent_tool else "–"
+        out.append(f"| {op.http_method} | `{op.http_path}` | {body} | {cli} | {tool} | {kind} |")
     out.append("")
     for op in ops:
         where = "query string" if op.http_method == "GET" else "JSON object body"
@@ -134,7 +135,7 @@ def mcp_block() -> list[str]:
         "| tool | profile | listed | readOnly | destructive | idempotent |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
-    ops = operations()
+    ops = [op for op in operations() if op.agent_tool]
     for op in ops:
         ann = annotations_of(op)
         listed = "with `--allow-writes`" if op.kind == "write" else "always"
@@ -179,7 +180,7 @@ def cli_block() -> list[str]:
 
     out = []
     for op in operations():
-        if op.mcp_only:
+        if op.mcp_only or not op.agent_tool:
             continue
         args = " ".join(a.upper() for a in op.cli_args)
         out += [f"### vault-agent {op.name}{' ' + args if args else ''}", ""]

@@ -31,7 +31,7 @@ def test_every_read_tool_is_read_only_and_idempotent() -> None:
 def test_tools_that_message_the_user_are_neither_read_only_nor_idempotent() -> None:
     """send_message and end_conversation change what the user sees (not the vault): a client
     must not take them for harmless reads it may retry."""
-    hints = {op.mcp_name: _hints(op) for op in operations("read") if op.side_effect}
+    hints = {op.mcp_name: _hints(op) for op in operations("read") if op.side_effect and op.agent_tool}
     assert hints == {
         name: {"read_only_hint": False, "destructive_hint": False, "idempotent_hint": False, "open_world_hint": None}
         for name in ("send_message", "end_conversation")

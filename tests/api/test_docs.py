@@ -27,7 +27,7 @@ def test_every_http_route_and_tool_is_documented() -> None:
     http_doc = (ROOT / "docs" / "http-api.md").read_text(encoding="utf-8")
     mcp_doc = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
     missing = [op.http_path for op in operations() if not op.mcp_only and f"`{op.http_path}`" not in http_doc]
-    missing += [op.mcp_name for op in operations() if f"### {op.mcp_name}\n" not in mcp_doc]
+    missing += [op.mcp_name for op in operations() if op.agent_tool and f"### {op.mcp_name}\n" not in mcp_doc]
     assert missing == []
 
 
@@ -39,8 +39,9 @@ def test_routes_outside_the_registry_are_documented() -> None:
 
     app = web.Application()
     add_conversation_routes(app)
-    routes = {r.resource.canonical for r in app.router.routes() if r.resource is not None}
+    routes = {(r.method, r.resource.canonical) for r in app.router.routes() if r.resource is not None}
     http_doc = (ROOT / "docs" / "http-api.md").read_text(encoding="utf-8")
     generated = http_doc.split("<!-- BEGIN GENERATED: routes -->")[0]
-    assert routes == {"/messages/stream", "/conversations/{id}"}
-    assert [r for r in sorted(routes) if f"`GET {r}`" not in generated] == []
+    assert routes == {("GET", "/messages/stream"), ("GET", "/conversations/{id}"),
+                      ("GET", "/conversations/{id}/questions"), ("POST", "/conversations/{id}/reply")}
+    assert [r for r in sorted(routes) if f"`{r[0]} {r[1]}`" not in generated] == []

@@ -40,7 +40,9 @@ def test_http_mcp_lists_the_registry_and_answers_like_http(server: ServerThread,
         ("get_note_outline", {"path": PLAN}),
     ]
     tools, results = asyncio.run(_session(http_mcp_client(server.url, server.token, mode), calls))
-    expected = sorted(op.mcp_name for op in operations() if op.profile == "default" and op.kind == "read")
+    expected = sorted(
+        op.mcp_name for op in operations() if op.agent_tool and op.profile == "default" and op.kind == "read"
+    )
     assert sorted(t.name for t in tools) == expected
     by_name = {op.mcp_name: op for op in operations()}
     for tool in tools:

@@ -62,7 +62,7 @@ def runnable() -> list[tuple[Operation, dict[str, Any]]]:
     out = []
     for op in operations("read"):
         required = [n for n, f in op.params.model_fields.items() if f.is_required()]
-        if op.mcp_only or op.name in PER_SESSION or any(n not in SAMPLES for n in required):
+        if op.mcp_only or not op.agent_tool or op.name in PER_SESSION or any(n not in SAMPLES for n in required):
             continue
         out.append((op, {n: SAMPLES[n] for n in required}))
     return out

@@ -61,7 +61,7 @@ def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, prof
     expected = {
         op.mcp_name
         for op in operations()
-        if (op.profile == "default" or profile == "agent-files") and (op.kind == "read" or writes)
+        if op.agent_tool and (op.profile == "default" or profile == "agent-files") and (op.kind == "read" or writes)
     }
     print(f"tools/list {mode} writes={writes} profile={profile}: {len(text)} characters, {len(tools)} tools")
     assert {t.name for t in tools} == expected
@@ -70,7 +70,7 @@ def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, prof
 
 
 def test_every_description_says_first_when_to_use_it() -> None:
-    ops = operations()
+    ops = [op for op in operations() if op.agent_tool]  # the person's operations are no MCP tools
     when = [op.mcp_name for op in ops if WHEN.search(op.description.split(". ")[0])]
     print(f"{len(when)} of {len(ops)} tools say in their first sentence when to use them")
     assert sorted(when) == sorted(op.mcp_name for op in ops)
@@ -100,7 +100,7 @@ def test_descriptions_are_for_a_model_not_for_us() -> None:
 
 def test_seed_tool_names_and_input_schemas_are_unchanged() -> None:
     """Structure (names, types, bounds, required) of every published input schema is pinned."""
-    now = {op.mcp_name: without_descriptions(input_schema(op.params)) for op in operations()}
+    now = {op.mcp_name: without_descriptions(input_schema(op.params)) for op in operations() if op.agent_tool}
     if UPDATE:
         GOLDEN_SCHEMAS.write_text(json.dumps(now, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     pinned = json.loads(GOLDEN_SCHEMAS.read_text(encoding="utf-8"))

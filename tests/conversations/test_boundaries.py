@@ -16,13 +16,15 @@ import pytest
 from api.serverkit import make_context
 from mcp import Client
 
-from conversations.kit import CANARY, Inbox, cli
+from conversations.kit import CANARY, Answerer, Inbox, cli
 from vault_agent.api.app import close_context
 from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import AppContext
 from vault_agent.config import Settings
 from vault_agent.conversations.hub import CLOCK_KEY
+from vault_agent.conversations.replies import open_questions, reply_to_question
 from vault_agent.conversations.store import ConversationStore
+from vault_agent.errors import Conflict
 
 
 class FakeClock:
@@ -120,13 +122,45 @@ def test_retention_drops_the_oldest(settings: Settings, ctx_factory: Any, clock:
 
 
 def test_client_without_elicitation_or_sampling(settings: Settings, ctx_factory: Any) -> None:
+    """No form in the client: the question waits on the reply channel and the person's
+    reply (the core function behind HTTP and the CLI) comes back as the tool's answer."""
     ctx = ctx_factory(settings)
+    inbox = Inbox()
+    person = Answerer(
+        lambda: [q.model_dump() for q in open_questions(ctx, None).data.questions],
+        lambda q: reply_to_question(ctx, q["conversation_id"], "yes, from the terminal", None, "cli"),
+    )
     calls = [("send_message", {"text": "ok?", "expect_reply": True}), ("end_conversation", {})]
-    ask, end = asyncio.run(_calls(build_mcp_server(ctx), calls))
-    assert (_data(ask)["reply"], _data(ask)["reason"]) == (None, "unsupported")
+    ask, end = asyncio.run(_calls(build_mcp_server(ctx), calls, logging_callback=inbox.on_log))
+    (question,) = person.join()
+    assert {k: question[k] for k in ("message_seq", "client", "text")} == {"message_seq": 1, "client": "mcp",
+                                                                        "text": "ok?"}
+    assert question["answer_with"] == f"vault-agent conversations reply {question['conversation_id']} TEXT"
+    assert {k: _data(ask)[k] for k in ("reply", "reason", "reply_via", "note")} == {
+        "reply": "yes, from the terminal", "reason": None, "reply_via": "cli", "note": None}
+    told = [n.data for n in inbox.notifications if n.logger == "vault-agent.questions"]
+    assert [(t["type"], t["text"], t["answer_with"]) for t in told] == [("question", "ok?", question["answer_with"])]
+    assert open_questions(ctx, None).data.questions == []  # answered: no longer open
     row = _data(end)["conversation"]
     assert (row["summary_source"], row["replies"]) == ("digest", 1)
     assert row["summary"] == "1 tool calls, 0 writes, 1 messages to the user. First message: ok?"
+
+
+def test_unanswered_question_without_a_form_tells_the_agent_what_to_do(
+    settings: Settings, ctx_factory: Any
+) -> None:
+    ctx = ctx_factory(settings, conversations_reply_timeout_seconds=1)
+    (ask,) = asyncio.run(_calls(build_mcp_server(ctx), [("send_message", {"text": "q?", "expect_reply": True})]))
+    data = _data(ask)
+    assert (data["reply"], data["reason"], data["reply_via"]) == (None, "timeout", None)
+    assert data["note"] == (
+        "nobody answered within 1 seconds (the client cannot show questions, so the person was asked to run "
+        f"'vault-agent conversations reply {data['conversation_id']} TEXT' or use the web page); ask the "
+        "question in your own reply to the user instead"
+    )
+    with pytest.raises(Conflict) as late:  # the question closed: a late reply is refused, not lost silently
+        reply_to_question(ctx, data["conversation_id"], "too late", None, "cli")
+    assert late.value.message.startswith("no question of that conversation is waiting for a reply")
 
 
 def test_sampling_writes_title_and_summary(settings: Settings, ctx_factory: Any) -> None:
@@ -250,14 +284,46 @@ def test_undo_restores_deletes_and_repeated_edits_and_lists_moves(settings: Sett
         (plan, "restore", "planned"), (tasks, "restore", "planned"), ("tmp/x.md", "remove", "conflict"),
     ]  # tmp/x.md was moved away after it was written: it no longer holds the agent's bytes
     assert plan_undo.not_undoable == ["vault_move tmp/x.md -> tmp/y.md"]
-    from vault_agent.errors import Conflict
 
     with pytest.raises(Conflict) as caught:
         undo_conversation(ctx, cid, apply=True)
-    assert caught.value.message.startswith("1 file(s) changed since the agent wrote them (tmp/x.md)")
+    assert caught.value.message.startswith("1 file(s) cannot be undone, so nothing was undone (tmp/x.md: it no longer")
     assert read_bytes(settings, plan) != originals[plan]  # nothing half done
     (settings.vault / "tmp/y.md").rename(settings.vault / "tmp/x.md")  # the user reverts the move
     done = undo_conversation(ctx, cid, apply=True).data
     assert [f.status for f in done.files] == ["done"] * 3
     assert {p: read_bytes(settings, p) for p in (plan, tasks)} == originals
     assert read_bytes(settings, "tmp/x.md") is None
+
+
+def test_http_questions_wait_two_at_a_time_and_several_need_seq(settings: Settings, ctx_factory: Any) -> None:
+    """Questions of plain HTTP callers wait in the server's few request threads: a third
+    one answers at once instead; with two waiting, a reply must say which (seq)."""
+    import threading
+
+    from testkit import wait_until
+
+    from vault_agent.conversations.tools import send_message
+    from vault_agent.errors import InvalidParameter
+
+    ctx = ctx_factory(settings)
+    results: list[Any] = []
+    threads = [threading.Thread(target=lambda t=t: results.append(send_message(ctx, t, "normal", True).data))
+               for t in ("first?", "second?")]
+    for n, thread in enumerate(threads, 1):
+        thread.start()
+        wait_until(lambda n=n: len(open_questions(ctx, None).data.questions) == n, what=f"{n} open questions")
+    third = send_message(ctx, "third?", "normal", True).data
+    assert (third.reason, third.note) == ("unsupported", "2 questions sent over HTTP are already waiting for the "
+                                          "user; ask this one in your own reply to the user instead")
+    waiting = open_questions(ctx, None).data.questions
+    cid = waiting[0].conversation_id
+    with pytest.raises(InvalidParameter) as which:
+        reply_to_question(ctx, cid, "yes", None, "http")
+    assert which.value.message == "2 questions are waiting (message_seq 1, 2); pass seq to pick one"
+    for q in waiting:
+        reply_to_question(ctx, cid, f"answer {q.message_seq}", q.message_seq, "http")
+    for thread in threads:
+        thread.join(30)
+    assert sorted((r.message_seq, r.reply, r.reply_via) for r in results) == [
+        (1, "answer 1", "http"), (2, "answer 2", "http")]

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from api.serverkit import ServerThread
-from testkit import wait_until
+from testkit import check_golden, wait_until
 
-from conversations.kit import CANARY, Inbox, SseReader, cli, http_client, read_bytes, stdio_client
+from conversations.kit import CANARY, Answerer, Inbox, SseReader, cli, http_client, read_bytes, stdio_client
 from vault_agent.config import Settings
 
 PLAN = "projects/alpha/plan.md"
 NEW = "inbox/new-idea.md"
 QUESTION = "Shall I rewrite the plan's introduction?"
+GOLDEN = Path(__file__).parent / "golden"
 ENTRY_TYPES = ["message", "call", "message", "reply", "call", "call", "write", "call", "write", "call", "end"]
 
 
@@ -78,23 +80,20 @@ def _check_session(settings: Settings, out: dict[str, Any], inbox: Inbox, client
 def _check_undo(settings: Settings, cid: str, original_plan: bytes) -> None:
     code, dry, _ = cli(settings, "conversations", "undo", cid)
     assert code == 0
-    assert dry["data"] == {
-        "conversation_id": cid,
-        "dry_run": True,
-        "files": [
-            {"path": PLAN, "action": "restore", "status": "planned"},
-            {"path": NEW, "action": "remove", "status": "planned"},
-        ],
-        "not_undoable": [],
-    }
+    # The whole dry-run payload (diffs included) is golden; only the id varies per run.
+    check_golden(GOLDEN / "undo-dry-run.json", json.dumps(dry, indent=2).replace(cid, "CID") + "\n")
     assert read_bytes(settings, NEW) is not None  # a dry run changes nothing
     code, done, err = cli(settings, "conversations", "undo", cid, "--apply")
     assert code == 0, err
-    assert [f["status"] for f in done["data"]["files"]] == ["done", "done"]
+    assert [(f["status"], f["diff"]) for f in done["data"]["files"]] == [("done", None), ("done", None)]
     assert read_bytes(settings, PLAN) == original_plan
     assert read_bytes(settings, NEW) is None
     code, again, _ = cli(settings, "conversations", "undo", cid, "--apply")
-    assert code == 8 and again["error"]["code"] == "CONFLICT"  # the files no longer hold the agent's bytes
+    assert code == 0  # already undone: said so, nothing changed, nothing to refuse
+    assert [(f["status"], f["reason"][:9]) for f in again["data"]["files"]] == [("undone", "undone at")] * 2
+    record = cli(settings, "conversations", "show", cid)[1]["data"]["entries"]
+    undo = [e for e in record if e["type"] == "undo"]
+    assert [(u["outcome"], [f["state"] for f in u["files"]]) for u in undo] == [("done", ["restored"] * 2)]
 
 
 def test_http_session_recorded_delivered_and_undone(server: ServerThread, settings: Settings) -> None:
@@ -134,10 +133,35 @@ def test_sse_stream_needs_the_token_and_http_messages_reach_it(server: ServerThr
     assert (status, sent["delivered_to"], sent["reply"]) == (200, 1, None)
     wait_until(lambda: len(reader.events) == 1, what="the SSE event")
     assert reader.events[0]["text"] == "from a script"
+    # HTTP has no form to show: the question waits on the reply channel, the stream shows it
+    # live, and the person answers over HTTP (the web page's way) with the id in the path.
+    def answer(question: dict[str, Any]) -> None:
+        cid, seq = question["conversation_id"], question["message_seq"]
+        reply = json.dumps({"text": "go", "seq": seq}).encode()
+        status, _, text = server.request("POST", f"/conversations/{cid}/reply", body=reply)
+        assert (status, json.loads(text)["data"]) == (200, {"conversation_id": cid, "message_seq": seq,
+                                                            "delivered": True})
+
+    person = Answerer(lambda: server.get_json("/conversations/questions")[2]["data"]["questions"], answer)
     status, _, text = server.request(
         "POST", "/messages", body=json.dumps({"text": "question?", "expectReply": True}).encode()
     )
-    assert json.loads(text)["data"]["reason"] == "unsupported"  # HTTP has no way to ask
+    (question,) = person.join()
+    times = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+    listed = times.sub("<time>", json.dumps({"questions": [question]}, indent=2))
+    check_golden(GOLDEN / "open-questions.json", listed.replace(question["conversation_id"], "CID") + "\n")
+    sent = json.loads(text)["data"]
+    assert {k: sent[k] for k in ("reply", "reason", "reply_via")} == {"reply": "go", "reason": None, "reply_via": "http"}
+    cid = question["conversation_id"]
+    _, _, by_id = server.get_json(f"/conversations/{cid}/questions")
+    assert by_id == {"data": {"questions": []}, "warnings": []}  # answered: nothing waits any more
+    wait_until(lambda: len(reader.events) == 4, what="the question's SSE events")
+    kinds = [(e["type"], e.get("text"), e.get("reply"), e.get("via")) for e in reader.events[1:]]
+    assert kinds == [("message", "question?", None, None), ("question", "question?", None, None),
+                     ("reply", None, "go", "http")]
+    assert reader.events[2]["answer_with"] == f"vault-agent conversations reply {cid} TEXT"
+    status, _, text = server.request("POST", f"/conversations/{cid}/reply", body=b'{"text": "again"}')
+    assert (status, json.loads(text)["error"]["code"]) == (409, "CONFLICT")  # nothing waits: said so
     reader.close()
 
 
@@ -174,6 +198,12 @@ def test_two_sessions_at_once_are_two_conversations(server: ServerThread) -> Non
 
 def test_stateless_revision_groups_by_client_or_named_conversation(server: ServerThread) -> None:
     inbox = Inbox()
+    # The question waits on the reply channel; the person answers from the CLI, another
+    # process, which the server's waiting call sees through the record.
+    person = Answerer(
+        lambda: server.get_json("/conversations/questions")[2]["data"]["questions"],
+        lambda q: cli(server.ctx.settings, "conversations", "reply", q["conversation_id"], "from the cli"),
+    )
 
     async def go() -> list[Any]:
         async with http_client(server.url, server.token, inbox, mode="auto") as c:
@@ -187,5 +217,6 @@ def test_stateless_revision_groups_by_client_or_named_conversation(server: Serve
 
     one, ask, named, again = [r.structured_content["data"] for r in asyncio.run(go())]
     assert one["conversation_id"] == ask["conversation_id"] != named["conversation_id"] == again["conversation_id"]
-    assert (ask["reply"], ask["reason"]) == (None, "unsupported")  # no back channel for elicitation
+    person.join()
+    assert (ask["reply"], ask["reason"], ask["reply_via"]) == ("from the cli", None, "cli")  # no elicitation
     assert inbox.messages() == ["one", "ok?", "named", "named again"]

@@ -9,6 +9,9 @@ import pytest
 from vault_agent.api.registry import body_of, operations
 from vault_agent.errors import Forbidden, InvalidPath, NotFound, TooLarge
 from vault_agent.query import outline, sections
+from vault_agent.query.files import vault_read
+from vault_agent.query.note import get_note
+from vault_agent.query.scan import vault_scan
 
 DOC = (
     "---\ntitle: Field Guide\ntags: [guide, '#field']\nproject: Alpha Beta\ndate: 2024-03-01\n"
@@ -243,6 +246,39 @@ def test_heading_cap_and_too_large(snap, make_reader) -> None:
         with pytest.raises(TooLarge) as exc:
             fn(reader, "big.md")
         assert "big.md" in exc.value.message
+    # Every answer with headings says when they are incomplete, not only by a flag: the
+    # capped ones (raw contracts carry it beside the body) and get_note of both notes.
+    for fn in (outline.get_note_outline, outline.get_document_tree, sections.get_section_source):
+        assert [w.code for w in fn(reader, "many.md").warnings] == ["HEADINGS_TRUNCATED"]
+    capped = get_note(reader, "many.md")
+    assert (len(capped.data.headings), capped.data.headings_truncated) == (500, True)
+    assert [w.message for w in capped.warnings] == [
+        "this note has more than 500 headings; only the first 500 are listed. Read the rest of the note "
+        "with vault_read"
+    ]
+    huge = get_note(reader, "big.md")  # headings were never indexed: not "no headings"
+    assert (huge.data.headings, huge.data.headings_truncated) == ([], True)
+    assert [(w.code, w.message) for w in huge.warnings] == [(
+        "HEADINGS_TRUNCATED",
+        "this note is over 1,000,000 characters, so its headings are not indexed (get_note_outline answers "
+        "TOO_LARGE); read it in ranges with vault_read",
+    )]
+
+
+def test_a_note_over_the_read_cap_gets_one_message_from_every_tool(snap, make_reader) -> None:
+    settings, _ = snap({"small.md": "# S\n"})
+    (settings.vault / "huge.md").write_bytes(b"a" * (32 * 1024 * 1024 + 1))  # grown after the index
+    reader = make_reader(settings)
+    messages = set()
+    for read in (lambda: get_note(reader, "huge.md"), lambda: vault_read(reader.vault, "huge.md", full=True),
+                 lambda: vault_scan(reader.vault, "huge.md")):
+        with pytest.raises(TooLarge) as exc:
+            read()
+        messages.add(exc.value.message)
+    assert messages == {
+        "'huge.md' is over 32 MiB, more than vault-agent reads with any tool; open it in an editor, or split "
+        "it into smaller notes"
+    }
 
 
 def test_case_insensitive_resolution(snap, make_reader) -> None:

@@ -20,6 +20,7 @@ from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import AppContext, make_vault
 from vault_agent.api.security import AccessPolicy, check_bind_allowed, read_or_create_token
 from vault_agent.config import Settings
+from vault_agent.conversations.hub import HUB_KEY
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     """
     from vault_agent.query.snapshot import SnapshotReader
 
+    _start_private_state(settings)
     vault = make_vault(settings)
     writer: Writer | None = None
     follower = False
@@ -86,6 +88,23 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     return ctx
 
 
+def _start_private_state(settings: Settings) -> None:
+    """On start: a private state dir (0700, conversations 0600), and no conversation left
+    `open` by a server that was killed (ended with reason `server stopped`)."""
+    import time
+
+    from vault_agent.conversations.liveness import close_orphans
+    from vault_agent.conversations.store import ConversationStore
+    from vault_agent.private_dir import make_private_dir, tighten_state_dir
+
+    try:
+        make_private_dir(settings.index_dir)
+        tighten_state_dir(settings.index_dir, settings.vault)
+        close_orphans(ConversationStore(settings.index_dir), time.time)
+    except OSError as exc:  # a read-only state dir still serves its last snapshot
+        log.warning("state dir upkeep skipped (%s)", type(exc).__name__)
+
+
 def _live_freshness(settings: Settings, writer: Writer | None) -> FreshnessFn | None:
     """With our own writer, freshness from its in-memory state: writer.json may be
     unwritable (disk full), and a stale reason must reach readers at once."""
@@ -106,6 +125,12 @@ def close_context(ctx: AppContext) -> None:
     """Stop the writer (releasing the lock) and close the reader; safe to call twice."""
     writer, ctx.writer = ctx.writer, None
     try:
+        hub = ctx.state.pop(HUB_KEY, None)
+        if hub is not None:
+            try:
+                hub.close_all()  # its open conversations end with reason `server stopped`
+            except OSError as exc:
+                log.warning("open conversations not ended (%s)", type(exc).__name__)
         if writer is not None:
             writer.close()
     finally:

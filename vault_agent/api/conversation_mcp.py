@@ -61,7 +61,9 @@ class McpChannel:
             params=types.LoggingMessageNotificationParams(
                 level="warning" if event.get("priority") == "high" else "info",
                 data=event,
-                logger="vault-agent.messages",
+                # A question waiting on the reply channel says how to answer: its own logger,
+                # so a client listing messages does not show the text twice.
+                logger="vault-agent.questions" if event.get("type") == "question" else "vault-agent.messages",
             )
         )
         try:

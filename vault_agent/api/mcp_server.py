@@ -49,6 +49,7 @@ from vault_agent.api.registry import (
     operations,
     result_model,
 )
+from vault_agent.api.stdio_guard import AnsweringReadStream
 from vault_agent.api.tool_schema import input_schema, output_schema
 from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, internal_error
 
@@ -118,7 +119,11 @@ def tool_of(op: Operation) -> Tool:
 def listed_operations(writes_enabled: bool, profile: str) -> list[Operation]:
     """The operations one MCP server lists: by profile, writes only when enabled."""
     profiles = {"default"} if profile == "default" else {"default", "agent-files"}
-    return [op for op in operations() if op.profile in profiles and (op.kind == "read" or writes_enabled)]
+    return [
+        op
+        for op in operations()
+        if op.agent_tool and op.profile in profiles and (op.kind == "read" or writes_enabled)
+    ]
 
 
 def error_result(exc: VaultAgentError) -> CallToolResult:
@@ -230,7 +235,9 @@ class VaultMcpServer(Server[Any]):
     async def run_stdio_async(self) -> None:
         """Serve MCP over this process's stdin/stdout until the client closes it."""
         async with stdio_server() as (read_stream, write_stream):
-            await self.run(read_stream, write_stream, self.create_initialization_options())
+            # A batch or a malformed line gets a JSON-RPC error, not silence (stdio_guard).
+            answering = AnsweringReadStream(read_stream, write_stream)
+            await self.run(answering, write_stream, self.create_initialization_options())
 
 
 def build_mcp_server(ctx: AppContext, *, profile: str | None = None) -> VaultMcpServer:

@@ -1,6 +1,7 @@
 """HTTP routes of conversations beyond the generated ones: the live message stream
-(`GET /messages/stream`, server-sent events, token required like every route) and
-`GET /conversations/{id}` (the registry's get-conversation with the id in the path).
+(`GET /messages/stream`, server-sent events, token required like every route) and the
+registry's conversation operations with the id in the path: `GET /conversations/{id}`,
+`GET /conversations/{id}/questions`, `POST /conversations/{id}/reply`.
 
 Messages come from the hub's listeners, which tool calls run in worker threads: each
 stream owns an asyncio queue fed through `call_soon_threadsafe`. A comment line every
@@ -12,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
-from vault_agent.api.http import CTX_KEY, params_from_query
+from vault_agent.api.http import CTX_KEY, raw_params
 from vault_agent.api.registry import REGISTRY, body_of, dump_json, invoke
 from vault_agent.conversations.tools import hub_of
 
@@ -73,13 +74,19 @@ async def stream_messages(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def conversation_by_id(request: web.Request) -> web.Response:
-    """`GET /conversations/{id}?limit=&cursor=`: the same body as get-conversation with that id."""
-    op = REGISTRY["get-conversation"]
-    raw = params_from_query(op.params, request.query)
-    raw["id"] = request.match_info["id"]
-    outcome = await asyncio.get_running_loop().run_in_executor(None, invoke, op, request.app[CTX_KEY], raw)
-    return web.Response(text=dump_json(body_of(op, outcome)), content_type="application/json")
+def by_id(op_name: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A route with the conversation id in its path, answering like the registry operation
+    `op_name` with that id (query string for GET, JSON body for POST)."""
+
+    async def handle(request: web.Request) -> web.Response:
+        op = REGISTRY[op_name]
+        raw = await raw_params(op, request)
+        raw["id"] = request.match_info["id"]
+        outcome = await asyncio.get_running_loop().run_in_executor(None, invoke, op, request.app[CTX_KEY], raw)
+        return web.Response(text=dump_json(body_of(op, outcome)), content_type="application/json")
+
+    handle.__name__ = f"handle_{op_name.replace('-', '_')}_by_id"
+    return handle
 
 
 async def _end_streams(app: web.Application) -> None:
@@ -92,5 +99,7 @@ def add_conversation_routes(app: web.Application) -> None:
     """Mount the message stream and the by-id conversation route on the app."""
     app[STREAMS_KEY] = set()
     app.router.add_get("/messages/stream", stream_messages, allow_head=False)
-    app.router.add_get("/conversations/{id}", conversation_by_id, allow_head=False)
+    app.router.add_get("/conversations/{id}", by_id("get-conversation"), allow_head=False)
+    app.router.add_get("/conversations/{id}/questions", by_id("conversations-questions"), allow_head=False)
+    app.router.add_post("/conversations/{id}/reply", by_id("conversations-reply"))
     app.on_shutdown.append(_end_streams)

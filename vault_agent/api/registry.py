@@ -106,6 +106,9 @@ class Operation:
     limit_error: type[VaultAgentError] = InvalidParameter
     profile: Literal["default", "agent-files"] = "default"  # agent-files ops are listed only in that profile
     mcp_only: bool = False  # seed 003 aliases: MCP tools with no HTTP route or CLI command
+    # False: an operation for the person, not the agent (answering the agent's question):
+    # an HTTP route (its CLI is a local `conversations` command), never an MCP tool.
+    agent_tool: bool = True
     title: str = ""  # short human name shown by MCP clients, e.g. "Folder tree"
     # Model of `data` (envelope) or of the raw body → MCP outputSchema. A "module:Class"
     # string names a model of a core module, imported only when a server lists its tools,

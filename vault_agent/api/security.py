@@ -27,6 +27,7 @@ from pathlib import Path
 
 from vault_agent.config import Settings
 from vault_agent.errors import Conflict, Forbidden, InvalidParameter, Unauthorized
+from vault_agent.private_dir import make_private_dir
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
@@ -76,7 +77,7 @@ def read_or_create_token(settings: Settings) -> str:
     if settings.token:
         return settings.token
     path = settings.token_file
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)  # the state dir: 0700 whatever the umask
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

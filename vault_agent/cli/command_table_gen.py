@@ -112,7 +112,7 @@ def table_source(local_names: set[str]) -> str:
     modules: set[str] = set()
     body: list[str] = []
     for op in operations():
-        if op.mcp_only or op.name in local_names:
+        if op.mcp_only or not op.agent_tool or op.name in local_names:
             continue
         body += _command_source(op, modules)
     head = [

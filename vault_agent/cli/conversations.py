@@ -1,4 +1,4 @@
-"""`vault-agent conversations list|show|end|undo|export` and `vault-agent messages [--follow]`.
+"""`vault-agent conversations list|show|end|undo|questions|reply|export` and `vault-agent messages [--follow]`.
 
 They work on the state dir directly (records live in `<index-dir>/conversations/`), like
 `status`; only `messages --follow` talks to the server (its `/messages/stream`). Heavy
@@ -27,7 +27,8 @@ from vault_agent.cli.common import (
 )
 
 conversations = typer.Typer(
-    help="The record of each agent session: list, show, end, undo its writes, export as a note.",
+    help="The record of each agent session: list, show, end, undo its writes, answer its questions, "
+    "export as a note.",
     no_args_is_help=True,
 )
 app.add_typer(conversations, name="conversations")
@@ -124,29 +125,92 @@ def _render_undo(body: Any) -> str:
     d = body["data"]
     verb = "would undo" if d["dry_run"] else "undid"
     lines = [f"{verb} {len(d['files'])} file(s) of {d['conversation_id']}"]
-    lines += [f"  {f['status']:<8} {f['action']:<7} {f['path']}" for f in d["files"]]
+    for f in d["files"]:
+        lines.append(f"  {f['status']:<8} {f['action']:<7} {f['path']}")
+        lines += [f"           {text}" for text in (f.get("reason"), f.get("kept")) if text]
+        if f.get("diff"):
+            lines += ["    " + line for line in f["diff"].splitlines()]
+            if f.get("diff_truncated"):
+                lines.append("    (diff cut; the file is restored in full)")
     lines += [f"  not undoable (revert by hand): {m}" for m in d["not_undoable"]]
     if d["dry_run"]:
-        lines.append("dry run: nothing changed; add --apply to undo")
+        conflicts = any(f["status"] == "conflict" for f in d["files"])
+        lines.append("dry run: nothing changed; " + (
+            "--apply refuses while a file is a conflict" + ("" if d["merge"] else " (or try --merge)")
+            if conflicts else "add --apply to undo" + (" (with --merge)" if d["merge"] else "")))
     return "\n".join(lines)
 
 
 @conversations.command("undo")
 def undo_cmd(
     cid: IdArg,
-    apply: Annotated[bool, typer.Option("--apply", help="Really undo (default: dry run).")] = False,
+    apply: Annotated[bool, typer.Option("--apply", help="Really undo (default: dry run with diffs).")] = False,
+    merge: Annotated[
+        bool,
+        typer.Option("--merge", help="Where someone else also edited a file, keep those edits and take out "
+                     "only the agent's changes (three-way merge) instead of refusing the file."),
+    ] = False,
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
     config: ConfigOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Revert a conversation's writes when the files still hold what the agent wrote
-    (CONFLICT and nothing changed otherwise). Example: vault-agent conversations undo ID --apply"""
+    """Revert a conversation's writes, every file or none. A file someone else edited between or
+    after the agent's writes is a conflict (its reason says when) unless --merge; a file saved
+    during --apply rolls the undo back. Example: vault-agent conversations undo ID --apply"""
 
     def body() -> None:
         from vault_agent.conversations.undo import undo_conversation
 
-        _emit(json_out, undo_conversation(_context(vault, index_dir, config), cid, apply=apply), _render_undo)
+        ctx = _context(vault, index_dir, config)
+        _emit(json_out, undo_conversation(ctx, cid, apply=apply, merge=merge), _render_undo)
+
+    run_command(json_out, body)
+
+
+@conversations.command("questions")
+def questions_cmd(
+    cid: Annotated[str | None, typer.Argument(help="A conversation id; omit for every open one.")] = None,
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Questions agents asked that wait for your reply (their client cannot show a form).
+    Example: vault-agent conversations questions"""
+
+    def body() -> None:
+        from vault_agent.conversations.replies import open_questions
+
+        def render(b: Any) -> str:
+            rows = b["data"]["questions"]
+            out = [f"{q['conversation_id']} #{q['message_seq']} ({q['client']}, until {q['expires_at']}): "
+                   f"{q['text']}\n  answer: {q['answer_with']}" for q in rows]
+            return "\n".join(out) or "no question is waiting for a reply"
+
+        _emit(json_out, open_questions(_context(vault, index_dir, config), cid), render)
+
+    run_command(json_out, body)
+
+
+@conversations.command("reply")
+def reply_cmd(
+    cid: IdArg,
+    text: Annotated[str, typer.Argument(help="Your answer (1–4,000 characters).")],
+    seq: Annotated[int | None, typer.Option("--seq", help="Which question (message_seq), when several wait.")] = None,
+    vault: VaultOpt = None,
+    index_dir: IndexDirOpt = None,
+    config: ConfigOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Answer an agent's open question; its waiting send_message returns your text.
+    Example: vault-agent conversations reply c20260101T120000Z-a1b2c3 'yes, go ahead'"""
+
+    def body() -> None:
+        from vault_agent.conversations.replies import reply_to_question
+
+        outcome = reply_to_question(_context(vault, index_dir, config), cid, text, seq, "cli")
+        _emit(json_out, outcome, lambda b: f"replied to question {b['data']['message_seq']} of {cid}")
 
     run_command(json_out, body)
 

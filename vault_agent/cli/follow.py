@@ -20,6 +20,8 @@ def _line(event: dict[str, Any], as_json: bool) -> str:
     if event.get("type") == "reply":
         said = event.get("reply")
         return f"{at}  reply: {said}" if said is not None else f"{at}  no reply ({event.get('reason')})"
+    if event.get("type") == "question":  # waits for the person: say how to answer it
+        return f"{at}  question, waiting until {event.get('expires_at')}: answer with {event.get('answer_with')}"
     flag = " (high)" if event.get("priority") == "high" else ""
     ask = " [asks]" if event.get("expect_reply") else ""
     return f"{at}{flag}{ask}  {event.get('text')}"

@@ -25,7 +25,10 @@ def _entry_line(e: dict[str, Any]) -> str:
         before = str(e.get("before_sha") or "new")[:12]
         return f"- {at} wrote `{e.get('path')}` ({before} → {str(e.get('after_sha'))[:12]})"
     if kind == "undo":
-        return f"- {at} the user undid this conversation's writes"
+        outcome = e.get("outcome") or "done"  # records before per-file outcomes had none
+        return f"- {at} the user's undo of this conversation's writes: {outcome}"
+    if kind == "ask":
+        return f"- {at} *waiting for the user's reply until {str(e.get('until') or '')[11:19]}*"
     if kind == "end":
         return f"- {at} ended ({e.get('reason')})"
     return f"- {at} {kind}"

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vault_agent.conversations.digest import digest, end_line
+from vault_agent.conversations.liveness import SERVER_STOPPED, OwnerLock
 from vault_agent.conversations.store import ConversationStore, Line
 from vault_agent.errors import NotFound
 
@@ -29,6 +30,9 @@ log = logging.getLogger("vault_agent.conversations")
 HUB_KEY = "conversations.hub"
 CLOCK_KEY = "conversations.clock"  # tests put a fake clock here before the hub is built
 WRITE_OBSERVER_KEY = "write_observer"  # files.pipeline calls it after each content write
+# Questions of plain HTTP callers wait in the server's request threads (a handful): a few
+# must not leave none for other requests. MCP calls wait in the SDK's own worker threads.
+MAX_HTTP_WAITS = 2
 
 
 class Channel(Protocol):
@@ -43,7 +47,9 @@ class Channel(Protocol):
         ...
 
     def ask(self, text: str, timeout_s: float) -> tuple[str | None, str | None]:
-        """Ask the user; (reply, None) or (None, 'unsupported' | 'declined' | 'timeout')."""
+        """Ask the user in the client; (reply, None) or (None, 'unsupported' | 'declined' |
+        'timeout'). 'unsupported' (no form in this client) sends the question to the reply
+        channel instead (`replies.wait_for_reply`)."""
         ...
 
     def sample(self, prompt: str, timeout_s: float) -> str | None:
@@ -109,6 +115,8 @@ class ConversationHub:
         self._open: dict[str, _Open] = {}
         self._lock = threading.RLock()
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.owner = OwnerLock(store.dir)  # marks our open conversations as live (liveness.py)
+        self._waiting: dict[tuple[str, int], tuple[threading.Event, str]] = {}  # question → (event, transport)
 
     # ----- boundaries ------------------------------------------------------------------
     def conversation_of(self, channel: Channel) -> str:
@@ -130,6 +138,7 @@ class ConversationHub:
         cid = self.store.new_id(now)
         line: Line = {"t": "start", "at": now, "client": channel.client[:100], "transport": channel.transport}
         cur = _Open(cid, now, self.store.append(cid, [line]), 0)
+        self.owner.mark_open(cid)
         self._open[channel.key] = cur
         self.store.prune(self.retention)
         log.info("conversation started transport=%s", channel.transport)
@@ -143,6 +152,7 @@ class ConversationHub:
             lines = []
         if not lines or end_line(lines) is not None:
             self._open.pop(key, None)
+            self.owner.unmark(cur.cid)
             return None
         cur.size = self.store.size(cur.cid)
         return cur
@@ -157,9 +167,23 @@ class ConversationHub:
         line: Line = {"t": "end", "at": at, "reason": reason, "title": title, "summary": summary,
                       "summary_source": source}
         self.store.append(cur.cid, [line])
+        self.owner.unmark(cur.cid)
         for key, value in list(self._open.items()):
             if value is cur:
                 del self._open[key]
+
+    def close_all(self) -> None:
+        """End every open conversation of this process (the server is stopping)."""
+        with self._lock:
+            for cur in list(self._open.values()):
+                try:
+                    lines = self.store.read(cur.cid)
+                except NotFound:
+                    continue
+                if end_line(lines) is None:
+                    self._close(cur, SERVER_STOPPED, *digest(lines), "digest", at=self.clock())
+            self._open.clear()
+            self.owner.release()
 
     def append(self, channel: Channel, lines: list[Line]) -> str:
         """Append lines to the session's conversation; returns its id."""
@@ -212,3 +236,25 @@ class ConversationHub:
             except Exception as exc:  # a listener that went away must not fail the sender
                 log.warning("message listener failed (%s)", type(exc).__name__)
         return delivered
+
+    # ----- questions waiting for a reply -------------------------------------------------
+    def expect_reply(self, cid: str, seq: int, transport: str) -> threading.Event | None:
+        """An event set when a reply to question `seq` of `cid` arrives in this process;
+        None when MAX_HTTP_WAITS questions of plain HTTP callers already wait."""
+        with self._lock:
+            if transport == "http" and sum(t == "http" for _e, t in self._waiting.values()) >= MAX_HTTP_WAITS:
+                return None
+            event = threading.Event()
+            self._waiting[(cid, seq)] = (event, transport)
+            return event
+
+    def stop_expecting(self, cid: str, seq: int) -> None:
+        with self._lock:
+            self._waiting.pop((cid, seq), None)
+
+    def reply_arrived(self, cid: str, seq: int) -> None:
+        """Wake the send_message waiting on that question at once (other processes poll)."""
+        with self._lock:
+            waiting = self._waiting.get((cid, seq))
+        if waiting is not None:
+            waiting[0].set()

@@ -1,8 +1,9 @@
 """The lines of a conversation record and the models every surface returns.
 
 A record is a sequence of frames (`vault_agent.framing`), one JSON object per line, with
-`t` naming its kind: `start`, `call`, `write`, `message`, `reply`, `end`. Lines never hold
-note text, and query text only when `conversations.record_queries` is on.
+`t` naming its kind: `start`, `call`, `write`, `message`, `ask` (a question waits for a
+reply outside the client), `reply`, `end`, `undo`. Lines never hold note text, and query
+text only when `conversations.record_queries` is on.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ MAX_MESSAGE_CHARS = 4000  # send_message text cap (documented in README)
 MAX_TITLE_CHARS = 200
 MAX_SUMMARY_CHARS = 4000
 
-EndReason = Literal["agent", "idle", "user"]
+EndReason = Literal["agent", "idle", "user", "server stopped"]
 SummarySource = Literal["agent", "sampling", "digest"]
 
 
@@ -55,26 +56,69 @@ class ConversationAnswer(RootModel[ConversationList | ConversationPage]):
     """What get_conversation returns: the list without an id, one record's page with it."""
 
 
+ReplyVia = Literal["client", "cli", "http"]  # the client's form (elicitation), or the reply channel
+
+
 class SendResult(BaseModel):
     conversation_id: str
     message_seq: int
     delivered_to: int  # live listeners (MCP client, SSE streams) that got it
     reply: str | None = None
     reason: Literal["unsupported", "declined", "timeout"] | None = None
+    reply_via: ReplyVia | None = None
+    note: str | None = Field(default=None, description="when no reply came: what happened and what to do instead")
+
+
+class OpenQuestion(BaseModel):
+    """A send_message question waiting for the person's reply outside the agent's client."""
+
+    conversation_id: str
+    message_seq: int
+    client: str
+    text: str
+    asked_at: str
+    expires_at: str
+    answer_with: str  # the CLI command that answers it
+
+
+class QuestionList(BaseModel):
+    questions: list[OpenQuestion]
+
+
+class ReplyResult(BaseModel):
+    conversation_id: str
+    message_seq: int
+    delivered: bool  # recorded; the waiting send_message returns it
 
 
 class EndResult(BaseModel):
     conversation: ConversationSummary
 
 
+UndoAction = Literal["restore", "remove", "merge"]
+UndoStatus = Literal["planned", "done", "conflict", "undone"]
+
+
 class UndoItem(BaseModel):
+    """One file of an undo: what would happen (dry run) or happened, and why not when not."""
+
     path: str
-    action: Literal["restore", "remove"]  # restore the old bytes / remove a file the agent created
-    status: Literal["planned", "done", "conflict"]
+    # restore: put back the bytes from before the agent's first write; remove: the agent
+    # created the file (it goes to the trash); merge: take out only the agent's changes,
+    # keeping edits made by someone else between or after them (--merge).
+    action: UndoAction
+    # planned (dry run) / done (applied) / conflict (refused, see reason) / undone (the
+    # file already holds what undo would put there).
+    status: UndoStatus
+    reason: str | None = None  # why a conflict, or since when undone
+    kept: str | None = None  # merge: the edits by someone else that the result keeps
+    diff: str | None = None  # dry run: unified diff from the file now to the undone file
+    diff_truncated: bool = False
 
 
 class UndoResult(BaseModel):
     conversation_id: str
     dry_run: bool
+    merge: bool
     files: list[UndoItem]
     not_undoable: list[str]  # calls recorded without old bytes (moves, folder deletes): revert by hand

@@ -6,7 +6,9 @@ record (the rest of the file is ignored with a warning) and a record whose first
 corrupt is skipped with a warning, the others kept. `<id>.old/<sha256>` holds the bytes a
 write replaced, so `undo` can put them back byte for byte. Retention deletes the oldest
 records (ids sort by start time) beyond the configured count. The folder sits in the
-state dir, which the indexer never indexes and every file tool refuses.
+state dir, which the indexer never indexes and every file tool refuses. Everything here is
+private to the owner whatever the umask (`private_dir`): folders 0700, files 0600, so a
+backup is never readable by more people than the note it came from.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 from vault_agent.errors import NotFound
 from vault_agent.framing import FOOT, HEAD, frame, parse_frame_at, valid_frames
+from vault_agent.private_dir import FILE_MODE, make_private_dir
 
 log = logging.getLogger("vault_agent.conversations")
 
@@ -95,17 +98,37 @@ class ConversationStore:
     def append(self, cid: str, lines: Iterable[Line]) -> int:
         """Append lines with one write and one fsync; returns the record's size after."""
         blob = b"".join(frame(dict(line)) for line in lines)
-        path = self._rec(cid)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            _cut_torn_tail(fd)
+        with self._locked(cid) as fd:
             os.write(fd, blob)
             os.fsync(fd)
             return os.fstat(fd).st_size
+
+    @contextlib.contextmanager
+    def _locked(self, cid: str) -> Iterator[int]:
+        """The record open for appending under its flock, a torn tail already cut."""
+        path = self._rec(cid)
+        make_private_dir(self.dir)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _cut_torn_tail(fd)
+            yield fd
         finally:
             os.close(fd)
+
+    def append_once(self, cid: str, line: Line, same: Callable[[Line], bool]) -> Line:
+        """Append `line` unless a line for which `same` holds is already there (checked
+        under the record's lock, so two processes never both append); returns the line
+        that stands: the earlier one, or `line`."""
+        with self._locked(cid) as fd:
+            size = os.fstat(fd).st_size
+            found, _end = valid_frames(os.pread(fd, size, 0))
+            earlier = next((old for old in found if same(old)), None)
+            if earlier is not None:
+                return earlier
+            os.write(fd, frame(dict(line)))
+            os.fsync(fd)
+            return line
 
     def size(self, cid: str) -> int:
         try:
@@ -144,12 +167,15 @@ class ConversationStore:
     def keep_old_bytes(self, cid: str, sha: str, data: bytes) -> None:
         """Store the bytes a write replaced (content-addressed, fsynced) for undo."""
         folder = self.dir / f"{cid}.old"
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.dir)
+        make_private_dir(folder)
         target = folder / sha
         if target.exists():
             return
         tmp = folder / f".{sha}.tmp"
-        with open(tmp, "wb") as fh:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
+        with open(fd, "wb") as fh:
+            os.fchmod(fd, FILE_MODE)  # an older, looser temp file of the same name
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

@@ -1,8 +1,10 @@
 """Core functions behind send_message, end_conversation, get_conversation and the CLI.
 
 Transports bind a `Channel` around a call (`hub.bound`); without one (HTTP, CLI) a call
-belongs to the process's shared 'http' conversation and has no back channel, so a
-question answers `{reply: null, reason: "unsupported"}`.
+belongs to the process's shared 'http' conversation and has no back channel. A question
+goes through the client's form (MCP elicitation) when it has one, else through the reply
+channel of `replies` (the person answers with `vault-agent conversations reply` or the web
+page).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from vault_agent.conversations.records import (
     EndResult,
     SendResult,
 )
+from vault_agent.conversations.replies import Answer, wait_for_reply
 from vault_agent.conversations.store import ConversationStore, Line, iso
 from vault_agent.errors import InvalidParameter, TooLarge
 
@@ -91,7 +94,12 @@ def _sha(data: bytes) -> str:
 def observe_write(
     hub: ConversationHub, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
 ) -> None:
-    """Record one write of the current session (after None: deleted), keeping the old bytes for undo."""
+    """Record one write of the current session (after None: deleted), keeping the bytes for undo.
+
+    Both sides are kept (content-addressed, so a chain of writes stores each version once):
+    the bytes before restore the file, the bytes after let `undo --merge` tell the agent's
+    own changes from edits someone else made between two writes.
+    """
     channel = CURRENT.get()
     if channel is None:
         return  # not an agent session (HTTP script, CLI): nothing to attribute it to
@@ -99,6 +107,8 @@ def observe_write(
     before_sha = _sha(before) if before is not None else None
     if before is not None and before_sha is not None:
         hub.store.keep_old_bytes(cid, before_sha, before)
+    if after is not None:
+        hub.store.keep_old_bytes(cid, _sha(after), after)
     line: Line = {
         "t": "write",
         "at": hub.clock(),
@@ -165,14 +175,28 @@ def send_message(
     delivered = hub.publish(event) + (1 if channel.notify(event) else 0)
     result = SendResult(conversation_id=cid, message_seq=seq, delivered_to=delivered)
     if expect_reply:
-        reply, reason = channel.ask(text, hub.reply_timeout_s)
-        if reply is not None and len(reply) > MAX_MESSAGE_CHARS:
-            reply = reply[:MAX_MESSAGE_CHARS]
-        hub.append(channel, [{"t": "reply", "at": hub.clock(), "seq": seq, "reply": reply, "reason": reason}])
+        answer = _ask(hub, channel, cid, seq, text)
         hub.publish({"type": "reply", "conversation_id": cid, "seq": seq, "at": iso(hub.clock()),
-                     "reply": reply, "reason": reason})
-        result.reply, result.reason = reply, reason  # type: ignore[assignment]
+                     "reply": answer.reply, "reason": answer.reason, "via": answer.via})
+        result.reply, result.reason = answer.reply, answer.reason  # type: ignore[assignment]
+        result.reply_via, result.note = answer.via, answer.note
     return Outcome(data=result)
+
+
+def _ask(hub: ConversationHub, channel: Channel, cid: str, seq: int, text: str) -> Answer:
+    """The client's form when it has one, else the reply channel (`replies`)."""
+    reply, reason = channel.ask(text, hub.reply_timeout_s)
+    if reason == "unsupported":
+        return wait_for_reply(hub, channel, cid, seq, text)
+    if reply is not None and len(reply) > MAX_MESSAGE_CHARS:
+        reply = reply[:MAX_MESSAGE_CHARS]
+    hub.append(channel, [{"t": "reply", "at": hub.clock(), "seq": seq, "reply": reply, "reason": reason,
+                          "via": "client"}])
+    note = None
+    if reason == "timeout":
+        note = (f"nobody answered the question in the client within {int(hub.reply_timeout_s)} seconds; "
+                "ask it in your own reply to the user instead")
+    return Answer(reply, reason, "client" if reply is not None else None, note)
 
 
 SAMPLING_PROMPT = (
@@ -282,6 +306,10 @@ def _cursor(cursor: str | None) -> int:
 def _entry(line: Line) -> dict[str, Any]:
     out = dict(line)
     at = out.pop("at", None)
+    until = out.get("until")  # an `ask` line: when the question stops waiting
+    if isinstance(until, int | float):
+        out["until"] = iso(float(until))
+    out.pop("owner", None)  # which process waits: internal to liveness
     return {"type": out.pop("t", None), "at": iso(float(at)) if isinstance(at, int | float) else None, **out}
 
 

@@ -145,7 +145,7 @@ def rename_noreplace(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> No
     raise FileExistsError(errno.EEXIST, "destination exists")
 
 
-def _write_temp(dir_fd: int, data: bytes, mode: int | None) -> tuple[str, int]:
+def write_temp(dir_fd: int, data: bytes, mode: int | None) -> tuple[str, int]:
     """A durable temp file holding `data`; returns its name and an open read-write fd."""
     for _ in range(8):
         name = TEMP_PREFIX + secrets.token_hex(16)
@@ -195,7 +195,7 @@ def replace_atomic(
         ChangedAfterWrite: our own new file does not read back as `data`.
     """
     try:
-        name, temp_fd = _write_temp(dir_fd, data, entry_mode(dir_fd, leaf))
+        name, temp_fd = write_temp(dir_fd, data, entry_mode(dir_fd, leaf))
     except FileNotFoundError:
         # The folder held by dir_fd was removed meanwhile (e.g. replaced by a rename): the
         # write has nowhere to go, which is a changed precondition, not an internal error.

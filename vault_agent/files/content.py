@@ -186,7 +186,7 @@ def replace_text(
         raise InvalidParameter("max_replacements must be at least 1")
     rel = normalize_rel_path(path)
     policy.check_write(ctx.vault, rel, "replace")
-    encode_content(replace)
+    encode_content(replace, "replace")
     counted: list[int] = []
 
     def transform(current: bytes | None) -> bytes:

@@ -119,6 +119,12 @@ def _to_local_trash(parent_fd: int, leaf: str, name: str, is_dir: bool, ctx: Fil
     raise Conflict("the trash holds too many entries with this name; empty .trash/ first")
 
 
+def to_local_trash(ctx: FilesContext, parent_fd: int, entry: str, name: str) -> str:
+    """Move file `entry` of `parent_fd` into the vault's `.trash/` as `name` (numbered when
+    taken, never overwriting); returns where it went (vault-relative)."""
+    return _to_local_trash(parent_fd, entry, name, False, ctx)
+
+
 def _remove(parent_fd: int, leaf: str, is_dir: bool) -> None:
     if is_dir:
         shutil.rmtree(leaf, dir_fd=parent_fd)

@@ -14,8 +14,11 @@ def _text(data: bytes | None) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines(keepends=True)
 
 
-def unified(rel: str, before: bytes | None, after: bytes | None, context: int = 3) -> tuple[str, bool]:
-    """(diff text, truncated): `a/<rel>` → `b/<rel>`, `/dev/null` for a missing side."""
+def unified(
+    rel: str, before: bytes | None, after: bytes | None, context: int = 3, max_chars: int = MAX_DIFF_CHARS
+) -> tuple[str, bool]:
+    """(diff text, truncated): `a/<rel>` → `b/<rel>`, `/dev/null` for a missing side;
+    cut at MAX_DIFF_LINES lines or `max_chars` characters."""
     old = _text(before)
     new = _text(after)
     lines = difflib.unified_diff(
@@ -31,7 +34,7 @@ def unified(rel: str, before: bytes | None, after: bytes | None, context: int = 
     for i, line in enumerate(lines):
         if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
-        if i >= MAX_DIFF_LINES or chars + len(line) > MAX_DIFF_CHARS:
+        if i >= MAX_DIFF_LINES or chars + len(line) > max_chars:
             truncated = True
             break
         out.append(line)

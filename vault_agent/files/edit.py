@@ -155,9 +155,9 @@ def edit_file(
     )
     rel = normalize_rel_path(path)
     policy.check_write(ctx.vault, rel, "edit")
-    for piece in (new_text, content):
+    for piece, name in ((new_text, "new_text"), (content, "content")):
         if piece is not None:
-            encode_content(piece)
+            encode_content(piece, name)
     counted: list[int] = []
 
     def transform(current: bytes | None) -> bytes:

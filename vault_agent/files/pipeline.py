@@ -64,16 +64,21 @@ def check_sha(expected: str | None) -> str | None:
     return expected.lower()
 
 
-def encode_content(content: str) -> bytes:
-    """UTF-8 bytes of a `content` parameter.
+def encode_content(content: str, what: str = "content") -> bytes:
+    """UTF-8 bytes of text a write puts into a file (`what` names the parameter).
+
+    NUL is refused: notes are text, a NUL makes editors and tools treat the file as binary
+    (git, grep), and it is never what an agent meant to write.
 
     Raises:
-        TooLarge: over MAX_CONTENT_BYTES. InvalidParameter: lone surrogates.
+        TooLarge: over MAX_CONTENT_BYTES. InvalidParameter: lone surrogates, or NUL.
     """
+    if "\x00" in content:
+        raise InvalidParameter(f"{what} contains a NUL character (U+0000); notes are text, remove it")
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidParameter("content is not valid Unicode text") from None
+        raise InvalidParameter(f"{what} is not valid Unicode text") from None
     if len(data) > MAX_CONTENT_BYTES:
         raise TooLarge(f"content is larger than {MAX_CONTENT_BYTES} bytes; split it into several appends")
     return data

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from vault_agent.contracts import LOCK_FILE
 from vault_agent.errors import IndexBusy
+from vault_agent.lock_probe import lock_held
+from vault_agent.private_dir import make_private_dir
 
 
 class WriterLock:
@@ -34,7 +36,7 @@ class WriterLock:
         """
         if self._fd is not None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)  # the state dir: 0700 whatever the umask
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -68,15 +70,4 @@ class WriterLock:
 
 def writer_lock_held(index_dir: Path) -> bool:
     """True when some writer currently holds the lock of this state dir (probe only)."""
-    path = Path(index_dir) / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return lock_held(Path(index_dir) / LOCK_FILE)

@@ -68,10 +68,22 @@ def load_text(vault: Vault, raw_path: object) -> TextFile:
         InvalidPath, Forbidden, NotFound: see resolve_file. TooLarge: over 32 MiB.
     """
     resolved = resolve_file(vault, raw_path)
+    return TextFile(path=resolved.rel, lines=split_lines(decode(read_capped(vault, resolved))))
+
+
+def read_capped(vault: Vault, resolved: Resolved) -> bytes:
+    """The bytes of a file the read tools serve; the one refusal of files over the read cap.
+
+    Raises:
+        TooLarge: over MAX_FILE_BYTES (32 MiB), whichever tool asked.
+    """
     raw = vault.read_bytes(resolved, MAX_FILE_BYTES + 1)
     if len(raw) > MAX_FILE_BYTES:
-        raise TooLarge(f"'{display(resolved.rel)}' is over 32 MiB; vault-agent does not read it")
-    return TextFile(path=resolved.rel, lines=split_lines(decode(raw)))
+        raise TooLarge(
+            f"'{display(resolved.rel)}' is over 32 MiB, more than vault-agent reads with any tool; "
+            "open it in an editor, or split it into smaller notes"
+        )
+    return raw
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 
 from vault_agent.contracts import MAX_OUTLINE_HEADINGS, Outcome, WarningItem
-from vault_agent.errors import InvalidPath, TooLarge
+from vault_agent.errors import InvalidPath
 from vault_agent.paths import display
 from vault_agent.query.files import effective_max_chars
-from vault_agent.query.lines import decode, resolve_file, split_lines
+from vault_agent.query.lines import decode, read_capped, resolve_file, split_lines
 from vault_agent.query.models import Camel
+from vault_agent.query.outline import HEADINGS_NOT_INDEXED, heading_warnings
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import MAX_FILE_BYTES
 
 
 class NoteHeading(Camel):
@@ -59,9 +59,7 @@ def get_note(reader: SnapshotReader, path: object, max_chars: int | None = None)
     if not vault.is_note_name(resolved.rel):
         raise InvalidPath(f"'{display(resolved.rel)}' is not a note; read other files with vault_read")
     with reader.acquire() as view:
-        raw = vault.read_bytes(resolved, MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise TooLarge(f"'{display(resolved.rel)}' is over 32 MiB; read it in ranges with vault_read")
+        raw = read_capped(vault, resolved)
         text = decode(raw)
         cols = "path, title, tags, type_values, status_values, fm_fields, sha256"
         # The segment holding the note's live rows is known without a query (view.live), so
@@ -75,9 +73,11 @@ def get_note(reader: SnapshotReader, path: object, max_chars: int | None = None)
             else []
         )
         warnings: list[WarningItem] = list(view.warnings())
+        not_outlined = False
         if rows and found is not None:
             rel, title, tags, types, statuses, fields, sha = rows[0]
             heads = [(i, lv, t) for _o, lv, t, i, _b in found[1].headings.of(rel, MAX_OUTLINE_HEADINGS + 1)]
+            not_outlined = found[1].too_large  # its headings were never indexed: say so, not "none"
         else:
             rel, title, tags, types, statuses, fields, sha, heads = (
                 resolved.rel,
@@ -113,7 +113,7 @@ def get_note(reader: SnapshotReader, path: object, max_chars: int | None = None)
             status_values=list(statuses or []),
             frontmatter_fields=list(fields or []),
             headings=[NoteHeading(id=i, level=int(lv), text=t) for i, lv, t in heads[:MAX_OUTLINE_HEADINGS]],
-            headings_truncated=len(heads) > MAX_OUTLINE_HEADINGS,
+            headings_truncated=len(heads) > MAX_OUTLINE_HEADINGS or not_outlined,
             text=body,
             truncated=len(body) < len(text),
             returned_chars=len(body),
@@ -123,6 +123,10 @@ def get_note(reader: SnapshotReader, path: object, max_chars: int | None = None)
             snapshot_matches=matches,
             index_freshness=view.freshness,
         )
+        if not_outlined:
+            warnings.append(HEADINGS_NOT_INDEXED)
+        else:
+            warnings += heading_warnings(data.headings_truncated)
         if data.truncated and capped:
             warnings.append(
                 WarningItem(

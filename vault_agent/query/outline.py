@@ -11,13 +11,30 @@ from dataclasses import dataclass
 
 import duckdb
 
-from vault_agent.contracts import MAX_OUTLINE_HEADINGS, Outcome
+from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, MAX_OUTLINE_HEADINGS, Outcome, WarningItem
 from vault_agent.errors import InvalidPath, NotFound, TooLarge
 from vault_agent.paths import Vault, display, exists_exactly, normalize_rel_path
 from vault_agent.query.live_notes import LiveNotes
 from vault_agent.query.models import DocNode, DocRoot, DocumentTree, NoteOutline, OutlineHeading
 from vault_agent.query.segment_headings import SegmentHeadings
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
+
+# Every per-note answer with headings says when they are incomplete (the flag alone was easy
+# to miss): more than the cap, or a note too large for its structure to be indexed at all.
+HEADINGS_CAPPED = WarningItem(
+    code="HEADINGS_TRUNCATED",
+    message=f"this note has more than {MAX_OUTLINE_HEADINGS} headings; only the first "
+    f"{MAX_OUTLINE_HEADINGS} are listed. Read the rest of the note with vault_read",
+)
+HEADINGS_NOT_INDEXED = WarningItem(
+    code="HEADINGS_TRUNCATED",
+    message=f"this note is over {MAX_NOTE_CHARS_FOR_STRUCTURE:,} characters, so its headings are not "
+    "indexed (get_note_outline answers TOO_LARGE); read it in ranges with vault_read",
+)
+
+
+def heading_warnings(truncated: bool) -> list[WarningItem]:
+    return [HEADINGS_CAPPED] if truncated else []
 
 
 @dataclass(frozen=True)
@@ -92,7 +109,10 @@ def resolve_note(
             )
     path, folder, title, facets_json, too_large, seg = rows[0]
     if too_large:
-        raise TooLarge(f"'{display(path)}' is over 1,000,000 characters; its structure is not served")
+        raise TooLarge(
+            f"'{display(path)}' is over {MAX_NOTE_CHARS_FOR_STRUCTURE:,} characters; its structure is not "
+            "indexed. Read it in ranges with vault_read"
+        )
     return NoteRow(
         path=path, folder=folder, title=title, facets_json=facets_json, segment_id=int(seg), headings=headings
     )
@@ -127,8 +147,8 @@ def parents(heads: list[HeadingRow]) -> list[int | None]:
     return out
 
 
-def _outcome(view: SnapshotView, data: object) -> Outcome:  # type: ignore[type-arg]
-    return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)
+def _outcome(view: SnapshotView, data: object, truncated: bool) -> Outcome:  # type: ignore[type-arg]
+    return Outcome(data=data, warnings=view.warnings() + heading_warnings(truncated), freshness=view.freshness)
 
 
 def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutline]:
@@ -147,7 +167,7 @@ def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutlin
             headings=[OutlineHeading(level=h.level, text=h.text, id=h.id) for h in heads],
             truncated=truncated,
         )
-        return _outcome(view, data)
+        return _outcome(view, data, truncated)
 
 
 def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentTree]:
@@ -165,4 +185,4 @@ def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentT
         for idx, parent in enumerate(parents(heads)):
             (root.children if parent is None else nodes[parent].children).append(nodes[idx])
         data = DocumentTree(path=note.path, title=note.title, root=root, truncated=truncated)
-        return _outcome(view, data)
+        return _outcome(view, data, truncated)

@@ -10,7 +10,7 @@ import json
 
 from vault_agent.contracts import Outcome
 from vault_agent.query.models import Facets, Inferred, MetadataFacets, Section, SectionSource
-from vault_agent.query.outline import check_note_path, note_headings, parents, resolve_note
+from vault_agent.query.outline import check_note_path, heading_warnings, note_headings, parents, resolve_note
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.text import slugify
 
@@ -30,7 +30,7 @@ def get_section_source(reader: SnapshotReader, path: object) -> Outcome[SectionS
     with reader.acquire() as view:
         note = resolve_note(view.con, reader.vault, path, view.live)
         heads, truncated = note_headings(view.con, note)
-        warnings, freshness = view.warnings(), view.freshness
+        warnings, freshness = view.warnings() + heading_warnings(truncated), view.freshness
     prefix = slugify(note.path)
     ids = [f"{prefix}:{h.id}" for h in heads]
     parent_of = parents(heads)

@@ -37,5 +37,9 @@ def _entry_text(e: dict[str, Any]) -> str:
     if kind == "end":
         return f"ended ({e.get('reason')})"
     if kind == "undo":
-        return f"the user undid {e.get('files')} file(s)"
+        files = e.get("files")
+        count = len(files) if isinstance(files, list) else files
+        return f"the user's undo of {count} file(s): {e.get('outcome') or 'done'}"
+    if kind == "ask":
+        return "waiting for the user's reply (vault-agent conversations reply)"
     return str({k: v for k, v in e.items() if k not in ("type", "at")})

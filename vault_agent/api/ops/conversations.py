@@ -14,12 +14,14 @@ from pydantic import Field
 from vault_agent.api.human.conversations import render_conversations as _render_conversations
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.conversations import tools
+from vault_agent.conversations import replies, tools
 from vault_agent.conversations.records import (
     MAX_MESSAGE_CHARS,
     MAX_TITLE_CHARS,
     ConversationAnswer,
     EndResult,
+    QuestionList,
+    ReplyResult,
     SendResult,
 )
 
@@ -41,6 +43,24 @@ class GetConversationParams(Params):
     id: str | None = Field(None, description="omit to list")
     limit: int | None = Field(None, description="list 1–100 (20); entries 1–500 (100)")
     cursor: str | None = Field(None, description="from next_cursor")
+
+
+class QuestionsParams(Params):
+    id: str | None = Field(None, description="omit for every open conversation")
+
+
+class ReplyParams(Params):
+    id: str = Field(description="the conversation that asked")
+    text: str = Field(description=f"1–{MAX_MESSAGE_CHARS:,} characters")
+    seq: int | None = Field(None, description="message_seq of the question; needed only when several wait")
+
+
+def _questions(ctx: AppContext, p: QuestionsParams) -> Outcome[Any]:
+    return replies.open_questions(ctx, p.id)
+
+
+def _reply(ctx: AppContext, p: ReplyParams) -> Outcome[Any]:
+    return replies.reply_to_question(ctx, p.id, p.text, p.seq, "http")
 
 
 def _send(ctx: AppContext, p: SendMessageParams) -> Outcome[Any]:
@@ -70,6 +90,9 @@ register(
         cli_args=("text",),
         cli_help="Send a message to the user. Example: vault-agent send-message 'index rebuilt'",
         side_effect=True,
+        # A question may wait minutes for the user: progress notifications keep clients that
+        # time out idle requests (unless progress resets the clock) from giving up on it.
+        long_running=True,
     )
 )
 
@@ -105,5 +128,40 @@ register(
         result=ConversationAnswer,
         cli_help="List or show conversations. Example: vault-agent get-conversation --id ID --json",
         render=_render_conversations,
+    )
+)
+
+# The person's side of a question (agent_tool=False: HTTP routes, also under
+# /conversations/{id}/..., and local `conversations questions|reply` commands; never MCP tools).
+register(
+    Operation(
+        name="conversations-questions",
+        mcp_name="conversation_questions",
+        http_method="GET",
+        http_path="/conversations/questions",
+        params=QuestionsParams,
+        func=_questions,
+        title="Open questions",
+        description="The agents' questions waiting for the person's reply (send_message with expect_reply "
+        "from a client that cannot show a form).",
+        result=QuestionList,
+        agent_tool=False,
+    )
+)
+
+register(
+    Operation(
+        name="conversations-reply",
+        mcp_name="conversation_reply",
+        http_method="POST",
+        http_path="/conversations/reply",
+        params=ReplyParams,
+        func=_reply,
+        title="Reply to the agent",
+        description="Answer an agent's open question; the waiting send_message returns the text as its reply.",
+        result=ReplyResult,
+        idempotent=False,
+        side_effect=True,
+        agent_tool=False,
     )
 )
