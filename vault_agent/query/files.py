@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from vault_agent.contracts import Outcome, WarningItem
-from vault_agent.errors import InvalidParameter, InvalidPath
+from vault_agent.errors import IndexNotFound, InvalidParameter, InvalidPath
 from vault_agent.paths import DIR_FLAGS, Vault, display, has_surrogates, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.lines import load_text, number_lines, page, page_stop
+from vault_agent.query.section_read import SectionSpan, choose_address, find_section
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     LS_MAX_ENTRIES,
     READ_DEFAULT_MAX_CHARS,
@@ -186,19 +188,65 @@ def vault_read(
     start_char: int | None = None,
     max_chars: int | None = None,
     line_numbers: bool = False,
+    section_id: str | None = None,
+    heading: str | None = None,
+    reader: SnapshotReader | None = None,
 ) -> Outcome[ReadData]:
-    """Read a file's lines start_line..end_line under a character budget.
+    """Read a file's lines start_line..end_line, or one section, under a character budget.
 
-    full=false (the default) requires a range; full=true reads to the end of the file
-    (still bounded by max_chars, default 20,000, hard limit 100,000). `truncated` is true
-    when text stops before the end of the file; next_offset.start_line says where to go on.
+    full=false (the default) requires a range, a section_id or a heading (or a path
+    `[[Note#Heading]]`); full=true reads to the end of the file (still bounded by max_chars,
+    default 20,000, hard limit 100,000). `truncated` is true when text stops before the end
+    of the file; next_offset.start_line says where to go on. The note is found first (by
+    path or name, names.resolve_name), so a missing note is NOT_FOUND whatever else is wrong.
 
     Raises:
-        InvalidParameter: no range with full=false, bad line numbers or max_chars.
-        InvalidPath, Forbidden, NotFound, TooLarge: see lines.load_text.
+        InvalidParameter: no range/section with full=false, several of them, bad line numbers.
+        InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge: see lines.load_text and
+            section_read.find_section.
     """
-    if not full and not has_range:
-        raise InvalidParameter("vault_read needs 'range' ({start_line, end_line}) unless 'full' is true")
+    _, outcome = read_lines(
+        vault,
+        path,
+        full=full,
+        has_range=has_range,
+        start_line=start_line,
+        end_line=end_line,
+        start_char=start_char,
+        max_chars=max_chars,
+        line_numbers=line_numbers,
+        section_id=section_id,
+        heading=heading,
+        reader=reader,
+    )
+    return outcome
+
+
+def read_lines(
+    vault: Vault,
+    path: object,
+    *,
+    full: bool | None = None,
+    has_range: bool = False,
+    start_line: int | None = None,
+    end_line: int | None = None,
+    start_char: int | None = None,
+    max_chars: int | None = None,
+    line_numbers: bool = False,
+    section_id: str | None = None,
+    heading: str | None = None,
+    reader: SnapshotReader | None = None,
+    max_lines: int | None = None,
+    tool: str = "read",
+) -> tuple[str, Outcome[ReadData]]:
+    """`vault_read`, also giving the file's path (seed 003's read_file reports it) and
+    taking a line cap (read_file reads at most 2,000 lines a call). Raises as vault_read."""
+    doc = load_text(vault, path, reader, tool)
+    address = choose_address(has_range, section_id, heading, doc.resolution.heading if doc.resolution else (), "range")
+    if not full and not has_range and address is None:
+        raise InvalidParameter(
+            "vault_read needs 'range' ({start_line, end_line}), 'section_id' or 'heading' unless 'full' is true"
+        )
     check_line("range.start_line", start_line)
     check_line("range.end_line", end_line)
     if start_char is not None and start_char < 0:
@@ -207,10 +255,16 @@ def vault_read(
     if end_line is not None and end_line < first:
         raise InvalidParameter("parameter 'range.end_line' must not be before 'range.start_line'")
     budget, capped = effective_max_chars(max_chars)
-    doc = load_text(vault, path)
     total = doc.total_lines
+    warnings: list[WarningItem] = doc.warnings()
+    section: SectionSpan | None = None
+    if address is not None:
+        section, changed = find_section(require_reader(reader), doc.path, address, doc.raw)
+        warnings += changed
+        first, end_line = section.start_line, section.last_line(total)
     last = total if end_line is None else min(end_line, total)
-    warnings: list[WarningItem] = []
+    if max_lines is not None:
+        last = min(last, first + max_lines - 1)
     if first > total:
         if total > 0:
             warnings.append(
@@ -226,7 +280,7 @@ def vault_read(
             next_offset=NextOffset(start_line=None),
             truncated_reason="none",
         )
-        return Outcome(data=data, warnings=warnings)
+        return doc.path, Outcome(data=data, warnings=warnings)
     pg = page(doc.lines, first, start_char or 0, last, budget)
     reason, next_line, next_char = page_stop(pg, last, total, capped)
     nxt = NextOffset(start_line=next_line, start_char=next_char)
@@ -239,4 +293,27 @@ def vault_read(
         next_offset=nxt,
         truncated_reason=reason,
     )
-    return Outcome(data=data, warnings=warnings)
+    if section is not None and pg.next_line is not None and pg.next_line <= last:
+        warnings.append(section_continues(section, pg.next_line, pg.next_char, last))
+    return doc.path, Outcome(data=data, warnings=warnings)
+
+
+def section_continues(section: SectionSpan, line: int, char: int, last: int) -> WarningItem:
+    """SECTION_CONTINUES: where the rest of a section cut by the budget is, as a range to read."""
+    at = f", start_char: {char}" if char else ""
+    return WarningItem(
+        code="SECTION_CONTINUES",
+        message=f"section {section.id} runs to line {last}; read the rest with "
+        f"range {{start_line: {line}{at}, end_line: {last}}}",
+    )
+
+
+def require_reader(reader: SnapshotReader | None) -> SnapshotReader:
+    """The snapshot reader a section read needs (headings live in the index).
+
+    Raises:
+        IndexNotFound: the caller has no index to read sections from.
+    """
+    if reader is None:
+        raise IndexNotFound("sections are addressed through the index; run 'vault-agent index'")
+    return reader
