@@ -215,12 +215,20 @@ def _by_names(
 
 
 def resolve_name(
-    raw: object, vault: Vault, home: Home, names: NamesFn, tool: str, *, allow_root: bool = False
+    raw: object,
+    vault: Vault,
+    home: Home,
+    names: NamesFn,
+    tool: str,
+    *,
+    allow_root: bool = False,
+    unindexed: str = "",
 ) -> Resolution:
     """The one note or file `raw` names (module doc: the steps and their order).
 
     `names` is called only when the path steps found nothing (it pins the snapshot).
-    `tool` is the CLI name of the calling operation, named in the call to make next.
+    `tool` is the CLI name of the calling operation, named in the call to make next;
+    `unindexed` ends a NOT_FOUND message (what a tool reading the index says of new notes).
 
     Raises:
         InvalidPath: malformed, absolute, traversal (before any lookup), or a folder/non-note
@@ -244,10 +252,10 @@ def resolve_name(
     miss = home.miss()
     if miss is not None:
         raise miss
-    raise not_found(req.typed, index, tool)
+    raise not_found(req.typed, index, tool, unindexed)
 
 
-def not_found(typed: str, index: NameIndex | None, tool: str) -> NotFound:
+def not_found(typed: str, index: NameIndex | None, tool: str, after: str = "") -> NotFound:
     """NOT_FOUND with up to MAX_CLOSE close names and the call to make next."""
     shown = display(typed.strip())
     if index is None:
@@ -258,9 +266,19 @@ def not_found(typed: str, index: NameIndex | None, tool: str) -> NotFound:
     close = index.close_names(typed, MAX_CLOSE)
     head = f"no note or file is named '{shown}' (tried path, file name, title and alias)"
     if not close:
-        return NotFound(f"{head}; use 'search' with words from the note, or 'tree' to see its folders")
+        return NotFound(f"{head}; use 'search' with words from the note, or 'tree' to see its folders{after}")
     listed = ", ".join(f"'{display(p)}'" for p in close)
-    return NotFound(f"{head}; close names: {listed}; use '{tool}' with one of these paths, or 'search'")
+    return NotFound(f"{head}; close names: {listed}; use '{tool}' with one of these paths, or 'search'{after}")
+
+
+WRITES_TAKE_PATHS = "write tools take the exact path, never a name, title, alias or [[link]]"
+
+
+def write_not_found(rel: str) -> NotFound:
+    """NOT_FOUND of a write tool: the path as typed is missing, and writes never guess."""
+    return NotFound(
+        f"'{display(rel)}' does not exist in the vault; {WRITES_TAKE_PATHS}: find the path with 'search' or 'ls'"
+    )
 
 
 class FileHome:

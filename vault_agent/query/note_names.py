@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,11 +38,23 @@ from vault_agent.query.segment_names import SegmentNames, file_stem
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.text import nfc, tokenize
 
+_FILE_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")  # "image.png", not "Meeting v1.2"
+UNINDEXED = " (new notes appear after the next index)"
 CLOSE_POOL = 200  # engine hits (chunks) read to find candidate notes
 CLOSE_MIN_RATIO = 0.5  # a candidate this far from every spelling of what was typed is no suggestion
 NAME_FIELDS = ("title", "aliases", "filename")
 
 Engine = Callable[[], "tuple[Any, Any] | None"]
+
+
+def closeness(typed: str, name: str) -> float:
+    """How alike two name keys are (0..1): difflib's ratio, of the texts or of their words in
+    sorted order, whichever is higher ("Lighthouse Projekt" is close to "Project Lighthouse")."""
+    direct = difflib.SequenceMatcher(None, typed, name).ratio()
+    words = difflib.SequenceMatcher(
+        None, " ".join(sorted(typed.split())), " ".join(sorted(name.split()))
+    ).ratio()
+    return max(direct, words)
 
 
 class NoteNames:
@@ -72,9 +85,9 @@ class NoteNames:
     def by_alias(self, key: str) -> list[str]:
         return self._paths(lambda names: names.by_alias(key))
 
-    def _spellings(self, path: str) -> list[str]:
-        """Every name a note answers to: path and file name without extension, title, aliases."""
-        out = [name_key(strip_extension(path, self.extensions)), name_key(file_stem(path))]
+    def _names(self, path: str) -> list[str]:
+        """Every name a note answers to, as keys: file name without extension, title, aliases."""
+        out = [name_key(file_stem(path))]
         for cols, mask in self.live.segment_views():
             row = cols.row_of.get(path)
             if row is None:
@@ -87,20 +100,21 @@ class NoteNames:
         return out
 
     def close_names(self, typed: str, limit: int) -> list[str]:
-        """Up to `limit` notes named like `typed`: engine candidates, closest spelling first."""
+        """Up to `limit` notes named like `typed`: engine candidates ranked by how close their
+        names are to the typed name (its last path component); a typed folder breaks ties."""
         req = parse_name(typed)
-        wanted = name_key(strip_extension(req.target, self.extensions))
+        whole = name_key(strip_extension(req.target, self.extensions))
+        wanted = whole.rsplit("/", 1)[-1]
         if not wanted:
             return []
-        candidates = self._candidates(wanted)
         scored = []
-        for path in candidates:
-            best = max(
-                difflib.SequenceMatcher(None, wanted, spelling).ratio() for spelling in self._spellings(path)
-            )
+        for path in self._candidates(wanted):
+            best = max(closeness(wanted, name) for name in self._names(path))
             if best >= CLOSE_MIN_RATIO:
-                scored.append((-best, path))
-        return [path for _, path in sorted(scored)[:limit]]
+                where = name_key(strip_extension(path, self.extensions))
+                tie = difflib.SequenceMatcher(None, whole, where).ratio() if "/" in whole else 0.0
+                scored.append((-round(best, 6), -round(tie, 6), path))
+        return [path for _, _, path in sorted(scored)[:limit]]
 
     def _candidates(self, wanted: str) -> list[str]:
         """Notes whose name fields hold the words of `wanted` (or words one or two edits away)."""
@@ -159,26 +173,35 @@ def snapshot_names(reader: SnapshotReader | None) -> NamesFn:
 
 
 class SnapshotHome:
-    """The snapshot as the home of the per-note contracts (names.Home)."""
+    """The snapshot as the home of the per-note contracts (names.Home).
+
+    The file system is asked one thing: whether the typed path exists exactly (a link, a
+    path through a link or outside the snapshot counts as absent, so no answer tells
+    anything about it). A folder, or a name with another file extension, that resolves to
+    no note is INVALID_PATH ("not a note") rather than NOT_FOUND.
+    """
 
     def __init__(self, vault: Vault, names: NoteNames, tool: str) -> None:
         self.vault = vault
         self.names = names
         self.tool = tool
+        self._not_note: str | None = None
 
     def find(self, rel: str) -> tuple[str, bool] | None:
         if self.names.live.lookup(rel) is not None:
             return rel, True
         on_disk = self._on_disk(rel)
-        if on_disk is not None and not on_disk.is_dir:
+        if on_disk is not None and not on_disk.is_dir and self.vault.is_note_name(rel):
             # A file that exists as typed never answers for its case twin's indexed note.
-            if self.vault.is_note_name(rel):
-                raise NotFound(
-                    f"'{display(rel)}' is not indexed yet; new notes appear after the next index "
-                    "(run 'vault-agent index', or serve with --watch)"
-                )
-            exts = ", ".join(self.vault.extensions)
-            raise InvalidPath(f"'{display(rel)}' is not a note (notes end with {exts}); read it with 'read'")
+            raise NotFound(
+                f"'{display(rel)}' is not indexed yet; new notes appear after the next index "
+                "(run 'vault-agent index', or serve with --watch)"
+            )
+        if self._not_note is None and (
+            (on_disk is not None and on_disk.is_dir)
+            or (_FILE_EXTENSION.search(rel) and not self.vault.is_note_name(rel))
+        ):
+            self._not_note = rel
         hits = self.names.by_path(rel)
         if len(hits) > 1:
             raise ambiguous(rel, "path in another case", hits[: MAX_LISTED + 1], self.tool, len(hits))
@@ -187,11 +210,14 @@ class SnapshotHome:
     def _on_disk(self, rel: str) -> Resolved | None:
         try:
             return self.vault.resolve(rel, match="normalized")
-        except NotFound:
+        except (NotFound, InvalidPath):  # missing, a link, or through a link: not in the vault
             return None
 
     def miss(self) -> VaultAgentError | None:
-        return None
+        if self._not_note is None:
+            return None
+        exts = ", ".join(self.vault.extensions)
+        return InvalidPath(f"'{display(self._not_note)}' is not a note (notes end with {exts})")
 
 
 def resolve_indexed(reader: SnapshotReader, view: SnapshotView, raw: object, tool: str) -> Resolution:
@@ -201,7 +227,8 @@ def resolve_indexed(reader: SnapshotReader, view: SnapshotView, raw: object, too
         InvalidPath, Forbidden, Ambiguous, NotFound: see names.resolve_name.
     """
     names = names_of(reader, view)
-    return resolve_name(raw, reader.vault, SnapshotHome(reader.vault, names, tool), lambda: names, tool)
+    home = SnapshotHome(reader.vault, names, tool)
+    return resolve_name(raw, reader.vault, home, lambda: names, tool, unindexed=UNINDEXED)
 
 
 def resolve_on_disk(

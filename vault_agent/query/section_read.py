@@ -69,7 +69,11 @@ class _Heading:
 
 
 def choose_address(
-    has_range: bool, section_id: str | None, heading: str | None, link_heading: tuple[str, ...], range_name: str
+    has_range: bool,
+    section_id: str | None,
+    heading: str | None,
+    link_heading: tuple[str, ...],
+    range_name: str,
 ) -> SectionAddress | None:
     """The section the caller named, or None for a read by range; at most one address.
 
@@ -88,9 +92,7 @@ def choose_address(
         if present
     ]
     if len(given) > 1:
-        raise InvalidParameter(
-            f"pass one of {range_name}, section_id or heading, not {' and '.join(given)}"
-        )
+        raise InvalidParameter(f"pass one of {range_name}, section_id or heading, not {' and '.join(given)}")
     for name, value in (("section_id", section_id), ("heading", heading)):
         if value is not None and not value.strip():
             raise InvalidParameter(f"parameter '{name}' must not be empty")
@@ -165,22 +167,42 @@ def _by_id(heads: list[_Heading], path: str, section_id: str) -> list[int]:
     return [i for i, h in enumerate(heads) if h.id == wanted]
 
 
-def _by_heading(heads: list[_Heading], parts: list[str]) -> list[int]:
-    """Headings named parts[-1] whose ancestors include parts[:-1] in order."""
-    want = [name_key(p) for p in parts]
+def _ancestors(heads: list[_Heading], idx: int) -> list[str]:
+    """name_keys of a heading's ancestors, nearest first."""
     out = []
-    for idx, head in enumerate(heads):
-        if name_key(head.text) != want[-1]:
-            continue
-        needed = want[:-1]
-        parent = head.parent
-        while needed and parent is not None:
-            if name_key(heads[parent].text) == needed[-1]:
-                needed.pop()
-            parent = heads[parent].parent
-        if not needed:
-            out.append(idx)
+    parent = heads[idx].parent
+    while parent is not None:
+        out.append(name_key(heads[parent].text))
+        parent = heads[parent].parent
     return out
+
+
+def _follows(wanted: list[str], ancestors: list[str], gaps: bool) -> bool:
+    """Whether wanted (outermost first) are the ancestors: the nearest ones in a row, or in
+    order with others between (gaps)."""
+    needed = list(wanted)
+    for key in ancestors:
+        if not needed:
+            break
+        if key == needed[-1]:
+            needed.pop()
+        elif not gaps:
+            return False
+    return not needed
+
+
+def _by_heading(heads: list[_Heading], parts: list[str]) -> list[int]:
+    """Headings named parts[-1] under parts[:-1]: as their nearest ancestors, else (when none
+    is) as any ancestors in order (`Project > Install` over `Project > Setup > Install`)."""
+    want = [name_key(p) for p in parts]
+    named = [i for i, h in enumerate(heads) if name_key(h.text) == want[-1]]
+    if len(want) == 1:
+        return named
+    for gaps in (False, True):
+        hits = [i for i in named if _follows(want[:-1], _ancestors(heads, i), gaps)]
+        if hits:
+            return hits
+    return []
 
 
 def _not_found(heads: list[_Heading], path: str, address: SectionAddress) -> NotFound:

@@ -40,7 +40,8 @@ class SegmentHeadings:
                 paths = pc.dictionary_encode(table.column("path").combine_chunks())
                 codes = paths.indices.to_numpy(zero_copy_only=False)
                 starts = np.flatnonzero(np.diff(codes, prepend=-1)) if len(codes) else np.zeros(0, np.int64)
-                stops = np.append(starts[1:], len(codes))
+                # No rows (a segment whose notes have no headings): no runs, not one empty run.
+                stops = np.append(starts[1:], len(codes)) if len(starts) else np.zeros(0, np.int64)
                 names = paths.dictionary.to_pylist()
                 self._runs = {
                     names[codes[a]]: (int(a), int(b)) for a, b in zip(starts, stops, strict=True)

@@ -87,7 +87,9 @@ class SegmentNames:
         return sorted(
             set(
                 self._matching(
-                    2, key, lambda row: any(name_key(a or "") == key for a in self._aliases[row].as_py() or ())
+                    2,
+                    key,
+                    lambda row: any(name_key(a or "") == key for a in self._aliases[row].as_py() or ()),
                 )
             )
         )
