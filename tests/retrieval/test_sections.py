@@ -285,3 +285,18 @@ def test_reading_by_id_returns_the_lines_up_to_the_next_heading_of_the_same_or_h
                 assert got["data"]["text"] == section
     finally:
         ctx.reader.close()
+
+
+def test_a_note_in_a_segment_without_headings_has_an_empty_outline(tmp_path: Path) -> None:
+    """Regression: a segment whose notes have no heading at all (its headings table is empty)
+    made every outline and get_note of those notes fail with INTERNAL."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "plain.md").write_text("just text\n", encoding="utf-8")
+    ctx = make_ctx(root)
+    try:
+        assert call(ctx, "get-note-outline", {"path": "plain.md"})["headings"] == []
+        assert call(ctx, "get", {"path": "plain"})["data"]["headings"] == []
+        assert _error(ctx, "read", {"path": "plain", "heading": "x"})["code"] == "NOT_FOUND"
+    finally:
+        ctx.reader.close()
