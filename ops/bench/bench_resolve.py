@@ -26,7 +26,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -36,9 +35,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from bench_orientation import _prepare as prepare_vault  # noqa: E402  (the same generated vault)
+
 from vault_agent.api.registry import make_vault  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
-from vault_agent.contracts import CURRENT_FILE  # noqa: E402
 from vault_agent.errors import VaultAgentError  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
 from vault_agent.publish import remove_publish_listener  # noqa: E402
@@ -57,33 +57,18 @@ def alias_note(i: int) -> str:
 
 
 def _prepare(work: Path, notes: int, vault: Path | None, state: Path | None) -> Settings:
+    """bench_orientation's generated, indexed vault, plus the notes with titles and aliases
+    (an incremental index adds them once)."""
+    settings = prepare_vault(work, notes, vault, state)
     if vault is not None and state is not None:
-        return Settings(vault=vault, index_dir=state)
-    vault = work / "vault"
-    if not vault.exists():
-        subprocess.run(
-            [
-                sys.executable,
-                str(REPO / "ops/gen_vault.py"),
-                str(vault),
-                "--notes",
-                str(notes),
-                "--seed",
-                "1",
-            ],
-            check=True,
-        )
-    extra = vault / "bench-aliases"
+        return settings  # a given index is measured as it is (titles/aliases as they come)
+    extra = Path(settings.vault) / "bench-aliases"
     extra.mkdir(exist_ok=True)
-    for i in range(ALIAS_NOTES):
-        note = extra / f"alias-note-{i}.md"
-        if not note.exists():
-            note.write_text(alias_note(i), encoding="utf-8")
-    settings = Settings(vault=vault, index_dir=work / "state")
-    if not (settings.index_dir / CURRENT_FILE).exists():
-        t0 = time.perf_counter()
-        build_index(settings, full=True)
-        print(f"indexed in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    missing = [i for i in range(ALIAS_NOTES) if not (extra / f"alias-note-{i}.md").exists()]
+    for i in missing:
+        (extra / f"alias-note-{i}.md").write_text(alias_note(i), encoding="utf-8")
+    if missing:
+        build_index(settings)
     return settings
 
 

@@ -18,6 +18,7 @@ from vault_agent.errors import VaultAgentError
 
 from .conftest import make_ctx
 from .golden import call, check_golden
+from .vaultgen import write_vault
 
 NOTES = {
     "areas/plan.md": "# Plan A\n",
@@ -34,11 +35,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def nctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
-    root = tmp_path_factory.mktemp("names") / "vault"
-    for rel, text in NOTES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    c = make_ctx(root)
+    c = make_ctx(write_vault(tmp_path_factory.mktemp("names") / "vault", NOTES))
     yield c
     c.reader.close()
 
@@ -79,9 +76,7 @@ def test_ambiguity_and_close_names_golden(nctx: AppContext) -> None:
 
 
 def test_write_tools_never_guess_and_say_so(tmp_path: Path) -> None:
-    root = tmp_path / "vault"
-    (root / "projects").mkdir(parents=True)
-    (root / "projects" / "Plan.md").write_text("---\ntitle: The Plan\n---\n# Plan\n", encoding="utf-8")
+    root = write_vault(tmp_path / "vault", {"projects/Plan.md": "---\ntitle: The Plan\n---\n# Plan\n"})
     ctx = make_ctx(root)
     ctx.settings = Settings(vault=root, index_dir=root / ".vault-agent", writes_enabled=True)
     try:
@@ -101,10 +96,7 @@ def test_write_tools_never_guess_and_say_so(tmp_path: Path) -> None:
 
 
 def test_without_an_index_paths_resolve_and_names_say_what_they_need(tmp_path: Path) -> None:
-    root = tmp_path / "vault"
-    (root / "projects").mkdir(parents=True)
-    (root / "projects" / "Plan.md").write_text("# Plan\n", encoding="utf-8")
-    ctx = make_ctx(root, index=False)
+    ctx = make_ctx(write_vault(tmp_path / "vault", {"projects/Plan.md": "# Plan\n"}), index=False)
     try:
         assert (
             _answer(ctx, "read", {"path": "PROJECTS/plan", "full": True})["path"] is None
@@ -122,9 +114,7 @@ def test_a_new_note_is_found_by_name_after_the_next_index(tmp_path: Path) -> Non
     """Names come from the pinned snapshot: the next committed snapshot brings new ones."""
     from vault_agent.indexer.build import build_index
 
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "a.md").write_text("# A\n", encoding="utf-8")
+    root = write_vault(tmp_path / "vault", {"a.md": "# A\n"})
     ctx = make_ctx(root)
     try:
         (root / "deep").mkdir()

@@ -20,6 +20,7 @@ from vault_agent.errors import VaultAgentError
 
 from .conftest import make_ctx
 from .golden import call, check_golden
+from .vaultgen import write_vault
 
 GUIDE = "docs/Setup Guide.md"
 NOTES = {
@@ -55,11 +56,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def sctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
-    root = tmp_path_factory.mktemp("sections") / "vault"
-    for rel, text in NOTES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    c = make_ctx(root)
+    c = make_ctx(write_vault(tmp_path_factory.mktemp("sections") / "vault", NOTES))
     yield c
     c.reader.close()
 
@@ -122,10 +119,7 @@ def test_a_huge_section_is_read_in_pages(tmp_path: Path) -> None:
     following it with plain ranges gives back exactly the section's text."""
     body = "".join(f"line {i} " + "x" * 90 + "\n" for i in range(1, 1501))
     text = "# Big\n\n## Long\n\n" + body + "\n## After\n\ntail\n"
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "big.md").write_text(text, encoding="utf-8")
-    ctx = make_ctx(root)
+    ctx = make_ctx(write_vault(tmp_path / "vault", {"big.md": text}))
     try:
         lines = text.splitlines(keepends=True)
         want = "".join(lines[2 : len(lines) - 3])  # "## Long" through the blank line before "## After"
@@ -170,9 +164,7 @@ def test_a_huge_section_is_read_in_pages(tmp_path: Path) -> None:
 
 
 def test_edited_file_warns_that_section_lines_may_be_off(tmp_path: Path) -> None:
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "a.md").write_text("# A\n\n## B\n\nb\n", encoding="utf-8")
+    root = write_vault(tmp_path / "vault", {"a.md": "# A\n\n## B\n\nb\n"})
     ctx = make_ctx(root)
     try:
         (root / "a.md").write_text("# A\n\nnew line\n\n## B\n\nb\n", encoding="utf-8")
@@ -183,10 +175,7 @@ def test_edited_file_warns_that_section_lines_may_be_off(tmp_path: Path) -> None
 
 
 def test_a_section_read_needs_the_index(tmp_path: Path) -> None:
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "a.md").write_text("# A\n", encoding="utf-8")
-    ctx = make_ctx(root, index=False)
+    ctx = make_ctx(write_vault(tmp_path / "vault", {"a.md": "# A\n"}), index=False)
     try:
         assert call(ctx, "read", {"path": "a.md", "full": True})["data"]["text"] == "# A\n"
         assert _error(ctx, "read", {"path": "a.md", "heading": "A"})["code"] == "INDEX_NOT_FOUND"
@@ -267,12 +256,8 @@ def _independent_sections(text: str) -> list[tuple[int, str]]:
 def test_reading_by_id_returns_the_lines_up_to_the_next_heading_of_the_same_or_higher_level(
     tmp_path_factory: pytest.TempPathFactory, notes: list[tuple[list[tuple[str, int, str]], bool]]
 ) -> None:
-    root = tmp_path_factory.mktemp("prop") / "vault"
-    root.mkdir()
     texts = {f"n{i}.md": _render(blocks, fm) for i, (blocks, fm) in enumerate(notes)}
-    for rel, text in texts.items():
-        (root / rel).write_text(text, encoding="utf-8")
-    ctx = make_ctx(root)
+    ctx = make_ctx(write_vault(tmp_path_factory.mktemp("prop") / "vault", texts))
     try:
         for rel, text in texts.items():
             outline = call(ctx, "get-note-outline", {"path": rel})["headings"]
@@ -290,10 +275,7 @@ def test_reading_by_id_returns_the_lines_up_to_the_next_heading_of_the_same_or_h
 def test_a_note_in_a_segment_without_headings_has_an_empty_outline(tmp_path: Path) -> None:
     """Regression: a segment whose notes have no heading at all (its headings table is empty)
     made every outline and get_note of those notes fail with INTERNAL."""
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "plain.md").write_text("just text\n", encoding="utf-8")
-    ctx = make_ctx(root)
+    ctx = make_ctx(write_vault(tmp_path / "vault", {"plain.md": "just text\n"}))
     try:
         assert call(ctx, "get-note-outline", {"path": "plain.md"})["headings"] == []
         assert call(ctx, "get", {"path": "plain"})["data"]["headings"] == []

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import PrivateAttr
+
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import IndexNotFound, InvalidParameter, InvalidPath
 from vault_agent.paths import DIR_FLAGS, Vault, display, has_surrogates, normalize_rel_path
@@ -154,6 +156,15 @@ class ReadData(Wire):
     applied_range: LineRange
     next_offset: NextOffset
     truncated_reason: TruncatedReason
+    _path_read: str = PrivateAttr(default="")  # the file read, for seed 003's read_file; not on the wire
+
+    @property
+    def path_read(self) -> str:
+        """The vault-relative path of the file read (the caller may have typed a name)."""
+        return self._path_read
+
+    def set_path_read(self, path: str) -> None:
+        self._path_read = path
 
 
 def effective_max_chars(max_chars: int | None) -> tuple[int, bool]:
@@ -191,6 +202,8 @@ def vault_read(
     section_id: str | None = None,
     heading: str | None = None,
     reader: SnapshotReader | None = None,
+    max_lines: int | None = None,
+    tool: str = "read",
 ) -> Outcome[ReadData]:
     """Read a file's lines start_line..end_line, or one section, under a character budget.
 
@@ -199,48 +212,14 @@ def vault_read(
     default 20,000, hard limit 100,000). `truncated` is true when text stops before the end
     of the file; next_offset.start_line says where to go on. The note is found first (by
     path or name, names.resolve_name), so a missing note is NOT_FOUND whatever else is wrong.
+    `max_lines` caps the lines of one call and `tool` names the caller in messages (seed
+    003's read_file: 2,000 lines); `data.path_read` is the file read (not on the wire).
 
     Raises:
         InvalidParameter: no range/section with full=false, several of them, bad line numbers.
         InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge: see lines.load_text and
             section_read.find_section.
     """
-    _, outcome = read_lines(
-        vault,
-        path,
-        full=full,
-        has_range=has_range,
-        start_line=start_line,
-        end_line=end_line,
-        start_char=start_char,
-        max_chars=max_chars,
-        line_numbers=line_numbers,
-        section_id=section_id,
-        heading=heading,
-        reader=reader,
-    )
-    return outcome
-
-
-def read_lines(
-    vault: Vault,
-    path: object,
-    *,
-    full: bool | None = None,
-    has_range: bool = False,
-    start_line: int | None = None,
-    end_line: int | None = None,
-    start_char: int | None = None,
-    max_chars: int | None = None,
-    line_numbers: bool = False,
-    section_id: str | None = None,
-    heading: str | None = None,
-    reader: SnapshotReader | None = None,
-    max_lines: int | None = None,
-    tool: str = "read",
-) -> tuple[str, Outcome[ReadData]]:
-    """`vault_read`, also giving the file's path (seed 003's read_file reports it) and
-    taking a line cap (read_file reads at most 2,000 lines a call). Raises as vault_read."""
     doc = load_text(vault, path, reader, tool)
     address = choose_address(has_range, section_id, heading, doc.resolution.heading if doc.resolution else (), "range")
     if not full and not has_range and address is None:
@@ -280,7 +259,8 @@ def read_lines(
             next_offset=NextOffset(start_line=None),
             truncated_reason="none",
         )
-        return doc.path, Outcome(data=data, warnings=warnings)
+        data.set_path_read(doc.path)
+        return Outcome(data=data, warnings=warnings)
     pg = page(doc.lines, first, start_char or 0, last, budget)
     reason, next_line, next_char = page_stop(pg, last, total, capped)
     nxt = NextOffset(start_line=next_line, start_char=next_char)
@@ -295,7 +275,8 @@ def read_lines(
     )
     if section is not None and pg.next_line is not None and pg.next_line <= last:
         warnings.append(section_continues(section, pg.next_line, pg.next_char, last))
-    return doc.path, Outcome(data=data, warnings=warnings)
+    data.set_path_read(doc.path)
+    return Outcome(data=data, warnings=warnings)
 
 
 def section_continues(section: SectionSpan, line: int, char: int, last: int) -> WarningItem:

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from vault_agent.files.mkdir import make_folder
     from vault_agent.files.move import move_path
     from vault_agent.files.stat import stat_path
-    from vault_agent.query.files import read_lines, vault_ls
+    from vault_agent.query.files import vault_ls, vault_read
     from vault_agent.query.grep import vault_search
     from vault_agent.query.note_names import snapshot_names
 else:  # the core is imported on first call (the CLI imports this module for the registry)
@@ -59,13 +59,13 @@ else:  # the core is imported on first call (the CLI imports this module for the
     (make_folder,) = lazy_functions("vault_agent.files.mkdir", "make_folder")
     (move_path,) = lazy_functions("vault_agent.files.move", "move_path")
     (stat_path,) = lazy_functions("vault_agent.files.stat", "stat_path")
-    read_lines, vault_ls = lazy_functions("vault_agent.query.files", "read_lines", "vault_ls")
+    vault_ls, vault_read = lazy_functions("vault_agent.query.files", "vault_ls", "vault_read")
     (snapshot_names,) = lazy_functions("vault_agent.query.note_names", "snapshot_names")
     (vault_search,) = lazy_functions("vault_agent.query.grep", "vault_search")
 
 # ------------------------------------------------------------------------------ adapters
 def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
-    path, out = read_lines(
+    out = vault_read(
         ctx.vault,
         p.path,
         full=True,
@@ -85,7 +85,7 @@ def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
     shown = f"lines {d.applied_range.start_line}-{d.applied_range.end_line}"
     more = f"; more from line {nxt} (pass start_line={nxt})" if nxt is not None else ""
     data = ReadFileData(
-        path=path,  # the file actually read (a name or another case resolves to it)
+        path=d.path_read,  # the file actually read (a name or another case resolves to it)
         content=d.text,
         start_line=d.applied_range.start_line,
         end_line=d.applied_range.end_line,
