@@ -260,3 +260,31 @@ def test_every_tool_resolves_names_through_the_cli(
         if out != text + "\n":
             failures.append((op.name, param, typed, out[:200], text[:200]))
     assert failures == []
+
+
+def test_cli_reads_a_section_by_its_flags(names_server: ServerThread, names_settings: Settings) -> None:
+    """`--section-id` and `--heading` reach the same read as the HTTP parameters."""
+    runs = [
+        (["read", "Plan Doc", "--heading", "Install"], "read", {"path": "Plan Doc", "heading": "Install"}),
+        (
+            ["scan", "alpha roadmap", "--section-id", "h2-usage-0003"],
+            "scan",
+            {"path": "alpha roadmap", "section_id": "h2-usage-0003"},
+        ),
+        (
+            ["get", TARGET, "--heading", "plan [l6] > usage"],
+            "get",
+            {"path": TARGET, "heading": "plan [l6] > usage"},
+        ),
+    ]
+    for argv, name, args in runs:
+        proc = subprocess.run(
+            [VAULT_AGENT, *argv, "--json", "--vault", str(names_settings.vault)]
+            + ["--server", names_server.url, "--token", names_server.token],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        status, _, text = _http(names_server, REGISTRY[name], args)
+        assert (proc.returncode, proc.stdout) == (0, text + "\n"), proc.stderr[-300:]
+        assert status == 200 and (name != "get" or '"section":' in text)

@@ -16,9 +16,8 @@ from vault_agent.api.registry import AppContext
 from vault_agent.config import Settings
 from vault_agent.errors import VaultAgentError
 
-from .conftest import make_ctx
+from .conftest import vault_ctx
 from .golden import call, check_golden
-from .vaultgen import write_vault
 
 NOTES = {
     "areas/plan.md": "# Plan A\n",
@@ -35,9 +34,8 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def nctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
-    c = make_ctx(write_vault(tmp_path_factory.mktemp("names") / "vault", NOTES))
-    yield c
-    c.reader.close()
+    with vault_ctx(tmp_path_factory.mktemp("names") / "vault", NOTES) as c:
+        yield c
 
 
 def _answer(ctx: AppContext, op: str, raw: dict[str, Any]) -> dict[str, Any]:
@@ -76,10 +74,9 @@ def test_ambiguity_and_close_names_golden(nctx: AppContext) -> None:
 
 
 def test_write_tools_never_guess_and_say_so(tmp_path: Path) -> None:
-    root = write_vault(tmp_path / "vault", {"projects/Plan.md": "---\ntitle: The Plan\n---\n# Plan\n"})
-    ctx = make_ctx(root)
-    ctx.settings = Settings(vault=root, index_dir=root / ".vault-agent", writes_enabled=True)
-    try:
+    with vault_ctx(tmp_path / "vault", {"projects/Plan.md": "---\ntitle: The Plan\n---\n# Plan\n"}) as ctx:
+        root = ctx.settings.vault
+        ctx.settings = Settings(vault=root, index_dir=root / ".vault-agent", writes_enabled=True)
         answers = {}
         for op, raw in [
             ("write", {"path": "The Plan", "content": "x", "mode": "append"}),
@@ -91,13 +88,10 @@ def test_write_tools_never_guess_and_say_so(tmp_path: Path) -> None:
             answers[op] = _answer(ctx, op, raw)
         check_golden("names_writes", answers)
         assert (root / "projects" / "Plan.md").read_text(encoding="utf-8").endswith("# Plan\n")
-    finally:
-        ctx.reader.close()
 
 
 def test_without_an_index_paths_resolve_and_names_say_what_they_need(tmp_path: Path) -> None:
-    ctx = make_ctx(write_vault(tmp_path / "vault", {"projects/Plan.md": "# Plan\n"}), index=False)
-    try:
+    with vault_ctx(tmp_path / "vault", {"projects/Plan.md": "# Plan\n"}, index=False) as ctx:
         assert (
             _answer(ctx, "read", {"path": "PROJECTS/plan", "full": True})["path"] is None
         )  # read has no path
@@ -106,17 +100,14 @@ def test_without_an_index_paths_resolve_and_names_say_what_they_need(tmp_path: P
         assert missing["code"] == "NOT_FOUND"
         assert "resolve once the vault is indexed (run 'vault-agent index')" in missing["message"]
         assert "ask the user to run 'vault-agent index'" in missing["mcp"]
-    finally:
-        ctx.reader.close()
 
 
 def test_a_new_note_is_found_by_name_after_the_next_index(tmp_path: Path) -> None:
     """Names come from the pinned snapshot: the next committed snapshot brings new ones."""
     from vault_agent.indexer.build import build_index
 
-    root = write_vault(tmp_path / "vault", {"a.md": "# A\n"})
-    ctx = make_ctx(root)
-    try:
+    with vault_ctx(tmp_path / "vault", {"a.md": "# A\n"}) as ctx:
+        root = ctx.settings.vault
         (root / "deep").mkdir()
         (root / "deep" / "Fresh Idea.md").write_text("---\naliases: [spark]\n---\n# F\n", encoding="utf-8")
         assert _answer(ctx, "get-note-outline", {"path": "spark"})["code"] == "NOT_FOUND"
@@ -125,5 +116,3 @@ def test_a_new_note_is_found_by_name_after_the_next_index(tmp_path: Path) -> Non
         (root / "deep" / "Fresh Idea.md").unlink()
         build_index(ctx.settings)
         assert _answer(ctx, "get-note-outline", {"path": "spark"})["code"] == "NOT_FOUND"
-    finally:
-        ctx.reader.close()

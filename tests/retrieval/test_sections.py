@@ -16,11 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vault_agent.api.registry import AppContext
-from vault_agent.errors import VaultAgentError
 
-from .conftest import make_ctx
-from .golden import call, check_golden
-from .vaultgen import write_vault
+from .conftest import vault_ctx
+from .golden import call, check_golden, error_of
 
 GUIDE = "docs/Setup Guide.md"
 NOTES = {
@@ -56,15 +54,8 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def sctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
-    c = make_ctx(write_vault(tmp_path_factory.mktemp("sections") / "vault", NOTES))
-    yield c
-    c.reader.close()
-
-
-def _error(ctx: AppContext, op: str, raw: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(VaultAgentError) as info:
-        call(ctx, op, raw)
-    return {"code": info.value.code, "message": info.value.message}
+    with vault_ctx(tmp_path_factory.mktemp("sections") / "vault", NOTES) as c:
+        yield c
 
 
 CASES: list[tuple[str, str, dict[str, Any]]] = [
@@ -104,7 +95,7 @@ ERRORS: list[tuple[str, str, dict[str, Any]]] = [
 
 
 def test_section_errors_golden(sctx: AppContext) -> None:
-    check_golden("section_errors", {name: _error(sctx, op, raw) for name, op, raw in ERRORS})
+    check_golden("section_errors", {name: error_of(sctx, op, raw) for name, op, raw in ERRORS})
 
 
 def test_code_block_heading_lines_belong_to_their_section(sctx: AppContext) -> None:
@@ -119,8 +110,7 @@ def test_a_huge_section_is_read_in_pages(tmp_path: Path) -> None:
     following it with plain ranges gives back exactly the section's text."""
     body = "".join(f"line {i} " + "x" * 90 + "\n" for i in range(1, 1501))
     text = "# Big\n\n## Long\n\n" + body + "\n## After\n\ntail\n"
-    ctx = make_ctx(write_vault(tmp_path / "vault", {"big.md": text}))
-    try:
+    with vault_ctx(tmp_path / "vault", {"big.md": text}) as ctx:
         lines = text.splitlines(keepends=True)
         want = "".join(lines[2 : len(lines) - 3])  # "## Long" through the blank line before "## After"
         first = call(ctx, "read", {"path": "big", "heading": "long"})
@@ -159,28 +149,19 @@ def test_a_huge_section_is_read_in_pages(tmp_path: Path) -> None:
                 break
             cursor = data["next_actions"][0]["params"]["cursor"]
         assert scanned == want
-    finally:
-        ctx.reader.close()
 
 
 def test_edited_file_warns_that_section_lines_may_be_off(tmp_path: Path) -> None:
-    root = write_vault(tmp_path / "vault", {"a.md": "# A\n\n## B\n\nb\n"})
-    ctx = make_ctx(root)
-    try:
-        (root / "a.md").write_text("# A\n\nnew line\n\n## B\n\nb\n", encoding="utf-8")
+    with vault_ctx(tmp_path / "vault", {"a.md": "# A\n\n## B\n\nb\n"}) as ctx:
+        (ctx.settings.vault / "a.md").write_text("# A\n\nnew line\n\n## B\n\nb\n", encoding="utf-8")
         body = call(ctx, "read", {"path": "a.md", "heading": "B"})
         assert [w["code"] for w in body["warnings"]] == ["NOTE_CHANGED"]
-    finally:
-        ctx.reader.close()
 
 
 def test_a_section_read_needs_the_index(tmp_path: Path) -> None:
-    ctx = make_ctx(write_vault(tmp_path / "vault", {"a.md": "# A\n"}), index=False)
-    try:
+    with vault_ctx(tmp_path / "vault", {"a.md": "# A\n"}, index=False) as ctx:
         assert call(ctx, "read", {"path": "a.md", "full": True})["data"]["text"] == "# A\n"
-        assert _error(ctx, "read", {"path": "a.md", "heading": "A"})["code"] == "INDEX_NOT_FOUND"
-    finally:
-        ctx.reader.close()
+        assert error_of(ctx, "read", {"path": "a.md", "heading": "A"})["code"] == "INDEX_NOT_FOUND"
 
 
 @pytest.mark.parametrize("op", ["get-note-outline", "get-document-tree", "get-section-source"])
@@ -257,8 +238,7 @@ def test_reading_by_id_returns_the_lines_up_to_the_next_heading_of_the_same_or_h
     tmp_path_factory: pytest.TempPathFactory, notes: list[tuple[list[tuple[str, int, str]], bool]]
 ) -> None:
     texts = {f"n{i}.md": _render(blocks, fm) for i, (blocks, fm) in enumerate(notes)}
-    ctx = make_ctx(write_vault(tmp_path_factory.mktemp("prop") / "vault", texts))
-    try:
+    with vault_ctx(tmp_path_factory.mktemp("prop") / "vault", texts) as ctx:
         for rel, text in texts.items():
             outline = call(ctx, "get-note-outline", {"path": rel})["headings"]
             expected = _independent_sections(text)
@@ -268,17 +248,12 @@ def test_reading_by_id_returns_the_lines_up_to_the_next_heading_of_the_same_or_h
                     ctx, "read", {"path": rel, "section_id": head["id"], "limits": {"max_chars": 100_000}}
                 )
                 assert got["data"]["text"] == section
-    finally:
-        ctx.reader.close()
 
 
 def test_a_note_in_a_segment_without_headings_has_an_empty_outline(tmp_path: Path) -> None:
     """Regression: a segment whose notes have no heading at all (its headings table is empty)
     made every outline and get_note of those notes fail with INTERNAL."""
-    ctx = make_ctx(write_vault(tmp_path / "vault", {"plain.md": "just text\n"}))
-    try:
+    with vault_ctx(tmp_path / "vault", {"plain.md": "just text\n"}) as ctx:
         assert call(ctx, "get-note-outline", {"path": "plain.md"})["headings"] == []
         assert call(ctx, "get", {"path": "plain"})["data"]["headings"] == []
-        assert _error(ctx, "read", {"path": "plain", "heading": "x"})["code"] == "NOT_FOUND"
-    finally:
-        ctx.reader.close()
+        assert error_of(ctx, "read", {"path": "plain", "heading": "x"})["code"] == "NOT_FOUND"
