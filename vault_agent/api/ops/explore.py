@@ -75,7 +75,7 @@ class ReadLimits(Params):
 
 class ReadParams(Params):
     path: NoteName = Field(max_length=MAX_PATH_CHARS)
-    full: bool | None = Field(default=None, description="to the end; else give range")
+    full: bool | None = Field(default=None, description="to the end; else range or section")
     range: ReadRange | None = Field(default=None)
     section_id: str | None = None
     heading: str | None = None
