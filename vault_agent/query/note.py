@@ -81,7 +81,7 @@ def get_note(
     resolved, resolution = resolve_file(vault, path, reader, "get")
     if not vault.is_note_name(resolved.rel):
         raise InvalidPath(f"'{display(resolved.rel)}' is not a note; read other files with vault_read")
-    address = choose_address(False, section_id, heading, resolution.heading, "range")
+    address = choose_address(False, section_id, heading, resolution.heading, None)
     warnings: list[WarningItem] = []
     with reader.acquire() as view:
         raw = vault.read_bytes(resolved, MAX_FILE_BYTES + 1)

@@ -82,7 +82,7 @@ def vault_scan(
     budget, capped = effective_max_chars(max_chars)
     doc = load_text(vault, path, reader, "scan")
     link = doc.resolution.heading if doc.resolution else ()
-    address = choose_address(False, section_id, heading, link, "cursor")
+    address = choose_address(False, section_id, heading, link, None)
     warnings = doc.warnings()
     total = doc.total_lines
     first = start_line or 1

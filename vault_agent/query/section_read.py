@@ -73,9 +73,10 @@ def choose_address(
     section_id: str | None,
     heading: str | None,
     link_heading: tuple[str, ...],
-    range_name: str,
+    range_name: str | None,
 ) -> SectionAddress | None:
-    """The section the caller named, or None for a read by range; at most one address.
+    """The section the caller named, or None for a read by range; at most one address
+    (`range_name`: the tool's range parameter, None when it has none besides a section).
 
     Raises:
         InvalidParameter: more than one of range, section_id, heading and a link's #heading;
@@ -84,7 +85,7 @@ def choose_address(
     given = [
         name
         for name, present in (
-            (range_name, has_range),
+            (range_name or "range", has_range),
             ("section_id", section_id is not None),
             ("heading", heading is not None),
             ("the path's #heading", bool(link_heading)),
@@ -92,7 +93,8 @@ def choose_address(
         if present
     ]
     if len(given) > 1:
-        raise InvalidParameter(f"pass one of {range_name}, section_id or heading, not {' and '.join(given)}")
+        choices = f"{range_name}, section_id or heading" if range_name else "section_id or heading"
+        raise InvalidParameter(f"pass one of {choices}, not {' and '.join(given)}")
     for name, value in (("section_id", section_id), ("heading", heading)):
         if value is not None and not value.strip():
             raise InvalidParameter(f"parameter '{name}' must not be empty")
