@@ -36,14 +36,6 @@ from vault_agent.paths import Resolved, Vault, display, normalize_rel_path
 from vault_agent.text import nfc
 
 ResolvedFrom = Literal["exact", "case", "extension", "wikilink", "basename", "title", "alias"]
-STEP_WORDS: dict[str, str] = {  # how a message says each step
-    "case": "its path in another case",
-    "extension": "its path without the extension",
-    "wikilink": "the wikilink",
-    "basename": "file name",
-    "title": "title",
-    "alias": "alias",
-}
 MAX_LISTED = 10  # an AMBIGUOUS message names at most this many candidates
 MAX_CLOSE = 3  # a NOT_FOUND message suggests at most this many close names
 _WIKILINK = re.compile(r"!?\[\[(.*)\]\]")
