@@ -13,6 +13,7 @@
     ├── ServerUnavailable           SERVER_UNAVAILABLE   -   exit 6
     ├── IndexIncompatible           INDEX_INCOMPATIBLE  409  exit 7
     ├── Conflict                    CONFLICT            409  exit 8
+    ├── Ambiguous                   AMBIGUOUS           409  exit 2
     ├── PermissionDenied            PERMISSION_DENIED   403  exit 3
     ├── StorageFull                 STORAGE_FULL        507  exit 9
     └── StorageReadOnly             STORAGE_READ_ONLY   503  exit 9
@@ -161,6 +162,14 @@ class Conflict(VaultAgentError):
     exit_code = 8
 
 
+class Ambiguous(VaultAgentError):
+    """A note name (or a heading) that matches several notes (sections); the message lists them."""
+
+    code = "AMBIGUOUS"
+    http_status = 409
+    exit_code = 2
+
+
 class PermissionDenied(VaultAgentError):
     """The OS denies vault-agent access to a vault file or folder (EACCES/EPERM)."""
 
@@ -239,6 +248,7 @@ ALL_ERRORS: tuple[type[VaultAgentError], ...] = (
     ServerUnavailable,
     IndexIncompatible,
     Conflict,
+    Ambiguous,
     PermissionDenied,
     StorageFull,
     StorageReadOnly,

@@ -74,7 +74,7 @@ def test_raw_contract_body_and_freshness_header(server: ServerThread) -> None:
     status, headers, body = server.get_json("/note-outline?path=projects/alpha/plan.md")
     assert (status, body) == (200, OUTLINE)
     assert headers["X-Index-Freshness"] == "fresh"
-    assert "X-Index-Warnings" not in headers
+    assert [w["code"] for w in json.loads(headers["X-Index-Warnings"])] == ["NEXT_READ"]
 
 
 def test_camel_and_snake_names_are_the_same_parameter(server: ServerThread) -> None:

@@ -61,7 +61,8 @@ def _expected(mode: str) -> dict[str, Any]:
             {
                 "error": {
                     "code": "NOT_FOUND",
-                    "message": f"'{MISSING}' is not an indexed note; check the path with vault_tree or search "
+                    "message": f"no note or file is named '{MISSING}' (tried path, file name, title and alias); "
+                    "call search with words from the note, or vault_tree to see its folders "
                     "(new notes appear after the next index)",
                 }
             },
@@ -98,8 +99,8 @@ def test_http_error_messages_keep_cli_words(server: ServerThread) -> None:
     status, _, body = server.get_json(f"/note-outline?path={MISSING}")
     assert (status, body["error"]["message"]) == (
         404,
-        f"'{MISSING}' is not an indexed note; check the path with 'tree' or 'search' "
-        "(new notes appear after the next index)",
+        f"no note or file is named '{MISSING}' (tried path, file name, title and alias); "
+        "use 'search' with words from the note, or 'tree' to see its folders (new notes appear after the next index)",
     )
 
 

@@ -235,7 +235,8 @@ def test_human_output_and_freshness_on_stderr(server: ServerThread, settings: Se
     proc = run_cli("get-note-outline", PLAN, "--vault", str(settings.vault), "--server", server.url)
     assert proc.returncode == 0
     assert "Alpha plan" in proc.stdout and not proc.stdout.lstrip().startswith("{")
-    assert proc.stderr == "index freshness: fresh\n"
+    assert proc.stderr.splitlines()[0] == "index freshness: fresh"
+    assert proc.stderr.splitlines()[1].startswith("warning [NEXT_READ]: read one section with vault_read(")
     proc = run_cli(
         "tree", "--depth", "1", "--limit", "3", "--vault", str(settings.vault), "--server", server.url
     )
@@ -259,7 +260,7 @@ def test_raw_contracts_with_json_keep_freshness_on_stderr(
     stdout stays exactly the raw contract."""
     proc = run_cli(command, PLAN, "--json", "--vault", str(settings.vault), "--server", server.url)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == "index freshness: fresh\n"
+    assert proc.stderr.splitlines()[0] == "index freshness: fresh"  # then the NEXT_READ hint
     assert proc.stdout == server.request("GET", f"{route}?path=projects/alpha/plan.md")[2] + "\n"
 
 

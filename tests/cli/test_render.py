@@ -38,3 +38,20 @@ def test_render_body_without_an_operation_renderer_is_generic() -> None:
     body = {"data": {"path": "a.md", "count": 2}, "warnings": []}
     assert render_body(True, body) == "path: a.md\ncount: 2"
     assert render_body(False, {"path": "a.md"}) == "path: a.md"
+
+
+def test_a_section_read_by_get_says_which_lines_it_shows() -> None:
+    operations()
+    data = {
+        "path": "a.md",
+        "title": "A",
+        "tags": [],
+        "snapshotMatches": True,
+        "text": "## Goals\n\nship\n",
+        "truncated": False,
+        "section": {"id": "h2-goals-0002", "level": 2, "text": "Goals", "startLine": 5, "endLine": 7},
+    }
+    op = REGISTRY["get"]
+    assert render_body(op.envelope, {"data": data, "warnings": []}, op.render) == (
+        "a.md  (A)  tags: -\nsection h2-goals-0002 (Goals), lines 5-7\n\n## Goals\n\nship"
+    )

@@ -24,6 +24,8 @@ SPEC_TABLE = {
     "PERMISSION_DENIED": (403, 3),
     "STORAGE_FULL": (507, 9),
     "STORAGE_READ_ONLY": (503, 9),
+    # Added by SPEC this round (issue 23: a name that matches several notes):
+    "AMBIGUOUS": (409, 2),
 }
 
 

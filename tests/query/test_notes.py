@@ -7,7 +7,7 @@ import os
 import pytest
 
 from vault_agent.api.registry import body_of, operations
-from vault_agent.errors import Forbidden, InvalidPath, NotFound, TooLarge
+from vault_agent.errors import Ambiguous, Forbidden, InvalidPath, NotFound, TooLarge
 from vault_agent.query import outline, sections
 from vault_agent.query.files import vault_read
 from vault_agent.query.note import get_note
@@ -49,7 +49,7 @@ def test_note_outline_whole(snap, make_reader) -> None:
         ],
         "truncated": False,
     }
-    assert out.freshness == "stale" and [w.code for w in out.warnings] == ["INDEX_STALE"]
+    assert out.freshness == "stale" and [w.code for w in out.warnings] == ["INDEX_STALE", "NEXT_READ"]
 
 
 def test_document_tree_nesting(snap, make_reader) -> None:
@@ -286,8 +286,9 @@ def test_case_insensitive_resolution(snap, make_reader) -> None:
     reader = make_reader(settings)
     assert outline.get_note_outline(reader, "notes/plan.MD").data.path == "Notes/Plan.md"
     assert outline.get_note_outline(reader, "dup/A.md").data.path == "dup/A.md"  # exact wins
-    with pytest.raises(NotFound):
-        outline.get_note_outline(reader, "DUP/a.MD")  # two case-variants: no guess
+    with pytest.raises(Ambiguous) as info:
+        outline.get_note_outline(reader, "DUP/a.MD")  # two case-variants: no guess, both listed
+    assert "'dup/A.md', 'dup/a.md'" in info.value.message
 
 
 @pytest.mark.parametrize(

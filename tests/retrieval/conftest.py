@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,16 @@ def make_ctx(root: Path, *, index: bool = True, freshness: str | None = "fresh")
     fn = (lambda _m: freshness) if freshness else None
     reader = SnapshotReader(settings, vault, freshness=fn)
     return AppContext(settings=settings, vault=vault, reader=reader)
+
+
+@contextmanager
+def vault_ctx(root: Path, notes: dict[str, str], *, index: bool = True) -> Iterator[AppContext]:
+    """A context over a vault of `notes` written at `root` (indexed unless told), closed after."""
+    c = make_ctx(write_vault(root, notes), index=index)
+    try:
+        yield c
+    finally:
+        c.reader.close()
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from typing import Any
 import testkit
 
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.errors import VaultAgentError
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 
@@ -18,6 +19,15 @@ def call(ctx: AppContext, name: str, raw: dict[str, Any]) -> dict[str, Any]:
     operations()
     op = REGISTRY[name]
     return body_of(op, invoke(op, ctx, raw))
+
+
+def error_of(ctx: AppContext, name: str, raw: dict[str, Any]) -> dict[str, str]:
+    """The code and message of a call that must fail."""
+    try:
+        call(ctx, name, raw)
+    except VaultAgentError as exc:
+        return {"code": exc.code, "message": exc.message}
+    raise AssertionError(f"{name} {raw} did not fail")
 
 
 def check_golden(name: str, body: Any) -> None:

@@ -1,6 +1,7 @@
 """Issue 8 item 3: case-twin folders (`CSS 片段` beside `css 片段`). Every per-note tool
 resolves the exact path when it exists, never the other twin; a path that names exactly one
-file case-insensitively reaches it on every tool; an ambiguous one is NOT_FOUND everywhere."""
+file case-insensitively reaches it on every tool; an ambiguous one is refused everywhere,
+as AMBIGUOUS listing both twins (issue 23: it was NOT_FOUND before the AMBIGUOUS code)."""
 
 from __future__ import annotations
 
@@ -67,12 +68,13 @@ def test_per_note_tools_resolve_twins_alike(
 
 
 @pytest.mark.parametrize(("op", "extra"), OPS)
-def test_ambiguous_case_variant_is_not_found_everywhere(
+def test_ambiguous_case_variant_is_ambiguous_everywhere(
     twins: AppContext, op: str, extra: dict[str, object]
 ) -> None:
     with pytest.raises(VaultAgentError) as info:
         call(twins, op, {"path": "Css 片段/A.md", **extra})
-    assert info.value.code == "NOT_FOUND"
+    assert info.value.code == "AMBIGUOUS"
+    assert "'CSS 片段/a.md', 'css 片段/a.md'" in info.value.message
 
 
 def test_unindexed_exact_file_does_not_answer_for_its_twin(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
@@ -41,6 +41,22 @@ class Params(BaseModel):
 
 class NoParams(Params):
     pass
+
+
+@dataclass(frozen=True)
+class NoteNameMark:
+    """Marks a parameter that names a note as people type it: its core function resolves
+    it with `names.resolve_name` (path, name, title, alias, [[wikilink]]). Tests find every
+    such parameter of the registry by this mark (tests/api/test_names_table.py)."""
+
+
+NOTE_NAME = NoteNameMark()
+NoteName = Annotated[str, NOTE_NAME]  # bounds stay each field's own (the published schemas)
+
+
+def note_name_params(params: type[BaseModel]) -> list[str]:
+    """The parameters of a params model that take a note name (NoteName)."""
+    return [name for name, info in params.model_fields.items() if NOTE_NAME in info.metadata]
 
 
 @dataclass

@@ -15,6 +15,7 @@ from vault_agent.files.atomic import read_current
 from vault_agent.files.diff import unified
 from vault_agent.files.models import FilesContext, ReplaceResult, WriteResult
 from vault_agent.files.pipeline import Applied, apply_change, decode_text, encode_content
+from vault_agent.names import WRITES_TAKE_PATHS
 from vault_agent.paths import display, normalize_rel_path
 
 
@@ -37,7 +38,8 @@ def _write_result(applied: Applied, written: int, dry_run: bool) -> Outcome[Writ
 
 def _missing_for_write(rel: str) -> Exception:
     return Conflict(
-        f"'{display(rel)}' does not exist; vault_write changes existing files only, use vault_create"
+        f"'{display(rel)}' does not exist; vault_write changes existing files only ({WRITES_TAKE_PATHS}), "
+        "use vault_create"
     )
 
 

@@ -23,7 +23,7 @@ from typing import Literal
 from send2trash import send2trash
 
 from vault_agent.contracts import Outcome, WarningItem
-from vault_agent.errors import Conflict, Forbidden, InvalidParameter, InvalidPath
+from vault_agent.errors import Conflict, Forbidden, InvalidParameter, InvalidPath, NotFound
 from vault_agent.files import events, policy
 from vault_agent.files.atomic import fsync_dir, read_current, rename_noreplace, sha256_hex
 from vault_agent.files.events import Change
@@ -31,6 +31,7 @@ from vault_agent.files.lock import write_lock
 from vault_agent.files.models import DeleteResult, FilesContext
 from vault_agent.files.move import folder_files
 from vault_agent.files.pipeline import check_sha, observe_write
+from vault_agent.names import write_not_found
 from vault_agent.paths import DIR_FLAGS, FILE_READ_FLAGS, Resolved, display, normalize_rel_path
 
 log = logging.getLogger("vault_agent.files")
@@ -194,7 +195,10 @@ def delete_path(
             )
         method = option
     with write_lock(ctx.state, ctx.settings.index_dir).hold():
-        resolved = ctx.vault.resolve(rel, match="normalized")
+        try:
+            resolved = ctx.vault.resolve(rel, match="normalized")
+        except NotFound:
+            raise write_not_found(rel) from None
         kind: Literal["file", "folder"] = "folder" if resolved.is_dir else "file"
         if resolved.is_dir and expected is not None:
             raise InvalidParameter("expected_sha256 applies to files only, not to folders")

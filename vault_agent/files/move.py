@@ -32,6 +32,7 @@ from vault_agent.files.links import LinkIndex, RewriteContext, may_link, rewrite
 from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext, LinkUpdate, MoveResult
 from vault_agent.files.pipeline import check_sha
+from vault_agent.names import write_not_found
 from vault_agent.paths import Resolved, display, normalize_rel_path
 
 log = logging.getLogger("vault_agent.files")
@@ -166,7 +167,10 @@ def move_path(
     policy.check_write(ctx.vault, dst_rel, "move_to")
     expected = check_sha(expected_sha256)
     with write_lock(ctx.state, ctx.settings.index_dir).hold():
-        src = ctx.vault.resolve(src_rel, match="normalized")
+        try:
+            src = ctx.vault.resolve(src_rel, match="normalized")
+        except NotFound:
+            raise write_not_found(src_rel) from None
         kind: Literal["file", "folder"] = "folder" if src.is_dir else "file"
         if expected is not None:
             _check_source_unchanged(ctx, src, expected)

@@ -23,6 +23,7 @@ from vault_agent.files.atomic import open_original, read_current, replace_atomic
 from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext, IndexInfo
 from vault_agent.files.swap import ChangedAfterWrite, Original
+from vault_agent.names import write_not_found
 from vault_agent.paths import display
 
 log = logging.getLogger("vault_agent.files")
@@ -220,4 +221,4 @@ def observe_write(
 
 
 def _not_found(rel: str) -> Exception:
-    return NotFound(f"'{display(rel)}' does not exist in the vault")
+    return write_not_found(rel)

@@ -1,6 +1,6 @@
 """vault_stat (seed 003 get_file_info): created, modified, size, type of a file or folder.
 
-A read tool: case-insensitive resolution (one match), protected folders refused,
+A read tool: paths and note names resolve like every read (names.py), protected folders refused,
 `.system/` readable. `created` is the birth time from statx(2) where the file system
 records it, else null (ctime is a change time, not a creation time).
 """
@@ -15,7 +15,8 @@ import struct
 from vault_agent.contracts import Outcome
 from vault_agent.files.atomic import MAX_FILE_BYTES, is_temp_name, sha256_hex
 from vault_agent.files.models import FilesContext, StatResult
-from vault_agent.paths import DIR_FLAGS, normalize_rel_path
+from vault_agent.names import FileHome, NamesFn, resolve_name
+from vault_agent.paths import DIR_FLAGS
 
 _AT_SYMLINK_NOFOLLOW = 0x100
 _STATX_BTIME = 0x800
@@ -50,16 +51,17 @@ def _visible(ctx: FilesContext, rel: str, names: list[str]) -> int:
     return sum(1 for n in names if not is_temp_name(n) and not ctx.vault.is_protected(prefix + n))
 
 
-def stat_path(ctx: FilesContext, path: str) -> Outcome[StatResult]:
-    """Metadata of one file or folder (case-insensitive lookup when exactly one matches).
+def stat_path(ctx: FilesContext, path: str, names: NamesFn | None = None) -> Outcome[StatResult]:
+    """Metadata of one file or folder, by path or by note name (names.resolve_name; `names`
+    gives the snapshot's file names, titles and aliases, none without it).
 
     Raises:
-        NotFound: no such path. Forbidden: protected folder. InvalidPath: links, bad path.
+        NotFound: no such path or name (with close names). Ambiguous: several notes match.
+        Forbidden: protected folder. InvalidPath: links, bad path.
     """
-    rel = normalize_rel_path(path, allow_root=True)
-    ctx.vault.check_not_protected(rel)
-    resolved = ctx.vault.resolve(rel)
-    ctx.vault.check_not_protected(resolved.rel)
+    home = FileHome(ctx.vault, "info", folders=True)
+    resolution = resolve_name(path, ctx.vault, home, names or (lambda: None), "info", allow_root=True)
+    resolved = home.resolved[resolution.path]
     st = ctx.vault.lstat(resolved)
     created: float | None = None
     entries: int | None = None
@@ -89,4 +91,5 @@ def stat_path(ctx: FilesContext, path: str) -> Outcome[StatResult]:
         modified=_iso(st.st_mtime),
         sha256=digest,
     )
-    return Outcome(data=data)
+    warning = resolution.warning()
+    return Outcome(data=data, warnings=[warning] if warning else [])

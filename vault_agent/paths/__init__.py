@@ -122,6 +122,10 @@ class Vault:
         """Raises: NotFound, InvalidPath (see `DescriptorIO.resolve`)."""
         return self.io.resolve(rel, match=match)
 
+    def case_variants(self, rel: str, limit: int) -> list[str]:
+        """See `DescriptorIO.case_variants`."""
+        return self.io.case_variants(rel, limit)
+
     def open_dir(self, raw_parts: tuple[str, ...] | list[str], rel: str) -> int:
         """Raises: InvalidPath, NotFound (see `DescriptorIO.open_dir`)."""
         return self.io.open_dir(raw_parts, rel)

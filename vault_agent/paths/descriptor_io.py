@@ -134,14 +134,21 @@ class DescriptorIO:
                 raise
             return self._resolve_parts("/".join(hits[0]), "exact")
 
-    def _casefold_paths(self, parts: list[str]) -> list[tuple[str, ...]]:
-        """On-disk spellings of every existing path equal to `parts` under casefold (max 2)."""
+    def case_variants(self, rel: str, limit: int) -> list[str]:
+        """Every existing path equal to `rel` under casefold (at most `limit`), NFC, sorted:
+        what a case-insensitive read that refuses to guess lists as its candidates."""
+        if not rel:
+            return []
+        return sorted("/".join(nfc(p) for p in raw) for raw in self._casefold_paths(rel.split("/"), limit))
+
+    def _casefold_paths(self, parts: list[str], limit: int = 2) -> list[tuple[str, ...]]:
+        """On-disk spellings of every existing path equal to `parts` under casefold (max `limit`)."""
         found: list[tuple[str, ...]] = []
 
         def visit(fd: int, index: int, raw: tuple[str, ...]) -> None:
             want = nfc(parts[index]).casefold()
             for entry in sorted(os.listdir(fd)):
-                if len(found) > 1 or nfc(entry).casefold() != want:
+                if len(found) >= limit or nfc(entry).casefold() != want:
                     continue
                 if index == len(parts) - 1:
                     found.append((*raw, entry))

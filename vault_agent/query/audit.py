@@ -38,6 +38,7 @@ from vault_agent.contracts import Outcome
 from vault_agent.paths import Vault
 from vault_agent.query.coverage import check_ranges, compute_coverage
 from vault_agent.query.lines import TextFile, load_text, strip_eol
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     COVERAGE_MIN_RATIO,
     MARGINAL_GAIN_MIN,
@@ -248,17 +249,18 @@ def artifact_audit(
     source_path: object,
     cited_ranges: list[tuple[int, int]] | None,
     history: dict[Any, float],
+    reader: SnapshotReader | None = None,
 ) -> Outcome[AuditData]:
     """Audit an artifact against its source; `history` keeps coverage per pair (process-wide).
 
     Raises:
         InvalidParameter, TooLarge: malformed or too many cited ranges.
-        InvalidPath, Forbidden, NotFound: either path (see lines.load_text).
+        InvalidPath, Forbidden, Ambiguous, NotFound: either path or name (see lines.load_text).
     """
     if cited_ranges is not None:
         check_ranges(cited_ranges)
-    artifact = load_text(vault, artifact_path)
-    source = load_text(vault, source_path)
+    artifact = load_text(vault, artifact_path, reader, "audit")
+    source = load_text(vault, source_path, reader, "audit")
     nodes = parse_artifact(artifact)
     if cited_ranges is None:
         cited_ranges = [r for n in nodes for r in n.cites]
@@ -303,4 +305,4 @@ def artifact_audit(
         next_actions=actions,
         findings=findings[:MAX_FINDINGS],
     )
-    return Outcome(data=data)
+    return Outcome(data=data, warnings=[*artifact.warnings(), *source.warnings()])

@@ -15,6 +15,7 @@ from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter, TooLarge
 from vault_agent.paths import Vault
 from vault_agent.query.lines import load_text
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     COVERAGE_MIN_RATIO,
     MAX_CITED_RANGES,
@@ -86,15 +87,17 @@ def coverage_actions(path: str, cov: Coverage) -> list[NextAction]:
     return [audit, stop(0.3)]
 
 
-def vault_coverage(vault: Vault, path: object, cited_ranges: list[tuple[int, int]]) -> Outcome[CoverageData]:
+def vault_coverage(
+    vault: Vault, path: object, cited_ranges: list[tuple[int, int]], reader: SnapshotReader | None = None
+) -> Outcome[CoverageData]:
     """Coverage of a file by cited line ranges, with the gaps left and what to do next.
 
     Raises:
         InvalidParameter: a malformed range. TooLarge: more than 10,000 ranges.
-        InvalidPath, Forbidden, NotFound: see lines.load_text.
+        InvalidPath, Forbidden, Ambiguous, NotFound: see lines.load_text.
     """
     check_ranges(cited_ranges)
-    doc = load_text(vault, path)
+    doc = load_text(vault, path, reader, "coverage")
     cov = compute_coverage(cited_ranges, doc.total_lines)
     data = CoverageData(
         path=doc.path,
@@ -106,4 +109,4 @@ def vault_coverage(vault: Vault, path: object, cited_ranges: list[tuple[int, int
         meets_min_coverage=cov.coverage_ratio >= COVERAGE_MIN_RATIO,
         next_actions=coverage_actions(doc.path, cov),
     )
-    return Outcome(data=data)
+    return Outcome(data=data, warnings=doc.warnings())

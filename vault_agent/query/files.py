@@ -12,11 +12,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import PrivateAttr
+
 from vault_agent.contracts import Outcome, WarningItem
-from vault_agent.errors import InvalidParameter, InvalidPath
+from vault_agent.errors import IndexNotFound, InvalidParameter, InvalidPath
 from vault_agent.paths import DIR_FLAGS, Vault, display, has_surrogates, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.lines import load_text, number_lines, page, page_stop
+from vault_agent.query.section_read import SectionSpan, choose_address, find_section
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     LS_MAX_ENTRIES,
     READ_DEFAULT_MAX_CHARS,
@@ -152,6 +156,15 @@ class ReadData(Wire):
     applied_range: LineRange
     next_offset: NextOffset
     truncated_reason: TruncatedReason
+    _path_read: str = PrivateAttr(default="")  # the file read, for seed 003's read_file; not on the wire
+
+    @property
+    def path_read(self) -> str:
+        """The vault-relative path of the file read (the caller may have typed a name)."""
+        return self._path_read
+
+    def set_path_read(self, path: str) -> None:
+        self._path_read = path
 
 
 def effective_max_chars(max_chars: int | None) -> tuple[int, bool]:
@@ -186,19 +199,33 @@ def vault_read(
     start_char: int | None = None,
     max_chars: int | None = None,
     line_numbers: bool = False,
+    section_id: str | None = None,
+    heading: str | None = None,
+    reader: SnapshotReader | None = None,
+    max_lines: int | None = None,
+    tool: str = "read",
 ) -> Outcome[ReadData]:
-    """Read a file's lines start_line..end_line under a character budget.
+    """Read a file's lines start_line..end_line, or one section, under a character budget.
 
-    full=false (the default) requires a range; full=true reads to the end of the file
-    (still bounded by max_chars, default 20,000, hard limit 100,000). `truncated` is true
-    when text stops before the end of the file; next_offset.start_line says where to go on.
+    full=false (the default) requires a range, a section_id or a heading (or a path
+    `[[Note#Heading]]`); full=true reads to the end of the file (still bounded by max_chars,
+    default 20,000, hard limit 100,000). `truncated` is true when text stops before the end
+    of the file; next_offset.start_line says where to go on. The note is found first (by
+    path or name, names.resolve_name), so a missing note is NOT_FOUND whatever else is wrong.
+    `max_lines` caps the lines of one call and `tool` names the caller in messages (seed
+    003's read_file: 2,000 lines); `data.path_read` is the file read (not on the wire).
 
     Raises:
-        InvalidParameter: no range with full=false, bad line numbers or max_chars.
-        InvalidPath, Forbidden, NotFound, TooLarge: see lines.load_text.
+        InvalidParameter: no range/section with full=false, several of them, bad line numbers.
+        InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge: see lines.load_text and
+            section_read.find_section.
     """
-    if not full and not has_range:
-        raise InvalidParameter("vault_read needs 'range' ({start_line, end_line}) unless 'full' is true")
+    doc = load_text(vault, path, reader, tool)
+    address = choose_address(has_range, section_id, heading, doc.resolution.heading if doc.resolution else (), "range")
+    if not full and not has_range and address is None:
+        raise InvalidParameter(
+            "vault_read needs 'range' ({start_line, end_line}), 'section_id' or 'heading' unless 'full' is true"
+        )
     check_line("range.start_line", start_line)
     check_line("range.end_line", end_line)
     if start_char is not None and start_char < 0:
@@ -207,10 +234,16 @@ def vault_read(
     if end_line is not None and end_line < first:
         raise InvalidParameter("parameter 'range.end_line' must not be before 'range.start_line'")
     budget, capped = effective_max_chars(max_chars)
-    doc = load_text(vault, path)
     total = doc.total_lines
+    warnings: list[WarningItem] = doc.warnings()
+    section: SectionSpan | None = None
+    if address is not None:
+        section, changed = find_section(require_reader(reader), doc.path, address, doc.raw)
+        warnings += changed
+        first, end_line = section.start_line, section.last_line(total)
     last = total if end_line is None else min(end_line, total)
-    warnings: list[WarningItem] = []
+    if max_lines is not None:
+        last = min(last, first + max_lines - 1)
     if first > total:
         if total > 0:
             warnings.append(
@@ -226,6 +259,7 @@ def vault_read(
             next_offset=NextOffset(start_line=None),
             truncated_reason="none",
         )
+        data.set_path_read(doc.path)
         return Outcome(data=data, warnings=warnings)
     pg = page(doc.lines, first, start_char or 0, last, budget)
     reason, next_line, next_char = page_stop(pg, last, total, capped)
@@ -239,4 +273,28 @@ def vault_read(
         next_offset=nxt,
         truncated_reason=reason,
     )
+    if section is not None and pg.next_line is not None and pg.next_line <= last:
+        warnings.append(section_continues(section, pg.next_line, pg.next_char, last))
+    data.set_path_read(doc.path)
     return Outcome(data=data, warnings=warnings)
+
+
+def section_continues(section: SectionSpan, line: int, char: int, last: int) -> WarningItem:
+    """SECTION_CONTINUES: where the rest of a section cut by the budget is, as a range to read."""
+    at = f", start_char: {char}" if char else ""
+    return WarningItem(
+        code="SECTION_CONTINUES",
+        message=f"section {section.id} runs to line {last}; read the rest with "
+        f"range {{start_line: {line}{at}, end_line: {last}}}",
+    )
+
+
+def require_reader(reader: SnapshotReader | None) -> SnapshotReader:
+    """The snapshot reader a section read needs (headings live in the index).
+
+    Raises:
+        IndexNotFound: the caller has no index to read sections from.
+    """
+    if reader is None:
+        raise IndexNotFound("sections are addressed through the index; run 'vault-agent index'")
+    return reader

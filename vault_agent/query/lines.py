@@ -12,8 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from vault_agent.errors import InvalidPath, TooLarge
-from vault_agent.paths import Resolved, Vault, display, normalize_rel_path
+from vault_agent.contracts import WarningItem
+from vault_agent.errors import TooLarge
+from vault_agent.names import Resolution
+from vault_agent.paths import Resolved, Vault, display
+from vault_agent.query.note_names import resolve_on_disk
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import MAX_FILE_BYTES
 
 BOM = "\ufeff"
@@ -24,10 +28,17 @@ _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 class TextFile:
     path: str  # canonical vault-relative path
     lines: list[str]  # with their line ends
+    resolution: Resolution | None = None  # how the caller's text named the file
+    raw: bytes = b""  # the bytes read (a section read compares them with the snapshot's)
 
     @property
     def total_lines(self) -> int:
         return len(self.lines)
+
+    def warnings(self) -> list[WarningItem]:
+        """`NAME_RESOLVED` when the caller named the file by anything but its exact path."""
+        warning = self.resolution.warning() if self.resolution is not None else None
+        return [warning] if warning else []
 
 
 def decode(raw: bytes) -> str:
@@ -45,30 +56,31 @@ def strip_eol(line: str) -> str:
     return line.rstrip("\r\n")
 
 
-def resolve_file(vault: Vault, raw_path: object) -> Resolved:
-    """Caller text → an existing regular file under the vault (case-insensitive).
+def resolve_file(
+    vault: Vault, raw_path: object, reader: SnapshotReader | None = None, tool: str = "read"
+) -> tuple[Resolved, Resolution]:
+    """Caller text → an existing regular file under the vault, by path or by note name
+    (names.resolve_name: exact, case, extension, wikilink, basename, title, alias; the names
+    come from `reader`'s snapshot when it has one).
 
     Raises:
         InvalidPath: malformed path, a symlink, or a folder. Forbidden: protected folder.
-        NotFound: no such file.
+        Ambiguous: several notes match. NotFound: no such file (with close names).
     """
-    rel = normalize_rel_path(raw_path)
-    vault.check_not_protected(rel)
-    resolved = vault.resolve(rel)
-    vault.check_not_protected(resolved.rel)
-    if resolved.is_dir:
-        raise InvalidPath(f"'{display(resolved.rel)}' is a folder; list it with vault_ls")
-    return resolved
+    return resolve_on_disk(vault, reader, raw_path, tool)
 
 
-def load_text(vault: Vault, raw_path: object) -> TextFile:
-    """Read a vault file as numbered lines.
+def load_text(
+    vault: Vault, raw_path: object, reader: SnapshotReader | None = None, tool: str = "read"
+) -> TextFile:
+    """Read a vault file as numbered lines (see resolve_file for how it is named).
 
     Raises:
-        InvalidPath, Forbidden, NotFound: see resolve_file. TooLarge: over 32 MiB.
+        InvalidPath, Forbidden, Ambiguous, NotFound: see resolve_file. TooLarge: over 32 MiB.
     """
-    resolved = resolve_file(vault, raw_path)
-    return TextFile(path=resolved.rel, lines=split_lines(decode(read_capped(vault, resolved))))
+    resolved, resolution = resolve_file(vault, raw_path, reader, tool)
+    raw = read_capped(vault, resolved)
+    return TextFile(path=resolved.rel, lines=split_lines(decode(raw)), resolution=resolution, raw=raw)
 
 
 def read_capped(vault: Vault, resolved: Resolved) -> bytes:

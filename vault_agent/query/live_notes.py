@@ -149,6 +149,10 @@ class LiveNotes:
             return seg.columns.segment_id, seg.columns.fields(row)
         return None
 
+    def segment_views(self) -> tuple[tuple[SegmentColumns, Mask | None], ...]:
+        """Every segment's columns with its live mask (None: all rows live), newest first."""
+        return tuple((seg.columns, seg.live) for seg in self._segments)
+
     def dead_rows(self) -> list[tuple[int, str]]:
         """(segment id, path) of every row of the snapshot's segments that is not live."""
         out: list[tuple[int, str]] = []

@@ -1,8 +1,9 @@
 """Per-note structure from the snapshot: NoteOutline (seed 001) and DocumentTree.
 
-Also the one path resolver of the per-note contracts (sections.py uses it): caller text
-→ a note of the pinned snapshot, without touching the file system, so nothing about files
-outside the snapshot (and so outside the vault) can leak.
+Also how the per-note contracts (sections.py too) find their note: caller text → a note of
+the pinned snapshot, by path or name (`names.resolve_name` with the snapshot as its home);
+the file system is only asked whether the typed path exists exactly (the case-twin rule).
+Each answer's warnings carry the read that follows (`NEXT_READ`), beside the raw contract.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from dataclasses import dataclass
 import duckdb
 
 from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, MAX_OUTLINE_HEADINGS, Outcome, WarningItem
-from vault_agent.errors import InvalidPath, NotFound, TooLarge
-from vault_agent.paths import Vault, display, exists_exactly, normalize_rel_path
-from vault_agent.query.live_notes import LiveNotes
+from vault_agent.errors import NotFound, TooLarge
+from vault_agent.names import Resolution, parse_name
+from vault_agent.paths import Vault, display, normalize_rel_path
 from vault_agent.query.models import DocNode, DocRoot, DocumentTree, NoteOutline, OutlineHeading
+from vault_agent.query.note_names import resolve_indexed
 from vault_agent.query.segment_headings import SegmentHeadings
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
@@ -45,6 +47,12 @@ class NoteRow:
     facets_json: str
     segment_id: int
     headings: SegmentHeadings | None = None  # set when found through the request's live notes
+    resolution: Resolution | None = None  # how the caller named it
+
+    def warnings(self) -> list[WarningItem]:
+        """NAME_RESOLVED when the caller named the note by anything but its exact path."""
+        warning = self.resolution.warning() if self.resolution is not None else None
+        return [warning] if warning else []
 
 
 @dataclass(frozen=True)
@@ -56,65 +64,46 @@ class HeadingRow:
     body_available: bool
 
 
-def check_note_path(vault: Vault, raw: object) -> str:
-    """Caller text → a safe vault-relative note name; called before any snapshot is opened,
-    so an unsafe path fails the same way whether or not an index exists (seed 004).
+def check_note_path(vault: Vault, raw: object) -> None:
+    """Refuse unsafe caller text before any snapshot is opened, so it fails the same way
+    whether or not an index exists (seed 004). Whether it names a note is decided later.
 
     Raises:
-        InvalidPath: malformed, absolute, traversal, NUL, or not a note name.
-        Forbidden: inside a protected folder.
+        InvalidPath: malformed, absolute, traversal, NUL. Forbidden: inside a protected folder.
     """
-    rel = normalize_rel_path(raw)
-    vault.check_not_protected(rel)
-    if not vault.is_note_name(rel):
-        raise InvalidPath(f"'{display(rel)}' is not a note (notes end with {', '.join(vault.extensions)})")
-    return rel
+    vault.check_not_protected(normalize_rel_path(parse_name(raw).target))
 
 
 def resolve_note(
-    con: duckdb.DuckDBPyConnection, vault: Vault, raw: object, live: LiveNotes | None = None
+    reader: SnapshotReader, view: SnapshotView, raw: object, tool: str, *, structure: bool = True
 ) -> NoteRow:
-    """The snapshot's note for caller text: exact path, else the one case-insensitive match.
-
-    With the request's `live` notes the exact path is found without a query (a dict lookup
-    per segment); the case-insensitive fallback is SQL either way.
+    """The snapshot's note for caller text, by path or name (names.resolve_name over the
+    pinned snapshot: exact, case, extension, wikilink, basename, title, alias).
 
     Raises:
-        InvalidPath: malformed, absolute, traversal, NUL, or not a note name.
-        Forbidden: inside a protected folder.
-        NotFound: no note (or more than one case-variant) with that path in the snapshot.
+        InvalidPath: malformed, absolute, traversal, NUL, or a file that is not a note.
+        Forbidden: inside a protected folder. Ambiguous: several notes match.
+        NotFound: no note by that path or name in the snapshot (with close names).
+        TooLarge: a note whose structure is not served (unless `structure` is false).
     """
-    rel = check_note_path(vault, raw)
-    cols = "path, folder, title, facets_json, too_large, _seg"
-    found = live.lookup(rel) if live is not None else None
-    if found is not None:
-        seg, f = found
-        rows = [(f.path, f.folder, f.title, f.facets_json, f.too_large, seg)]
-        headings: SegmentHeadings | None = f.headings
-    elif live is not None:
-        rows, headings = [], None
-    else:
-        headings = None
-        rows = con.execute(f"SELECT {cols} FROM _notes WHERE path = ?", [rel]).fetchall()
-    if not rows:
-        # A file that exists as typed but is not indexed yet must not answer for its case
-        # twin; otherwise the one case-insensitive match in the snapshot is the note.
-        rows = [] if exists_exactly(vault, rel) else con.execute(
-            f"SELECT {cols} FROM _notes WHERE lower(path) = lower(?) LIMIT 2", [rel]
-        ).fetchall()
-        if len(rows) != 1:
-            raise NotFound(
-                f"'{display(rel)}' is not an indexed note; check the path with 'tree' or 'search' "
-                "(new notes appear after the next index)"
-            )
-    path, folder, title, facets_json, too_large, seg = rows[0]
-    if too_large:
+    resolution = resolve_indexed(reader, view, raw, tool)
+    found = view.live.lookup(resolution.path)
+    if found is None:  # the resolver only answers live notes of this snapshot
+        raise NotFound(f"'{display(resolution.path)}' is not an indexed note")
+    seg, f = found
+    if structure and f.too_large:
         raise TooLarge(
-            f"'{display(path)}' is over {MAX_NOTE_CHARS_FOR_STRUCTURE:,} characters; its structure is not "
+            f"'{display(f.path)}' is over {MAX_NOTE_CHARS_FOR_STRUCTURE:,} characters; its structure is not "
             "indexed. Read it in ranges with vault_read"
         )
     return NoteRow(
-        path=path, folder=folder, title=title, facets_json=facets_json, segment_id=int(seg), headings=headings
+        path=f.path,
+        folder=f.folder,
+        title=f.title,
+        facets_json=f.facets_json,
+        segment_id=int(seg),
+        headings=f.headings,
+        resolution=resolution,
     )
 
 
@@ -147,19 +136,37 @@ def parents(heads: list[HeadingRow]) -> list[int | None]:
     return out
 
 
-def _outcome(view: SnapshotView, data: object, truncated: bool) -> Outcome:  # type: ignore[type-arg]
-    return Outcome(data=data, warnings=view.warnings() + heading_warnings(truncated), freshness=view.freshness)
+def next_read(note: NoteRow, heads: list[HeadingRow]) -> WarningItem:
+    """NEXT_READ: the read that follows an outline (a section by its id), for the warnings
+    channel beside a raw contract (its body has no room for it: seeds 001/004)."""
+    where = f"path='{display(note.path)}'"
+    if not heads:
+        return WarningItem(code="NEXT_READ", message=f"no headings; read the note with vault_read({where}, full=true)")
+    first = heads[0]
+    return WarningItem(
+        code="NEXT_READ",
+        message=f"read one section with vault_read({where}, section_id='{first.id}'), "
+        "any id above; heading='text' works too",
+    )
+
+
+def outcome(
+    view: SnapshotView, note: NoteRow, data: object, hint: WarningItem | None = None, truncated: bool = False
+) -> Outcome:  # type: ignore[type-arg]
+    """A per-note contract's outcome: freshness, how the note was named, capped headings, the next read."""
+    warnings = [*view.warnings(), *note.warnings(), *heading_warnings(truncated), *([hint] if hint else [])]
+    return Outcome(data=data, warnings=warnings, freshness=view.freshness)
 
 
 def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutline]:
     """NoteOutline of one note (knowtation.note_outline/v1), read from the snapshot.
 
     Raises:
-        InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
+        InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path, view.live)
+        note = resolve_note(reader, view, path, "get-note-outline")
         heads, truncated = note_headings(view.con, note)
         data = NoteOutline(
             path=note.path,
@@ -167,22 +174,22 @@ def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutlin
             headings=[OutlineHeading(level=h.level, text=h.text, id=h.id) for h in heads],
             truncated=truncated,
         )
-        return _outcome(view, data, truncated)
+        return outcome(view, note, data, next_read(note, heads), truncated)
 
 
 def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentTree]:
     """DocumentTree of one note (knowtation.document_tree/v0): headings nested by level.
 
     Raises:
-        InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
+        InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path, view.live)
+        note = resolve_note(reader, view, path, "get-document-tree")
         heads, truncated = note_headings(view.con, note)
         root = DocRoot(children=[])
         nodes = [DocNode(id=h.id, level=h.level, text=h.text, children=[]) for h in heads]
         for idx, parent in enumerate(parents(heads)):
             (root.children if parent is None else nodes[parent].children).append(nodes[idx])
         data = DocumentTree(path=note.path, title=note.title, root=root, truncated=truncated)
-        return _outcome(view, data, truncated)
+        return outcome(view, note, data, next_read(note, heads), truncated)

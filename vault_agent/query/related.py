@@ -18,11 +18,10 @@ from typing import Any
 import duckdb
 
 from vault_agent.contracts import Outcome
-from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.linkpaths import LinkResolver
-from vault_agent.paths import display, normalize_rel_path
 from vault_agent.query.bm25 import bm25, chunk_map, corpus_stats, postings_index
 from vault_agent.query.models import Camel
+from vault_agent.query.outline import check_note_path, resolve_note
 from vault_agent.query.search import check_limit
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import remember
@@ -59,37 +58,25 @@ def path_index(con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, sna
     return idx
 
 
-def _find_note(
-    con: duckdb.DuckDBPyConnection, raw: object, is_note: Any, check: Any
-) -> tuple[str, list[str]]:
-    rel = normalize_rel_path(raw)
-    check(rel)
-    if not is_note(rel):
-        raise InvalidPath(f"'{display(rel)}' is not a note")
-    rows = con.execute("SELECT path, tags FROM notes WHERE path = ?", [rel]).fetchall()
-    if not rows:
-        rows = con.execute(
-            "SELECT path, tags FROM notes WHERE lower(path) = lower(?) LIMIT 2", [rel]
-        ).fetchall()
-        if len(rows) != 1:
-            raise NotFound(f"'{display(rel)}' is not an indexed note; check the path with 'search' or 'tree'")
-    return rows[0][0], list(rows[0][1] or [])
-
-
 def related(
     reader: SnapshotReader, path: object, limit: int | None = None, cache: dict[Any, Any] | None = None
 ) -> Outcome[RelatedData]:
     """Notes related to one note by links both ways, shared tags and term overlap.
 
     Raises:
-        InvalidPath, Forbidden, NotFound: a bad path. InvalidLimit: limit outside 1–50.
+        InvalidPath, Forbidden, Ambiguous, NotFound: a bad path or name (outline.resolve_note).
+        InvalidLimit: limit outside 1–50.
         IndexNotFound, IndexIncompatible: no usable snapshot.
     """
     size = check_limit(limit)
-    vault = reader.vault
+    check_note_path(reader.vault, path)
     with reader.acquire() as view:
         con = view.con
-        me, my_tags = _find_note(con, path, vault.is_note_name, vault.check_not_protected)
+        note = resolve_note(reader, view, path, "related", structure=False)
+        me = note.path
+        table = view.segment_table("notes", note.segment_id)
+        tags_row = con.execute(f"SELECT tags FROM {table} WHERE path = ?", [me]).fetchone()
+        my_tags = list(tags_row[0] or []) if tags_row else []
         idx = path_index(con, cache, view.manifest.snapshot_id)
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {}
@@ -167,4 +154,4 @@ def related(
             for p in ranked
         ]
         data = RelatedData(path=me, related=items, index_freshness=view.freshness)
-        return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)
+        return Outcome(data=data, warnings=[*view.warnings(), *note.warnings()], freshness=view.freshness)

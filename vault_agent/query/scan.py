@@ -15,8 +15,10 @@ from typing import Literal
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter
 from vault_agent.paths import Vault
-from vault_agent.query.files import check_line, effective_max_chars
+from vault_agent.query.files import check_line, effective_max_chars, require_reader
 from vault_agent.query.lines import load_text, page, page_stop
+from vault_agent.query.section_read import choose_address, find_section
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
     SCAN_DEFAULT_CHUNK_LINES,
     SCAN_MAX_CHUNK_LINES,
@@ -53,17 +55,23 @@ def vault_scan(
     start_char: int | None = None,
     chunk_lines: int | None = None,
     max_chars: int | None = None,
+    section_id: str | None = None,
+    heading: str | None = None,
+    reader: SnapshotReader | None = None,
 ) -> Outcome[ScanData]:
     """One chunk of `chunk_lines` lines (default 200, 1..1000) from cursor.start_line (default 1).
 
     `truncated` is true exactly when `truncated_reason` is not "none" (as in vault_read):
     the chunk stopped before the end of the file, at its line count (`chunk_end`) or at the
     character budget (limits.max_chars, default 20,000, hard limit 100,000); `eof` when the
-    chunk reaches the end of the file.
+    chunk reaches the end of the file. With `section_id` or `heading` (or a path
+    `[[Note#Heading]]`) the scan covers that section only: it starts at the heading, the
+    cursor moves inside it, and `eof` is the end of the section.
 
     Raises:
-        InvalidParameter: chunk_lines outside 1..1000, bad cursor or max_chars.
-        InvalidPath, Forbidden, NotFound, TooLarge: see lines.load_text.
+        InvalidParameter: chunk_lines outside 1..1000, bad cursor or max_chars, two addresses.
+        InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge: see lines.load_text and
+            section_read.find_section.
     """
     size = SCAN_DEFAULT_CHUNK_LINES if chunk_lines is None else chunk_lines
     if not 1 <= size <= SCAN_MAX_CHUNK_LINES:
@@ -72,9 +80,24 @@ def vault_scan(
     if start_char is not None and start_char < 0:
         raise InvalidParameter("parameter 'cursor.start_char' must be 0 or more")
     budget, capped = effective_max_chars(max_chars)
-    doc = load_text(vault, path)
+    doc = load_text(vault, path, reader, "scan")
+    link = doc.resolution.heading if doc.resolution else ()
+    address = choose_address(False, section_id, heading, link, None)
+    warnings = doc.warnings()
     total = doc.total_lines
     first = start_line or 1
+    base: dict[str, object] = {"path": doc.path}
+    if address is not None:
+        section, changed = find_section(require_reader(reader), doc.path, address, doc.raw)
+        warnings += changed
+        base["section_id"] = section.id
+        if start_line is not None and start_line < section.start_line:
+            raise InvalidParameter(
+                f"parameter 'cursor.start_line' must lie in the section (lines {section.start_line}-"
+                f"{section.last_line(total)})"
+            )
+        first = start_line or section.start_line
+        total = section.last_line(total)  # the section's end is this scan's end
     if first > total:
         data = ScanData(
             text="",
@@ -85,7 +108,7 @@ def vault_scan(
             truncated_reason="none",
             next_actions=[action("vault_coverage", 0.9, {"path": doc.path})],
         )
-        return Outcome(data=data)
+        return Outcome(data=data, warnings=warnings)
     last = min(total, first + size - 1)
     pg = page(doc.lines, first, start_char or 0, last, budget)
     stop, next_line, next_char = page_stop(pg, last, total, capped)
@@ -98,7 +121,7 @@ def vault_scan(
         nxt: dict[str, object] = {"start_line": cursor.start_line}
         if cursor.start_char:
             nxt["start_char"] = cursor.start_char
-        params: dict[str, object] = {"path": doc.path, "cursor": nxt}
+        params: dict[str, object] = {**base, "cursor": nxt}
         if size != SCAN_DEFAULT_CHUNK_LINES:
             params["chunk_lines"] = size
         actions = [action("vault_scan", 0.9, params), action("vault_coverage", 0.3, {"path": doc.path})]
@@ -115,4 +138,4 @@ def vault_scan(
         truncated_reason=reason,
         next_actions=actions,
     )
-    return Outcome(data=data)
+    return Outcome(data=data, warnings=warnings)

@@ -10,7 +10,14 @@ import json
 
 from vault_agent.contracts import Outcome
 from vault_agent.query.models import Facets, Inferred, MetadataFacets, Section, SectionSource
-from vault_agent.query.outline import check_note_path, heading_warnings, note_headings, parents, resolve_note
+from vault_agent.query.outline import (
+    check_note_path,
+    next_read,
+    note_headings,
+    outcome,
+    parents,
+    resolve_note,
+)
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.text import slugify
 
@@ -24,13 +31,13 @@ def get_section_source(reader: SnapshotReader, path: object) -> Outcome[SectionS
     """SectionSource of one note (knowtation.section_source/v0): body-free section metadata.
 
     Raises:
-        InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
+        InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path, view.live)
+        note = resolve_note(reader, view, path, "get-section-source")
         heads, truncated = note_headings(view.con, note)
-        warnings, freshness = view.warnings() + heading_warnings(truncated), view.freshness
+        done = outcome(view, note, None, next_read(note, heads), truncated)
     prefix = slugify(note.path)
     ids = [f"{prefix}:{h.id}" for h in heads]
     parent_of = parents(heads)
@@ -55,7 +62,7 @@ def get_section_source(reader: SnapshotReader, path: object) -> Outcome[SectionS
         for idx, h in enumerate(heads)
     ]
     data = SectionSource(path=note.path, title=note.title, sections=sections, truncated=truncated)
-    return Outcome(data=data, warnings=warnings, freshness=freshness)
+    return Outcome(data=data, warnings=done.warnings, freshness=done.freshness)
 
 
 def infer_project(folder: str) -> str | None:
@@ -72,12 +79,12 @@ def get_metadata_facets(reader: SnapshotReader, path: object) -> Outcome[Metadat
     """MetadataFacets of one note (knowtation.metadata_facets/v0): allowlisted keys only.
 
     Raises:
-        InvalidPath, Forbidden, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
+        InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
     check_note_path(reader.vault, path)
     with reader.acquire() as view:
-        note = resolve_note(view.con, reader.vault, path, view.live)
-        warnings, freshness = view.warnings(), view.freshness
+        note = resolve_note(reader, view, path, "get-metadata-facets")
+        done = outcome(view, note, None)
     stored = json.loads(note.facets_json or "{}")
     raw = stored.get("facets", {}) if isinstance(stored, dict) else {}
     project = raw.get("project") or infer_project(note.folder)
@@ -96,4 +103,4 @@ def get_metadata_facets(reader: SnapshotReader, path: object) -> Outcome[Metadat
         inferred=Inferred(folder=note.folder, source_type=SOURCE_TYPE_NOTE),
         truncated=bool(stored.get("truncated", False)) if isinstance(stored, dict) else False,
     )
-    return Outcome(data=data, warnings=warnings, freshness=freshness)
+    return Outcome(data=data, warnings=done.warnings, freshness=done.freshness)

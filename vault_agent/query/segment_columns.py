@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from vault_agent.query.segment_headings import SegmentHeadings
+from vault_agent.query.segment_names import SegmentNames
 
 Codes = npt.NDArray[np.int32]
 
@@ -156,6 +157,7 @@ class SegmentColumns:
     chunk_counts: npt.NDArray[np.int64]
     lists: dict[str, ListCodes]
     headings: SegmentHeadings
+    names: SegmentNames  # file names, titles, aliases (name resolution), built on first use
     _lookup: pa.Table  # title, folder, facets_json, too_large (for one-note reads)
 
     @property
@@ -211,5 +213,8 @@ def build_segment_columns(
         ),
         lists={name: _flatten(vocabs.lists[name], notes.column(name)) for name in LIST_COLUMNS},
         headings=headings,
+        names=SegmentNames(
+            paths, notes.column("title").combine_chunks(), notes.column("aliases").combine_chunks()
+        ),
         _lookup=notes.select(["title", "folder", "facets_json", "too_large"]),
     )

@@ -17,7 +17,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 HeadingTuple = tuple[int, int, str, str, bool]  # ordinal, level, text, id, body_available
-COLUMNS = ["path", "ordinal", "level", "text", "id", "body_available"]
+SpanTuple = tuple[int, str, str, int]  # level, text, id, line (1-based, internal: section reads)
+COLUMNS = ["path", "ordinal", "level", "text", "id", "body_available", "line"]
 
 
 class SegmentHeadings:
@@ -39,7 +40,8 @@ class SegmentHeadings:
                 paths = pc.dictionary_encode(table.column("path").combine_chunks())
                 codes = paths.indices.to_numpy(zero_copy_only=False)
                 starts = np.flatnonzero(np.diff(codes, prepend=-1)) if len(codes) else np.zeros(0, np.int64)
-                stops = np.append(starts[1:], len(codes))
+                # No rows (a segment whose notes have no headings): no runs, not one empty run.
+                stops = np.append(starts[1:], len(codes)) if len(starts) else np.zeros(0, np.int64)
                 names = paths.dictionary.to_pylist()
                 self._runs = {
                     names[codes[a]]: (int(a), int(b)) for a, b in zip(starts, stops, strict=True)
@@ -60,3 +62,14 @@ class SegmentHeadings:
                 rows["ordinal"], rows["level"], rows["text"], rows["id"], rows["body_available"], strict=True
             )
         )
+
+    def spans(self, path: str) -> list[SpanTuple]:
+        """Every heading of `path` in document order with its line (no cap: a section read may
+        address a heading past the outline's 500, and each section ends at the next heading)."""
+        table = self._load()
+        run = self._runs.get(path)
+        if run is None:
+            return []
+        start, stop = run
+        rows = table.slice(start, stop - start).select(["level", "text", "id", "line"]).to_pydict()
+        return list(zip(rows["level"], rows["text"], rows["id"], rows["line"], strict=True))

@@ -19,9 +19,12 @@ def render_search(body: dict[str, Any]) -> str:
 def render_note(body: dict[str, Any]) -> str:
     d = data_of(body)
     head = f"{d['path']}  ({d.get('title')})  tags: {', '.join(d.get('tags', [])) or '-'}"
-    flag = "" if d.get("snapshotMatches") else "  [changed since the index]"
+    head += "" if d.get("snapshotMatches") else "  [changed since the index]"
+    section = d.get("section")
+    if section:  # a section read: say which lines of the note the text is
+        head += f"\nsection {section['id']} ({section['text']}), lines {section['startLine']}-{section['endLine']}"
     tail = "\n-- truncated; read the rest with 'vault-agent read'" if d.get("truncated") else ""
-    return head + flag + "\n\n" + str(d.get("text", "")).rstrip("\n") + tail
+    return head + "\n\n" + str(d.get("text", "")).rstrip("\n") + tail
 
 
 def render_related(body: dict[str, Any]) -> str:

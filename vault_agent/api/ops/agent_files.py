@@ -49,9 +49,9 @@ if TYPE_CHECKING:
     from vault_agent.files.mkdir import make_folder
     from vault_agent.files.move import move_path
     from vault_agent.files.stat import stat_path
-    from vault_agent.paths import normalize_rel_path
     from vault_agent.query.files import vault_ls, vault_read
     from vault_agent.query.grep import vault_search
+    from vault_agent.query.note_names import snapshot_names
 else:  # the core is imported on first call (the CLI imports this module for the registry)
     (put_file,) = lazy_functions("vault_agent.files.content", "put_file")
     (delete_path,) = lazy_functions("vault_agent.files.delete", "delete_path")
@@ -59,32 +59,33 @@ else:  # the core is imported on first call (the CLI imports this module for the
     (make_folder,) = lazy_functions("vault_agent.files.mkdir", "make_folder")
     (move_path,) = lazy_functions("vault_agent.files.move", "move_path")
     (stat_path,) = lazy_functions("vault_agent.files.stat", "stat_path")
-    (normalize_rel_path,) = lazy_functions("vault_agent.paths", "normalize_rel_path")
     vault_ls, vault_read = lazy_functions("vault_agent.query.files", "vault_ls", "vault_read")
+    (snapshot_names,) = lazy_functions("vault_agent.query.note_names", "snapshot_names")
     (vault_search,) = lazy_functions("vault_agent.query.grep", "vault_search")
 
 # ------------------------------------------------------------------------------ adapters
 def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
-    first = p.start_line or 1
-    last = first + READ_MAX_LINES - 1 if p.end_line is None else min(p.end_line, first + READ_MAX_LINES - 1)
     out = vault_read(
         ctx.vault,
         p.path,
         full=True,
-        has_range=True,
-        start_line=first,
-        end_line=last,
+        has_range=p.start_line is not None or p.end_line is not None,
+        start_line=p.start_line,
+        end_line=p.end_line,
         max_chars=READ_MAX_CHARS,
         line_numbers=True,
+        section_id=p.section_id,
+        heading=p.heading,
+        reader=ctx.reader,
+        max_lines=READ_MAX_LINES,
+        tool="read_file",
     )
     d = out.data
-    # Report the file actually read (case-insensitive lookup), not the caller's spelling.
-    resolved = ctx.vault.resolve(normalize_rel_path(p.path)).rel
     nxt = d.next_offset.start_line
     shown = f"lines {d.applied_range.start_line}-{d.applied_range.end_line}"
     more = f"; more from line {nxt} (pass start_line={nxt})" if nxt is not None else ""
     data = ReadFileData(
-        path=resolved,
+        path=d.path_read,  # the file actually read (a name or another case resolves to it)
         content=d.text,
         start_line=d.applied_range.start_line,
         end_line=d.applied_range.end_line,
@@ -181,7 +182,8 @@ def _create_folder(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
 
 
 def _get_file_info(ctx: AppContext, p: PathParams) -> Outcome[Any]:
-    d = stat_path(ctx, p.path).data
+    out = stat_path(ctx, p.path, snapshot_names(ctx.reader))
+    d = out.data
     size = f"{d.size_bytes} bytes" if d.size_bytes is not None else f"{d.entries} entries"
     data = FileInfoData(
         path=d.path,
@@ -192,7 +194,7 @@ def _get_file_info(ctx: AppContext, p: PathParams) -> Outcome[Any]:
         sha256=d.sha256,
         message=f"{d.type} {d.path}: {size}, modified {d.modified}",
     )
-    return Outcome(data=data)
+    return Outcome(data=data, warnings=out.warnings)
 
 
 def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from vault_agent.api.ops.files import LineRange
-from vault_agent.api.registry import Params
+from vault_agent.api.registry import NoteName, Params
 from vault_agent.query.toolkit import LS_MAX_ENTRIES, READ_HARD_MAX_CHARS
 
 READ_MAX_LINES = 2_000
@@ -19,9 +19,11 @@ LIST_MAX = LS_MAX_ENTRIES  # vault_ls lists no more, so a larger limit would pro
 
 
 class ReadFileParams(Params):
-    path: str
+    path: NoteName
     start_line: int | None = None
     end_line: int | None = None
+    section_id: str | None = None
+    heading: str | None = None
 
 
 class WriteFileParams(Params):
@@ -78,4 +80,4 @@ class ListFilesParams(Params):
 
 
 class PathParams(Params):
-    path: str
+    path: NoteName

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from vault_agent.api.human.explore import parse_ranges, render_find, render_grep, render_ls, render_text
-from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
+from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.errors import InvalidParameter
 from vault_agent.lazy import lazy_modules
@@ -74,9 +74,11 @@ class ReadLimits(Params):
 
 
 class ReadParams(Params):
-    path: str = Field(max_length=MAX_PATH_CHARS)
-    full: bool | None = Field(default=None, description="to the end; else give range")
+    path: NoteName = Field(max_length=MAX_PATH_CHARS)
+    full: bool | None = Field(default=None, description="to the end; else range or section")
     range: ReadRange | None = Field(default=None)
+    section_id: str | None = None
+    heading: str | None = None
     limits: ReadLimits | None = Field(default=None)
     line_numbers: bool | None = Field(default=None)
 
@@ -93,8 +95,16 @@ def _read(ctx: AppContext, p: ReadParams) -> Outcome[Any]:
         start_char=r.start_char,
         max_chars=p.limits.max_chars if p.limits else None,
         line_numbers=bool(p.line_numbers),
+        section_id=p.section_id,
+        heading=p.heading,
+        reader=ctx.reader,
     )
 
+
+SECTION_OPTIONS = (
+    CliOption("--section-id", "section_id", str, "One section by heading id (from get-note-outline)."),
+    CliOption("--heading", "heading", str, "One section by heading text, or 'Parent > Heading'."),
+)
 
 register(
     Operation(
@@ -104,7 +114,7 @@ register(
         http_path="/read",
         params=ReadParams,
         func=_read,
-        description="A file's exact lines; use it once search, vault_search or vault_find gave a path and lines.",
+        description="A file's exact lines or one section; use it once search, vault_find or an outline gave a path.",
         title="Read lines",
         result="vault_agent.query.files:ReadData",
         cli_args=("path",),
@@ -114,6 +124,7 @@ register(
             CliOption("--end", "range.end_line", int, "Last line (inclusive)."),
             CliOption("--max-chars", "limits.max_chars", int, "Character budget (default 20,000)."),
             CliOption("--full", "full", bool, "Read to the end of the file (no range needed)."),
+            *SECTION_OPTIONS,
             CliOption("--line-numbers", "line_numbers", bool, "Prefix lines with their numbers."),
         ),
         render=render_text,
@@ -186,8 +197,10 @@ class ScanCursor(Params):
 
 
 class ScanParams(Params):
-    path: str = Field(max_length=MAX_PATH_CHARS)
+    path: NoteName = Field(max_length=MAX_PATH_CHARS)
     cursor: ScanCursor | None = Field(default=None)
+    section_id: str | None = None
+    heading: str | None = None
     chunk_lines: int | None = Field(default=None, description="Default 200, max 1,000.")
     limits: ReadLimits | None = Field(default=None)
 
@@ -201,6 +214,9 @@ def _scan(ctx: AppContext, p: ScanParams) -> Outcome[Any]:
         start_char=c.start_char,
         chunk_lines=p.chunk_lines,
         max_chars=p.limits.max_chars if p.limits else None,
+        section_id=p.section_id,
+        heading=p.heading,
+        reader=ctx.reader,
     )
 
 
@@ -221,6 +237,7 @@ register(
             CliOption("--cursor", "cursor.start_line", int, "First line of the chunk (default 1)."),
             CliOption("--chunk-lines", "chunk_lines", int, "Lines per chunk (default 200, max 1000)."),
             CliOption("--max-chars", "limits.max_chars", int, "Character budget (default 20,000)."),
+            *SECTION_OPTIONS,
         ),
         render=render_text,
     )
@@ -238,7 +255,7 @@ def _pairs(ranges: list[CitedRange] | None) -> list[tuple[int, int]] | None:
 
 
 class CoverageParams(Params):
-    path: str = Field(max_length=MAX_PATH_CHARS)
+    path: NoteName = Field(max_length=MAX_PATH_CHARS)
     cited_ranges: list[CitedRange]
 
 
@@ -249,7 +266,7 @@ register(
         http_method="POST",
         http_path="/coverage",
         params=CoverageParams,
-        func=lambda ctx, p: coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or []),
+        func=lambda ctx, p: coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or [], ctx.reader),
         description="How much of a file your citations cover, and the gaps; use it before finishing a summary.",
         title="Citation coverage",
         result="vault_agent.query.coverage:CoverageData",
@@ -265,8 +282,8 @@ register(
 
 # ------------------------------------------------------------------------ artifact_audit
 class AuditParams(Params):
-    artifact_path: str = Field(description="file with [L12-L20] markers")
-    source_path: str
+    artifact_path: NoteName = Field(description="file with [L12-L20] markers")
+    source_path: NoteName
     cited_ranges: list[CitedRange] | None = Field(
         default=None, description="default: its markers"
     )
@@ -280,7 +297,7 @@ register(
         http_path="/artifact-audit",
         params=AuditParams,
         func=lambda ctx, p: audit.artifact_audit(
-            ctx.vault, p.artifact_path, p.source_path, _pairs(p.cited_ranges), ctx.state
+            ctx.vault, p.artifact_path, p.source_path, _pairs(p.cited_ranges), ctx.state, ctx.reader
         ),
         description="Checks a summary's [L12-L20] citations against the source; use it to find unsupported claims.",
         title="Audit citations",

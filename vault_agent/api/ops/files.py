@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from vault_agent.api.human.files import line_range as _line_range
 from vault_agent.api.human.files import render_info as _render_info
 from vault_agent.api.human.files import render_write as _render_write
-from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
+from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.files.models import (
     DeleteResult,
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from vault_agent.files.mkdir import make_folder
     from vault_agent.files.move import move_path
     from vault_agent.files.stat import stat_path
+    from vault_agent.query.note_names import snapshot_names
 else:  # the core is imported on first call (the CLI imports this module for the registry)
     create_file, replace_text, write_file = lazy_functions(
         "vault_agent.files.content", "create_file", "replace_text", "write_file"
@@ -44,6 +45,7 @@ else:  # the core is imported on first call (the CLI imports this module for the
     (make_folder,) = lazy_functions("vault_agent.files.mkdir", "make_folder")
     (move_path,) = lazy_functions("vault_agent.files.move", "move_path")
     (stat_path,) = lazy_functions("vault_agent.files.stat", "stat_path")
+    (snapshot_names,) = lazy_functions("vault_agent.query.note_names", "snapshot_names")
 
 _SHA = "sha256 of what you read; CONFLICT if the file changed since"
 _WAIT = "return once the index holds this write (up to 10 s)"
@@ -110,7 +112,7 @@ class MkdirParams(_WriteCommon):
 
 
 class StatParams(Params):
-    path: str
+    path: NoteName
 
 
 def _kw(p: _WriteCommon, *names: str) -> dict[str, Any]:
@@ -164,7 +166,7 @@ def _mkdir(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
 
 
 def _info(ctx: AppContext, p: StatParams) -> Outcome[Any]:
-    return stat_path(ctx, p.path)
+    return stat_path(ctx, p.path, snapshot_names(ctx.reader))
 
 
 WRITE_OPS = [

@@ -12,7 +12,7 @@ from vault_agent.api.human.notes import (
     render_outline,
     render_section_source,
 )
-from vault_agent.api.registry import AppContext, Operation, Params, register
+from vault_agent.api.registry import AppContext, NoteName, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.lazy import lazy_modules
 from vault_agent.query import models
@@ -24,7 +24,7 @@ else:  # the core is imported on first use (the CLI imports this module for the 
 
 
 class NotePathParams(Params):
-    path: str = Field(max_length=4096)
+    path: NoteName = Field(max_length=4096)
 
 
 def _outline(ctx: AppContext, params: NotePathParams) -> Outcome[Any]:
@@ -53,7 +53,7 @@ register(
         func=_outline,
         envelope=False,
         cli_args=("path",),
-        description="A note's headings; use it to see its structure before reading part of it.",
+        description="A note's headings and ids, flat; use it first, then vault_read(path, section_id=id).",
         title="Note outline",
         result=models.NoteOutline,
         cli_help="Heading outline of one note, e.g. vault-agent get-note-outline notes/plan.md.",
@@ -71,7 +71,7 @@ register(
         func=_document_tree,
         envelope=False,
         cli_args=("path",),
-        description="A note's headings as a nested tree; use it when parent headings matter.",
+        description="Headings nested by parent; use it over get_note_outline when nesting matters.",
         title="Heading tree",
         result=models.DocumentTree,
         cli_help="Nested heading tree of one note, e.g. vault-agent get-document-tree notes/plan.md.",
@@ -89,7 +89,7 @@ register(
         func=_section_source,
         envelope=False,
         cli_args=("path",),
-        description="A note's sections (ids, heading paths), no text; use it to plan what to read.",
+        description="Section ids, heading paths, children; use it to plan reading several sections.",
         title="Section map",
         result=models.SectionSource,
         cli_help="Body-free section metadata of one note, e.g. vault-agent get-section-source notes/plan.md.",

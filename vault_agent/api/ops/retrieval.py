@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
-from vault_agent.api.registry import Operation, Params, register
+from vault_agent.api.registry import NoteName, Operation, Params, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
 from vault_agent.errors import InvalidLimit
 from vault_agent.lazy import lazy_modules
@@ -28,12 +28,14 @@ class SearchParams(Params):
 
 
 class NoteParams(Params):
-    path: str = Field(max_length=MAX_PATH_CHARS)
+    path: NoteName = Field(max_length=MAX_PATH_CHARS)
     max_chars: int | None = Field(default=None, ge=1, description="Default 20,000, max 100,000.")
+    section_id: str | None = None
+    heading: str | None = None
 
 
 class RelatedParams(Params):
-    path: str = Field(max_length=MAX_PATH_CHARS)
+    path: NoteName = Field(max_length=MAX_PATH_CHARS)
     limit: int | None = Field(default=None, ge=1, le=RANKED_LIMIT_MAX, description="Default 10.")
 
 
@@ -63,7 +65,7 @@ register(
         http_method="GET",
         http_path="/note",
         params=NoteParams,
-        func=lambda ctx, p: note.get_note(ctx.reader, p.path, p.max_chars),
+        func=lambda ctx, p: note.get_note(ctx.reader, p.path, p.max_chars, p.section_id, p.heading),
         description="A note's text with title, tags and headings; use it to read a short note whole.",
         title="Note with metadata",
         result="vault_agent.query.note:NoteData",
