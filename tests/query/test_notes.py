@@ -249,7 +249,7 @@ def test_heading_cap_and_too_large(snap, make_reader) -> None:
     # Every answer with headings says when they are incomplete, not only by a flag: the
     # capped ones (raw contracts carry it beside the body) and get_note of both notes.
     for fn in (outline.get_note_outline, outline.get_document_tree, sections.get_section_source):
-        assert [w.code for w in fn(reader, "many.md").warnings] == ["HEADINGS_TRUNCATED"]
+        assert [w.code for w in fn(reader, "many.md").warnings] == ["HEADINGS_TRUNCATED", "NEXT_READ"]
     capped = get_note(reader, "many.md")
     assert (len(capped.data.headings), capped.data.headings_truncated) == (500, True)
     assert [w.message for w in capped.warnings] == [
