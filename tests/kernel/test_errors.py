@@ -24,6 +24,8 @@ SPEC_TABLE = {
     "PERMISSION_DENIED": (403, 3),
     "STORAGE_FULL": (507, 9),
     "STORAGE_READ_ONLY": (503, 9),
+    # Added by issue 20 (README "Decisions"): the vault root itself is missing.
+    "VAULT_UNAVAILABLE": (503, 9),
 }
 
 

@@ -130,6 +130,12 @@ class VaultEventHandler(FileSystemEventHandler):
                 self.sink(rel, event.is_directory)
 
 
+def observer_healthy(observer: BaseObserver) -> bool:
+    """True while the observer's thread and every emitter thread run (watchdog stops an
+    emitter for good when its watched folder is deleted, and says nothing)."""
+    return observer.is_alive() and all(emitter.is_alive() for emitter in observer.emitters)
+
+
 def start_observer(vault: Vault, events_dir: Path, handler: VaultEventHandler) -> BaseObserver:
     """A started watchdog observer on the vault (recursive) and on the event log's folder."""
     observer = Observer()
