@@ -7,8 +7,9 @@
   shared budget of `max_body_buffer_mb` while it is received *and* processed, since what a
   body costs is its parsed form too (JSON objects, the MCP SDK's copies): 60 concurrent
   4 MiB `/mcp` bodies took the server from 277 to 986 MB before. A body that does not fit
-  waits (aiohttp stops reading its socket meanwhile, so the bytes stay in the kernel); after
-  `body_timeout_seconds` it is answered 503 SERVER_UNAVAILABLE with `Retry-After`.
+  waits (aiohttp stops reading its socket meanwhile, so the bytes stay in the kernel), at
+  most QUEUE_WAIT_S (or the body timeout if shorter), then is answered 503
+  SERVER_UNAVAILABLE with `Retry-After`; waiting is reported by one rate-limited warning.
 - A client that disconnects mid-body raises `ClientGone` (a ConnectionResetError, which
   aiohttp drops quietly); the request log writes its one line with status 499, and nothing
   is logged as an INTERNAL incident.
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -24,11 +26,15 @@ from dataclasses import dataclass
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
+from vault_agent.api.connections import RateLimitedWarning
 from vault_agent.api.security import MAX_BODY_BYTES
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter, ServerUnavailable, TooLarge
 
 READ_CHUNK = 65536
+QUEUE_WAIT_S = 10.0  # how long a body waits for room in the budget before 503
+log = logging.getLogger("vault_agent.http")
+
 CLIENT_GONE_STATUS = 499  # nginx's "client closed request": only ever in our request log
 
 
@@ -49,6 +55,7 @@ class BodyBudget:
         self.free = self.limit
         self.waiting = 0
         self._cond = asyncio.Condition()
+        self._warn = RateLimitedWarning(log, "body_queued")
 
     @asynccontextmanager
     async def hold(self, nbytes: int) -> AsyncIterator[None]:
@@ -59,15 +66,17 @@ class BodyBudget:
         """
         nbytes = min(max(nbytes, 0), self.limit)
         async with self._cond:
-            self.waiting += 1
-            try:
-                await asyncio.wait_for(self._cond.wait_for(lambda: self.free >= nbytes), self.wait_s)
-            except TimeoutError:
-                raise ServerUnavailable(
-                    "the server is receiving too many large requests at once; retry in a moment"
-                ) from None
-            finally:
-                self.waiting -= 1
+            if self.free < nbytes:
+                self._warn.hit("request bodies wait for room in the body budget (%d since the last such line)")
+                self.waiting += 1
+                try:
+                    await asyncio.wait_for(self._cond.wait_for(lambda: self.free >= nbytes), self.wait_s)
+                except TimeoutError:
+                    raise ServerUnavailable(
+                        "the server is receiving too many large requests at once; retry in a moment"
+                    ) from None
+                finally:
+                    self.waiting -= 1
             self.free -= nbytes
         try:
             yield
@@ -87,7 +96,8 @@ class BodyLimits:
     @classmethod
     def from_settings(cls, settings: Settings) -> BodyLimits:
         timeout_s = float(settings.body_timeout_seconds)
-        return cls(timeout_s, BodyBudget(settings.max_body_buffer_mb * 1024 * 1024, timeout_s))
+        budget = BodyBudget(settings.max_body_buffer_mb * 1024 * 1024, min(QUEUE_WAIT_S, timeout_s))
+        return cls(timeout_s, budget)
 
 
 BODY_LIMITS_KEY = web.AppKey("vault_agent_body_limits", BodyLimits)

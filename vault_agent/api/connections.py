@@ -103,7 +103,7 @@ class ConnectionGuard:
         if self.open >= self.max_connections:
             self.refused += 1
             transport.abort()
-            self._warn.hit("connection limit reached: %d connections refused or closed")
+            self._warn.hit("connection limit reached; %d connections closed or refused since the last such line")
             return False
         self._unauthenticated[handler] = None
         return True
@@ -124,7 +124,7 @@ class ConnectionGuard:
         oldest, _ = self._unauthenticated.popitem(last=False)
         self.evicted += 1
         oldest.force_close()
-        self._warn.hit("connection limit reached: %d connections refused or closed")
+        self._warn.hit("connection limit reached; %d connections closed or refused since the last such line")
 
 
 class AcceptErrorLog:

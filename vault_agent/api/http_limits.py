@@ -70,10 +70,13 @@ class JsonErrorRequestHandler(RequestHandler):
         if request.writer.output_size > 0:
             raise ConnectionError("response already started; cannot send an error")
         status, err = parse_error(exc, status)
-        log.warning(
-            "request rejected before routing",
-            extra={"event": "bad_request", "status": status, "code": err.code},
-        )
+        # A client that left mid-request (bodies.ClientGone) already has its one line in the
+        # request log; the answer below then goes nowhere.
+        if not isinstance(exc, ConnectionError):
+            log.warning(
+                "request rejected before routing",
+                extra={"event": "bad_request", "status": status, "code": err.code},
+            )
         resp = web.Response(status=status, text=dump_json(err.to_body()), content_type="application/json")
         resp.force_close()
         return resp
