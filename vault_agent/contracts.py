@@ -17,6 +17,7 @@ that holds it, unless that segment tombstones it. Every table row carries `path`
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,6 +213,19 @@ def freshness_warning(state: Freshness, reason: str | None = None) -> WarningIte
 def segment_file_name(segment_id: int, table: str) -> str:
     """The file of one table of one segment in the snapshot layout (any Parquet reader can open it)."""
     return f"seg-{segment_id}.{table}.parquet"
+
+
+def make_state_dirs(path: Path, index_dir: Path) -> None:
+    """`mkdir -p path` inside the state dir, but only while the state dir's own parent folder
+    exists: a state dir inside a vault folder that is gone (renamed away by a sync tool,
+    deleted) must never bring an empty folder back at the vault's path.
+
+    Raises:
+        FileNotFoundError: the state dir's parent folder is gone.
+    """
+    if not Path(index_dir).parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "the folder of the index state dir is gone")
+    path.mkdir(parents=True, exist_ok=True)
 
 
 def fsync_dir(path: Path) -> None:

@@ -323,10 +323,16 @@ def stale_reason(writer_state: WriterState | None, stat_checker: StatChecker | N
     return stat_checker.reason if stat_checker is not None else None
 
 
-def missing_index_error(index_dir: Path) -> IndexNotFound:
+def missing_index_error(settings: Settings) -> IndexNotFound | VaultUnavailable:
     """INDEX_NOT_FOUND saying what is happening: a live writer building the first snapshot
-    (or rebuilding a deleted index folder) means "retry in a moment", not "run index"."""
-    state = read_writer_state(index_dir)
+    (or rebuilding a deleted index folder) means "retry in a moment", not "run index"; a
+    state dir inside a vault folder that is gone is VAULT_UNAVAILABLE (it went with it)."""
+    if settings.index_dir_in_vault() is not None and not os.path.isdir(settings.vault):
+        return VaultUnavailable(
+            "the vault folder is missing (moved, deleted or not mounted), and the index inside it "
+            "with it; answers resume when the folder is back"
+        )
+    state = read_writer_state(settings.index_dir)
     if not writer_alive(state) or state is None:
         return IndexNotFound()
     if state.stale_reason == "index-folder-deleted":

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vault_agent.config import Settings
+from vault_agent.contracts import make_state_dirs
 from vault_agent.errors import Conflict, Forbidden, InvalidParameter, Unauthorized
 
 log = logging.getLogger("vault_agent.http")
@@ -86,9 +87,13 @@ def read_or_create_token(settings: Settings) -> str:
 TOKEN_CHECK_S = 1.0  # how often a running server checks that its token file still exists
 
 
-def write_token_file(path: Path, token: str) -> None:
-    """Create the token file (0600) holding `token`; an existing file is left as it is."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def write_token_file(path: Path, token: str, *, again: bool = False) -> None:
+    """Create the token file (0600) holding `token`; an existing file is left as it is.
+    `again` (the state dir was deleted): never make the state dir's missing parents."""
+    if again:
+        make_state_dirs(path.parent, path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -110,7 +115,7 @@ async def keep_token_file(settings: Settings, token: str) -> None:
         await asyncio.sleep(TOKEN_CHECK_S)
         if not path.exists():
             try:
-                write_token_file(path, token)
+                write_token_file(path, token, again=True)
             except OSError:
                 continue  # a read-only or full disk: the next check tries again
             log.warning(

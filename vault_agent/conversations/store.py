@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from vault_agent.contracts import make_state_dirs
 from vault_agent.errors import NotFound
 from vault_agent.framing import FOOT, HEAD, frame, parse_frame_at, valid_frames
 
@@ -96,7 +97,7 @@ class ConversationStore:
         """Append lines with one write and one fsync; returns the record's size after."""
         blob = b"".join(frame(dict(line)) for line in lines)
         path = self._rec(cid)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        make_state_dirs(self.dir, self.dir.parent)  # never an empty folder at a vanished vault's path
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -144,7 +145,7 @@ class ConversationStore:
     def keep_old_bytes(self, cid: str, sha: str, data: bytes) -> None:
         """Store the bytes a write replaced (content-addressed, fsynced) for undo."""
         folder = self.dir / f"{cid}.old"
-        folder.mkdir(parents=True, exist_ok=True)
+        make_state_dirs(folder, self.dir.parent)
         target = folder / sha
         if target.exists():
             return

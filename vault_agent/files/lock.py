@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vault_agent.contracts import make_state_dirs
+
 LOCK_NAME = "files.lock"
 _STATE_KEY = "files.write_lock"
 _CREATE = threading.Lock()
@@ -33,7 +35,7 @@ class WriteLock:
     def _file_fd(self) -> int | None:
         if self._fd is None:
             try:
-                self._index_dir.mkdir(parents=True, exist_ok=True)
+                make_state_dirs(self._index_dir, self._index_dir)
                 self._fd = os.open(
                     self._index_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
                 )

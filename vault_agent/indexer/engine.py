@@ -91,6 +91,7 @@ class Writer(FaultRecovery):
         self._heartbeat = Heartbeat(self._on_heartbeat, spawn=self._supervisor.spawn)
         self._state_guard = threading.Lock()  # one recreation of a deleted state dir at a time
         self._state_lost = False  # set by whoever re-took the lock; the build loop rebuilds
+        self._state_in_vault = settings.index_dir_in_vault() is not None
         self._reconciler: Reconciler | None = None
         self._gc: GarbageCollector | None = None
         self._echoes: ToolEchoes | None = None
@@ -148,7 +149,9 @@ class Writer(FaultRecovery):
             self._head = idx.log.head_seq()
             if self.watch:
                 add_problem_listener(self._on_problem)
-                self._keeper = WatchKeeper(idx.vault, idx.log.dir, self._event_handler, self._supervisor)
+                self._keeper = WatchKeeper(
+                    idx.vault, idx.log.dir, self._event_handler, self._supervisor, self.settings.index_dir_in_vault()
+                )
                 self._keeper.start()
             self._set_phase("building")
             try:

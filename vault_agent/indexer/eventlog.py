@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal, cast
 
-from vault_agent.contracts import EVENTS_DIR, fsync_dir
+from vault_agent.contracts import EVENTS_DIR, fsync_dir, make_state_dirs
 from vault_agent.framing import FOOT, HEAD, MAGIC, MAX_PAYLOAD  # noqa: F401  (re-exported)
 from vault_agent.framing import frame as _frame
 from vault_agent.framing import parse_frame_at as _parse_at
@@ -162,7 +162,7 @@ class EventLog:
     # ----- locking ---------------------------------------------------------------------
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        self.dir.mkdir(parents=True, exist_ok=True)
+        make_state_dirs(self.dir, self.dir.parent)
         fd = os.open(self.dir / APPEND_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

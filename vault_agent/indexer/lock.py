@@ -25,7 +25,7 @@ import socket
 import sys
 from pathlib import Path
 
-from vault_agent.contracts import LOCK_FILE
+from vault_agent.contracts import LOCK_FILE, make_state_dirs
 from vault_agent.errors import IndexBusy
 
 ABSTRACT_NAMES = sys.platform.startswith("linux")
@@ -119,7 +119,7 @@ class WriterLock:
         """
         if self._fd is None:
             raise RuntimeError("retake() of a lock that is not held")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_state_dirs(self.path.parent, self.path.parent)
         fd = self._lock_file()
         old, self._fd = self._fd, fd
         os.close(old)

@@ -12,9 +12,8 @@ the new ids above the old manifest's.
 
 from __future__ import annotations
 
-import os
-
 from vault_agent.config import Settings
+from vault_agent.contracts import make_state_dirs
 from vault_agent.indexer.build import Indexer
 from vault_agent.indexer.eventlog import EventLog
 from vault_agent.indexer.search_index import close_engine_writer
@@ -27,7 +26,7 @@ def reopen_indexer(settings: Settings, old: Indexer, head_seq: int) -> Indexer:
     `old`'s (see module doc)."""
     # The engine's writer holds files of the deleted folder; a new one starts from empty.
     close_engine_writer(old.index_dir)
-    os.makedirs(settings.index_dir, exist_ok=True)
+    make_state_dirs(settings.index_dir, settings.index_dir)
     seq_floor = max(old.applied_seq, head_seq)
     idx = Indexer(settings)
     idx.log = EventLog(idx.index_dir, floor_seq=lambda: max(idx.applied_seq, seq_floor))

@@ -12,12 +12,16 @@ and the observer's threads with alive ones, and answers
 - `reattached`: the folder is back, was replaced, or the observer died: a new observer
   watches the folder at the path now, and a rescan must catch up before `fresh`;
 - `ok`.
+A folder at the vault's path that holds nothing but the state dir counts as missing: it is
+what a write into a state dir inside the vault (a conversation record, say) leaves while the
+real folder is away, and taking it for the vault would commit "every note deleted".
 A restart is counted under `watcher` in the writer's supervisor (status --verbose).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -41,8 +45,11 @@ class WatchKeeper:
         events_dir: Path,
         handler_factory: Callable[[], VaultEventHandler],
         supervisor: Supervisor,
+        state_in_vault: str | None = None,
     ) -> None:
         self.vault = vault
+        # The state dir's first path component when it lies inside the vault (see module doc).
+        self._state_top = state_in_vault.split("/", 1)[0] if state_in_vault else None
         self.events_dir = events_dir
         self._handler_factory = handler_factory
         self._supervisor = supervisor
@@ -85,6 +92,8 @@ class WatchKeeper:
     def check(self) -> RootCheck:
         """Compare the folder at the root path with the watched one (see module doc)."""
         identity = self.vault.io.root_identity()
+        if identity is not None and identity != self._identity and self._only_state_dir():
+            identity = None
         with self._lock:
             if identity is None:
                 was_missing, self.missing = self.missing, True
@@ -103,6 +112,14 @@ class WatchKeeper:
                 else "observer stopped"
             )
             return self._restart_locked(cause)
+
+    def _only_state_dir(self) -> bool:
+        if self._state_top is None:
+            return False
+        try:
+            return os.listdir(self.vault.root) == [self._state_top]
+        except OSError:
+            return True  # gone again, or not a folder we can list: not a vault to watch
 
     def restart(self, cause: str) -> RootCheck:
         """Watch again from scratch (e.g. the state dir, whose event folder was watched, was

@@ -25,6 +25,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from vault_agent.contracts import make_state_dirs
 from vault_agent.indexer.watch_filter import IGNORED_EVENT_TYPES, NoteFilter
 from vault_agent.paths import Vault
 
@@ -143,7 +144,7 @@ def start_observer(vault: Vault, events_dir: Path, handler: VaultEventHandler) -
     observer.schedule(handler, str(vault.root), recursive=True)
     ev_dir = os.path.realpath(events_dir)
     if not ev_dir.startswith(str(vault.root) + os.sep):
-        events_dir.mkdir(parents=True, exist_ok=True)
+        make_state_dirs(events_dir, events_dir.parent)
         observer.schedule(handler, ev_dir, recursive=False)
     observer.start()
     return observer

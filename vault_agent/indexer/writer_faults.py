@@ -43,6 +43,7 @@ class FaultRecovery:
     _cond: threading.Condition
     _state_guard: threading.Lock
     _state_lost: bool
+    _state_in_vault: bool
     _head: int
     _indexer: Indexer | None
     _keeper: WatchKeeper | None
@@ -94,7 +95,11 @@ class FaultRecovery:
 
     def _state_dir_deleted(self) -> None:
         """The lock file lost its name (the state dir was deleted): lock a new one at once,
-        then let the build loop rebuild the index there (state_dir.py)."""
+        then let the build loop rebuild the index there (state_dir.py). A state dir inside
+        a vault folder that is gone went with it: nothing is made (recreating it would make
+        an empty vault folder); the lock file is back when the folder is."""
+        if self._state_in_vault and self._indexer is not None and self._indexer.vault.io.root_identity() is None:
+            return
         with self._state_guard:
             if self._state_lost or self._lock.intact():
                 return

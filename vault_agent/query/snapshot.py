@@ -273,7 +273,7 @@ class SnapshotReader:
                 raise IndexNotFound("the snapshot reader is closed; restart the server")
             sig = self._current_stat()
             if sig is None:
-                raise missing_index_error(self._state_dir)
+                raise missing_index_error(self.settings)
             if self._current is not None and sig == self._current_sig:
                 return self._take(self._current, cursor)
             if sig == self._incompatible_sig and self._incompatible_error is not None:
@@ -350,7 +350,7 @@ class SnapshotReader:
         """Load the snapshot CURRENT names and make it current (caller holds _ddl_lock)."""
         manifest = read_current_manifest(self._state_dir)
         if manifest is None:
-            raise missing_index_error(self._state_dir)
+            raise missing_index_error(self.settings)
         if not is_compatible(self.settings, manifest):
             error = incompatible_error(self.settings, manifest)
             with self._lock:

@@ -113,7 +113,7 @@ def index_status(
     """
     manifest = read_current_manifest(settings.index_dir)
     if manifest is None:
-        raise missing_index_error(settings.index_dir)
+        raise missing_index_error(settings)
     warnings: list[WarningItem] = []
     if not is_compatible(settings, manifest):
         raise incompatible_error(settings, manifest)
