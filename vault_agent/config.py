@@ -139,7 +139,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "VAULT_AGENT_MAX_BODY_BUFFER_MB",
         "server.max_body_buffer_mb",
         "int",
-        32,
+        16,
         "MiB of request bodies received or processed at once; more waits, then answers 503.",
     ),
     SettingSpec(
