@@ -110,3 +110,23 @@ def closed_by_peer(sock: socket.socket) -> bool:
         return True
     finally:
         sock.setblocking(True)
+
+
+def read_response(sock: socket.socket) -> tuple[int, dict[str, str], str]:
+    """One HTTP/1.1 response read off a raw socket: (status, lower-cased headers, body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v for k, v in (ln.split(": ", 1) for ln in lines[1:] if ": " in ln)}
+    length = int(headers.get("content-length", "0"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return int(lines[0].split()[1]), headers, body.decode("utf-8", "replace")

@@ -14,6 +14,7 @@ import pytest
 from aiohttp import web
 from testkit import wait_until
 
+from api.processkit import read_response
 from api.serverkit import LogCapture, ServerThread, build_fixture_vault, serving
 from vault_agent.api.bodies import BODY_LIMITS_KEY, BodyBudget
 from vault_agent.api.security import MAX_BODY_BYTES
@@ -90,11 +91,15 @@ def _serve_with_logs(settings: Settings) -> Iterator[tuple[ServerThread, LogCapt
         root.setLevel(old)
 
 
-def _budget(server: ServerThread) -> BodyBudget:
+def _runner(server: ServerThread) -> web.AppRunner:
     assert server.server is not None
     runner = server.server.runner
     assert isinstance(runner, web.AppRunner)
-    return runner.app[BODY_LIMITS_KEY].budget
+    return runner
+
+
+def _budget(server: ServerThread) -> BodyBudget:
+    return _runner(server).app[BODY_LIMITS_KEY].budget
 
 
 def _head(server: ServerThread, path: str, length: int, extra: str = "") -> bytes:
@@ -102,25 +107,6 @@ def _head(server: ServerThread, path: str, length: int, extra: str = "") -> byte
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {server.token}\r\n"
         f"{extra}Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
     ).encode()
-
-
-def _response(sock: socket.socket) -> tuple[int, dict[str, str], str]:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    headers = {k.lower(): v for k, v in (ln.split(": ", 1) for ln in lines[1:] if ": " in ln)}
-    length = int(headers.get("content-length", "0"))
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        body += chunk
-    return int(lines[0].split()[1]), headers, body.decode("utf-8", "replace")
 
 
 @pytest.mark.slow
@@ -138,8 +124,8 @@ def test_a_body_beyond_the_budget_waits_then_is_served(tight_server: tuple[Serve
         small.sendall(_head(server, "/coverage", len(small_body)) + small_body)
         wait_until(lambda: any('"body_queued"' in ln for ln in logs.lines), 30, "the small body queued")
         big.sendall(body[1000:])
-        big_status, _, _ = _response(big)
-        small_status, _, small_text = _response(small)
+        big_status, _, _ = read_response(big)
+        small_status, _, small_text = read_response(small)
     assert big_status in (400, 406)  # the SDK's answer to a request without a session: it was read
     assert small_status == 400 and json.loads(small_text)["error"]["code"] == "INVALID_PARAMETER"
 
@@ -154,7 +140,7 @@ def test_a_body_that_finds_no_room_in_time_is_503(tight_server: tuple[ServerThre
         budget = _budget(server)
         wait_until(lambda: budget.free < budget.limit, 30, "the stalled body holding the budget")
         small.sendall(_head(server, "/coverage", 2) + b"{}")
-        status, headers, text = _response(small)
+        status, headers, text = read_response(small)
     assert (status, headers.get("retry-after"), json.loads(text)) == (
         503,
         "1",
@@ -171,7 +157,7 @@ def test_a_trickled_body_times_out_with_408(tmp_path: Path) -> None:
     settings = dataclasses.replace(build_fixture_vault(tmp_path), body_timeout_seconds=1)
     with serving(settings) as server, socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
         sock.sendall(_head(server, "/coverage", 100) + b"{")
-        status, headers, text = _response(sock)
+        status, headers, text = read_response(sock)
     assert (status, headers.get("connection"), json.loads(text)["error"]) == (
         408,
         "close",
@@ -193,6 +179,9 @@ def test_a_client_that_leaves_mid_upload_is_one_quiet_line(tmp_path: Path, path:
             sock.sendall(_head(server, path, MAX_BODY_BYTES, MCP_HEADERS.split("\r\n")[1] + "\r\n") + b"x" * 100_000)
             wait_until(lambda: budget.free < budget.limit, 30, "the server reading the body")
         wait_until(lambda: any('"status": 499' in ln for ln in logs.lines), 30, "the request line")
+        web_server = _runner(server).server
+        assert web_server is not None
+        wait_until(lambda: not web_server.connections, 30, "the connection gone")
         lines = [json.loads(ln) for ln in logs.lines]
         assert [(ln["event"], ln["route"], ln["status"], ln["level"]) for ln in lines if ln.get("event")] == [
             ("request", path, 499, "INFO")

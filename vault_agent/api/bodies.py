@@ -12,7 +12,8 @@
   SERVER_UNAVAILABLE with `Retry-After`; waiting is reported by one rate-limited warning.
 - A client that disconnects mid-body raises `ClientGone` (a ConnectionResetError, which
   aiohttp drops quietly); the request log writes its one line with status 499, and nothing
-  is logged as an INTERNAL incident.
+  is logged as an INTERNAL incident. (aiohttp's `handler_cancellation` stays off: it would
+  cancel a handler mid-way through a write tool; the body read failing is enough.)
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vault_agent.config import Settings
-from vault_agent.contracts import make_state_dirs
 from vault_agent.errors import Conflict, Forbidden, InvalidParameter, Unauthorized
 
 log = logging.getLogger("vault_agent.http")
@@ -91,6 +90,9 @@ def write_token_file(path: Path, token: str, *, again: bool = False) -> None:
     """Create the token file (0600) holding `token`; an existing file is left as it is.
     `again` (the state dir was deleted): never make the state dir's missing parents."""
     if again:
+        # Here, not at the top: the CLI imports this module, and contracts brings pydantic.
+        from vault_agent.contracts import make_state_dirs
+
         make_state_dirs(path.parent, path.parent)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
