@@ -356,8 +356,10 @@ class Writer(FaultRecovery):
         idx = self._indexer
         events = idx.log.read_after(idx.applied_seq)
         self._head = max(self._head, events[-1].seq if events else idx.log.head_seq())
-        if self._keeper is not None and self._keeper.missing:
-            return  # the events wait in the log: the disk decides once the folder is back
+        if (self._keeper is not None and self._keeper.missing) or not self._lock.intact():
+            # The events wait in the log: the disk decides once the folder is back, and only
+            # the holder of the state dir's lock file commits into it (writer_faults.py).
+            return
         if not events:
             self._maintain()
             return
