@@ -102,6 +102,47 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Browser Origins allowed to call the server; CORS stays off when empty.",
     ),
     SettingSpec(
+        "header_timeout_seconds",
+        "VAULT_AGENT_HEADER_TIMEOUT_SECONDS",
+        "server.header_timeout_seconds",
+        "int",
+        10,
+        "A connection must send a complete request head within this many seconds of opening "
+        "(or of its last response), else it is closed; idle keep-alive connections too.",
+    ),
+    SettingSpec(
+        "body_timeout_seconds",
+        "VAULT_AGENT_BODY_TIMEOUT_SECONDS",
+        "server.body_timeout_seconds",
+        "int",
+        30,
+        "A request body must arrive within this many seconds (else 408).",
+    ),
+    SettingSpec(
+        "max_connections",
+        "VAULT_AGENT_MAX_CONNECTIONS",
+        "server.max_connections",
+        "int",
+        512,
+        "Open connections at most (lowered to leave 256 descriptors for the index writer).",
+    ),
+    SettingSpec(
+        "max_unauthenticated_connections",
+        "VAULT_AGENT_MAX_UNAUTHENTICATED_CONNECTIONS",
+        "server.max_unauthenticated_connections",
+        "int",
+        64,
+        "Connections without a request that passed the token check; beyond it the oldest is closed.",
+    ),
+    SettingSpec(
+        "max_body_buffer_mb",
+        "VAULT_AGENT_MAX_BODY_BUFFER_MB",
+        "server.max_body_buffer_mb",
+        "int",
+        16,
+        "MiB of request bodies received or processed at once; more waits, then answers 503.",
+    ),
+    SettingSpec(
         "writes_enabled",
         "VAULT_AGENT_WRITES_ENABLED",
         "writes.enabled",
@@ -231,6 +272,11 @@ class Settings:
     port: int = _default("port")
     allowed_hosts: tuple[str, ...] = _default("allowed_hosts")
     allowed_origins: tuple[str, ...] = _default("allowed_origins")
+    header_timeout_seconds: int = _default("header_timeout_seconds")
+    body_timeout_seconds: int = _default("body_timeout_seconds")
+    max_connections: int = _default("max_connections")
+    max_unauthenticated_connections: int = _default("max_unauthenticated_connections")
+    max_body_buffer_mb: int = _default("max_body_buffer_mb")
     writes_enabled: bool = _default("writes_enabled")
     tool_profile: str = _default("tool_profile")
     debounce_ms: int = _default("debounce_ms")
@@ -373,7 +419,16 @@ def load_settings(
         raise InvalidParameter(f"VAULT_AGENT_EMBED_THREADS must be between 1 and {MAX_EMBED_THREADS}")
     if not 1 <= values["index_workers"] <= MAX_INDEX_WORKERS:
         raise InvalidParameter(f"index.workers must be between 1 and {MAX_INDEX_WORKERS}")
-    for name in ("conversations_idle_minutes", "conversations_retention", "conversations_reply_timeout_seconds"):
+    for name in (
+        "conversations_idle_minutes",
+        "conversations_retention",
+        "conversations_reply_timeout_seconds",
+        "header_timeout_seconds",
+        "body_timeout_seconds",
+        "max_connections",
+        "max_unauthenticated_connections",
+        "max_body_buffer_mb",
+    ):
         if values[name] < 1:
             raise InvalidParameter(f"{name} must be at least 1")
     if values["tool_profile"] not in TOOL_PROFILES:

@@ -141,6 +141,14 @@ class Manifest(BaseModel):
     search_index: str | None = None  # the full-text engine dir of this snapshot (search/<name>)
 
 
+class ComponentHealth(BaseModel):
+    """How often one supervised thread (or the watcher) was restarted, and why last."""
+
+    restarts: int = 0
+    last_error: str | None = None
+    last_failure_at: float | None = None
+
+
 class WriterState(BaseModel):
     """Published by the writer in `writer.json`; read by every reader for freshness."""
 
@@ -153,7 +161,10 @@ class WriterState(BaseModel):
     snapshot_id: int | None
     watcher_ok: bool
     watching: bool
-    stale_reason: str | None = None  # e.g. "overflow", "watch-error"
+    stale_reason: str | None = None  # e.g. "overflow", "watch-error" (STALE_REASONS)
+    # Restarts of the writer's supervised threads and watcher (vault_agent/supervise.py),
+    # by name; `status --verbose` shows them.
+    components: dict[str, ComponentHealth] = {}
 
 
 # --------------------------------------------------------------------------- envelope
@@ -176,11 +187,26 @@ class Outcome(BaseModel, Generic[T]):
     freshness: Freshness | None = None
 
 
-def freshness_warning(state: Freshness) -> WarningItem | None:
-    """The one `INDEX_<STATE>` warning for a usable but not fresh snapshot."""
+# Why a snapshot is stale, in words, for the reasons a caller can do something about (or
+# must wait out); other reasons get FRESHNESS_ACTIONS["stale"].
+STALE_REASONS: dict[str, str] = {
+    "vault-missing": "vault folder missing (moved, deleted or not mounted); answers come from the "
+    "last snapshot, and indexing resumes by itself when the folder is back",
+    "rescan": "the vault was not watched for a while (its folder was replaced or came back); "
+    "a rescan is catching up",
+    "index-folder-deleted": "the index folder was deleted; the server is rebuilding the index",
+}
+
+
+def freshness_warning(state: Freshness, reason: str | None = None) -> WarningItem | None:
+    """The one `INDEX_<STATE>` warning for a usable but not fresh snapshot (a known stale
+    `reason` says what is happening instead of the generic advice)."""
     if state == "fresh" or state not in FRESHNESS_ACTIONS:
         return None
-    return WarningItem(code=f"INDEX_{state.upper()}", message=f"index is {state}: {FRESHNESS_ACTIONS[state]}")
+    action = STALE_REASONS.get(reason or "") if state == "stale" else None
+    return WarningItem(
+        code=f"INDEX_{state.upper()}", message=f"index is {state}: {action or FRESHNESS_ACTIONS[state]}"
+    )
 
 
 def segment_file_name(segment_id: int, table: str) -> str:

@@ -16,10 +16,13 @@
     ├── Ambiguous                   AMBIGUOUS           409  exit 2
     ├── PermissionDenied            PERMISSION_DENIED   403  exit 3
     ├── StorageFull                 STORAGE_FULL        507  exit 9
-    └── StorageReadOnly             STORAGE_READ_ONLY   503  exit 9
+    ├── StorageReadOnly             STORAGE_READ_ONLY   503  exit 9
+    └── VaultUnavailable            VAULT_UNAVAILABLE   503  exit 9
 
 `from_os_error` is the one place that turns an OS errno into one of these (EACCES/EPERM,
 ENOSPC/EDQUOT, EROFS); everything else unexpected becomes INTERNAL with an incident id.
+`VaultUnavailable` is raised where the vault root itself is gone (moved, deleted, unmounted):
+a read cannot answer, and the indexer must not take the empty folder for "every note deleted".
 
 Messages are written for the caller and say what to do next. They never contain an
 absolute path, note text, a raw query or a secret: callers pass vault-relative paths only.
@@ -195,6 +198,22 @@ class StorageReadOnly(VaultAgentError):
     exit_code = 9
 
 
+class VaultUnavailable(VaultAgentError):
+    """The vault root folder is missing or not a folder any more (moved, deleted, unmounted)."""
+
+    code = "VAULT_UNAVAILABLE"
+    http_status = 503
+    exit_code = 9
+
+    def __init__(
+        self,
+        message: str = "the vault folder is missing (moved, deleted or not mounted); files cannot be "
+        "read until it is back. Index-backed answers keep coming from the last snapshot, and "
+        "the index catches up by itself when the folder returns",
+    ) -> None:
+        super().__init__(message)
+
+
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 _DENIED_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
 
@@ -252,6 +271,7 @@ ALL_ERRORS: tuple[type[VaultAgentError], ...] = (
     PermissionDenied,
     StorageFull,
     StorageReadOnly,
+    VaultUnavailable,
 )
 
 BY_CODE: dict[str, type[VaultAgentError]] = {cls.code: cls for cls in ALL_ERRORS}

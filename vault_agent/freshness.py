@@ -52,7 +52,7 @@ from vault_agent.contracts import (
     Manifest,
     WriterState,
 )
-from vault_agent.errors import IndexIncompatible
+from vault_agent.errors import IndexIncompatible, IndexNotFound, VaultUnavailable
 from vault_agent.paths import vault_for_settings
 
 __all__ = [
@@ -62,7 +62,9 @@ __all__ = [
     "read_current_manifest",
     "read_writer_state",
     "shared_stat_checker",
+    "missing_index_error",
     "snapshot_note_stats",
+    "stale_reason",
     "vault_for_settings",
     "writer_alive",
 ]
@@ -187,8 +189,19 @@ class StatChecker:
         self._result: tuple[int, Freshness, float] | None = None  # (snapshot_id, state, finished at)
         self._known: tuple[int, npt.NDArray[np.int64]] | None = None  # snapshot id, stat keys
         self._thread: threading.Thread | None = None
+        self.reason: str | None = None  # why the last scan said stale, when it knows (STALE_REASONS)
 
     def _scan(self, manifest: Manifest) -> Freshness:
+        try:
+            return self._scan_vault(manifest)
+        except VaultUnavailable:
+            # The folder is gone: the snapshot is not what is on disk, and never "fresh".
+            with self._lock:
+                self._result = (manifest.snapshot_id, "stale", time.monotonic())
+                self.reason = "vault-missing"
+            return "stale"
+
+    def _scan_vault(self, manifest: Manifest) -> Freshness:
         with self._lock:
             known = self._known
         if known is None or known[0] != manifest.snapshot_id:
@@ -214,6 +227,7 @@ class StatChecker:
             state = "stale"
         with self._lock:
             self._result = (manifest.snapshot_id, state, time.monotonic())
+            self.reason = None
         return state
 
     def _due(self, manifest: Manifest) -> bool:
@@ -300,3 +314,36 @@ def compute_freshness(
     if stat_checker is None:
         return "unknown"
     return stat_checker.check(manifest)
+
+
+def stale_reason(writer_state: WriterState | None, stat_checker: StatChecker | None) -> str | None:
+    """Why the snapshot is stale, when known: the live writer's reason, else the stat scan's."""
+    if writer_alive(writer_state) and writer_state is not None:
+        return writer_state.stale_reason
+    return stat_checker.reason if stat_checker is not None else None
+
+
+def missing_index_error(settings: Settings) -> IndexNotFound | VaultUnavailable:
+    """INDEX_NOT_FOUND saying what is happening: a live writer building the first snapshot
+    (or rebuilding a deleted index folder) means "retry in a moment", not "run index"; a
+    state dir inside a vault folder that is gone is VAULT_UNAVAILABLE (it went with it)."""
+    if settings.index_dir_in_vault() is not None and not os.path.isdir(settings.vault):
+        return VaultUnavailable(
+            "the vault folder is missing (moved, deleted or not mounted), and the index inside it "
+            "with it; answers resume when the folder is back"
+        )
+    state = read_writer_state(settings.index_dir)
+    if not writer_alive(state) or state is None:
+        return IndexNotFound()
+    if state.stale_reason == "index-folder-deleted":
+        return IndexNotFound(
+            "the index folder was deleted; the running server is rebuilding the index; retry in a moment"
+        )
+    if state.phase == "building":
+        return IndexNotFound(
+            "no index snapshot exists yet; the running server is building the first one; retry in a moment"
+        )
+    return IndexNotFound(
+        "no index snapshot exists yet; the server indexing this vault has not committed one "
+        "(see its log); it retries by itself"
+    )

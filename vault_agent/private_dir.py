@@ -13,6 +13,7 @@ would lock other users out of the notes, which is not ours to decide.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import stat
@@ -44,6 +45,24 @@ def make_private_dir(path: Path) -> None:
         except FileExistsError:
             return  # another process made it meanwhile
     os.chmod(path, DIR_MODE)  # mkdir's mode is masked by the umask; chmod is not
+
+
+def make_state_dirs(path: Path, index_dir: Path) -> None:
+    """`mkdir -p path` inside the state dir, each folder created 0700, but only while the
+    state dir's own parent folder exists: a state dir inside a vault folder that is gone
+    (renamed away by a sync tool, deleted) must never bring an empty folder back at the
+    vault's path (the writer would index that as "every note deleted").
+
+    Raises:
+        FileNotFoundError: the state dir's parent folder is gone.
+        OSError: as `make_private_dir`.
+    """
+    index_dir = Path(index_dir)
+    if not index_dir.parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "the folder of the index state dir is gone")
+    inside = [p for p in (path, *path.parents) if p == index_dir or index_dir in p.parents]
+    for folder in reversed(inside or [path]):
+        make_private_dir(folder)
 
 
 def _narrow(path: Path, mode: int, st: os.stat_result) -> bool:

@@ -26,6 +26,8 @@ SPEC_TABLE = {
     "STORAGE_READ_ONLY": (503, 9),
     # Added by SPEC this round (issue 23: a name that matches several notes):
     "AMBIGUOUS": (409, 2),
+    # Added by issue 20 (README "Decisions"): the vault root itself is missing.
+    "VAULT_UNAVAILABLE": (503, 9),
 }
 
 

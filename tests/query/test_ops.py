@@ -121,6 +121,8 @@ def test_status_local_verbose_and_real_freshness(snap) -> None:
         "appliedSeq": 1,
         "semanticSearch": "pending",  # no writer has embedded this index yet
         "embeddedShare": 0.0,
+        "staleReason": None,
+        "restarts": {},  # no live writer: no supervised threads to report
     }
     write_vault(settings.vault, {"new.md": "# New\n"})
     stale = index_status(settings)

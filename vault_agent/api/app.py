@@ -7,6 +7,7 @@ Only composition roots (the CLI entry, `serve`, `mcp`) read the environment; the
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -14,11 +15,12 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from vault_agent.api.asgi_bridge import McpBridge
-from vault_agent.api.http import build_http_app
-from vault_agent.api.http_limits import HANDLER_ARGS, JsonErrorAppRunner
+from vault_agent.api.connections import AcceptErrorLog
+from vault_agent.api.http import GUARD_KEY, build_http_app
+from vault_agent.api.http_limits import JsonErrorAppRunner, handler_args
 from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import AppContext, make_vault
-from vault_agent.api.security import AccessPolicy, check_bind_allowed, read_or_create_token
+from vault_agent.api.security import AccessPolicy, check_bind_allowed, keep_token_file, read_or_create_token
 from vault_agent.config import Settings
 from vault_agent.conversations.hub import HUB_KEY
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
@@ -139,13 +141,16 @@ def close_context(ctx: AppContext) -> None:
 
 @dataclass
 class RunningServer:
-    """A started aiohttp server: its runner, the real port and the access policy."""
+    """A started aiohttp server: its runner, the real port and the access policy; the
+    accept-error log it installed on the loop and the task that keeps the token file."""
 
     runner: web.AppRunner
     host: str
     port: int
     policy: AccessPolicy
     bridge: McpBridge | None
+    accept_errors: AcceptErrorLog
+    token_keeper: asyncio.Task[None]
 
     @property
     def url(self) -> str:
@@ -153,7 +158,11 @@ class RunningServer:
         return f"http://{host}:{self.port}"
 
     async def stop(self) -> None:
-        await self.runner.cleanup()
+        self.token_keeper.cancel()
+        try:
+            await self.runner.cleanup()
+        finally:
+            self.accept_errors.uninstall(asyncio.get_running_loop())
 
 
 async def start_server(ctx: AppContext, host: str, port: int, *, mcp: bool = True) -> RunningServer:
@@ -168,18 +177,31 @@ async def start_server(ctx: AppContext, host: str, port: int, *, mcp: bool = Tru
     policy = AccessPolicy.from_settings(ctx.settings, token, host)
     bridge = McpBridge(build_mcp_server(ctx), policy) if mcp else None
     app = build_http_app(ctx, policy, bridge)
-    runner = JsonErrorAppRunner(app, access_log=None, shutdown_timeout=5.0, **HANDLER_ARGS)
+    runner = JsonErrorAppRunner(
+        app, app[GUARD_KEY], access_log=None, shutdown_timeout=5.0, **handler_args(ctx.settings)
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True)
+    loop = asyncio.get_running_loop()
+    accept_errors = AcceptErrorLog(loop)
+    accept_errors.install(loop)
     try:
         await site.start()
     except BaseException:
+        accept_errors.uninstall(loop)
         await runner.cleanup()
         raise
     bound = [addr[1] for addr in runner.addresses if isinstance(addr, tuple)]
     policy.ports.update(bound)
     if bridge is not None:
         bridge.refresh_security()
+    keeper = asyncio.create_task(keep_token_file(ctx.settings, token), name="vault-agent-token-keeper")
     return RunningServer(
-        runner=runner, host=host, port=bound[0] if bound else port, policy=policy, bridge=bridge
+        runner=runner,
+        host=host,
+        port=bound[0] if bound else port,
+        policy=policy,
+        bridge=bridge,
+        accept_errors=accept_errors,
+        token_keeper=keeper,
     )

@@ -7,7 +7,8 @@ the SDK's `StreamableHTTPSessionManager.run()`, whose task group hosts every ses
   app's lifetime; `on_shutdown` stops it first, which ends open SSE streams, so a stop
   does not wait on idle GET streams.
 - `McpBridge.handle` turns one aiohttp request into an ASGI HTTP scope, feeds the body
-  (already capped) through `receive`, and streams the `send` messages into a
+  (read under the cap, time limit and shared budget of bodies.py, held until the response
+  ends) through `receive`, and streams the `send` messages into a
   `web.StreamResponse`. After the body, `receive` blocks until the response is complete or
   the client goes away, then reports `http.disconnect` (the SSE responses watch for it).
 Our Host/Origin/token middlewares run before this handler; the SDK's own
@@ -27,35 +28,13 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from vault_agent.api.bodies import request_body
 from vault_agent.api.security import MAX_BODY_BYTES, AccessPolicy
-from vault_agent.errors import TooLarge
 
 log = logging.getLogger("vault_agent.mcp_http")
 
 CORS_REQUEST_KEY = web.RequestKey("vault_agent_cors_headers", dict[str, str])  # set for an allowed Origin
 DISCONNECT_POLL_S = 1.0  # how often a waiting `receive` looks for a closed client socket
-
-
-async def read_body_capped(request: web.Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """The request body, refusing more than `limit` bytes whether or not a length is declared.
-
-    Raises:
-        TooLarge: the declared or actual body exceeds the limit.
-    """
-    too_large = TooLarge(f"request body over the {limit // (1024 * 1024)} MiB limit; send less data")
-    if request.content_length is not None and request.content_length > limit:
-        raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = await request.content.read(65536)
-        if not chunk:
-            break
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 class McpBridge:
@@ -114,9 +93,12 @@ class McpBridge:
         """Run the SDK's ASGI handler for one aiohttp request.
 
         Raises:
-            TooLarge: the body is over 4 MiB.
+            TooLarge: the body is over 4 MiB; see `bodies.request_body` for the others.
         """
-        body = await read_body_capped(request)
+        async with request_body(request) as body:
+            return await self._handle(request, body)
+
+    async def _handle(self, request: web.Request, body: bytes) -> web.StreamResponse:
         self.refresh_security()
         done = asyncio.Event()
         state: dict[str, Any] = {"response": None, "body_sent": False, "gone": False}

@@ -4,7 +4,9 @@ Handler = parse (query string or JSON body) → `invoke` in a worker thread → 
 `dump_json`. Envelope operations answer `{"data", "warnings"}`; the versioned raw
 contracts answer their object and carry freshness in `X-Index-Freshness` (and
 `X-Index-Warnings`, JSON, when there are warnings). Middlewares, outermost first:
-request log → error translation → Host → Origin/CORS → bearer token → body cap.
+request log → error translation → Host → Origin/CORS → bearer token. Bodies are read
+under a cap, a time limit and a shared budget (bodies.py); a connection whose request
+passed the token check is marked authenticated for the connection caps (connections.py).
 `/mcp` is the MCP SDK's Streamable HTTP transport behind the same middlewares.
 """
 
@@ -22,7 +24,9 @@ from multidict import MultiMapping
 from pydantic import BaseModel
 
 from vault_agent.api.asgi_bridge import CORS_REQUEST_KEY as CORS_KEY
-from vault_agent.api.asgi_bridge import McpBridge, read_body_capped
+from vault_agent.api.asgi_bridge import McpBridge
+from vault_agent.api.bodies import BODY_LIMITS_KEY, CLIENT_GONE_STATUS, BodyLimits, BodyTimeout, request_body
+from vault_agent.api.connections import ConnectionGuard, connection_cap
 from vault_agent.api.param_text import container_kind as _container_kind
 from vault_agent.api.param_text import field_info as _field
 from vault_agent.api.param_text import json_text as _json_text
@@ -32,6 +36,7 @@ from vault_agent.api.security import VAULT_ID_HEADER, AccessPolicy, bearer_chall
 from vault_agent.errors import (
     InvalidParameter,
     NotFound,
+    ServerUnavailable,
     Unauthorized,
     VaultAgentError,
     internal_error,
@@ -42,6 +47,7 @@ log = logging.getLogger("vault_agent.http")
 CTX_KEY = web.AppKey("vault_agent_ctx", AppContext)
 POLICY_KEY = web.AppKey("vault_agent_policy", AccessPolicy)
 BRIDGE_KEY = web.AppKey("vault_agent_mcp_bridge", McpBridge)
+GUARD_KEY = web.AppKey("vault_agent_connection_guard", ConnectionGuard)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CORS_EXPOSE = "X-Index-Freshness, X-Index-Warnings, Mcp-Session-Id, WWW-Authenticate"
@@ -86,15 +92,12 @@ def params_from_query(model: type[BaseModel], query: MultiMapping[str]) -> dict[
     return out
 
 
-async def raw_params(op: Operation, request: web.Request) -> dict[str, Any]:
-    """The raw parameters of one request: query string for GET, JSON object body for POST.
+def body_params(body: bytes) -> dict[str, Any]:
+    """The raw parameters in a POST body: a JSON object (an empty body is no parameters).
 
     Raises:
-        InvalidParameter: the body is not a JSON object; TooLarge: over 4 MiB.
+        InvalidParameter: the body is not a JSON object.
     """
-    if op.http_method == "GET":
-        return params_from_query(op.params, request.query)
-    body = await read_body_capped(request)
     if not body.strip():
         return {}
     try:
@@ -118,14 +121,28 @@ def _headers_of(op: Operation, outcome: Any) -> dict[str, str]:
     return headers
 
 
+async def invoke_request(op: Operation, request: web.Request, extra: dict[str, Any] | None = None) -> Any:
+    """Run `op` on one request's parameters (the query string for GET, the JSON object body
+    for POST, plus `extra` from the route's path) off the event loop; returns its outcome.
+
+    Raises:
+        VaultAgentError: as the operation, or its parameters (see body_params, request_body).
+    """
+    ctx = request.app[CTX_KEY]
+    loop = asyncio.get_running_loop()
+    if op.http_method == "GET":
+        raw = {**params_from_query(op.params, request.query), **(extra or {})}
+        return await loop.run_in_executor(None, invoke, op, ctx, raw)
+    async with request_body(request) as raw_body:  # the body budget is held while it runs
+        raw = {**body_params(raw_body), **(extra or {})}
+        return await loop.run_in_executor(None, invoke, op, ctx, raw)
+
+
 def make_handler(op: Operation) -> Handler:
     """The one generic handler, bound to an operation."""
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        ctx = request.app[CTX_KEY]
-        raw = await raw_params(op, request)
-        loop = asyncio.get_running_loop()
-        outcome = await loop.run_in_executor(None, invoke, op, ctx, raw)
+        outcome = await invoke_request(op, request)
         body = body_of(op, outcome)
         return web.Response(
             text=dump_json(body), content_type="application/json", headers=_headers_of(op, outcome)
@@ -152,6 +169,9 @@ async def request_log(request: web.Request, handler: Handler) -> web.StreamRespo
         status = response.status
         size = response.body_length or (response.content_length or 0)
         return response
+    except ConnectionError:
+        status = CLIENT_GONE_STATUS  # the client left mid-request: this line is all we log
+        raise
     finally:
         resource = request.match_info.route.resource
         log.info(
@@ -173,8 +193,14 @@ async def translate_errors(request: web.Request, handler: Handler) -> web.Stream
     """VaultAgentError → canonical body; aiohttp's own errors likewise; the rest → INTERNAL."""
     try:
         return await handler(request)
+    except BodyTimeout as exc:
+        response = error_response(exc, 408)
+        response.force_close()
+        return response
     except VaultAgentError as exc:
         response = error_response(exc)
+        if isinstance(exc, ServerUnavailable):
+            response.headers["Retry-After"] = "1"
         if isinstance(exc, Unauthorized):  # RFC 6750: lets MCP clients show our message, not OAuth
             response.headers["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization"))
         return response
@@ -188,8 +214,8 @@ async def translate_errors(request: web.Request, handler: Handler) -> web.Stream
         if exc.status < 400:
             raise
         return error_response(InvalidParameter("the request is malformed"), exc.status)
-    except asyncio.CancelledError:
-        raise
+    except (asyncio.CancelledError, ConnectionError):
+        raise  # a client gone mid-request is no incident (bodies.py); aiohttp drops it quietly
     except Exception:
         return error_response(internal_error(log, "request failed"))
 
@@ -211,6 +237,9 @@ async def access_checks(request: web.Request, handler: Handler) -> web.StreamRes
         request.headers.get(VAULT_ID_HEADER)
     )  # before the token: "another vault", not "wrong token"
     policy.check_token(request.headers.get("Authorization"))
+    guard = request.app.get(GUARD_KEY)
+    if guard is not None and request.protocol is not None:
+        guard.authenticated(request.protocol)
     if origin is not None:
         request[CORS_KEY] = _cors_headers(origin, preflight=False)  # streamed /mcp replies add them too
     response = await handler(request)
@@ -246,6 +275,11 @@ def build_http_app(ctx: AppContext, policy: AccessPolicy, bridge: McpBridge | No
     )
     app[CTX_KEY] = ctx
     app[POLICY_KEY] = policy
+    settings = ctx.settings
+    app[BODY_LIMITS_KEY] = BodyLimits.from_settings(settings)
+    app[GUARD_KEY] = ConnectionGuard(
+        connection_cap(settings.max_connections), settings.max_unauthenticated_connections
+    )
     for op in http_operations():
         if op.http_method == "GET":
             app.router.add_get(op.http_path, make_handler(op), allow_head=False)

@@ -18,8 +18,8 @@ from typing import Any
 
 from aiohttp import web
 
-from vault_agent.api.http import CTX_KEY, raw_params
-from vault_agent.api.registry import REGISTRY, body_of, dump_json, invoke
+from vault_agent.api.http import CTX_KEY, invoke_request
+from vault_agent.api.registry import REGISTRY, body_of, dump_json
 from vault_agent.conversations.tools import hub_of
 
 KEEPALIVE_S = 15.0
@@ -80,9 +80,7 @@ def by_id(op_name: str) -> Callable[[web.Request], Awaitable[web.Response]]:
 
     async def handle(request: web.Request) -> web.Response:
         op = REGISTRY[op_name]
-        raw = await raw_params(op, request)
-        raw["id"] = request.match_info["id"]
-        outcome = await asyncio.get_running_loop().run_in_executor(None, invoke, op, request.app[CTX_KEY], raw)
+        outcome = await invoke_request(op, request, {"id": request.match_info["id"]})
         return web.Response(text=dump_json(body_of(op, outcome)), content_type="application/json")
 
     handle.__name__ = f"handle_{op_name.replace('-', '_')}_by_id"

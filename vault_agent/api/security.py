@@ -17,9 +17,11 @@ The same host/origin lists configure the MCP SDK's own `TransportSecuritySetting
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import ipaddress
+import logging
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -27,7 +29,9 @@ from pathlib import Path
 
 from vault_agent.config import Settings
 from vault_agent.errors import Conflict, Forbidden, InvalidParameter, Unauthorized
-from vault_agent.private_dir import make_private_dir
+from vault_agent.private_dir import make_private_dir, make_state_dirs
+
+log = logging.getLogger("vault_agent.http")
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
@@ -76,17 +80,47 @@ def read_or_create_token(settings: Settings) -> str:
     """
     if settings.token:
         return settings.token
-    path = settings.token_file
-    make_private_dir(path.parent)  # the state dir: 0700 whatever the umask
+    write_token_file(settings.token_file, secrets.token_urlsafe(32))
+    return read_token_file(settings.token_file, required=True) or ""
+
+
+TOKEN_CHECK_S = 1.0  # how often a running server checks that its token file still exists
+
+
+def write_token_file(path: Path, token: str, *, again: bool = False) -> None:
+    """Create the token file (0600) holding `token`; an existing file is left as it is.
+    `again` (the state dir was deleted): never make the state dir's missing parents."""
+    if again:
+        make_state_dirs(path.parent, path.parent)
+    else:
+        make_private_dir(path.parent)  # the state dir: 0700 whatever the umask
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return read_token_file(path, required=True) or ""
+        return
     with os.fdopen(fd, "w", encoding="ascii") as fh:
-        fh.write(secrets.token_urlsafe(32) + "\n")
+        fh.write(token + "\n")
         fh.flush()
         os.fsync(fh.fileno())
-    return read_token_file(path, required=True) or ""
+
+
+async def keep_token_file(settings: Settings, token: str) -> None:
+    """While the server runs, put its token file back if the state dir was deleted (the
+    local CLI reads it; without it every command would answer UNAUTHORIZED). Same token:
+    clients holding it keep working. Nothing to keep when the token was configured."""
+    if settings.token:
+        return
+    path = settings.token_file
+    while True:
+        await asyncio.sleep(TOKEN_CHECK_S)
+        if not path.exists():
+            try:
+                write_token_file(path, token, again=True)
+            except OSError:
+                continue  # a read-only or full disk: the next check tries again
+            log.warning(
+                "the token file was deleted; written again", extra={"event": "token_restored"}
+            )
 
 
 def read_token_file(path: Path, *, required: bool = False) -> str | None:

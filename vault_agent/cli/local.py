@@ -200,7 +200,13 @@ def status(
     from vault_agent.query.status import index_status
 
     def body() -> None:
-        settings = settings_from(vault, index_dir, config)
+        from vault_agent.contracts import CURRENT_FILE
+
+        # A vault folder that is gone (a sync tool, a checkout) while its index is kept
+        # elsewhere is a state to report (stale, "vault-missing"), not a typo to refuse.
+        settings = settings_from(vault, index_dir, config, require_vault=False)
+        if not settings.vault.is_dir() and not (settings.index_dir / CURRENT_FILE).exists():
+            settings_from(vault, index_dir, config)  # raises the usual NOT_FOUND / INVALID_PATH
         outcome = index_status(settings, verbose=verbose)
         data = outcome.data.model_dump(mode="json", by_alias=True)
         warnings = [w.model_dump() for w in outcome.warnings]

@@ -24,7 +24,7 @@ from vault_agent.conversations.digest import digest, end_line, last_activity
 from vault_agent.conversations.store import ConversationStore, Line, valid_id
 from vault_agent.errors import NotFound
 from vault_agent.lock_probe import lock_held
-from vault_agent.private_dir import FILE_MODE, make_private_dir
+from vault_agent.private_dir import FILE_MODE, make_state_dirs
 
 log = logging.getLogger("vault_agent.conversations")
 
@@ -50,8 +50,7 @@ class OwnerLock:
             return True
         owners = self.dir / OWNERS
         try:
-            make_private_dir(self.dir)
-            make_private_dir(owners)
+            make_state_dirs(owners, self.dir.parent)  # never at a vanished vault's path
             tmp = owners / f".{self.token}.tmp"
             fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -68,7 +67,7 @@ class OwnerLock:
             return
         folder = self.dir / OPEN
         try:
-            make_private_dir(folder)
+            make_state_dirs(folder, self.dir.parent)
             tmp = folder / f".{cid}.tmp"
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
             try:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from vault_agent.errors import NotFound
 from vault_agent.framing import FOOT, HEAD, frame, parse_frame_at, valid_frames
-from vault_agent.private_dir import FILE_MODE, make_private_dir
+from vault_agent.private_dir import FILE_MODE, make_state_dirs
 
 log = logging.getLogger("vault_agent.conversations")
 
@@ -107,7 +107,7 @@ class ConversationStore:
     def _locked(self, cid: str) -> Iterator[int]:
         """The record open for appending under its flock, a torn tail already cut."""
         path = self._rec(cid)
-        make_private_dir(self.dir)
+        make_state_dirs(self.dir, self.dir.parent)  # never an empty folder at a vanished vault's path
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -167,8 +167,7 @@ class ConversationStore:
     def keep_old_bytes(self, cid: str, sha: str, data: bytes) -> None:
         """Store the bytes a write replaced (content-addressed, fsynced) for undo."""
         folder = self.dir / f"{cid}.old"
-        make_private_dir(self.dir)
-        make_private_dir(folder)
+        make_state_dirs(folder, self.dir.parent)
         target = folder / sha
         if target.exists():
             return

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vault_agent.private_dir import make_private_dir
+from vault_agent.private_dir import make_state_dirs
 
 LOCK_NAME = "files.lock"
 _STATE_KEY = "files.write_lock"
@@ -35,7 +35,7 @@ class WriteLock:
     def _file_fd(self) -> int | None:
         if self._fd is None:
             try:
-                make_private_dir(self._index_dir)  # the state dir: 0700 whatever the umask
+                make_state_dirs(self._index_dir, self._index_dir)  # 0700; never at a vanished vault's path
                 self._fd = os.open(
                     self._index_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600
                 )

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from vault_agent.config import Settings
 from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, Manifest, SegmentRef
+from vault_agent.errors import VaultUnavailable
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
@@ -105,6 +106,10 @@ class Indexer:
         self._totals: tuple[int, int, int] = (0, 0, 0)  # chunks, headings, invalid frontmatter
         self.compatible = False
         self.search = SearchIndexWriter(self.index_dir)
+        # The last manifest of a state dir that was deleted under a running writer: new
+        # snapshot and segment ids stay above its ids, because readers in this process
+        # keep per-segment columns by id (engine.py, state dir recovery).
+        self.ids_above: Manifest | None = None
 
     @property
     def applied_seq(self) -> int:
@@ -155,7 +160,7 @@ class Indexer:
         refs: list[SegmentRef] = []
         infos: dict[str, NoteInfo] = {}
         missing: list[str] = []
-        _, seg_id = next_ids(self.index_dir, self.manifest)
+        _, seg_id = next_ids(self.index_dir, self.manifest or self.ids_above)
         writer: SegmentWriter | None = None
         try:
             for tables, gone in parse_stream(self.settings, self.vault, rels, progress):
@@ -217,7 +222,7 @@ class Indexer:
                 self._totals[2] - old[2] + new[2],
             )
             count = len(self.notes) - len(touched) + len(add)
-        snap_id, _ = next_ids(self.index_dir, self.manifest)
+        snap_id, _ = next_ids(self.index_dir, self.manifest or self.ids_above)
         segments = [s for s in segments if len(s.deleted) < s.note_count]
         manifest = Manifest(
             snapshot_id=snap_id,
@@ -253,12 +258,32 @@ class Indexer:
         return manifest
 
     # ----- builds --------------------------------------------------------------------
+    def _same_root(self, before: tuple[int, int]) -> None:
+        """Refuse to commit a build during which the vault folder vanished or was replaced
+        (notes it could not read would be committed as deleted); the build's documents are
+        dropped from the engine writer.
+
+        Raises:
+            VaultUnavailable: the folder is gone or another folder took its path.
+        """
+        try:
+            self.vault.io.check_same_root(before)
+        except VaultUnavailable:
+            self.search_rollback()
+            raise
+
     def full_rebuild(self, progress: Progress | None = None) -> Manifest:
-        """Index the whole vault into a fresh snapshot (old segments become garbage)."""
+        """Index the whole vault into a fresh snapshot (old segments become garbage).
+
+        Raises:
+            VaultUnavailable: the vault folder is gone, or vanished or was replaced meanwhile.
+        """
+        root = self.vault.io.require_root()
         upto = self.log.head_seq()
         rels, skipped = _walk_paths(self.vault)
         self.search.reset_empty()
         refs, infos, _ = self._write_segments(rels, progress, unchanged_ok=False)
+        self._same_root(root)
         return self.commit_snapshot(refs, max(upto, self.applied_seq), skipped, replace_all=infos)
 
     def apply(
@@ -270,12 +295,16 @@ class Indexer:
         """Apply events after applied_seq; commits and returns the new manifest, or None.
 
         `scanned_skipped`: the skipped counts of a whole-vault scan just made by the caller.
+
+        Raises:
+            VaultUnavailable: the vault folder is gone, or vanished or was replaced meanwhile.
         """
         events = [e for e in events if e.seq > self.applied_seq]
         if not events:
             return None
         if not self.compatible:
             return self.full_rebuild(progress)
+        root = self.vault.io.require_root()
         upto = events[-1].seq
         candidates: set[str] = set()
         prefixes: set[str] = set()
@@ -307,6 +336,7 @@ class Indexer:
         # Known notes that vanished come back from the parse as missing (a rescan lists them
         # as delete candidates); nothing else is ever treated as gone.
         gone = {p for p in missing if p in self.notes}
+        self._same_root(root)
         self.search.delete_paths(sorted(gone))
         replaced = {p for p in (*infos, *gone) if p in self.notes}
         if not refs and not gone and upto <= self.applied_seq:

@@ -7,8 +7,15 @@ as it comes (one fsync), and when a burst settles every event after applied_seq 
 and committed, paced by `CommitPacer`. Small segments are compacted and garbage collected
 while idle. The other jobs live in their own classes, which the writer composes: stale
 state (`Staleness`), the periodic reconcile scan (`Reconciler`), `writer.json`'s heartbeat
-(`Heartbeat`), retries (`Backoff`), GC (`GarbageCollector`) and embeddings
-(`SemanticIndexer`, following the lexical commits on its own thread).
+(`Heartbeat`), retries (`Backoff`), GC (`GarbageCollector`), embeddings
+(`SemanticIndexer`, following the lexical commits on its own thread), the watcher and the
+vault folder it watches (`WatchKeeper`), and the state dir under the lock (`state_dir.py`).
+The heartbeat, the build loop and the embedder run under a `Supervisor`: an exception
+restarts them after a backoff, and `writer.json` publishes the restarts. Each heartbeat
+also checks that the vault folder is the watched one (a vanished folder makes the index
+`stale`, `vault-missing`, and nothing is committed until it is back and rescanned) and that
+the lock file still exists (a deleted state dir is recreated, the lock re-taken, and the
+index rebuilt, while `index` beside it answers INDEX_BUSY: lock.py).
 """
 
 from __future__ import annotations
@@ -23,8 +30,8 @@ import time
 from pathlib import Path
 
 from vault_agent.config import Settings
-from vault_agent.contracts import WRITER_STATE_FILE, Manifest, WriterState
-from vault_agent.errors import StorageFull, StorageReadOnly, from_os_error
+from vault_agent.contracts import WRITER_STATE_FILE, ComponentHealth, Manifest, WriterState
+from vault_agent.errors import VaultUnavailable
 from vault_agent.indexer.build import Indexer, open_writer_dirs
 from vault_agent.indexer.compaction import due_while_busy, maybe_compact
 from vault_agent.indexer.eventlog import NewEvent
@@ -39,14 +46,11 @@ from vault_agent.indexer.staleness import Staleness
 from vault_agent.indexer.tool_echo import ToolEchoes
 from vault_agent.indexer.watch_batches import Batch, HintBatcher
 from vault_agent.indexer.watch_filter import NoteFilter
-from vault_agent.indexer.watcher import (
-    ObserverHandle,
-    VaultEventHandler,
-    add_problem_listener,
-    remove_problem_listener,
-    start_observer,
-)
+from vault_agent.indexer.watch_keeper import WatchKeeper
+from vault_agent.indexer.watcher import VaultEventHandler, add_problem_listener, remove_problem_listener
+from vault_agent.indexer.writer_faults import FaultRecovery
 from vault_agent.semantic.embedder import SemanticIndexer
+from vault_agent.supervise import Supervisor
 
 log = logging.getLogger("vault_agent.indexer.engine")
 
@@ -56,7 +60,7 @@ IDLE_WAKE_S = 1.0  # an idle writer still looks for maintenance work this often
 __all__ = ["RECONCILE_INTERVAL_S", "Writer"]
 
 
-class Writer:
+class Writer(FaultRecovery):
     """The one writer process's engine (see module doc); thread-safe public methods."""
 
     def __init__(
@@ -77,17 +81,21 @@ class Writer:
         self._head = 0
         self._started_at = now_iso()
         self._indexer: Indexer | None = None
-        self._observer: ObserverHandle | None = None
+        self._keeper: WatchKeeper | None = None
         self._loop: threading.Thread | None = None
         self._batcher = HintBatcher()
         self._staleness = Staleness()
         self._pacer = CommitPacer()
         self._backoff = Backoff()
-        self._heartbeat = Heartbeat(self._on_heartbeat)
+        self._supervisor = Supervisor(on_failure=lambda _name: self._publish())
+        self._heartbeat = Heartbeat(self._on_heartbeat, spawn=self._supervisor.spawn)
+        self._state_guard = threading.Lock()  # one recreation of a deleted state dir at a time
+        self._state_lost = False  # set by whoever re-took the lock; the build loop rebuilds
+        self._state_in_vault = settings.index_dir_in_vault() is not None
         self._reconciler: Reconciler | None = None
         self._gc: GarbageCollector | None = None
         self._echoes: ToolEchoes | None = None
-        self._semantic = SemanticIndexer(self.index_dir, wake=self._batcher.wake)
+        self._semantic = SemanticIndexer(self.index_dir, wake=self._batcher.wake, spawn=self._supervisor.spawn)
 
     # ----- public state ----------------------------------------------------------------
     @property
@@ -115,6 +123,7 @@ class Writer:
             watcher_ok=self._staleness.watcher_ok,
             watching=self.watch,
             stale_reason=self._staleness.reason,
+            components={name: ComponentHealth(**vars(h)) for name, h in self._supervisor.report().items()},
         )
 
     def _publish(self) -> None:
@@ -140,10 +149,10 @@ class Writer:
             self._head = idx.log.head_seq()
             if self.watch:
                 add_problem_listener(self._on_problem)
-                handler = VaultEventHandler(
-                    NoteFilter(idx.vault), idx.log.dir, self._batcher.add, self._batcher.wake
+                self._keeper = WatchKeeper(
+                    idx.vault, idx.log.dir, self._event_handler, self._supervisor, self.settings.index_dir_in_vault()
                 )
-                self._observer = start_observer(idx.vault, idx.log.dir, handler)
+                self._keeper.start()
             self._set_phase("building")
             try:
                 idx.catch_up()
@@ -155,18 +164,10 @@ class Writer:
             self._head = max(self._head, idx.log.head_seq())
             settle_for_saves()  # long_run.py: parser warm, start-up heap out of the GC's way
             self._set_phase("idle")
-            self._reconciler = Reconciler(
-                idx,
-                self.reconcile_interval_s,
-                on_appended=self._on_appended,
-                watcher_alive=self._watcher_alive,
-                on_watcher_dead=self._staleness.watcher_died,
-                wait_writer_idle=self._wait_committed,
-            )
+            self._reconciler = self._new_reconciler(idx)
             self._semantic.start()
             self._semantic.sync(idx)
-            self._loop = threading.Thread(target=self._run, name="vault-agent-writer", daemon=True)
-            self._loop.start()
+            self._loop = self._supervisor.spawn("writer", self._run)
             self._heartbeat.start()
         except BaseException:
             self._shutdown_watch()
@@ -185,6 +186,7 @@ class Writer:
             self._stopped = True
             self._cond.notify_all()
         self._batcher.stop()
+        self._supervisor.stop()
         self._shutdown_watch()
         self._semantic.stop()
         if self._loop is not None:
@@ -202,11 +204,26 @@ class Writer:
         self.stop()
 
     def _shutdown_watch(self) -> None:
-        if self._observer is not None:
+        if self._keeper is not None:
             remove_problem_listener(self._on_problem)
-            self._observer.stop()
-            self._observer.join(timeout=30)
-            self._observer = None
+            self._keeper.stop()
+            self._keeper = None
+
+    def _event_handler(self) -> VaultEventHandler:
+        """The watchdog handler of a (re)started observer: hints into the batcher."""
+        assert self._indexer is not None
+        idx = self._indexer
+        return VaultEventHandler(NoteFilter(idx.vault), idx.log.dir, self._batcher.add, self._batcher.wake)
+
+    def _new_reconciler(self, idx: Indexer) -> Reconciler:
+        return Reconciler(
+            idx,
+            self.reconcile_interval_s,
+            on_appended=self._on_appended,
+            watcher_alive=self._watcher_alive,
+            on_watcher_dead=self._staleness.watcher_died,
+            wait_writer_idle=self._wait_committed,
+        )
 
     def __enter__(self) -> Writer:
         self.start()
@@ -230,43 +247,24 @@ class Writer:
             self._cond.wait_for(lambda: self._stopped or self._head <= self.applied_seq, timeout=timeout_s)
 
     def _watcher_alive(self) -> bool:
-        return self._observer is None or self._observer.is_alive()
-
-    def _on_problem(self, reason: str) -> None:
-        self._staleness.report(reason)
-        self._batcher.request_rescan()
-        self._publish()
-        log.warning("watcher reported %s; a rescan follows", reason)
+        keeper = self._keeper
+        return keeper is None or keeper.healthy()
 
     def _on_heartbeat(self, missed_time: bool) -> None:
         if missed_time:
             # The process did not run for a while: events may have been lost without an
             # overflow record reaching us yet. Stale until a rescan.
             self._on_problem("missed-time")
+        if not self._lock.intact():
+            self._state_dir_deleted()
+        if self._keeper is not None:
+            self._check_vault_root(self._keeper)
         assert self._indexer is not None
         head = self._indexer.log.head_seq()
         if head > max(self._head, self.applied_seq):
             self._batcher.wake()  # another process appended (write tools without a writer)
         self._head = max(self._head, head)
         self._publish()
-
-    def _storage_problem(self, exc: OSError, *, lost_hints: bool) -> bool:
-        """Mark the index stale for a full or read-only state dir; True when it is one.
-
-        `lost_hints`: events could not be recorded, so a full rescan must follow (the
-        snapshot is never `fresh` while a change is known to be missing from the log).
-        """
-        mapped = from_os_error(exc, "state")
-        if not isinstance(mapped, (StorageFull, StorageReadOnly)):
-            return False
-        reason = "storage-full" if isinstance(mapped, StorageFull) else "storage-read-only"
-        first = self._staleness.report(reason)
-        if lost_hints:
-            self._batcher.request_rescan()
-        if first:
-            log.warning("%s: the last snapshot keeps serving; retrying with backoff", mapped.code)
-        self._publish()
-        return True
 
     def append(self, items: list[NewEvent]) -> int:
         """Append events (write tools) through the live writer; returns the last seq.
@@ -303,6 +301,8 @@ class Writer:
         while not self._batcher.stopped:
             try:
                 for batch in self._batcher.batches(quiet_s, MAX_DEBOUNCE_S, self._idle_s):
+                    if self._state_lost:
+                        self._recover_state_dir()
                     self._record(batch)
                     if batch.settled:
                         assert self._reconciler is not None
@@ -311,9 +311,18 @@ class Writer:
                         self._backoff.succeeded()
                 return
             except Exception as exc:  # noqa: BLE001 - the writer must outlive any one failed build
+                wait_s = self._backoff.failed()
+                if isinstance(exc, VaultUnavailable):
+                    self._vault_missing()  # expected while the folder is away: no traceback
+                    self._set_phase("idle")
+                    self._batcher.wait_stopped(wait_s)
+                    continue
+                if not self._lock.intact():
+                    self._state_dir_deleted()  # the build failed because its folder went
+                    self._set_phase("idle")
+                    continue
                 if isinstance(exc, OSError):
                     self._storage_problem(exc, lost_hints=False)
-                wait_s = self._backoff.failed()
                 log.error(
                     "index build failed (%s); retrying in %.1f s\n%s",
                     type(exc).__name__,
@@ -347,6 +356,10 @@ class Writer:
         idx = self._indexer
         events = idx.log.read_after(idx.applied_seq)
         self._head = max(self._head, events[-1].seq if events else idx.log.head_seq())
+        if (self._keeper is not None and self._keeper.missing) or not self._lock.intact():
+            # The events wait in the log: the disk decides once the folder is back, and only
+            # the holder of the state dir's lock file commits into it (writer_faults.py).
+            return
         if not events:
             self._maintain()
             return

@@ -25,6 +25,7 @@ from vault_agent.contracts import EVENTS_DIR, fsync_dir
 from vault_agent.framing import FOOT, HEAD, MAGIC, MAX_PAYLOAD  # noqa: F401  (re-exported)
 from vault_agent.framing import frame as _frame
 from vault_agent.framing import parse_frame_at as _parse_at
+from vault_agent.private_dir import make_state_dirs
 
 LOG_NAME = "events.log"
 APPEND_LOCK = "append.lock"
@@ -162,7 +163,7 @@ class EventLog:
     # ----- locking ---------------------------------------------------------------------
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        self.dir.mkdir(parents=True, exist_ok=True)
+        make_state_dirs(self.dir, self.dir.parent)
         fd = os.open(self.dir / APPEND_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from vault_agent.errors import VaultUnavailable
 from vault_agent.indexer.build import Indexer, NoteInfo
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.scan import scan_vault
@@ -92,6 +93,8 @@ class Reconciler:
             )
             if events:
                 self._on_appended(idx.log.append(events))
+        except VaultUnavailable:
+            pass  # the vault folder is gone: the writer's heartbeat reports it (writer_faults.py)
         except OSError as exc:
             log.error("reconcile scan failed (%s)", type(exc).__name__)
         if not self._watcher_alive():

@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from vault_agent.contracts import fsync_dir
 from vault_agent.indexer.search_docs import DOCS_TABLE, NAMES_TABLE
+from vault_agent.private_dir import make_state_dirs
 from vault_agent.search_fields import (
     DETAIL_FIELD,
     FIELD_BOOSTS,
@@ -127,7 +128,7 @@ def _link_tree(src: Path, dst: Path, durable: bool) -> None:
 def _clear_dir(path: Path) -> None:
     """Empty `path` but keep the directory itself: a file watcher on a state dir inside the
     vault (watchdog, inotify) trips over a watched directory removed and re-created."""
-    path.mkdir(parents=True, exist_ok=True)
+    make_state_dirs(path, path.parent.parent)  # search/<dir> of the state dir
     for entry in os.scandir(path):
         if entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path)

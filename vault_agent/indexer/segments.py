@@ -29,6 +29,7 @@ from vault_agent.contracts import (
     fsync_dir,
     segment_file_name,
 )
+from vault_agent.private_dir import make_state_dirs
 from vault_agent.term_rows import terms_table
 
 COMPRESSION = "zstd"
@@ -215,8 +216,8 @@ class SegmentWriter:
         """Sort, write, fsync and publish every table file; returns the segment's ref."""
         tmp_dir = self.index_dir / TMP_DIR
         seg_dir = self.index_dir / SEGMENTS_DIR
-        tmp_dir.mkdir(parents=True, exist_ok=True)
-        seg_dir.mkdir(parents=True, exist_ok=True)
+        make_state_dirs(tmp_dir, self.index_dir)
+        make_state_dirs(seg_dir, self.index_dir)
         files: dict[str, str] = {}
         try:
             for name, schema in TABLES.items():

@@ -33,6 +33,7 @@ from vault_agent.contracts import (
     fsync_dir,
 )
 from vault_agent.freshness import read_current_manifest
+from vault_agent.private_dir import make_state_dirs
 
 MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z_]+\.parquet$")
@@ -70,7 +71,7 @@ def clear_tmp(index_dir: Path) -> None:
     tmp = Path(index_dir) / TMP_DIR
     if tmp.exists():
         shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True, exist_ok=True)
+    make_state_dirs(tmp, Path(index_dir))
 
 
 def _ids_on_disk(index_dir: Path) -> tuple[int, int]:
@@ -102,8 +103,8 @@ def commit(index_dir: Path, manifest: Manifest) -> None:
     index_dir = Path(index_dir)
     snap_dir = index_dir / SNAPSHOTS_DIR
     tmp_dir = index_dir / TMP_DIR
-    snap_dir.mkdir(parents=True, exist_ok=True)
-    tmp_dir.mkdir(parents=True, exist_ok=True)
+    make_state_dirs(snap_dir, index_dir)
+    make_state_dirs(tmp_dir, index_dir)
     name = manifest_name(manifest.snapshot_id)
     tmp = tmp_dir / name
     with open(tmp, "wb") as fh:

@@ -27,6 +27,7 @@ from watchdog.observers.api import BaseObserver
 
 from vault_agent.indexer.watch_filter import IGNORED_EVENT_TYPES, NoteFilter
 from vault_agent.paths import Vault
+from vault_agent.private_dir import make_state_dirs
 
 ObserverHandle = BaseObserver  # what the engine holds, without importing watchdog itself
 
@@ -130,6 +131,12 @@ class VaultEventHandler(FileSystemEventHandler):
                 self.sink(rel, event.is_directory)
 
 
+def observer_healthy(observer: BaseObserver) -> bool:
+    """True while the observer's thread and every emitter thread run (watchdog stops an
+    emitter for good when its watched folder is deleted, and says nothing)."""
+    return observer.is_alive() and all(emitter.is_alive() for emitter in observer.emitters)
+
+
 def start_observer(vault: Vault, events_dir: Path, handler: VaultEventHandler) -> BaseObserver:
     """A started watchdog observer on the vault (recursive) and on the event log's folder."""
     observer = Observer()
@@ -137,7 +144,7 @@ def start_observer(vault: Vault, events_dir: Path, handler: VaultEventHandler) -
     observer.schedule(handler, str(vault.root), recursive=True)
     ev_dir = os.path.realpath(events_dir)
     if not ev_dir.startswith(str(vault.root) + os.sep):
-        events_dir.mkdir(parents=True, exist_ok=True)
+        make_state_dirs(events_dir, events_dir.parent)
         observer.schedule(handler, ev_dir, recursive=False)
     observer.start()
     return observer

@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_agent.errors import InvalidPath, NotFound
+from vault_agent.errors import InvalidPath, NotFound, VaultUnavailable
 from vault_agent.paths.rules import Match, display
 from vault_agent.text import nfc
 
@@ -71,8 +71,50 @@ class DescriptorIO:
         self.root = Path(os.path.realpath(root))
 
     def open_root(self) -> int:
-        """A descriptor on the vault root; the caller closes it."""
-        return os.open(self.root, DIR_FLAGS)
+        """A descriptor on the vault root; the caller closes it.
+
+        Raises:
+            VaultUnavailable: the root folder is gone (moved, deleted, unmounted).
+        """
+        try:
+            return os.open(self.root, DIR_FLAGS)
+        except (FileNotFoundError, NotADirectoryError):
+            raise VaultUnavailable() from None
+
+    def root_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the folder at the root path now, or None when there is none.
+
+        The writer compares it over time: another identity means the folder was replaced
+        (renamed away and a new one made, a restored backup), which a watch on the old
+        folder would never see."""
+        try:
+            st = os.stat(self.root)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+    def require_root(self) -> tuple[int, int]:
+        """The root folder's identity (the start of a build).
+
+        Raises:
+            VaultUnavailable: the folder is gone.
+        """
+        identity = self.root_identity()
+        if identity is None:
+            raise VaultUnavailable()
+        return identity
+
+    def check_same_root(self, before: tuple[int, int]) -> None:
+        """Raises: VaultUnavailable when the root folder is gone or another one took its path."""
+        now = self.root_identity()
+        if now == before:
+            return
+        if now is None:
+            raise VaultUnavailable()
+        raise VaultUnavailable(
+            "the vault folder was replaced by another folder while indexing; nothing was "
+            "committed. Run the command again (a running server rescans by itself)"
+        )
 
     def _walk_dirs(
         self, parts: list[str], match: Match, original: str, *, create: bool = False, missing: str = ""
@@ -209,7 +251,10 @@ class DescriptorIO:
             InvalidPath: a parent became a link or a file. NotFound: a parent is gone.
         """
         if not resolved.raw_parts:
-            return os.stat(self.root)
+            try:
+                return os.stat(self.root)
+            except (FileNotFoundError, NotADirectoryError):
+                raise VaultUnavailable() from None
         fd, _ = self._walk_dirs(list(resolved.raw_parts[:-1]), "exact", resolved.rel)
         try:
             return os.stat(resolved.raw_parts[-1], dir_fd=fd, follow_symlinks=False)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vault_agent.errors import VaultUnavailable
 from vault_agent.paths.rules import PathRules, has_surrogates
 from vault_agent.text import nfc
 
@@ -100,7 +101,12 @@ def _kept_names(entries: list[os.DirEntry[str]], rel_dir: str, rules: PathRules,
 def walk_vault(
     root: Path, rules: PathRules, report: WalkReport | None = None, notes_only: bool = True
 ) -> Iterator[WalkEntry]:
-    """Every non-excluded regular file (notes only by default) under `root`, in sorted order."""
+    """Every non-excluded regular file (notes only by default) under `root`, in sorted order.
+
+    Raises:
+        VaultUnavailable: the root folder itself is gone: an empty walk would read as
+            "every note deleted" (a sync tool or a checkout that removes and restores it).
+    """
     rep = report if report is not None else WalkReport()
     stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
@@ -108,6 +114,10 @@ def walk_vault(
         try:
             with os.scandir(abs_dir) as it:
                 entries = sorted(it, key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            if not rel_dir:
+                raise VaultUnavailable() from None
+            continue
         except PermissionError:
             rep.unreadable_folders.append(rel_dir)
             continue

@@ -97,6 +97,18 @@ class StatusDetails(Camel):
     # its seven keys, so the lag is reported here and as SEMANTIC_PENDING on search).
     semantic_search: str = "off"
     embedded_share: float = 0.0
+    # Why the index is stale (contracts.STALE_REASONS keys, e.g. "vault-missing"), and the
+    # restarts of the live writer's supervised threads and watcher (vault_agent/supervise.py).
+    stale_reason: str | None = None
+    restarts: dict[str, Restarts] = {}
+
+
+class Restarts(Camel):
+    """One supervised component of the writer: restarts so far and the last failure's type."""
+
+    restarts: int
+    last_error: str | None = None
+    last_failure_at: str | None = None  # ISO 8601 UTC
 
 
 class StatusData(Camel):

@@ -38,9 +38,11 @@ from vault_agent.freshness import (
     compute_freshness,
     incompatible_error,
     is_compatible,
+    missing_index_error,
     read_current_manifest,
     read_writer_state,
     shared_stat_checker,
+    stale_reason,
     writer_alive,
 )
 from vault_agent.heap import release_free_memory, release_if_grown, use_system_arrow_pool
@@ -78,9 +80,11 @@ class SnapshotView:
         freshness: Freshness,
         live: LiveNotes,
         connect: Callable[[], duckdb.DuckDBPyConnection],
+        stale_reason: str | None = None,
     ) -> None:
         self.manifest = manifest
         self.freshness = freshness
+        self.stale_reason = stale_reason  # why it is stale, when known (contracts.STALE_REASONS)
         self.live = live  # the snapshot's live notes as typed arrays (orientation, one-note lookups)
         self._connect = connect
         self._con: duckdb.DuckDBPyConnection | None = None
@@ -105,7 +109,7 @@ class SnapshotView:
 
     def warnings(self) -> list[WarningItem]:
         """The freshness warning of this snapshot, or nothing when it is fresh."""
-        warning = freshness_warning(self.freshness)
+        warning = freshness_warning(self.freshness, self.stale_reason)
         return [warning] if warning else []
 
 
@@ -156,8 +160,13 @@ class SnapshotReader:
         snap, _ = self._pin(cursor=False)
         view: SnapshotView | None = None
         try:
+            state = self._freshness(snap.manifest)
             view = SnapshotView(
-                snap.manifest, self._freshness(snap.manifest), snap.live, lambda: self._cursor(snap)
+                snap.manifest,
+                state,
+                snap.live,
+                lambda: self._cursor(snap),
+                self.stale_reason() if state == "stale" else None,
             )
             yield view
         finally:
@@ -225,6 +234,10 @@ class SnapshotReader:
         # An incompatible snapshot never reaches here (acquire raises); keep the type closed.
         return "unknown" if state == "incompatible" else state
 
+    def stale_reason(self) -> str | None:
+        """Why the current snapshot is stale, when the writer or the stat scan knows."""
+        return stale_reason(read_writer_state(self._state_dir), self._stat_checker)
+
     def recheck(self) -> Freshness | None:
         """Force a stat scan now (status on demand); the state, or None without a snapshot."""
         manifest = self.current_manifest()
@@ -260,7 +273,7 @@ class SnapshotReader:
                 raise IndexNotFound("the snapshot reader is closed; restart the server")
             sig = self._current_stat()
             if sig is None:
-                raise IndexNotFound()
+                raise missing_index_error(self.settings)
             if self._current is not None and sig == self._current_sig:
                 return self._take(self._current, cursor)
             if sig == self._incompatible_sig and self._incompatible_error is not None:
@@ -337,7 +350,7 @@ class SnapshotReader:
         """Load the snapshot CURRENT names and make it current (caller holds _ddl_lock)."""
         manifest = read_current_manifest(self._state_dir)
         if manifest is None:
-            raise IndexNotFound()
+            raise missing_index_error(self.settings)
         if not is_compatible(self.settings, manifest):
             error = incompatible_error(self.settings, manifest)
             with self._lock:

@@ -9,23 +9,32 @@ script can branch on the exit code.
 
 from __future__ import annotations
 
+import time
+
 from vault_agent.config import Settings
-from vault_agent.contracts import Manifest, Outcome, WarningItem, freshness_warning
-from vault_agent.errors import IndexNotFound
+from vault_agent.contracts import Manifest, Outcome, WarningItem, WriterState, freshness_warning
 from vault_agent.freshness import (
     StatChecker,
     compute_freshness,
     incompatible_error,
     is_compatible,
+    missing_index_error,
     read_current_manifest,
     read_writer_state,
+    stale_reason,
     vault_for_settings,
+    writer_alive,
 )
-from vault_agent.query.models import StatusData, StatusDetails
+from vault_agent.query.models import Restarts, StatusData, StatusDetails
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.semantic import semantic_state
 
 MAX_DETAIL_PATHS = 1000
+
+
+def iso_utc(ts: float) -> str:
+    """A `time.time()` value as ISO 8601 UTC to the second."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
 
 
 _PATH_QUERIES = {
@@ -38,7 +47,28 @@ _PATH_QUERIES = {
 }
 
 
-def _details(settings: Settings, manifest: Manifest, reader: SnapshotReader | None) -> StatusDetails:
+def _restarts(writer: WriterState | None) -> dict[str, Restarts]:
+    """The live writer's supervised components that were restarted at least once."""
+    if not writer_alive(writer) or writer is None:
+        return {}
+    return {
+        name: Restarts(
+            restarts=h.restarts,
+            last_error=h.last_error,
+            last_failure_at=iso_utc(h.last_failure_at) if h.last_failure_at is not None else None,
+        )
+        for name, h in sorted(writer.components.items())
+        if h.restarts
+    }
+
+
+def _details(
+    settings: Settings,
+    manifest: Manifest,
+    reader: SnapshotReader | None,
+    writer: WriterState | None,
+    reason: str | None,
+) -> StatusDetails:
     """Skipped counts by rule; invalid-frontmatter, binary and case-twin paths (CLI-local only)."""
     found: dict[str, list[str]] = {key: [] for key in _PATH_QUERIES}
     if is_compatible(settings, manifest):
@@ -64,6 +94,8 @@ def _details(settings: Settings, manifest: Manifest, reader: SnapshotReader | No
         case_twin_paths=found["case_twin"][:MAX_DETAIL_PATHS],
         segment_count=len(manifest.segments),
         applied_seq=manifest.applied_seq,
+        stale_reason=reason,
+        restarts=_restarts(writer),
     )
 
 
@@ -81,17 +113,23 @@ def index_status(
     """
     manifest = read_current_manifest(settings.index_dir)
     if manifest is None:
-        raise IndexNotFound()
+        raise missing_index_error(settings)
     warnings: list[WarningItem] = []
     if not is_compatible(settings, manifest):
         raise incompatible_error(settings, manifest)
+    writer = read_writer_state(settings.index_dir)
+    reason: str | None = None
     if reader is not None:
         state = reader.recheck() or "unknown"
+        reason = reader.stale_reason()
     else:
-        state = compute_freshness(settings, manifest, read_writer_state(settings.index_dir), None)
+        state = compute_freshness(settings, manifest, writer, None)
+        checker: StatChecker | None = None
         if state == "unknown":
-            state = StatChecker(settings).check(manifest, force=True)
-    warning = freshness_warning(state)
+            checker = StatChecker(settings)
+            state = checker.check(manifest, force=True)
+        reason = stale_reason(writer, checker)
+    warning = freshness_warning(state, reason)
     if warning:
         warnings.append(warning)
     data = StatusData(
@@ -102,6 +140,8 @@ def index_status(
         invalid_frontmatter_count=manifest.invalid_frontmatter_count,
         last_commit_at=manifest.created_at,
         schema_version=manifest.schema_version,
-        details=_details(settings, manifest, reader) if verbose else None,
+        details=_details(settings, manifest, reader, writer, reason if state == "stale" else None)
+        if verbose
+        else None,
     )
     return Outcome(data=data, warnings=warnings, freshness=state)

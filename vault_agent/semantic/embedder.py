@@ -36,6 +36,7 @@ from vault_agent.semantic.settings import embed_threads, semantic_enabled
 from vault_agent.semantic.store import LEGACY_TABLES, TABLE, file_model, read_vectors
 from vault_agent.semantic.store_write import write_embeddings
 from vault_agent.semantic.vectors import quantize
+from vault_agent.supervise import Spawn, plain_thread
 
 log = logging.getLogger("vault_agent.semantic")
 
@@ -71,8 +72,10 @@ class SemanticIndexer:
         index_dir: Path,
         wake: Callable[[], None] | None = None,
         loader: Callable[[], Encoder | None] = load_encoder,
+        spawn: Spawn = plain_thread,
     ) -> None:
         self.index_dir = Path(index_dir)
+        self._spawn = spawn  # the writer's supervisor: a failure restarts the worker
         self._wake = wake
         self._loader = loader
         self._cond = threading.Condition()
@@ -88,8 +91,7 @@ class SemanticIndexer:
     def start(self) -> None:
         if not semantic_enabled() or self._thread is not None:
             return
-        self._thread = threading.Thread(target=self._run, name="vault-agent-embedder", daemon=True)
-        self._thread.start()
+        self._thread = self._spawn("embedder", self._run)
 
     def stop(self) -> None:
         with self._cond:

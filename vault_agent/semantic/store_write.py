@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, TMP_DIR, fsync_dir, segment_file_name
+from vault_agent.private_dir import make_state_dirs
 from vault_agent.semantic.store import TABLE, embedding_schema
 
 __all__ = ["write_embeddings"]
@@ -47,7 +48,7 @@ def write_embeddings(
     )
     name = segment_file_name(segment_id, TABLE)
     tmp_dir, seg_dir = Path(index_dir) / TMP_DIR, Path(index_dir) / SEGMENTS_DIR
-    tmp_dir.mkdir(parents=True, exist_ok=True)
+    make_state_dirs(tmp_dir, Path(index_dir))
     tmp = tmp_dir / name
     try:
         pq.write_table(table, tmp, compression="zstd")
