@@ -83,10 +83,10 @@ def test_http_mcp_errors_are_the_canonical_object(server: ServerThread) -> None:
         {
             "error": {
                 "code": "INVALID_PARAMETER",
-                "message": "parameter 'depth' must be less than or equal to 10",
+                "message": "parameter 'depth' must be an integer from 1 to 10",
             }
         },
-        {"error": {"code": "INVALID_PARAMETER", "message": "unknown parameter 'bogus'"}},
+        {"error": {"code": "INVALID_PARAMETER", "message": "unknown parameter 'bogus'; the parameters are: limit"}},
     ]
     assert [(r.is_error, r.structured_content, r.content[0].text) for r in results] == [
         (True, e, dump_json(e)) for e in expected

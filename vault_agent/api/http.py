@@ -28,7 +28,8 @@ from vault_agent.api.param_text import field_info as _field
 from vault_agent.api.param_text import json_text as _json_text
 from vault_agent.api.param_text import nested_model as _nested_model
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
-from vault_agent.api.security import VAULT_ID_HEADER, AccessPolicy, bearer_challenge
+from vault_agent.api.security import SURFACE_HEADER, VAULT_ID_HEADER, AccessPolicy, bearer_challenge
+from vault_agent.api.surface_names import Surface
 from vault_agent.errors import (
     InvalidParameter,
     NotFound,
@@ -125,7 +126,9 @@ def make_handler(op: Operation) -> Handler:
         ctx = request.app[CTX_KEY]
         raw = await raw_params(op, request)
         loop = asyncio.get_running_loop()
-        outcome = await loop.run_in_executor(None, invoke, op, ctx, raw)
+        # The CLI says it is the caller, so that errors name its flags, not query parameters.
+        surface: Surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "http"
+        outcome = await loop.run_in_executor(None, invoke, op, ctx, raw, surface)
         body = body_of(op, outcome)
         return web.Response(
             text=dump_json(body), content_type="application/json", headers=_headers_of(op, outcome)

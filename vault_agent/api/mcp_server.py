@@ -132,7 +132,7 @@ def error_result(exc: VaultAgentError) -> CallToolResult:
 def call_result(op: Operation, ctx: AppContext, arguments: dict[str, Any]) -> CallToolResult:
     """Run one tool call synchronously and shape its result (success or canonical error)."""
     try:
-        outcome = invoke(op, ctx, coerce_json_text(op.params, arguments))
+        outcome = invoke(op, ctx, coerce_json_text(op.params, arguments), "mcp")
     except VaultAgentError as exc:
         return error_result(exc)
     except Exception:  # noqa: BLE001  the MCP translator: anything unexpected is INTERNAL with an id

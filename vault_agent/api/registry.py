@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from vault_agent.api.human.common import data_of  # noqa: F401 - re-exported for renderers
+from vault_agent.api.surface_names import PARAMETER_ERRORS, Surface, reword, validation_error
 from vault_agent.config import Settings
-from vault_agent.errors import Forbidden, InvalidLimit, InvalidParameter, VaultAgentError, from_os_error
+from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, from_os_error
 
 if TYPE_CHECKING:  # the CLI imports this registry: keep it free of pathspec and pyarrow
     from vault_agent.contracts import Outcome
@@ -131,8 +132,9 @@ def operations(kind: Kind | None = None) -> list[Operation]:
     return [op for op in REGISTRY.values() if kind is None or op.kind == kind]
 
 
-def parse_params(op: Operation, raw: dict[str, Any]) -> Params:
-    """Validate raw parameters; errors name the field, never echo the value.
+def parse_params(op: Operation, raw: dict[str, Any], surface: Surface = "mcp") -> Params:
+    """Validate raw parameters; the error names the parameter as `surface` spells it and
+    says what is allowed, in our words (`surface_names`), never echoing the value.
 
     Raises:
         InvalidParameter / InvalidLimit: a value is missing, malformed or out of range.
@@ -140,24 +142,15 @@ def parse_params(op: Operation, raw: dict[str, Any]) -> Params:
     try:
         return op.params.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ())) or "parameters"
-        kind = first.get("type", "")
-        if loc == "limit" and op.limit_error is InvalidLimit:
-            raise InvalidLimit("limit must be an integer from 1 to 50") from None
-        if kind == "extra_forbidden":
-            raise InvalidParameter(f"unknown parameter '{loc}'") from None
-        if kind == "missing":
-            raise InvalidParameter(f"missing required parameter '{loc}'") from None
-        msg = str(first.get("msg", "invalid value"))
-        msg = msg.replace("Input should be", "must be").replace("Value error, ", "")
-        raise InvalidParameter(f"parameter '{loc}' {msg}"[:300]) from None
+        raise validation_error(op, exc, surface, raw) from None
 
 
-def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any]) -> Outcome[Any]:
+def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any], surface: Surface = "mcp") -> Outcome[Any]:
     """Check that the operation is allowed, validate its params and run it.
 
-    Unexpected exceptions pass through: the transport's translator turns them into INTERNAL.
+    `surface` is who called (MCP, HTTP or the CLI through HTTP): parameter names in error
+    messages are spelled its way (`surface_names.reword`). Unexpected exceptions pass
+    through: the transport's translator turns them into INTERNAL.
 
     Raises:
         Forbidden: a write operation while writes are disabled (checked first, on every surface).
@@ -165,9 +158,11 @@ def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any]) -> Outcome[Any]:
     """
     if op.kind == "write" and not ctx.settings.writes_enabled:
         raise Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
-    params = parse_params(op, raw)
+    params = parse_params(op, raw, surface)
     try:
         return op.func(ctx, params)
+    except PARAMETER_ERRORS as exc:
+        raise reword(op, exc, surface, raw) from None
     except OSError as exc:
         mapped = from_os_error(exc, "vault")  # e.g. a note whose permissions deny reading
         if mapped is None:

@@ -32,6 +32,7 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
 REALM = "vault-agent"
 VAULT_ID_HEADER = "X-Vault-Id"
+SURFACE_HEADER = "X-Vault-Agent-Surface"  # `cli` from the CLI: error messages then name its flags
 
 
 def vault_fingerprint(vault: Path) -> str:

@@ -5,8 +5,13 @@ models' own JSON schemas with the noise removed and nothing of meaning lost:
 - `$defs`/`$ref` of nested models are inlined (each is used once);
 - pydantic's generated `title`s and `default: null` go (annotations, not constraints), and
   `additionalProperties: false` (the server refuses unknown parameters with INVALID_PARAMETER);
-- `anyOf [X, {"type": "null"}]` becomes `X` with `"type": [t, "null"]`.
+- `anyOf [X, {"type": "null"}]` becomes `X`: optional means absent (issue 23). The server
+  still accepts an explicit null (the model does); the schema does not advertise it, because
+  type lists and null branches are what clients render worst (the MCP Inspector's form
+  builder dispatches on one `type` string; Gemini's schema subset has no type lists).
 Names, types, bounds, enums and `required` stay exactly as the model declares them.
+`portability_warnings` lists what a published schema should never contain; the tool-list
+test asserts there is none.
 """
 
 from __future__ import annotations
@@ -33,18 +38,15 @@ def _inline(node: Any, defs: dict[str, Any], stack: tuple[str, ...] = ()) -> Any
 
 
 def _nullable(alternatives: list[Any]) -> dict[str, Any] | None:
-    """`X | None` as one schema with a type list, when X has a single plain type."""
+    """`X | None` as X alone: an optional parameter is one the caller leaves out."""
     if len(alternatives) != 2 or {"type": "null"} not in alternatives:
         return None
     other = next(a for a in alternatives if a != {"type": "null"})
-    if not isinstance(other, dict) or not isinstance(other.get("type"), str):
+    if not isinstance(other, dict):
         return None
-    if "const" in other:
-        return None
-    merged = {**other, "type": [other["type"], "null"]}
     if isinstance(other.get("enum"), list):
-        merged["enum"] = [*other["enum"], None]
-    return merged
+        return {**other, "enum": [v for v in other["enum"] if v is not None]}
+    return dict(other)
 
 
 def _tidy(node: Any, *, in_properties: bool = False) -> Any:
@@ -70,7 +72,7 @@ def _tidy(node: Any, *, in_properties: bool = False) -> Any:
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A model's JSON schema without `$defs`, generated titles, null defaults or nullable anyOfs."""
+    """A model's JSON schema without `$defs`, generated titles, null defaults or null branches."""
     tidy: dict[str, Any] = _tidy(_inline(schema, schema.get("$defs", {})))
     tidy.setdefault("type", "object")
     tidy.setdefault("properties", {})
@@ -109,3 +111,46 @@ def output_schema(result: type[BaseModel], *, envelope: bool) -> dict[str, Any] 
         return None
     required = result.model_json_schema(by_alias=True, mode="serialization").get("required", [])
     return {"type": "object", "required": list(required)}
+
+
+# Keywords no published schema uses: unions and references (clients that build forms, and
+# function-calling subsets such as Gemini's, handle them badly or not at all).
+_UNPORTABLE_KEYWORDS = ("anyOf", "oneOf", "allOf", "not", "$ref", "$defs", "if", "then", "else", "const", "nullable")
+_PLAIN_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+
+
+def portability_warnings(schema: dict[str, Any], where: str = "") -> list[str]:
+    """What a client may not render or accept in a published schema, one line per finding.
+
+    The rules follow the MCP Inspector's form builder (`SchemaForm.renderField`: one `type`
+    string per field, string enums for a select, objects with `properties`, arrays with
+    `items`) and the strictest function-calling subsets: no type lists, no null, no unions,
+    no references, no untyped or free-form fields.
+    """
+    found: list[str] = []
+    here = where or "(root)"
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        found.append(f"{here}: type list {kind}")
+    elif kind not in _PLAIN_TYPES:
+        found.append(f"{here}: type {kind!r} is not one plain JSON type")
+    for keyword in _UNPORTABLE_KEYWORDS:
+        if keyword in schema:
+            found.append(f"{here}: uses {keyword}")
+    enum = schema.get("enum")
+    if enum is not None and (kind != "string" or not all(isinstance(v, str) for v in enum)):
+        found.append(f"{here}: enum of other values than strings")
+    if kind == "object":
+        properties = schema.get("properties")
+        if not isinstance(properties, dict):
+            found.append(f"{here}: object without properties")
+        else:
+            for name, sub in properties.items():
+                found += portability_warnings(sub, f"{where}.{name}" if where else name)
+    if kind == "array":
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            found.append(f"{here}: array without items")
+        else:
+            found += portability_warnings(items, f"{here}[]")
+    return found

@@ -79,8 +79,10 @@ def call_server(
         ServerUnavailable: nothing answers at `server`.
         VaultAgentError: the server's canonical error (its code decides the exit code).
     """
+    from vault_agent.api.security import SURFACE_HEADER
+
     base = server.rstrip("/")
-    headers = {"Accept": "application/json"}
+    headers = {"Accept": "application/json", SURFACE_HEADER: "cli"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     if vault_id:
@@ -165,6 +167,10 @@ def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
         for arg in op.args:
             if kwargs.get(arg.name) is not None:
                 params[arg.name] = kwargs[arg.name]
+            elif arg.required:  # the server's words for it, without needing a server
+                raise InvalidParameter(
+                    f"argument {arg.name.upper()} is required; see 'vault-agent {op.name} --help'"
+                )
         for opt in op.options:
             value = kwargs.get(param_name(opt.flag))
             if (value is None or value is False) and not as_json and opt.human_default is not None:
@@ -174,7 +180,8 @@ def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
             try:
                 value = opt.convert(value) if opt.convert else value
             except (TypeError, ValueError):
-                raise InvalidParameter(f"option {opt.flag} has an invalid value") from None
+                # Both converters read line ranges (--range, --delete-lines).
+                raise InvalidParameter(f"option {opt.flag} must be a line range like 12-20") from None
             _set_dotted(params, opt.target, value)
         server = settings.server
         # The vault is known when named (--vault) or when its state dir gave the token.

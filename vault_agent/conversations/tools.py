@@ -133,9 +133,9 @@ def record_call(
 # ----------------------------------------------------------------------------- tools
 def _checked_text(text: str, what: str, cap: int, *, required: bool) -> str:
     if required and not text.strip():
-        raise InvalidParameter(f"{what} must not be empty")
+        raise InvalidParameter(f"parameter '{what}' must not be empty")
     if len(text) > cap:
-        raise TooLarge(f"{what} is longer than {cap} characters; shorten it or split it into several")
+        raise TooLarge(f"parameter '{what}' must be at most {cap:,} characters; shorten it or split it into several")
     return text
 
 

@@ -60,7 +60,7 @@ def check_sha(expected: str | None) -> str | None:
     if expected is None:
         return None
     if not isinstance(expected, str) or not _SHA_RE.match(expected):
-        raise InvalidParameter("expected_sha256 must be 64 hexadecimal characters (the sha256 of the file)")
+        raise InvalidParameter("parameter 'expected_sha256' must be 64 hexadecimal characters (the sha256 of the file)")
     return expected.lower()
 
 
@@ -73,9 +73,9 @@ def encode_content(content: str) -> bytes:
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidParameter("content is not valid Unicode text") from None
+        raise InvalidParameter("parameter 'content' is not valid Unicode text") from None
     if len(data) > MAX_CONTENT_BYTES:
-        raise TooLarge(f"content is larger than {MAX_CONTENT_BYTES} bytes; split it into several appends")
+        raise TooLarge(f"parameter 'content' is larger than {MAX_CONTENT_BYTES:,} bytes; split it into several appends")
     return data
 
 

@@ -59,7 +59,7 @@ def check_ranges(ranges: list[tuple[int, int]], field: str = "cited_ranges") -> 
         raise TooLarge(f"at most {MAX_CITED_RANGES} ranges in '{field}'; merge them first")
     for a, b in ranges:
         if a < 1 or b < 1:
-            raise InvalidParameter(f"'{field}' line numbers start at 1")
+            raise InvalidParameter(f"line numbers in '{field}' must be 1 or more")
 
 
 def compute_coverage(ranges: list[tuple[int, int]], total: int) -> Coverage:

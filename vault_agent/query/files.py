@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from vault_agent.contracts import Outcome, WarningItem
-from vault_agent.errors import InvalidParameter, InvalidPath
+from vault_agent.errors import InvalidParameter, InvalidPath, out_of_range
 from vault_agent.paths import DIR_FLAGS, Vault, display, has_surrogates, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.lines import load_text, number_lines, page, page_stop
@@ -100,7 +100,7 @@ def vault_ls(
         NotFound: no such folder. InvalidParameter: bad glob or sort.
     """
     if sort not in (None, "name", "mtime"):
-        raise InvalidParameter("parameter 'sort' must be 'name' or 'mtime'")
+        raise InvalidParameter("parameter 'sort' must be one of: name, mtime")
     matcher = compile_glob(glob)
     rel = normalize_rel_path(relative_dir or "", allow_root=True)
     vault.check_not_protected(rel)
@@ -163,7 +163,7 @@ def effective_max_chars(max_chars: int | None) -> tuple[int, bool]:
     if max_chars is None:
         return READ_DEFAULT_MAX_CHARS, False
     if max_chars < 1:
-        raise InvalidParameter("parameter 'limits.max_chars' must be at least 1")
+        raise out_of_range("limits.max_chars", 1, None)
     if max_chars > READ_HARD_MAX_CHARS:
         return READ_HARD_MAX_CHARS, True
     return max_chars, False
@@ -172,7 +172,7 @@ def effective_max_chars(max_chars: int | None) -> tuple[int, bool]:
 def check_line(name: str, value: int | None) -> None:
     """Raises: InvalidParameter when a line number is below 1."""
     if value is not None and value < 1:
-        raise InvalidParameter(f"parameter '{name}' must be a line number from 1")
+        raise out_of_range(name, 1, None)
 
 
 def vault_read(
@@ -198,11 +198,11 @@ def vault_read(
         InvalidPath, Forbidden, NotFound, TooLarge: see lines.load_text.
     """
     if not full and not has_range:
-        raise InvalidParameter("vault_read needs 'range' ({start_line, end_line}) unless 'full' is true")
+        raise InvalidParameter("give 'range' (the lines to read), or 'full' to read to the end")
     check_line("range.start_line", start_line)
     check_line("range.end_line", end_line)
     if start_char is not None and start_char < 0:
-        raise InvalidParameter("parameter 'range.start_char' must be 0 or more")
+        raise out_of_range("range.start_char", 0, None)
     first = start_line or 1
     if end_line is not None and end_line < first:
         raise InvalidParameter("parameter 'range.end_line' must not be before 'range.start_line'")

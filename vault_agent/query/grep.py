@@ -13,7 +13,14 @@ size equal the snapshot's. Work stops at a time budget with partial results
 from __future__ import annotations
 
 from vault_agent.contracts import MAX_QUERY_CHARS, Outcome, WarningItem
-from vault_agent.errors import IndexIncompatible, IndexNotFound, InvalidParameter
+from vault_agent.errors import (
+    IndexIncompatible,
+    IndexNotFound,
+    InvalidParameter,
+    empty_parameter,
+    out_of_range,
+    too_long_parameter,
+)
 from vault_agent.paths import Vault
 from vault_agent.query.budget import Budget
 from vault_agent.query.grep_match import SNIPPET_CHARS, Mode, make_matcher, snippet
@@ -86,17 +93,19 @@ def vault_search(
         InvalidPath, Forbidden, NotFound: a bad relative_dir.
     """
     if not isinstance(query, str) or not query.strip():
-        raise InvalidParameter("parameter 'query' must be a non-empty string")
-    if len(query) > MAX_QUERY_CHARS or "\x00" in query:
-        raise InvalidParameter(f"parameter 'query' must be at most {MAX_QUERY_CHARS} characters without NUL")
+        raise empty_parameter("query")
+    if len(query) > MAX_QUERY_CHARS:
+        raise too_long_parameter("query", MAX_QUERY_CHARS)
+    if "\x00" in query:
+        raise InvalidParameter("parameter 'query' must not contain a NUL character")
     want = SEARCH_DEFAULT_LIMIT if limit is None else limit
     if not 1 <= want <= SEARCH_MAX_LIMIT:
-        raise InvalidParameter(f"parameter 'limit' must be from 1 to {SEARCH_MAX_LIMIT}")
+        raise out_of_range("limit", 1, SEARCH_MAX_LIMIT)
     ctx_n = context_lines or 0
     if not 0 <= ctx_n <= MAX_CONTEXT_LINES:
-        raise InvalidParameter(f"parameter 'context_lines' must be from 0 to {MAX_CONTEXT_LINES}")
+        raise out_of_range("context_lines", 0, MAX_CONTEXT_LINES)
     if mode not in (None, "regex", "plain", "loose"):
-        raise InvalidParameter("parameter 'mode' must be 'regex', 'plain' or 'loose'")
+        raise InvalidParameter("parameter 'mode' must be one of: regex, plain, loose")
     warnings: list[WarningItem] = []
     scope = resolve_scope(vault, relative_dir, glob)
     matcher = make_matcher(query, mode or "regex", warnings)

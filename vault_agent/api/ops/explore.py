@@ -13,7 +13,6 @@ from pydantic import Field
 from vault_agent.api.human.explore import parse_ranges, render_find, render_grep, render_ls, render_text
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
-from vault_agent.errors import InvalidParameter
 from vault_agent.lazy import lazy_modules
 from vault_agent.query.toolkit import (
     FIND_MAX_CANDIDATES_CAP,
@@ -310,8 +309,6 @@ class GrepParams(Params):
 
 
 def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
-    if not p.query.strip():
-        raise InvalidParameter("parameter 'query' must be a non-empty string")
     return grep.vault_search(
         ctx.vault,
         ctx.reader,
