@@ -29,7 +29,7 @@ from vault_agent.api.ops.agent_params import (
 from vault_agent.api.ops.files import MkdirParams
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.errors import InvalidParameter
+from vault_agent.errors import out_of_range
 from vault_agent.files.agent_models import (
     Done,
     FileEntry,
@@ -198,14 +198,13 @@ def _get_file_info(ctx: AppContext, p: PathParams) -> Outcome[Any]:
 def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[Any]:
     limit = LIST_DEFAULT if p.limit is None else p.limit
     if not 1 <= limit <= LIST_MAX:
-        raise InvalidParameter(f"parameter 'limit' must be from 1 to {LIST_MAX}")
-    out = vault_ls(ctx.vault, p.path, glob=p.pattern, sort="mtime")
-    entries = out.data.entries
+        raise out_of_range("limit", 1, LIST_MAX)
+    out = vault_ls(ctx.vault, p.path, glob=p.pattern, sort="mtime", limit=limit)
     files = [
         FileEntry(path=e.path, type="folder" if e.type == "dir" else "file", size_bytes=e.size_bytes)
-        for e in entries[:limit]
+        for e in out.data.entries
     ]
-    truncated = len(entries) > limit or bool(out.warnings)
+    truncated = out.data.next_cursor is not None
     msg = f"{len(files)} entries, newest first" + ("; more exist: narrow the pattern" if truncated else "")
     return Outcome(data=ListFilesData(files=files, truncated=truncated, message=msg), warnings=out.warnings)
 

@@ -17,6 +17,7 @@ from vault_agent.lazy import lazy_modules
 from vault_agent.query.toolkit import (
     FIND_MAX_CANDIDATES_CAP,
     FIND_MAX_TIME_MS,
+    LS_MAX_ENTRIES,
     MAX_CONTEXT_LINES,
     SEARCH_MAX_LIMIT,
 )
@@ -37,6 +38,8 @@ class LsParams(Params):
         description="case-insensitive, recursive",
     )
     sort: Literal["name", "mtime"] | None = Field(default=None, description="mtime: newest first.")
+    limit: int | None = Field(default=None, ge=1, le=LS_MAX_ENTRIES, description="Default 100.")
+    cursor: str | None = Field(default=None, description="next_cursor of the last page")
 
 
 register(
@@ -46,7 +49,7 @@ register(
         http_method="GET",
         http_path="/ls",
         params=LsParams,
-        func=lambda ctx, p: files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort),
+        func=lambda ctx, p: files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort, p.limit, p.cursor),
         description="Files and subfolders of a folder, or glob matches; use it for exact file names (vault_tree for counts).",
         title="List folder",
         result="vault_agent.query.files:LsData",
@@ -306,6 +309,7 @@ class GrepParams(Params):
     limit: int | None = Field(default=None, ge=1, le=SEARCH_MAX_LIMIT, description="Default 50.")
     context_lines: int | None = Field(default=None, ge=0, le=MAX_CONTEXT_LINES)
     line_numbers: bool | None = Field(default=None)
+    cursor: str | None = Field(default=None, description="next_cursor of the last page")
 
 
 def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
@@ -319,6 +323,7 @@ def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
         limit=p.limit,
         context_lines=p.context_lines,
         line_numbers=bool(p.line_numbers),
+        cursor=p.cursor,
     )
 
 
@@ -342,6 +347,7 @@ register(
             CliOption("--dir", "relative_dir", str, "Only notes below this folder."),
             CliOption("--context", "context_lines", int, "Context lines before/after (0..10)."),
             CliOption("--limit", "limit", int, "Max results (default 50, max 500)."),
+            CliOption("--cursor", "cursor", str, "Continue after a page (its next_cursor)."),
             CliOption(
                 "--line-numbers",
                 "line_numbers",
