@@ -63,6 +63,9 @@ def make_vault(settings: Settings) -> Vault:
 
 
 Kind = Literal["read", "write"]
+# Answers of about 6,000 tokens at most, unless an operation declares more (a read of
+# 100,000 characters of text, a folder tree of 500 nodes).
+ANSWER_BUDGET_DEFAULT = 25_000
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,13 @@ class Operation:
     # so that the CLI, which imports this registry, stays free of DuckDB and pyarrow.
     result: type[BaseModel] | str | None = None
     long_running: bool = False  # may take seconds: MCP sends progress while it runs (writes always may)
+    # (core name, this tool's name) of parameters a shared core function names otherwise in its
+    # messages, e.g. seed 003's search_files passes `max_results` as vault_search's `limit`.
+    core_params: tuple[tuple[str, str], ...] = ()
+    # The most characters one answer (the JSON body) may take at the largest parameters:
+    # listings page to stay within it; tests/api/test_param_table.py checks every operation
+    # on a wide synthetic vault, docs/mcp.md lists them.
+    max_answer_chars: int = ANSWER_BUDGET_DEFAULT
 
 
 REGISTRY: dict[str, Operation] = {}

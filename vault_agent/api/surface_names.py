@@ -242,12 +242,15 @@ def _param_paths(params: type[BaseModel]) -> tuple[Path, ...]:
 def reword(op: Operation, exc: VaultAgentError, surface: Surface, raw: Any = None) -> VaultAgentError:
     """A core error with the parameter names of its message spelled for the surface.
 
-    Core messages quote MCP names (`parameter 'range.end_line'`, `'full'`); on MCP they stay.
+    Core messages quote MCP names (`parameter 'range.end_line'`, `'full'`); on MCP they stay,
+    except the names a shared core function gives its own parameters (`Operation.core_params`).
     """
-    if surface == "mcp" or not isinstance(exc, PARAMETER_ERRORS):
+    if not isinstance(exc, PARAMETER_ERRORS):
         return exc
     message = exc.message
-    for path in _param_paths(op.params):
+    for core, own in op.core_params:
+        message = message.replace(f"'{core}'", f"'{own}'")
+    for path in _param_paths(op.params) if surface != "mcp" else ():
         name = mcp_name(path)
         if f"'{name}'" not in message:
             continue

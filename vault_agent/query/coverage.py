@@ -90,7 +90,7 @@ def vault_coverage(vault: Vault, path: object, cited_ranges: list[tuple[int, int
     """Coverage of a file by cited line ranges, with the gaps left and what to do next.
 
     Raises:
-        InvalidParameter: a malformed range. TooLarge: more than 10,000 ranges.
+        InvalidParameter: a malformed range. TooLarge: more than 1,000 ranges.
         InvalidPath, Forbidden, NotFound: see lines.load_text.
     """
     check_ranges(cited_ranges)

@@ -28,7 +28,11 @@ FIND_DEFAULT_TIME_MS = 60_000
 FIND_DEFAULT_MAX_CANDIDATES = 200
 COVERAGE_MIN_RATIO = 0.8
 MARGINAL_GAIN_MIN = 0.05
-MAX_CITED_RANGES = 10_000  # TOO_LARGE above: a caller cannot make us merge millions
+MAX_CITED_RANGES = 1_000  # TOO_LARGE above: the answer lists the merged ranges back
+# Answer budgets (Operation.max_answer_chars): a read's text is at most READ_HARD_MAX_CHARS;
+# JSON escapes (\n, \") and the other fields come on top. Coverage lists up to 2 × 1,000 ranges.
+READ_ANSWER_CHARS = 120_000
+COVERAGE_ANSWER_CHARS = 100_000
 MAX_FILE_BYTES = 32 * 1024 * 1024  # files read by the tools; TOO_LARGE above
 RATIO_DIGITS = 6
 

@@ -41,6 +41,7 @@ from vault_agent.files.agent_models import (
 )
 from vault_agent.files.races import race_safe
 from vault_agent.lazy import lazy_functions
+from vault_agent.query.toolkit import READ_ANSWER_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.files.content import put_file
@@ -263,6 +264,7 @@ _alias(
     "A file with numbered lines, 2,000 a call; use it when you need line numbers to cite or edit by (next_start_line continues).",
     title="Read file (numbered)",
     result=ReadFileData,
+    max_answer_chars=READ_ANSWER_CHARS,
 )
 _alias(
     "write_file",
@@ -316,6 +318,7 @@ _alias(
     title="Search file contents",
     result=SearchFilesData,
     long_running=True,
+    core_params=(("query", "pattern"), ("glob", "file_pattern"), ("relative_dir", "path"), ("limit", "max_results")),
 )
 _alias(
     "list_files",
@@ -324,6 +327,7 @@ _alias(
     "Files and folders, newest first; use it to see recent files or those matching a glob.",
     title="List files",
     result=ListFilesData,
+    core_params=(("glob", "pattern"), ("relative_dir", "path")),
 )
 _alias(
     "get_file_info",

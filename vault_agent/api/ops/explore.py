@@ -15,10 +15,12 @@ from vault_agent.api.registry import AppContext, CliOption, Operation, Params, r
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.lazy import lazy_modules
 from vault_agent.query.toolkit import (
+    COVERAGE_ANSWER_CHARS,
     FIND_MAX_CANDIDATES_CAP,
     FIND_MAX_TIME_MS,
     LS_MAX_ENTRIES,
     MAX_CONTEXT_LINES,
+    READ_ANSWER_CHARS,
     SEARCH_MAX_LIMIT,
 )
 
@@ -109,6 +111,7 @@ register(
         description="A file's exact lines; use it once search, vault_search or vault_find gave a path and lines.",
         title="Read lines",
         result="vault_agent.query.files:ReadData",
+        max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Read lines of a file. Example: vault-agent read notes/a.md --start 1 --end 40",
         cli_options=(
@@ -217,6 +220,7 @@ register(
         description="A file chunk by chunk; use it to read a long note completely (vault_read for one range).",
         title="Read in chunks",
         result="vault_agent.query.scan:ScanData",
+        max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Read a file in chunks. Example: vault-agent scan notes/a.md --cursor 201",
         cli_options=(
@@ -255,6 +259,7 @@ register(
         description="How much of a file your citations cover, and the gaps; use it before finishing a summary.",
         title="Citation coverage",
         result="vault_agent.query.coverage:CoverageData",
+        max_answer_chars=COVERAGE_ANSWER_CHARS,
         kind="read",
         cli_args=("path",),
         cli_help="Coverage of a file by cited ranges. Example: vault-agent coverage notes/a.md --range 1-40",

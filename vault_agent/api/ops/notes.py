@@ -55,6 +55,7 @@ register(
         cli_args=("path",),
         description="A note's headings; use it to see its structure before reading part of it.",
         title="Note outline",
+        max_answer_chars=80_000,  # seed 001's cap of 500 headings
         result=models.NoteOutline,
         cli_help="Heading outline of one note, e.g. vault-agent get-note-outline notes/plan.md.",
         render=render_outline,
@@ -73,6 +74,7 @@ register(
         cli_args=("path",),
         description="A note's headings as a nested tree; use it when parent headings matter.",
         title="Heading tree",
+        max_answer_chars=90_000,  # seed 001's cap of 500 headings
         result=models.DocumentTree,
         cli_help="Nested heading tree of one note, e.g. vault-agent get-document-tree notes/plan.md.",
         render=render_document_tree,
@@ -91,6 +93,7 @@ register(
         cli_args=("path",),
         description="A note's sections (ids, heading paths), no text; use it to plan what to read.",
         title="Section map",
+        max_answer_chars=250_000,  # seed 001's cap of 500 headings
         result=models.SectionSource,
         cli_help="Body-free section metadata of one note, e.g. vault-agent get-section-source notes/plan.md.",
         render=render_section_source,

@@ -94,6 +94,7 @@ register(
         description="Folder tree with note counts; use it to see where notes live.",
         title="Folder tree",
         result=models.TreeData,
+        max_answer_chars=60_000,  # seed 000: up to 500 nodes
         cli_help="Bounded folder tree with note counts, e.g. vault-agent tree --depth 3 --limit 100.",
         render=render_tree,
     )

@@ -11,6 +11,7 @@ from vault_agent.api.registry import Operation, Params, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
 from vault_agent.errors import InvalidLimit
 from vault_agent.lazy import lazy_modules
+from vault_agent.query.toolkit import READ_ANSWER_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.query import note, related, search
@@ -67,6 +68,7 @@ register(
         description="A note's text with title, tags and headings; use it to read a short note whole.",
         title="Note with metadata",
         result="vault_agent.query.note:NoteData",
+        max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Show one note with its metadata. Example: vault-agent get projects/plan.md",
         render=render_note,
