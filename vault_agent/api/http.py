@@ -179,7 +179,8 @@ async def translate_errors(request: web.Request, handler: Handler) -> web.Stream
     except VaultAgentError as exc:
         response = error_response(exc)
         if isinstance(exc, Unauthorized):  # RFC 6750: lets MCP clients show our message, not OAuth
-            response.headers["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization"))
+            where = request.app[POLICY_KEY].token_place
+            response.headers["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization"), where)
         return response
     except web.HTTPException as exc:
         if exc.status == 404:
@@ -213,6 +214,12 @@ async def access_checks(request: web.Request, handler: Handler) -> web.StreamRes
     policy.check_vault(
         request.headers.get(VAULT_ID_HEADER)
     )  # before the token: "another vault", not "wrong token"
+    if request.path.startswith("/.well-known/"):
+        # Not 401: an MCP client that gets 401 here starts an OAuth flow (RFC 9728 discovery)
+        # instead of asking its user for the bearer token.
+        raise NotFound(
+            f"no OAuth here: this server takes a bearer token, 'Authorization: Bearer <token>'; {policy.token_place}"
+        )
     policy.check_token(request.headers.get("Authorization"))
     if origin is not None:
         request[CORS_KEY] = _cors_headers(origin, preflight=False)  # streamed /mcp replies add them too

@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.metadata
 import logging
 import time
+import warnings
 from typing import Any
 
 import anyio
@@ -27,17 +28,20 @@ import anyio.to_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
+    EmptyResult,
     ListToolsResult,
     PaginatedRequestParams,
+    SetLevelRequestParams,
     TextContent,
     Tool,
     ToolAnnotations,
 )
 
-from vault_agent.api.conversation_mcp import recorded_call
+from vault_agent.api.conversation_mcp import recorded_call, set_log_level
 from vault_agent.api.hints import for_mcp
 from vault_agent.api.param_text import coerce_json_text
 from vault_agent.api.registry import (
@@ -179,15 +183,21 @@ class VaultMcpServer(Server[Any]):
     """The MCP server of one vault: the registry's tools for one profile."""
 
     def __init__(self, app: AppContext, listed: list[Operation], hidden_writes: frozenset[str]) -> None:
-        super().__init__(
-            "vault-agent",
-            version=_version,
-            title="vault-agent",
-            instructions=INSTRUCTIONS + (WRITE_INSTRUCTIONS if app.settings.writes_enabled else ""),
-            get_tool_input_schema=self._input_schema,
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
-        )
+        # send_message notifies with `notifications/message`, so `logging` is declared (the SDK
+        # declares it when logging/setLevel is served). The SDK warns that logging is deprecated
+        # as of 2026-07-28; sessions of the 2025 revisions still need it.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            super().__init__(
+                "vault-agent",
+                version=_version,
+                title="vault-agent",
+                instructions=INSTRUCTIONS + (WRITE_INSTRUCTIONS if app.settings.writes_enabled else ""),
+                get_tool_input_schema=self._input_schema,
+                on_list_tools=self._list_tools,
+                on_call_tool=self._call_tool,
+                on_set_logging_level=self._set_logging_level,
+            )
         self.app = app
         self.by_name = {op.mcp_name: op for op in listed}
         self.tools = [tool_of(op) for op in listed]
@@ -196,6 +206,12 @@ class VaultMcpServer(Server[Any]):
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         op = self.by_name.get(name)
         return None if op is None else input_schema_of(op)
+
+    async def _set_logging_level(
+        self, ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams
+    ) -> EmptyResult:
+        set_log_level(ctx.session, params.level)
+        return EmptyResult()
 
     async def _list_tools(
         self, _ctx: ServerRequestContext[Any, Any], _params: PaginatedRequestParams | None
