@@ -137,6 +137,8 @@ COMMANDS: dict[str, CommandSpec] = {
         options=(
             OptionSpec('--glob', 'glob', 'str', 'case-insensitive, recursive'),
             OptionSpec('--sort', 'sort', 'str', 'mtime: newest first.'),
+            OptionSpec('--limit', 'limit', 'int', 'Default 100.'),
+            OptionSpec('--cursor', 'cursor', 'str', 'next_cursor of the last page'),
         ),
         render=explore.render_ls,
     ),
@@ -202,6 +204,7 @@ COMMANDS: dict[str, CommandSpec] = {
             OptionSpec('--dir', 'relative_dir', 'str', 'Only notes below this folder.'),
             OptionSpec('--context', 'context_lines', 'int', 'Context lines before/after (0..10).'),
             OptionSpec('--limit', 'limit', 'int', 'Max results (default 50, max 500).'),
+            OptionSpec('--cursor', 'cursor', 'str', 'Continue after a page (its next_cursor).'),
             OptionSpec('--line-numbers', 'line_numbers', 'bool', "Add each match's line number (on by default in human output).", human_default=True),
         ),
         render=explore.render_grep,
