@@ -47,8 +47,9 @@ def _continue(data: dict[str, Any], line: int) -> str | None:
     if "next_cursor" in data:  # a scan
         lines = ["--chunk-lines", asked["chunk_lines"]] if asked.get("chunk_lines") else []
         return command("scan", path, "--cursor", line, *lines, *limits)
-    end = (asked.get("range") or {}).get("end_line")
-    return command("read", path, "--start", line, *(["--end", end] if end else ["--full"]), *limits)
+    end = str((asked.get("range") or {}).get("end_line") or "")  # the CLI sends numbers as text
+    rest = ["--end", end] if end.isdigit() and int(end) >= line else ["--full"]  # past the range: to the end
+    return command("read", path, "--start", line, *rest, *limits)
 
 
 def _action_line(action: dict[str, Any]) -> str:
