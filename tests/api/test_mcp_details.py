@@ -10,8 +10,8 @@ import warnings
 from typing import Any
 
 import pytest
-from mcp.shared.exceptions import MCPDeprecationWarning
 from conversations.kit import Inbox, http_client
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from api.serverkit import ServerThread, build_fixture_vault, serving
 from vault_agent.api.tool_schema import portability_warnings

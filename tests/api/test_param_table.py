@@ -2,8 +2,9 @@
 
 The table: every operation × {missing, wrong type, empty, too long, out of range} × {HTTP,
 MCP (the real SDK client over Streamable HTTP), CLI (the typer app, against the same real
-server)}. Cases are generated from each operation's published input schema; the expected
-code and wording are written here independently of the server's code:
+server)}. Cases are generated from each operation's schema (every constraint the server
+enforces, `tool_schema.constraint_schema`); the expected code and wording are written here
+independently of the server's code:
 
 - the parameter is named the way the surface spells it: the MCP argument path
   (`range.start_line`), the HTTP name sent (aliases: `q`, `range.startLine`), the CLI flag or
@@ -31,7 +32,7 @@ from typer.testing import CliRunner
 from api.serverkit import CANARY, ServerThread, http_mcp_client, serving
 from api.widevault import write_wide_vault
 from vault_agent.api.registry import Operation, body_of, dump_json, invoke, operations
-from vault_agent.api.tool_schema import compact_schema, input_schema
+from vault_agent.api.tool_schema import compact_schema, constraint_schema
 from vault_agent.cli.command_table import COMMANDS
 from vault_agent.cli.main import app
 from vault_agent.config import Settings, load_settings
@@ -83,7 +84,7 @@ class Case:
 
 # ----------------------------------------------------------------------------- cases
 def base_args(op: Operation) -> dict[str, Any]:
-    schema = input_schema(op.params)
+    schema = constraint_schema(op.params)
     args = {name: SAMPLES[name] for name in schema.get("required", [])}
     if "dry_run" in schema["properties"]:
         args["dry_run"] = True  # a write that passes validation changes nothing
@@ -159,7 +160,7 @@ def cases_of(op: Operation) -> list[Case]:
                 out.append(Case(op, "wrong type", path, _put(base, path, 12345), "must be an object", cli_ok=False))
                 walk(prop, path, _put(base, path, _valid_object(prop)))
 
-    walk(input_schema(op.params), (), base_args(op))
+    walk(constraint_schema(op.params), (), base_args(op))
     return out
 
 
@@ -167,7 +168,7 @@ ALL_CASES = [case for op in operations() for case in cases_of(op)]
 
 
 def test_every_operation_with_parameters_has_cases() -> None:
-    with_params = {op.mcp_name for op in operations() if input_schema(op.params)["properties"]}
+    with_params = {op.mcp_name for op in operations() if constraint_schema(op.params)["properties"]}
     assert {c.op.mcp_name for c in ALL_CASES} == with_params
     kinds = {c.kind for c in ALL_CASES}
     print(f"{len(ALL_CASES)} cases over {len(with_params)} operations: {sorted(kinds)}")
@@ -177,7 +178,7 @@ def test_every_operation_with_parameters_has_cases() -> None:
 # ----------------------------------------------------------------------------- names per surface
 def http_names(op: Operation) -> dict[tuple[str, ...], str]:
     """Each parameter path → its dotted HTTP name (aliases), from the alias schema."""
-    snake = input_schema(op.params)
+    snake = constraint_schema(op.params)
     camel = compact_schema(op.params.model_json_schema(by_alias=True))
     out: dict[tuple[str, ...], str] = {}
 

@@ -51,9 +51,8 @@ from vault_agent.api.registry import (
     dump_json,
     invoke,
     operations,
-    result_model,
 )
-from vault_agent.api.tool_schema import input_schema, output_schema
+from vault_agent.api.tool_schema import input_schema
 from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, internal_error
 
 log = logging.getLogger("vault_agent.mcp")
@@ -91,7 +90,8 @@ def annotations_of(op: Operation) -> ToolAnnotations:
     every default `tools/list` for a hint no client acts on.
     """
     if op.kind == "read" and op.side_effect:  # e.g. send_message: delivers, never edits the vault
-        return ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+        # Not read-only and not idempotent are MCP's defaults: only "not destructive" is said.
+        return ToolAnnotations(destructive_hint=False)
     if op.kind == "read":
         return ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
     return ToolAnnotations(
@@ -108,13 +108,18 @@ def input_schema_of(op: Operation) -> dict[str, Any]:
 
 
 def tool_of(op: Operation) -> Tool:
-    """The MCP tool definition of one operation."""
+    """The MCP tool definition of one operation: name, description, input schema, annotations.
+
+    Every character of `tools/list` is paid in each agent session (issue 23 brought the
+    default list under 10,000 characters): a tool's `title` (a display name for people) and
+    an `outputSchema` (envelope tools: `{data, warnings}` is said once in `instructions`; raw
+    contracts: their required top-level fields) are left out, as nothing an agent needs to
+    pick a tool. docs/mcp.md lists each tool's title and full result model.
+    """
     return Tool(
         name=op.mcp_name,
-        title=op.title or None,
         description=op.description,
         input_schema=input_schema_of(op),
-        output_schema=output_schema(model, envelope=op.envelope) if (model := result_model(op)) is not None else None,
         annotations=annotations_of(op),
     )
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from vault_agent.api.human.common import data_of  # noqa: F401 - re-exported for renderers
@@ -42,6 +42,13 @@ class Params(BaseModel):
 
 class NoParams(Params):
     pass
+
+
+def defaults_to(value: Any, description: str | None = None, **constraints: Any) -> Any:
+    """An optional parameter that means `value` when absent (or null): published as the
+    schema's `default` (cheaper than saying it in words), kept None in the model so the core
+    applies its own default and an explicit null stays accepted."""
+    return Field(None, description=description, json_schema_extra={"default": value}, **constraints)
 
 
 @dataclass

@@ -13,7 +13,7 @@ Everything here is derived from the registry's own declarations (params models, 
 aliases, `Operation.cli_args` and `cli_options`); nothing is written per tool. Core code
 writes messages with MCP names, quoted (`parameter 'limit' must be …`, `'full'`);
 `reword` renames them for the surface that was called. Validation errors of the params
-models are worded here from the published input schema (`tool_schema.input_schema`), so a
+models are worded here from their schema (`tool_schema.constraint_schema`), so a
 validation library's own wording never reaches a caller, and no value is ever echoed.
 """
 
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from vault_agent.api.param_text import field_info, nested_model
-from vault_agent.api.tool_schema import input_schema
+from vault_agent.api.tool_schema import constraint_schema
 from vault_agent.errors import (
     InvalidLimit,
     InvalidParameter,
@@ -136,7 +136,7 @@ def label(op: Operation, path: Path, surface: Surface, raw: Any = None) -> tuple
 # ----------------------------------------------------------------------------- wording
 @cache
 def _schema(params: type[BaseModel]) -> dict[str, Any]:
-    return input_schema(params)
+    return constraint_schema(params)
 
 
 def _node(schema: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -9,7 +9,8 @@ models' own JSON schemas with the noise removed and nothing of meaning lost:
   still accepts an explicit null (the model does); the schema does not advertise it, because
   type lists and null branches are what clients render worst (the MCP Inspector's form
   builder dispatches on one `type` string; Gemini's schema subset has no type lists).
-Names, types, bounds, enums and `required` stay exactly as the model declares them.
+Names, types, bounds, enums and `required` stay exactly as the model declares them, except the
+path length cap (`_unpublished`).
 `portability_warnings` lists what a published schema should never contain; the tool-list
 test asserts there is none.
 """
@@ -19,6 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel
+
+from vault_agent.contracts import MAX_PATH_CHARS
 
 
 def _inline(node: Any, defs: dict[str, Any], stack: tuple[str, ...] = ()) -> Any:
@@ -79,9 +82,29 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return tidy
 
 
+def constraint_schema(params: type[BaseModel]) -> dict[str, Any]:
+    """Every constraint of a params model (snake_case, compact): what the server enforces."""
+    return compact_schema(params.model_json_schema(by_alias=False))
+
+
+def _unpublished(node: Any, *, in_properties: bool = False) -> Any:
+    """Without the path length cap: a guard no agent comes near (it costs 16 characters per path
+    parameter of every tools/list); the server still refuses a longer path with INVALID_PARAMETER."""
+    if isinstance(node, list):
+        return [_unpublished(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: _unpublished(value, in_properties=key == "properties")
+        for key, value in node.items()
+        if in_properties or not (key == "maxLength" and value == MAX_PATH_CHARS)
+    }
+
+
 def input_schema(params: type[BaseModel]) -> dict[str, Any]:
     """The snake_case input schema of a params model, as published to MCP clients."""
-    return compact_schema(params.model_json_schema(by_alias=False))
+    published: dict[str, Any] = _unpublished(constraint_schema(params))
+    return published
 
 
 def without_descriptions(node: Any, *, in_properties: bool = False) -> Any:
@@ -95,22 +118,6 @@ def without_descriptions(node: Any, *, in_properties: bool = False) -> Any:
         for key, value in node.items()
         if in_properties or key != "description"
     }
-
-
-def output_schema(result: type[BaseModel], *, envelope: bool) -> dict[str, Any] | None:
-    """The published output schema: the top-level fields every answer carries, or None.
-
-    The versioned raw contracts publish the names of their own always-present fields,
-    derived from the result model as it serializes. Envelope operations publish none: their
-    `{data, warnings}` shape is said once in the server's `instructions`, and repeating it
-    cost 64 characters per tool of every `tools/list` (about 1,300 of the default list,
-    which had to fit 23 tools in 12,000). Field types and descriptions stay out for the same
-    reason; docs/mcp.md lists the full result models. Structured content always validates.
-    """
-    if envelope:
-        return None
-    required = result.model_json_schema(by_alias=True, mode="serialization").get("required", [])
-    return {"type": "object", "required": list(required)}
 
 
 # Keywords no published schema uses: unions and references (clients that build forms, and

@@ -11,16 +11,23 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from vault_agent.api.human.explore import parse_ranges, render_find, render_grep, render_ls, render_text
-from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
+from vault_agent.api.registry import AppContext, CliOption, Operation, Params, defaults_to, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.lazy import lazy_modules
 from vault_agent.query.toolkit import (
     COVERAGE_ANSWER_CHARS,
+    FIND_DEFAULT_MAX_CANDIDATES,
+    FIND_DEFAULT_TIME_MS,
     FIND_MAX_CANDIDATES_CAP,
     FIND_MAX_TIME_MS,
+    LS_DEFAULT_LIMIT,
     LS_MAX_ENTRIES,
     MAX_CONTEXT_LINES,
     READ_ANSWER_CHARS,
+    READ_DEFAULT_MAX_CHARS,
+    SCAN_DEFAULT_CHUNK_LINES,
+    SCAN_MAX_CHUNK_LINES,
+    SEARCH_DEFAULT_LIMIT,
     SEARCH_MAX_LIMIT,
 )
 
@@ -34,14 +41,11 @@ else:  # the core is imported on first use (the CLI imports this module for the 
 
 # ------------------------------------------------------------------------ vault_ls
 class LsParams(Params):
-    relative_dir: str | None = Field(default=None, description="omitted: the vault root")
-    glob: str | None = Field(
-        default=None,
-        description="case-insensitive, recursive",
-    )
-    sort: Literal["name", "mtime"] | None = Field(default=None, description="mtime: newest first.")
-    limit: int | None = Field(default=None, ge=1, le=LS_MAX_ENTRIES, description="Default 100.")
-    cursor: str | None = Field(default=None, description="next_cursor of the last page")
+    relative_dir: str | None = Field(default=None)
+    glob: str | None = Field(default=None, description="case-insensitive, recursive")
+    sort: Literal["name", "mtime"] | None = Field(default=None, description="mtime: newest first")
+    limit: int | None = defaults_to(LS_DEFAULT_LIMIT, ge=1, le=LS_MAX_ENTRIES)
+    cursor: str | None = Field(default=None)
 
 
 register(
@@ -52,7 +56,8 @@ register(
         http_path="/ls",
         params=LsParams,
         func=lambda ctx, p: files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort, p.limit, p.cursor),
-        description="Files and subfolders of a folder, or glob matches; use it for exact file names (vault_tree for counts).",
+        description="Folder entries (size, mtime) or glob matches; use it for exact file names (vault_tree for "
+        "counts).",
         title="List folder",
         result="vault_agent.query.files:LsData",
         cli_args=("relative_dir",),
@@ -66,15 +71,11 @@ register(
 class ReadRange(Params):
     start_line: int | None = Field(default=None, ge=1)
     end_line: int | None = Field(default=None, ge=1)
-    start_char: int | None = Field(
-        default=None,
-        ge=0,
-        description="continues a cut line",
-    )
+    start_char: int | None = Field(default=None, ge=0)
 
 
 class ReadLimits(Params):
-    max_chars: int | None = Field(default=None, ge=1, description="Default 20,000.")
+    max_chars: int | None = defaults_to(READ_DEFAULT_MAX_CHARS, ge=1)
 
 
 class ReadParams(Params):
@@ -108,7 +109,7 @@ register(
         http_path="/read",
         params=ReadParams,
         func=_read,
-        description="A file's exact lines; use it once search, vault_search or vault_find gave a path and lines.",
+        description="Exact lines of a file; use it once a search gave a path and lines.",
         title="Read lines",
         result="vault_agent.query.files:ReadData",
         max_answer_chars=READ_ANSWER_CHARS,
@@ -133,8 +134,8 @@ class FindScope(Params):
 
 
 class FindBudget(Params):
-    max_candidates: int | None = Field(default=None, ge=1, le=FIND_MAX_CANDIDATES_CAP, description="Default 200.")
-    time_ms: int | None = Field(default=None, ge=1, le=FIND_MAX_TIME_MS, description="Default 60,000.")
+    max_candidates: int | None = defaults_to(FIND_DEFAULT_MAX_CANDIDATES, ge=1, le=FIND_MAX_CANDIDATES_CAP)
+    time_ms: int | None = defaults_to(FIND_DEFAULT_TIME_MS, ge=1, le=FIND_MAX_TIME_MS)
 
 
 class FindParams(Params):
@@ -166,9 +167,8 @@ register(
         http_path="/find",
         params=FindParams,
         func=_find,
-        description="Finds where a query is answered and plans what to read next; use it when search snippets "
-        "are not enough.",
-        title="Find, then plan reads",
+        description="What to read to answer a question; use it when search snippets are not enough.",
+        title="Find and plan reads",
         result="vault_agent.query.find:FindData",
         long_running=True,
         cli_args=("query",),
@@ -187,13 +187,13 @@ register(
 # ------------------------------------------------------------------------ vault_scan
 class ScanCursor(Params):
     start_line: int | None = Field(default=None, ge=1)
-    start_char: int | None = Field(default=None, ge=0, description="From next_cursor.")
+    start_char: int | None = Field(default=None, ge=0)
 
 
 class ScanParams(Params):
     path: str = Field(max_length=MAX_PATH_CHARS)
     cursor: ScanCursor | None = Field(default=None)
-    chunk_lines: int | None = Field(default=None, description="Default 200, max 1,000.")
+    chunk_lines: int | None = defaults_to(SCAN_DEFAULT_CHUNK_LINES, ge=1, le=SCAN_MAX_CHUNK_LINES)
     limits: ReadLimits | None = Field(default=None)
 
 
@@ -217,7 +217,7 @@ register(
         http_path="/scan",
         params=ScanParams,
         func=_scan,
-        description="A file chunk by chunk; use it to read a long note completely (vault_read for one range).",
+        description="A file chunk by chunk; use it to read a long note whole (vault_read for one range).",
         title="Read in chunks",
         result="vault_agent.query.scan:ScanData",
         max_answer_chars=READ_ANSWER_CHARS,
@@ -256,7 +256,7 @@ register(
         http_path="/coverage",
         params=CoverageParams,
         func=lambda ctx, p: coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or []),
-        description="How much of a file your citations cover, and the gaps; use it before finishing a summary.",
+        description="Which lines of a file your citations cover; use it before finishing a summary.",
         title="Citation coverage",
         result="vault_agent.query.coverage:CoverageData",
         max_answer_chars=COVERAGE_ANSWER_CHARS,
@@ -289,7 +289,7 @@ register(
         func=lambda ctx, p: audit.artifact_audit(
             ctx.vault, p.artifact_path, p.source_path, _pairs(p.cited_ranges), ctx.state
         ),
-        description="Checks a summary's [L12-L20] citations against the source; use it to find unsupported claims.",
+        description="Checks a summary's [L12-L20] citations; use it to find unsupported claims.",
         title="Audit citations",
         result="vault_agent.query.audit:AuditData",
         long_running=True,
@@ -309,12 +309,12 @@ register(
 class GrepParams(Params):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     mode: Literal["regex", "plain", "loose"] | None = Field(default=None)
-    glob: str | None = Field(default=None, description="case-insensitive path glob")
+    glob: str | None = Field(default=None)
     relative_dir: str | None = Field(default=None)
-    limit: int | None = Field(default=None, ge=1, le=SEARCH_MAX_LIMIT, description="Default 50.")
+    limit: int | None = defaults_to(SEARCH_DEFAULT_LIMIT, ge=1, le=SEARCH_MAX_LIMIT)
     context_lines: int | None = Field(default=None, ge=0, le=MAX_CONTEXT_LINES)
     line_numbers: bool | None = Field(default=None)
-    cursor: str | None = Field(default=None, description="next_cursor of the last page")
+    cursor: str | None = Field(default=None)
 
 
 def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
@@ -341,7 +341,7 @@ register(
         params=GrepParams,
         func=_grep,
         description="Lines matching text or a regex; use it for an exact name or pattern (search for topics).",
-        title="Exact text or regex search",
+        title="Text or regex search",
         result="vault_agent.query.grep:SearchData",
         long_running=True,
         cli_args=("query",),
