@@ -10,13 +10,14 @@ models' own JSON schemas with the noise removed and nothing of meaning lost:
   type lists and null branches are what clients render worst (the MCP Inspector's form
   builder dispatches on one `type` string; Gemini's schema subset has no type lists).
 Names, types, bounds, enums and `required` stay exactly as the model declares them, except the
-path length cap (`_unpublished`).
+path length cap (`_path_cap`).
 `portability_warnings` lists what a published schema should never contain; the tool-list
 test asserts there is none.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -87,37 +88,34 @@ def constraint_schema(params: type[BaseModel]) -> dict[str, Any]:
     return compact_schema(params.model_json_schema(by_alias=False))
 
 
-def _unpublished(node: Any, *, in_properties: bool = False) -> Any:
-    """Without the path length cap: a guard no agent comes near (it costs 16 characters per path
-    parameter of every tools/list); the server still refuses a longer path with INVALID_PARAMETER."""
+def _without(node: Any, drop: Callable[[str, Any], bool], *, in_properties: bool = False) -> Any:
+    """A schema without the keywords `drop(keyword, value)` selects (field names are kept)."""
     if isinstance(node, list):
-        return [_unpublished(item) for item in node]
+        return [_without(item, drop) for item in node]
     if not isinstance(node, dict):
         return node
     return {
-        key: _unpublished(value, in_properties=key == "properties")
+        key: _without(value, drop, in_properties=key == "properties")
         for key, value in node.items()
-        if in_properties or not (key == "maxLength" and value == MAX_PATH_CHARS)
+        if in_properties or not drop(key, value)
     }
+
+
+def _path_cap(key: str, value: Any) -> bool:
+    """The path length cap: a guard no agent comes near (it cost 16 characters per path
+    parameter of every tools/list); the server still refuses a longer path."""
+    return key == "maxLength" and value == MAX_PATH_CHARS
 
 
 def input_schema(params: type[BaseModel]) -> dict[str, Any]:
     """The snake_case input schema of a params model, as published to MCP clients."""
-    published: dict[str, Any] = _unpublished(constraint_schema(params))
+    published: dict[str, Any] = _without(constraint_schema(params), _path_cap)
     return published
 
 
-def without_descriptions(node: Any, *, in_properties: bool = False) -> Any:
+def without_descriptions(node: Any) -> Any:
     """The schema's structure only (names, types, bounds, required): what the seeds fix."""
-    if isinstance(node, list):
-        return [without_descriptions(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    return {
-        key: without_descriptions(value, in_properties=key == "properties")
-        for key, value in node.items()
-        if in_properties or key != "description"
-    }
+    return _without(node, lambda key, _value: key == "description")
 
 
 # Keywords no published schema uses: unions and references (clients that build forms, and
