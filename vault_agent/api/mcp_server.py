@@ -72,8 +72,8 @@ INSTRUCTIONS = (
     "(chunks). Paths are vault-relative with '/', read case-insensitively when one file matches; "
     "protected folders (.obsidian, .git, .trash, .vault-agent, .smarthole) are refused. Answers come "
     "from the last committed snapshot: indexFreshness says how current it is and a warning says what "
-    "to do when it lags. Envelope tools answer {data, warnings}; errors are {error: {code, message}} "
-    "and the message says what to call next."
+    "to do when it lags. Envelope tools answer {data, warnings}; long listings come in pages (pass "
+    "next_cursor back as cursor); errors are {error: {code, message}} and the message says what to call next."
 )
 WRITE_INSTRUCTIONS = (
     " Writes are atomic and take dry_run (show the diff, change nothing), expected_sha256 (CONFLICT "
