@@ -132,16 +132,20 @@ def http_block() -> list[str]:
 
 def mcp_block() -> list[str]:
     out = [
-        "| tool | profile | listed | readOnly | destructive | idempotent |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| tool | profile | listed | readOnly | destructive | idempotent | answer ≤ (chars) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     ops = [op for op in operations() if op.agent_tool]
     for op in ops:
         ann = annotations_of(op)
         listed = "with `--allow-writes`" if op.kind == "write" else "always"
+        # Hints left out are MCP's defaults: not read-only, destructive, not idempotent.
+        read_only = bool(ann.read_only_hint)
+        destructive = True if ann.destructive_hint is None else ann.destructive_hint
+        idempotent = bool(ann.idempotent_hint)
         out.append(
-            f"| `{op.mcp_name}` | {op.profile} | {listed} | {ann.read_only_hint} | "
-            f"{ann.destructive_hint} | {ann.idempotent_hint} |"
+            f"| `{op.mcp_name}` | {op.profile} | {listed} | {read_only} | {destructive} | {idempotent} | "
+            f"{op.max_answer_chars:,} |"
         )
     out.append("")
     for op in ops:

@@ -70,7 +70,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "VAULT_AGENT_SERVER",
         "server.url",
         "str",
-        "http://127.0.0.1:8765",
+        None,  # unset: the address the vault's `serve` recorded, else http://127.0.0.1:8765
         "URL of the running server that server-backed CLI commands talk to.",
     ),
     SettingSpec(
@@ -266,7 +266,7 @@ class Settings:
     index_dir: Path
     extensions: tuple[str, ...] = _default("extensions")
     exclude: tuple[str, ...] = _default("exclude")
-    server: str = _default("server")
+    server: str | None = _default("server")  # None: see server_address.server_url
     token: str | None = _default("token")
     host: str = _default("host")
     port: int = _default("port")

@@ -8,6 +8,7 @@ State dir layout (`<index-dir>/`):
     writer.lock                  flock held by the single writer for its lifetime
     writer.json                  the writer's published state + heartbeat (atomic replace)
     token                        bearer token of `serve` (0600)
+    server.json                  address of the running `serve` (url, host, port, pid) for the CLI
     tmp/                         temporaries; anything here at start-up is garbage
 
 A snapshot is its manifest: the ordered list of segments plus, per segment, the paths

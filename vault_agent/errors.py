@@ -253,6 +253,49 @@ def from_os_error(exc: OSError, where: Literal["vault", "state"]) -> VaultAgentE
     return None
 
 
+# ----------------------------------------------------------------------------- parameter wording
+# One voice for bad parameters on every surface (issue 23): a message names the parameter,
+# quoted, as `parameter 'range.start_line'` (its MCP name; `api/surface_names.py` renames it
+# for HTTP and the CLI) and says what is allowed, never what was sent.
+
+
+def range_text(low: int | None, high: int | None) -> str:
+    """'from 1 to 500', 'of at least 1' or 'of at most 10' (thousands separated)."""
+    if low is not None and high is not None:
+        return f"from {low:,} to {high:,}"
+    if low is not None:
+        return f"of at least {low:,}"
+    return f"of at most {high:,}" if high is not None else ""
+
+
+def out_of_range(
+    name: str,
+    low: int | None,
+    high: int | None,
+    *,
+    kind: str = "an integer",
+    error: type[VaultAgentError] | None = None,
+) -> VaultAgentError:
+    """The error of a number outside its allowed range: `parameter 'limit' must be an integer from 1 to 50`."""
+    cls = error or InvalidParameter
+    return cls(f"parameter '{name}' must be {kind} {range_text(low, high)}".rstrip())
+
+
+def empty_parameter(name: str) -> InvalidParameter:
+    """The error of a required text given empty or blank."""
+    return InvalidParameter(f"parameter '{name}' must not be empty")
+
+
+def too_long_parameter(name: str, max_chars: int) -> InvalidParameter:
+    """The error of a text over its length cap."""
+    return InvalidParameter(f"parameter '{name}' must be at most {max_chars:,} characters")
+
+
+def bad_cursor(name: str = "cursor") -> InvalidParameter:
+    """The error of a cursor that no previous answer gave."""
+    return InvalidParameter(f"parameter '{name}' must be the next_cursor of a previous answer")
+
+
 ALL_ERRORS: tuple[type[VaultAgentError], ...] = (
     Internal,
     InvalidParameter,

@@ -25,12 +25,15 @@ def _cli(server: ServerThread, *argv: str) -> str:
 def test_find_prints_path_and_lines_of_each_next_action(server: ServerThread) -> None:
     out = _cli(server, "find", "alpha")
     print(out)
+    # The commands repeat the --vault and --server given, so that they run as printed.
+    same = f"--vault {server.ctx.settings.vault} --server {server.url}"
     assert out.splitlines()[1:] == [
         "next:",
-        "1. projects/alpha/plan.md lines 8-12  (vault-agent read projects/alpha/plan.md --start 8 --end 12)",
+        f"1. projects/alpha/plan.md lines 8-12  (vault-agent read projects/alpha/plan.md --start 8 --end 12 {same})",
         "2. projects/alpha/notes/meeting-2026-01-07.md lines 8-10  "
-        "(vault-agent read projects/alpha/notes/meeting-2026-01-07.md --start 8 --end 10)",
-        "3. projects/alpha/secret-notes.md lines 4-6  (vault-agent read projects/alpha/secret-notes.md --start 4 --end 6)",
+        f"(vault-agent read projects/alpha/notes/meeting-2026-01-07.md --start 8 --end 10 {same})",
+        "3. projects/alpha/secret-notes.md lines 4-6  "
+        f"(vault-agent read projects/alpha/secret-notes.md --start 4 --end 6 {same})",
         "4. stop: enough was found",
     ]
 

@@ -88,9 +88,9 @@ def test_camel_and_snake_names_are_the_same_parameter(server: ServerThread) -> N
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("depth=11", "parameter 'depth' must be less than or equal to 10"),
-        ("depth=two", "parameter 'depth' must be a valid integer, unable to parse string as an integer"),
-        ("bogus=1", "unknown parameter 'bogus'"),
+        ("depth=11", "parameter 'depth' must be an integer from 1 to 10"),
+        ("depth=two", "parameter 'depth' must be an integer from 1 to 10"),
+        ("bogus=1", "unknown parameter 'bogus'; the parameters are: depth, limit, directOnly"),
         ("depth=1&depth=2", "parameter 'depth' is given more than once"),
     ],
 )

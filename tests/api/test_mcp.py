@@ -48,12 +48,13 @@ def test_http_mcp_lists_the_registry_and_answers_like_http(server: ServerThread,
     for tool in tools:
         assert tool.description == by_name[tool.name].description
         harmless = not by_name[tool.name].side_effect  # send_message / end_conversation are not
-        assert _dump(tool.annotations) == {
-            "readOnlyHint": harmless,
-            "destructiveHint": False,
-            "idempotentHint": harmless,
-        }
-        assert tool.title == by_name[tool.name].title
+        # The side-effect tools leave out readOnlyHint/idempotentHint: false is MCP's default.
+        assert _dump(tool.annotations) == (
+            {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True}
+            if harmless
+            else {"destructiveHint": False}
+        )
+        assert (tool.title, tool.output_schema) == (None, None)  # not on the wire (issue 23)
     tree = next(t for t in tools if t.name == "vault_tree")
     props = tree.input_schema["properties"]
     assert sorted(props) == ["depth", "direct_only", "limit"]
@@ -86,10 +87,10 @@ def test_http_mcp_errors_are_the_canonical_object(server: ServerThread) -> None:
         {
             "error": {
                 "code": "INVALID_PARAMETER",
-                "message": "parameter 'depth' must be less than or equal to 10",
+                "message": "parameter 'depth' must be an integer from 1 to 10",
             }
         },
-        {"error": {"code": "INVALID_PARAMETER", "message": "unknown parameter 'bogus'"}},
+        {"error": {"code": "INVALID_PARAMETER", "message": "unknown parameter 'bogus'; the parameters are: limit"}},
     ]
     assert [(r.is_error, r.structured_content, r.content[0].text) for r in results] == [
         (True, e, dump_json(e)) for e in expected

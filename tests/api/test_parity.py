@@ -152,10 +152,21 @@ def test_http_mcp_cli_bodies_are_identical(parity_server: ServerThread) -> None:
                 timeout=120,
                 cwd=str(settings.vault),
             )
-            if proc.stdout != text + "\n":
+            if proc.stdout != text + "\n" and not _same_error_in_cli_words(proc.stdout, body):
                 mismatches.append((op.name, "cli", proc.stdout[:200], proc.stderr[-300:]))
         _check_golden(op.name, args, status, body)
     assert mismatches == []
+
+
+def _same_error_in_cli_words(stdout: str, body: Any) -> bool:
+    """A parameter error names the parameter the CLI's way (flags), the HTTP way over HTTP
+    (issue 23, checked word for word by test_param_table.py): same code, other words."""
+    codes = ("INVALID_PARAMETER", "INVALID_LIMIT")
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or error.get("code") not in codes:
+        return False
+    got = json.loads(stdout).get("error", {})
+    return bool(got.get("code") == error["code"] and got.get("message"))
 
 
 VOLATILE = ("lastCommitAt", "created", "modified", "mtime")  # differ per build; masked in golden files

@@ -22,8 +22,8 @@ from vault_agent.errors import InvalidParameter
 UNAUTHORIZED = {
     "error": {
         "code": "UNAUTHORIZED",
-        "message": "missing or wrong bearer token; send 'Authorization: Bearer <token>'; "
-        "the token is in the file '.vault-agent/token' inside the vault, or set VAULT_AGENT_TOKEN",
+        "message": "missing or wrong bearer token; send the header 'Authorization: Bearer <token>'; "
+        "the token is in the file <vault>/.vault-agent/token (the vault-agent CLI reads it by itself)",
     }
 }
 BAD_HOST = {
@@ -68,10 +68,13 @@ def test_missing_or_wrong_token_is_401(server: ServerThread, token: str | None, 
     method, body = ("POST", MCP_INIT) if path == "/mcp" else ("GET", None)
     headers = MCP_HEADERS if path == "/mcp" else {}
     status, got, text = _call(server, method, path, token=token, body=body, headers=headers)
-    # RFC 6750: the challenge names the realm; a token that was sent but is wrong adds error=.
-    challenge = 'Bearer realm="vault-agent"'
-    if token is not None:
-        challenge += ', error="invalid_token", error_description="the bearer token is not valid"'
+    # RFC 6750: the challenge names the realm, how to send the token and where it is; a token
+    # that was sent but is wrong adds error=.
+    error = ', error="invalid_token"' if token is not None else ""
+    challenge = (
+        f'Bearer realm="vault-agent"{error}, error_description="send Authorization: Bearer <token>; '
+        'the token is in the file <vault>/.vault-agent/token"'
+    )
     assert (status, json.loads(text), got.get("WWW-Authenticate")) == (401, UNAUTHORIZED, challenge)
 
 

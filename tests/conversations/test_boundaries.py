@@ -217,7 +217,9 @@ def test_bad_input(settings: Settings, ctx_factory: Any) -> None:
     codes = [r.structured_content["error"]["code"] if r.is_error else "OK" for r in results]
     assert codes == ["INVALID_PARAMETER", "TOO_LARGE", "OK", "NOT_FOUND", "NOT_FOUND", "INVALID_PARAMETER",
                      "INVALID_PARAMETER", "TOO_LARGE"]
-    assert _error(results[1])["message"] == "text is longer than 4000 characters; shorten it or split it into several"
+    assert _error(results[1])["message"] == (
+        "parameter 'text' must be at most 4,000 characters; shorten it or split it into several"
+    )
 
 
 def test_records_and_logs_keep_no_note_text_or_queries(

@@ -74,4 +74,8 @@ def write_vault(root: Path, files: dict[str, str] | None = None) -> Path:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
         os.utime(p, (MTIME_BASE + 3600 * i, MTIME_BASE + 3600 * i))
+    # Folders too (vault_ls lists their mtime): deepest first, so no later write moves one.
+    folders = {q for rel, _ in items for q in (root / rel).parents if root in q.parents}
+    for i, folder in enumerate(sorted(folders, key=lambda q: (-len(q.parts), str(q)))):
+        os.utime(folder, (MTIME_BASE - 60 * i, MTIME_BASE - 60 * i))
     return root

@@ -57,9 +57,12 @@ class McpChannel:
         return self._session.client_capabilities
 
     def notify(self, event: dict[str, Any]) -> bool:
+        level: types.LoggingLevel = "warning" if event.get("priority") == "high" else "info"
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(log_level_of(self._session)):
+            return False  # the client asked for fewer (logging/setLevel): not sent to it
         note = types.LoggingMessageNotification(
             params=types.LoggingMessageNotificationParams(
-                level="warning" if event.get("priority") == "high" else "info",
+                level=level,
                 data=event,
                 # A question waiting on the reply channel says how to answer: its own logger,
                 # so a client listing messages does not show the text twice.
@@ -118,6 +121,32 @@ class McpChannel:
             return None
         content = result.content
         return content.text if isinstance(content, types.TextContent) else None
+
+
+# Messages are MCP log notifications, so the server declares `logging` and honours the level a
+# client sets with `logging/setLevel` (kept in the session's connection state, like the key below).
+LOG_LEVELS: tuple[types.LoggingLevel, ...] = (
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+)  # fmt: skip
+_LEVEL_KEY = "vault_agent.log_level"
+
+
+def _connection_state(session: Any) -> dict[str, Any] | None:
+    state = getattr(getattr(session, "_connection", None), "state", None)
+    return state if isinstance(state, dict) else None
+
+
+def set_log_level(session: Any, level: types.LoggingLevel) -> None:
+    """Remember the least severe level this session wants notifications of."""
+    state = _connection_state(session)
+    if state is not None:
+        state[_LEVEL_KEY] = level
+
+
+def log_level_of(session: Any) -> types.LoggingLevel:
+    state = _connection_state(session)
+    level = state.get(_LEVEL_KEY) if state is not None else None
+    return level if level in LOG_LEVELS else "debug"
 
 
 def _session_key(rc: Any, client: str) -> str:

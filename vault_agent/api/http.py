@@ -32,7 +32,8 @@ from vault_agent.api.param_text import field_info as _field
 from vault_agent.api.param_text import json_text as _json_text
 from vault_agent.api.param_text import nested_model as _nested_model
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
-from vault_agent.api.security import VAULT_ID_HEADER, AccessPolicy, bearer_challenge
+from vault_agent.api.security import SURFACE_HEADER, VAULT_ID_HEADER, AccessPolicy, bearer_challenge
+from vault_agent.api.surface_names import Surface
 from vault_agent.errors import (
     InvalidParameter,
     NotFound,
@@ -130,12 +131,14 @@ async def invoke_request(op: Operation, request: web.Request, extra: dict[str, A
     """
     ctx = request.app[CTX_KEY]
     loop = asyncio.get_running_loop()
+    # The CLI says it is the caller, so that errors name its flags, not query parameters.
+    surface: Surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "http"
     if op.http_method == "GET":
         raw = {**params_from_query(op.params, request.query), **(extra or {})}
-        return await loop.run_in_executor(None, invoke, op, ctx, raw)
+        return await loop.run_in_executor(None, invoke, op, ctx, raw, surface)
     async with request_body(request) as raw_body:  # the body budget is held while it runs
         raw = {**body_params(raw_body), **(extra or {})}
-        return await loop.run_in_executor(None, invoke, op, ctx, raw)
+        return await loop.run_in_executor(None, invoke, op, ctx, raw, surface)
 
 
 def make_handler(op: Operation) -> Handler:
@@ -202,7 +205,8 @@ async def translate_errors(request: web.Request, handler: Handler) -> web.Stream
         if isinstance(exc, ServerUnavailable):
             response.headers["Retry-After"] = "1"
         if isinstance(exc, Unauthorized):  # RFC 6750: lets MCP clients show our message, not OAuth
-            response.headers["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization"))
+            where = request.app[POLICY_KEY].token_place
+            response.headers["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization"), where)
         return response
     except web.HTTPException as exc:
         if exc.status == 404:
@@ -236,6 +240,12 @@ async def access_checks(request: web.Request, handler: Handler) -> web.StreamRes
     policy.check_vault(
         request.headers.get(VAULT_ID_HEADER)
     )  # before the token: "another vault", not "wrong token"
+    if request.path.startswith("/.well-known/"):
+        # Not 401: an MCP client that gets 401 here starts an OAuth flow (RFC 9728 discovery)
+        # instead of asking its user for the bearer token.
+        raise NotFound(
+            f"no OAuth here: this server takes a bearer token, 'Authorization: Bearer <token>'; {policy.token_place}"
+        )
     policy.check_token(request.headers.get("Authorization"))
     guard = request.app.get(GUARD_KEY)
     if guard is not None and request.protocol is not None:

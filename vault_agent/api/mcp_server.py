@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.metadata
 import logging
 import time
+import warnings
 from typing import Any
 
 import anyio
@@ -27,17 +28,20 @@ import anyio.to_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
+    EmptyResult,
     ListToolsResult,
     PaginatedRequestParams,
+    SetLevelRequestParams,
     TextContent,
     Tool,
     ToolAnnotations,
 )
 
-from vault_agent.api.conversation_mcp import recorded_call
+from vault_agent.api.conversation_mcp import recorded_call, set_log_level
 from vault_agent.api.hints import for_mcp
 from vault_agent.api.param_text import coerce_json_text
 from vault_agent.api.registry import (
@@ -47,10 +51,9 @@ from vault_agent.api.registry import (
     dump_json,
     invoke,
     operations,
-    result_model,
 )
 from vault_agent.api.stdio_guard import AnsweringReadStream
-from vault_agent.api.tool_schema import input_schema, output_schema
+from vault_agent.api.tool_schema import input_schema
 from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, internal_error
 
 log = logging.getLogger("vault_agent.mcp")
@@ -71,8 +74,8 @@ INSTRUCTIONS = (
     "be named by file name, title, alias or [[wikilink]] (one match answers, several are AMBIGUOUS); "
     "protected folders (.obsidian, .git, .trash, .vault-agent, .smarthole) are refused. Answers come "
     "from the last committed snapshot: indexFreshness says how current it is and a warning says what "
-    "to do when it lags. Envelope tools answer {data, warnings}; errors are {error: {code, message}} "
-    "and the message says what to call next."
+    "to do when it lags. Envelope tools answer {data, warnings}; long listings come in pages (pass "
+    "next_cursor back as cursor); errors are {error: {code, message}} and the message says what to call next."
 )
 WRITE_INSTRUCTIONS = (
     " Writes are atomic and take dry_run (show the diff, change nothing), expected_sha256 (CONFLICT "
@@ -89,7 +92,8 @@ def annotations_of(op: Operation) -> ToolAnnotations:
     every default `tools/list` for a hint no client acts on.
     """
     if op.kind == "read" and op.side_effect:  # e.g. send_message: delivers, never edits the vault
-        return ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+        # Not read-only and not idempotent are MCP's defaults: only "not destructive" is said.
+        return ToolAnnotations(destructive_hint=False)
     if op.kind == "read":
         return ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
     return ToolAnnotations(
@@ -106,13 +110,18 @@ def input_schema_of(op: Operation) -> dict[str, Any]:
 
 
 def tool_of(op: Operation) -> Tool:
-    """The MCP tool definition of one operation."""
+    """The MCP tool definition of one operation: name, description, input schema, annotations.
+
+    Every character of `tools/list` is paid in each agent session (issue 23 brought the
+    default list under 10,000 characters): a tool's `title` (a display name for people) and
+    an `outputSchema` (envelope tools: `{data, warnings}` is said once in `instructions`; raw
+    contracts: their required top-level fields) are left out, as nothing an agent needs to
+    pick a tool. docs/mcp.md lists each tool's title and full result model.
+    """
     return Tool(
         name=op.mcp_name,
-        title=op.title or None,
         description=op.description,
         input_schema=input_schema_of(op),
-        output_schema=output_schema(model, envelope=op.envelope) if (model := result_model(op)) is not None else None,
         annotations=annotations_of(op),
     )
 
@@ -138,7 +147,7 @@ def error_result(exc: VaultAgentError) -> CallToolResult:
 def call_result(op: Operation, ctx: AppContext, arguments: dict[str, Any]) -> CallToolResult:
     """Run one tool call synchronously and shape its result (success or canonical error)."""
     try:
-        outcome = invoke(op, ctx, coerce_json_text(op.params, arguments))
+        outcome = invoke(op, ctx, coerce_json_text(op.params, arguments), "mcp")
     except VaultAgentError as exc:
         return error_result(exc)
     except Exception:  # noqa: BLE001  the MCP translator: anything unexpected is INTERNAL with an id
@@ -185,15 +194,21 @@ class VaultMcpServer(Server[Any]):
     """The MCP server of one vault: the registry's tools for one profile."""
 
     def __init__(self, app: AppContext, listed: list[Operation], hidden_writes: frozenset[str]) -> None:
-        super().__init__(
-            "vault-agent",
-            version=_version,
-            title="vault-agent",
-            instructions=INSTRUCTIONS + (WRITE_INSTRUCTIONS if app.settings.writes_enabled else ""),
-            get_tool_input_schema=self._input_schema,
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
-        )
+        # send_message notifies with `notifications/message`, so `logging` is declared (the SDK
+        # declares it when logging/setLevel is served). The SDK warns that logging is deprecated
+        # as of 2026-07-28; sessions of the 2025 revisions still need it.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            super().__init__(
+                "vault-agent",
+                version=_version,
+                title="vault-agent",
+                instructions=INSTRUCTIONS + (WRITE_INSTRUCTIONS if app.settings.writes_enabled else ""),
+                get_tool_input_schema=self._input_schema,
+                on_list_tools=self._list_tools,
+                on_call_tool=self._call_tool,
+                on_set_logging_level=self._set_logging_level,
+            )
         self.app = app
         self.by_name = {op.mcp_name: op for op in listed}
         self.tools = [tool_of(op) for op in listed]
@@ -202,6 +217,12 @@ class VaultMcpServer(Server[Any]):
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         op = self.by_name.get(name)
         return None if op is None else input_schema_of(op)
+
+    async def _set_logging_level(
+        self, ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams
+    ) -> EmptyResult:
+        set_log_level(ctx.session, params.level)
+        return EmptyResult()
 
     async def _list_tools(
         self, _ctx: ServerRequestContext[Any, Any], _params: PaginatedRequestParams | None

@@ -12,12 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from vault_agent.api.human.common import data_of  # noqa: F401 - re-exported for renderers
+from vault_agent.api.surface_names import PARAMETER_ERRORS, Surface, reword, validation_error
 from vault_agent.config import Settings
-from vault_agent.errors import Forbidden, InvalidLimit, InvalidParameter, VaultAgentError, from_os_error
+from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, from_os_error
 
 if TYPE_CHECKING:  # the CLI imports this registry: keep it free of pathspec and pyarrow
     from vault_agent.contracts import Outcome
@@ -59,6 +60,13 @@ def note_name_params(params: type[BaseModel]) -> list[str]:
     return [name for name, info in params.model_fields.items() if NOTE_NAME in info.metadata]
 
 
+def defaults_to(value: Any, description: str | None = None, **constraints: Any) -> Any:
+    """An optional parameter that means `value` when absent (or null): published as the
+    schema's `default` (cheaper than saying it in words), kept None in the model so the core
+    applies its own default and an explicit null stays accepted."""
+    return Field(None, description=description, json_schema_extra={"default": value}, **constraints)
+
+
 @dataclass
 class AppContext:
     """Everything a core function may need, built once by a composition root."""
@@ -78,6 +86,9 @@ def make_vault(settings: Settings) -> Vault:
 
 
 Kind = Literal["read", "write"]
+# Answers of about 6,000 tokens at most, unless an operation declares more (a read of
+# 100,000 characters of text, a folder tree of 500 nodes).
+ANSWER_BUDGET_DEFAULT = 25_000
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,13 @@ class Operation:
     # so that the CLI, which imports this registry, stays free of DuckDB and pyarrow.
     result: type[BaseModel] | str | None = None
     long_running: bool = False  # may take seconds: MCP sends progress while it runs (writes always may)
+    # (core name, this tool's name) of parameters a shared core function names otherwise in its
+    # messages, e.g. seed 003's search_files passes `max_results` as vault_search's `limit`.
+    core_params: tuple[tuple[str, str], ...] = ()
+    # The most characters one answer (the JSON body) may take at the largest parameters:
+    # listings page to stay within it; tests/api/test_param_table.py checks every operation
+    # on a wide synthetic vault, docs/mcp.md lists them.
+    max_answer_chars: int = ANSWER_BUDGET_DEFAULT
 
 
 REGISTRY: dict[str, Operation] = {}
@@ -150,8 +168,9 @@ def operations(kind: Kind | None = None) -> list[Operation]:
     return [op for op in REGISTRY.values() if kind is None or op.kind == kind]
 
 
-def parse_params(op: Operation, raw: dict[str, Any]) -> Params:
-    """Validate raw parameters; errors name the field, never echo the value.
+def parse_params(op: Operation, raw: dict[str, Any], surface: Surface = "mcp") -> Params:
+    """Validate raw parameters; the error names the parameter as `surface` spells it and
+    says what is allowed, in our words (`surface_names`), never echoing the value.
 
     Raises:
         InvalidParameter / InvalidLimit: a value is missing, malformed or out of range.
@@ -159,24 +178,15 @@ def parse_params(op: Operation, raw: dict[str, Any]) -> Params:
     try:
         return op.params.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ())) or "parameters"
-        kind = first.get("type", "")
-        if loc == "limit" and op.limit_error is InvalidLimit:
-            raise InvalidLimit("limit must be an integer from 1 to 50") from None
-        if kind == "extra_forbidden":
-            raise InvalidParameter(f"unknown parameter '{loc}'") from None
-        if kind == "missing":
-            raise InvalidParameter(f"missing required parameter '{loc}'") from None
-        msg = str(first.get("msg", "invalid value"))
-        msg = msg.replace("Input should be", "must be").replace("Value error, ", "")
-        raise InvalidParameter(f"parameter '{loc}' {msg}"[:300]) from None
+        raise validation_error(op, exc, surface, raw) from None
 
 
-def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any]) -> Outcome[Any]:
+def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any], surface: Surface = "mcp") -> Outcome[Any]:
     """Check that the operation is allowed, validate its params and run it.
 
-    Unexpected exceptions pass through: the transport's translator turns them into INTERNAL.
+    `surface` is who called (MCP, HTTP or the CLI through HTTP): parameter names in error
+    messages are spelled its way (`surface_names.reword`). Unexpected exceptions pass
+    through: the transport's translator turns them into INTERNAL.
 
     Raises:
         Forbidden: a write operation while writes are disabled (checked first, on every surface).
@@ -184,9 +194,11 @@ def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any]) -> Outcome[Any]:
     """
     if op.kind == "write" and not ctx.settings.writes_enabled:
         raise Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
-    params = parse_params(op, raw)
+    params = parse_params(op, raw, surface)
     try:
         return op.func(ctx, params)
+    except PARAMETER_ERRORS as exc:
+        raise reword(op, exc, surface, raw) from None
     except OSError as exc:
         mapped = from_os_error(exc, "vault")  # e.g. a note whose permissions deny reading
         if mapped is None:

@@ -7,9 +7,11 @@
   (DNS-rebinding defence); anything else is `403 FORBIDDEN`, `/mcp` included.
 - Origin: absent is fine (non-browser clients); present and not allowlisted → 403.
 - Body: at most 4 MiB (`413 TOO_LARGE`).
-- A 401 carries `WWW-Authenticate: Bearer realm="vault-agent"` (RFC 6750; with
-  `error="invalid_token"` when a token was sent), so an MCP client shows our message
-  instead of starting OAuth; the body says where the token file is, never its absolute path.
+- A 401 carries `WWW-Authenticate: Bearer realm="vault-agent", error_description="send
+  Authorization: Bearer <token>; the token is in the file <vault>/.vault-agent/token"` (RFC 6750;
+  with `error="invalid_token"` when a token was sent), and `/.well-known/*` answers 404, so an
+  MCP client asks for the token instead of starting OAuth; header and body say where the
+  token file is (`<vault>/…`, never an absolute path) and how to send it.
 - Vault identity: a client may send `X-Vault-Id` (`vault_fingerprint` of the vault it means);
   a server for another vault answers CONFLICT saying so, instead of a puzzling 401.
 The same host/origin lists configure the MCP SDK's own `TransportSecuritySettings`.
@@ -37,6 +39,7 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 LOOPBACK_NAMES: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
 REALM = "vault-agent"
 VAULT_ID_HEADER = "X-Vault-Id"
+SURFACE_HEADER = "X-Vault-Agent-Surface"  # `cli` from the CLI: error messages then name its flags
 
 
 def vault_fingerprint(vault: Path) -> str:
@@ -44,21 +47,30 @@ def vault_fingerprint(vault: Path) -> str:
     return hashlib.sha256(str(vault.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def bearer_challenge(authorization: str | None) -> str:
-    """The RFC 6750 `WWW-Authenticate` value of a 401: no error code when no token was sent."""
-    if not authorization:
-        return f'Bearer realm="{REALM}"'
-    return f'Bearer realm="{REALM}", error="invalid_token", error_description="the bearer token is not valid"'
+def bearer_challenge(authorization: str | None, where: str) -> str:
+    """The RFC 6750 `WWW-Authenticate` value of a 401: how to pass the token and where it is
+    (`where`, from `token_place`); `error="invalid_token"` only when a token was sent."""
+    text = f"send Authorization: Bearer <token>; {where}"
+    description = "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in text)  # a quoted-string
+    error = ', error="invalid_token"' if authorization else ""
+    return f'Bearer realm="{REALM}"{error}, error_description="{description}"'
+
+
+def token_place(settings: Settings) -> str:
+    """Where the token of this server is, in words that never hold an absolute path."""
+    if settings.token:
+        return "the token is the one configured for this server (VAULT_AGENT_TOKEN or server.token)"
+    inside = settings.index_dir_in_vault()
+    if inside is not None:
+        return f"the token is in the file <vault>/{inside}/token"
+    return "the token is in the file <index-dir>/token (the server's --index-dir)"
 
 
 def token_hint(settings: Settings) -> str:
-    """Where the token of this server is, in words that never hold an absolute path."""
+    """The 401 message's advice: how to pass the token and where to find it."""
     if settings.token:
-        return "the token is the one configured for this server: VAULT_AGENT_TOKEN or server.token"
-    inside = settings.index_dir_in_vault()
-    if inside is not None:
-        return f"the token is in the file '{inside}/token' inside the vault, or set VAULT_AGENT_TOKEN"
-    return "the token is in the file 'token' of the server's --index-dir, or set VAULT_AGENT_TOKEN"
+        return token_place(settings)
+    return f"{token_place(settings)} (the vault-agent CLI reads it by itself)"
 
 
 def is_loopback_host(host: str) -> bool:
@@ -166,7 +178,8 @@ class AccessPolicy:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     ports: set[int] = field(default_factory=set)
-    token_hint: str = "the token is in the file 'token' of the server's state dir, or set VAULT_AGENT_TOKEN"
+    token_hint: str = "the token is in the file <index-dir>/token (the server's --index-dir)"
+    token_place: str = "the token is in the file <index-dir>/token (the server's --index-dir)"
     vault_id: str = ""
 
     @classmethod
@@ -177,6 +190,7 @@ class AccessPolicy:
             allowed_hosts=tuple(h.lower() for h in settings.allowed_hosts),
             allowed_origins=tuple(o.rstrip("/") for o in settings.allowed_origins),
             token_hint=token_hint(settings),
+            token_place=token_place(settings),
             vault_id=vault_fingerprint(settings.vault),
         )
 
@@ -217,7 +231,7 @@ class AccessPolicy:
         )
         if not ok:
             raise Unauthorized(
-                f"missing or wrong bearer token; send 'Authorization: Bearer <token>'; {self.token_hint}"
+                f"missing or wrong bearer token; send the header 'Authorization: Bearer <token>'; {self.token_hint}"
             )
 
     def check_vault(self, claimed: str | None) -> None:

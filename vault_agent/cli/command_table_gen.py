@@ -8,45 +8,18 @@ tests/cli/test_command_table.py fails when the checked-in table is out of date.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
 
 from vault_agent.api.registry import CliOption, Operation, operations
+from vault_agent.api.surface_names import cli_options, py_type
 
 TABLE_PATH = "vault_agent/cli/command_table.py"
 HUMAN = "vault_agent.api.human."  # renderers and converters must live here (no pydantic)
 
 
-def _py_type(annotation: Any) -> type:
-    for alt in [annotation, *get_args(annotation)]:
-        if alt in (int, float, bool, str):
-            return alt  # type: ignore[no-any-return]
-        if get_origin(alt) is Literal:
-            return str
-    return str
-
-
-def _is_scalar(annotation: Any) -> bool:
-    alts = [a for a in (get_args(annotation) or (annotation,)) if a is not type(None)]
-    return all(a in (int, float, bool, str) or get_origin(a) is Literal for a in alts)
-
-
 def options_of(op: Operation) -> list[CliOption]:
     """Declared options, else every top-level scalar field not taken positionally."""
-    if op.cli_options:
-        return list(op.cli_options)
-    out = []
-    for name, info in op.params.model_fields.items():
-        if name in op.cli_args or not _is_scalar(info.annotation):
-            continue
-        out.append(
-            CliOption(
-                flag="--" + name.replace("_", "-"),
-                target=name,
-                type=_py_type(info.annotation),
-                help=(info.description or "").strip(),
-            )
-        )
-    return out
+    return cli_options(op)
 
 
 def help_of(op: Operation) -> str:
@@ -73,7 +46,7 @@ def _ref(func: Any, modules: set[str]) -> str:
 def _arg_source(op: Operation, name: str) -> str:
     info = op.params.model_fields.get(name)
     required = info is not None and info.is_required()
-    kind = _py_type(info.annotation).__name__ if info is not None else "str"
+    kind = py_type(info.annotation).__name__ if info is not None else "str"
     text = (info.description or "") if info is not None else ""
     return f"ArgSpec({name!r}, {kind!r}, {required!r}, {text!r})"
 

@@ -43,7 +43,7 @@ ServerOpt = Annotated[
     str | None,
     typer.Option(
         "--server",
-        help="Server URL (env VAULT_AGENT_SERVER; default: http://127.0.0.1:8765).",
+        help="Server URL (env VAULT_AGENT_SERVER; default: the vault's running serve, else http://127.0.0.1:8765).",
         show_default=False,
     ),
 ]

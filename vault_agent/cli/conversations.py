@@ -65,6 +65,7 @@ def _render(body: Any) -> str:
 @conversations.command("list")
 def list_cmd(
     limit: Annotated[int | None, typer.Option("--limit", help="How many, newest first (1–100, default 20).")] = None,
+    cursor: Annotated[str | None, typer.Option("--cursor", help="next_cursor of the previous page.")] = None,
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
     config: ConfigOpt = None,
@@ -75,7 +76,7 @@ def list_cmd(
     def body() -> None:
         from vault_agent.conversations.tools import get_conversation
 
-        _emit(json_out, get_conversation(_context(vault, index_dir, config), None, limit, None), _render)
+        _emit(json_out, get_conversation(_context(vault, index_dir, config), None, limit, cursor), _render)
 
     run_command(json_out, body)
 

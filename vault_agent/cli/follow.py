@@ -54,7 +54,9 @@ def follow_messages(settings: Settings, as_json: bool) -> None:
     Raises:
         ServerUnavailable: no server answers. Unauthorized: the token is refused.
     """
-    base = settings.server.rstrip("/")
+    from vault_agent.server_address import server_url
+
+    base = server_url(settings).rstrip("/")
     headers = {"Accept": "text/event-stream"}
     token = resolve_token(settings, base)
     if token:

@@ -30,16 +30,16 @@ COMMON_SWITCHES = {"--json": "json_out"}
 
 
 def _value(kind: str, text: str) -> Any:
-    """The typed value, or None when typer should judge it."""
+    """The value as the command function gets it, or None when typer should judge it.
+
+    Numbers stay text, as typer gives them (cli/remote.py): the server judges them and
+    names the flag in its error.
+    """
     if not text or text.startswith("-"):
         return None
-    if kind == "str":
-        return text
     if kind == "path":
         return Path(text)
-    if kind == "int":
-        return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
-    return None  # float and anything newer: typer's coercion decides
+    return text
 
 
 def _defaults(spec: CommandSpec) -> dict[str, Any]:
@@ -101,6 +101,6 @@ def parse(spec: CommandSpec, argv: list[str]) -> dict[str, Any] | None:
         if value is None:
             return None
         kwargs[arg.name] = value
-    if any(arg.required and kwargs[arg.name] is None for arg in spec.args):
-        return None  # typer prints the help (or the usage error)
+    if not argv and spec.needs_args:
+        return None  # typer prints the help of a bare command
     return kwargs

@@ -24,17 +24,19 @@ _Annotated: Any = Annotated
 
 def _signature(op: CommandSpec) -> inspect.Signature:
     params: list[inspect.Parameter] = []
+    # Numbers are read as text and judged by the server, and a missing argument by
+    # `execute`: the error then names the flag and the allowed range in our words, where
+    # click would echo the value ("'abc' is not a valid integer").
     for arg in op.args:
         ann: Any = _Annotated[
-            PY_TYPES[arg.type] | None,
+            str | None,
             typer.Argument(help=arg.help, show_default=False, metavar=arg.name.upper()),
         ]
-        default: Any = inspect.Parameter.empty if arg.required else None
         params.append(
-            inspect.Parameter(arg.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ann, default=default)
+            inspect.Parameter(arg.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ann, default=None)
         )
     for opt in op.options:
-        kind = PY_TYPES[opt.type]
+        kind = PY_TYPES[opt.type] if opt.type == "bool" else str
         if kind is bool and not opt.multiple:
             ann = _Annotated[bool, typer.Option(opt.flag, help=opt.help)]
             default = False

@@ -10,13 +10,19 @@ The typer command (cli/remote.py) and the quick path (cli/main.py) both call `ex
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shlex
 import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextvars import ContextVar
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_agent.api.human.common import CONNECTION_FLAGS, REQUEST_PARAMS
 from vault_agent.cli.command_spec import CommandSpec
 from vault_agent.cli.render import render_body
 from vault_agent.cli.running import run_command, settings_from
@@ -67,8 +73,21 @@ def resolve_token(settings: Settings, server: str) -> str | None:
     return None
 
 
+def start_hint(vault: object = None) -> str:
+    """How to start a server: the vault as the user named it, shell-quoted, when that is a
+    relative path (an error never holds an absolute path), else a placeholder."""
+    if vault is None or Path(str(vault)).is_absolute() or str(vault).startswith("~"):
+        return START_HINT
+    return f"start one with: {shlex.join(['vault-agent', 'serve', '--watch', '--vault', str(vault)])} (or pass --server URL)"
+
+
 def call_server(
-    op: CommandSpec, params: dict[str, Any], server: str, token: str | None, vault_id: str | None = None
+    op: CommandSpec,
+    params: dict[str, Any],
+    server: str,
+    token: str | None,
+    vault_id: str | None = None,
+    hint: str = START_HINT,
 ) -> tuple[str, dict[str, str]]:
     """Send one operation to the server; the body text and headers of a success.
 
@@ -79,8 +98,10 @@ def call_server(
         ServerUnavailable: nothing answers at `server`.
         VaultAgentError: the server's canonical error (its code decides the exit code).
     """
+    from vault_agent.api.security import SURFACE_HEADER
+
     base = server.rstrip("/")
-    headers = {"Accept": "application/json"}
+    headers = {"Accept": "application/json", SURFACE_HEADER: "cli"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     if vault_id:
@@ -114,10 +135,10 @@ def call_server(
             err.raw_body = text  # type: ignore[attr-defined]
             raise err from None
         raise ServerUnavailable(
-            f"the server at {base} answered HTTP {exc.code}, not vault-agent; {START_HINT}"
+            f"the server at {base} answered HTTP {exc.code}, not vault-agent; {hint}"
         ) from None
     except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-        raise ServerUnavailable(f"no vault-agent server answers at {base}; {START_HINT}") from None
+        raise ServerUnavailable(f"no vault-agent server answers at {base}; {hint}") from None
 
 
 def param_name(flag: str) -> str:
@@ -144,6 +165,24 @@ def _emit_warnings(op: CommandSpec, body: Any, headers: dict[str, str]) -> None:
         sys.stderr.write(f"warning [{warning.get('code')}]: {warning.get('message')}\n")
 
 
+def _connection_flags(kwargs: dict[str, Any]) -> tuple[str, ...]:
+    """`--vault`, `--index-dir` and `--server` as given on this command line (never the token)."""
+    out: list[str] = []
+    for flag, name in (("--vault", "vault"), ("--index-dir", "index_dir"), ("--server", "server")):
+        if kwargs.get(name) is not None:
+            out += [flag, str(kwargs[name])]
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def _bound(var: ContextVar[Any], value: Any) -> Iterator[None]:
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
 def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
     """Send one command's request and print its answer (`kwargs` as the command function gets them).
 
@@ -165,6 +204,10 @@ def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
         for arg in op.args:
             if kwargs.get(arg.name) is not None:
                 params[arg.name] = kwargs[arg.name]
+            elif arg.required:  # the server's words for it, without needing a server
+                raise InvalidParameter(
+                    f"argument {arg.name.upper()} is required; see 'vault-agent {op.name} --help'"
+                )
         for opt in op.options:
             value = kwargs.get(param_name(opt.flag))
             if (value is None or value is False) and not as_json and opt.human_default is not None:
@@ -174,9 +217,12 @@ def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
             try:
                 value = opt.convert(value) if opt.convert else value
             except (TypeError, ValueError):
-                raise InvalidParameter(f"option {opt.flag} has an invalid value") from None
+                # Both converters read line ranges (--range, --delete-lines).
+                raise InvalidParameter(f"option {opt.flag} must be a line range like 12-20") from None
             _set_dotted(params, opt.target, value)
-        server = settings.server
+        from vault_agent.server_address import server_url
+
+        server = server_url(settings)
         # The vault is known when named (--vault) or when its state dir gave the token.
         vault_id = None
         if kwargs.get("vault") is not None or (not settings.token and _is_local(server)):
@@ -184,7 +230,8 @@ def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
 
             vault_id = vault_fingerprint(settings.vault)
         try:
-            text, headers = call_server(op, params, server, resolve_token(settings, server), vault_id)
+            token = resolve_token(settings, server)
+            text, headers = call_server(op, params, server, token, vault_id, start_hint(kwargs.get("vault")))
         except VaultAgentError as exc:
             raw = getattr(exc, "raw_body", None)
             if as_json and raw is not None:
@@ -201,7 +248,10 @@ def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
             sys.stdout.write(text.rstrip("\n") + "\n")
         else:
             _emit_warnings(op, parsed, headers)
-            sys.stdout.write(render_body(op.envelope, parsed, op.render) + "\n")
+            # Suggested commands in the output point at this vault and server, as typed.
+            flags = _connection_flags(kwargs)
+            with _bound(CONNECTION_FLAGS, flags), _bound(REQUEST_PARAMS, params):
+                sys.stdout.write(render_body(op.envelope, parsed, op.render) + "\n")
         sys.stdout.flush()
         return None
 

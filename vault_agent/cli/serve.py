@@ -21,6 +21,7 @@ from vault_agent.cli.app import app
 from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, VaultOpt, run_command, settings_from
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
+from vault_agent.server_address import forget_server, record_server
 
 HostOpt = Annotated[
     str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).", show_default=False)
@@ -67,11 +68,14 @@ async def _serve(settings: Settings, watch: bool) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        # The CLI finds this server for this vault by itself (server_address.py).
+        record_server(settings.index_dir, server.url, settings.host, server.port)
         sys.stdout.write(f"listening on {server.url}\n")
         sys.stdout.flush()
         try:
             await stop.wait()
         finally:
+            forget_server(settings.index_dir)
             await server.stop()
     finally:
         close_context(ctx)

@@ -41,7 +41,8 @@ class ConversationSummary(BaseModel):
 class ConversationList(BaseModel):
     conversations: list[ConversationSummary]
     total: int  # records kept (retention bounds it)
-    truncated: bool
+    truncated: bool  # more conversations follow: pass next_cursor as cursor
+    next_cursor: str | None = None
 
 
 class ConversationPage(BaseModel):

@@ -37,7 +37,8 @@ from vault_agent.conversations.records import (
 )
 from vault_agent.conversations.replies import Answer, wait_for_reply
 from vault_agent.conversations.store import ConversationStore, Line, iso
-from vault_agent.errors import InvalidParameter, TooLarge
+from vault_agent.errors import InvalidParameter, TooLarge, bad_cursor, range_text
+from vault_agent.paging import decode_cursor, encode_cursor, fit, json_chars
 
 log = logging.getLogger("vault_agent.conversations")
 
@@ -45,6 +46,7 @@ PATH_KEYS = ("path", "source", "destination", "relative_dir", "artifact_path", "
 QUERY_KEYS = ("query", "q", "pattern", "find")
 LIST_DEFAULT, LIST_MAX = 20, 100
 ENTRIES_DEFAULT, ENTRIES_MAX = 100, 500
+PAGE_MAX_CHARS = 20_000  # one page of get_conversation, as JSON (next_cursor for the rest)
 _DETACHED = DetachedChannel()
 _hub_lock = threading.Lock()
 
@@ -143,9 +145,9 @@ def record_call(
 # ----------------------------------------------------------------------------- tools
 def _checked_text(text: str, what: str, cap: int, *, required: bool) -> str:
     if required and not text.strip():
-        raise InvalidParameter(f"{what} must not be empty")
+        raise InvalidParameter(f"parameter '{what}' must not be empty")
     if len(text) > cap:
-        raise TooLarge(f"{what} is longer than {cap} characters; shorten it or split it into several")
+        raise TooLarge(f"parameter '{what}' must be at most {cap:,} characters; shorten it or split it into several")
     return text
 
 
@@ -249,7 +251,10 @@ def end_conversation(ctx: ConvContext, title: str | None, summary: str | None) -
 def get_conversation(
     ctx: ConvContext, cid: str | None, limit: int | None, cursor: str | None
 ) -> Outcome[ConversationList | ConversationPage]:
-    """No id: the newest conversations (bounded); an id: that record, paged by `cursor`.
+    """No id: the newest conversations, one page; an id: that record, one page of its entries.
+
+    Both pages stop at `limit` items or PAGE_MAX_CHARS characters and give `next_cursor`
+    when more follow.
 
     Raises:
         NotFound: unknown or corrupt id. InvalidParameter: bad limit or cursor.
@@ -258,31 +263,48 @@ def get_conversation(
     store = ConversationStore(s.index_dir)
     now, idle_s = _now(ctx), s.conversations_idle_minutes * 60.0
     if cid is None:
-        if cursor is not None:
-            raise InvalidParameter("cursor is only used together with id")
         n = LIST_DEFAULT if limit is None else limit
         if not 1 <= n <= LIST_MAX:
-            raise InvalidParameter(f"limit must be from 1 to {LIST_MAX} when listing conversations")
+            raise InvalidParameter(
+                f"parameter 'limit' must be an integer {range_text(1, LIST_MAX)} when listing conversations"
+            )
         ids = store.ids()
+        newest_first = list(reversed(ids))
+        if cursor is not None:  # the id of the last conversation of the previous page
+            (last_id,) = decode_cursor(cursor, (str,))
+            newest_first = [i for i in newest_first if i < last_id]
         rows = []
-        for found, lines in store.read_many(reversed(ids)):
+        for found, lines in store.read_many(newest_first):
             rows.append(summary_of(found, lines, now, idle_s))
             if len(rows) == n:
                 break
-        return Outcome(data=ConversationList(conversations=rows, total=len(ids), truncated=len(ids) > len(rows)))
+        shown = fit(rows, PAGE_MAX_CHARS, lambda row: json_chars(row.model_dump(mode="json")))
+        # More follow when the page was cut, or when older records remain after its last one.
+        more = shown < len(rows) or (bool(rows) and rows[-1].id != newest_first[-1])
+        return Outcome(
+            data=ConversationList(
+                conversations=rows[:shown],
+                total=len(ids),
+                truncated=more,
+                next_cursor=encode_cursor(rows[shown - 1].id) if more and shown else None,
+            )
+        )
     n = ENTRIES_DEFAULT if limit is None else limit
     if not 1 <= n <= ENTRIES_MAX:
-        raise InvalidParameter(f"limit must be from 1 to {ENTRIES_MAX} entries of one conversation")
+        raise InvalidParameter(
+            f"parameter 'limit' must be an integer {range_text(1, ENTRIES_MAX)} for the entries of one conversation"
+        )
     start = _cursor(cursor)
     lines = store.read(cid)
     entries = [_entry(line) for line in lines[1:]]
     page = entries[start : start + n]
-    more = start + n < len(entries)
+    page = page[: fit(page, PAGE_MAX_CHARS, json_chars)]
+    more = start + len(page) < len(entries)
     return Outcome(
         data=ConversationPage(
             conversation=summary_of(cid, lines, now, idle_s),
             entries=page,
-            next_cursor=str(start + n) if more else None,
+            next_cursor=str(start + len(page)) if more else None,
         )
     )
 
@@ -299,7 +321,7 @@ def _cursor(cursor: str | None) -> int:
     if cursor is None:
         return 0
     if not cursor.isdigit() or len(cursor) > 9:
-        raise InvalidParameter("cursor must be the next_cursor of a previous answer")
+        raise bad_cursor()
     return int(cursor)
 
 

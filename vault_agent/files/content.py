@@ -9,7 +9,14 @@ from __future__ import annotations
 import os
 
 from vault_agent.contracts import Outcome
-from vault_agent.errors import Conflict, InvalidParameter, InvalidPath, NotFound
+from vault_agent.errors import (
+    Conflict,
+    InvalidParameter,
+    InvalidPath,
+    NotFound,
+    empty_parameter,
+    out_of_range,
+)
 from vault_agent.files import policy
 from vault_agent.files.atomic import read_current
 from vault_agent.files.diff import unified
@@ -92,7 +99,7 @@ def write_file(
         Forbidden: `.system/`, protected, daily overwrite. NotFound / InvalidPath.
     """
     if mode not in ("overwrite", "append"):  # before any I/O: an unknown mode never overwrites
-        raise InvalidParameter("mode must be 'overwrite' or 'append'")
+        raise InvalidParameter("parameter 'mode' must be one of: overwrite, append")
     rel = normalize_rel_path(path)
     policy.check_write(ctx.vault, rel, "append" if mode == "append" else "overwrite")
     data = encode_content(content)
@@ -182,10 +189,10 @@ def replace_text(
         `daily/`, protected. NotFound: no such file.
     """
     if not find:
-        raise InvalidParameter("find must be a non-empty string")
+        raise empty_parameter("find")
     limit = 1 if max_replacements is None else max_replacements
     if limit < 1:
-        raise InvalidParameter("max_replacements must be at least 1")
+        raise out_of_range("max_replacements", 1, None)
     rel = normalize_rel_path(path)
     policy.check_write(ctx.vault, rel, "replace")
     encode_content(replace, "replace")

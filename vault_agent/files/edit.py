@@ -52,20 +52,20 @@ def _form(
         forms.append("delete_lines")
     if len(forms) != 1:
         raise InvalidParameter(
-            "give exactly one edit form: {old_text, new_text, replace_all?} or "
-            "{insert_after_line | insert_before_line, content} or {delete_lines: {start_line, end_line}}"
+            "give exactly one edit form: 'old_text' and 'new_text' (with 'replace_all'), or "
+            "'insert_after_line' or 'insert_before_line' with 'content', or 'delete_lines'"
         )
     form = forms[0]
     if form == "replace":
         if old_text is None or new_text is None:
-            raise InvalidParameter("a search/replace edit needs both old_text and new_text")
+            raise InvalidParameter("a search/replace edit needs both 'old_text' and 'new_text'")
         if old_text == "":
-            raise InvalidParameter("old_text must not be empty; use insert_after_line to add text")
+            raise InvalidParameter("parameter 'old_text' must not be empty; use 'insert_after_line' to add text")
     elif form == "insert":
         if (insert_after_line is None) == (insert_before_line is None):
-            raise InvalidParameter("an insert needs exactly one of insert_after_line or insert_before_line")
+            raise InvalidParameter("an insert needs exactly one of 'insert_after_line' or 'insert_before_line'")
         if content is None:
-            raise InvalidParameter("an insert needs content")
+            raise InvalidParameter("an insert needs 'content'")
     return form
 
 
@@ -95,14 +95,14 @@ def _insert(
     if index_after is not None:
         if not 0 <= index_after <= n:
             raise InvalidParameter(
-                f"insert_after_line must be from 0 to {n} ('{display(rel)}' has {n} lines)"
+                f"parameter 'insert_after_line' must be an integer from 0 to {n} ('{display(rel)}' has {n} lines)"
             )
         at = index_after
     else:
         assert index_before is not None
         if not 1 <= index_before <= n + 1:
             raise InvalidParameter(
-                f"insert_before_line must be from 1 to {n + 1} ('{display(rel)}' has {n} lines)"
+                f"parameter 'insert_before_line' must be an integer from 1 to {n + 1} ('{display(rel)}' has {n} lines)"
             )
         at = index_before - 1
     block = content if content.endswith("\n") or content == "" else content + eol
@@ -122,7 +122,7 @@ def _delete(text: str, rel: str, start: int, end: int) -> tuple[str, int]:
     n = len(lines)
     if not (1 <= start <= end <= n):
         raise InvalidParameter(
-            f"delete_lines must satisfy 1 <= start_line <= end_line <= {n} ('{display(rel)}' has {n} lines)"
+            f"parameter 'delete_lines' must be a range of lines from 1 to {n}, start first ('{display(rel)}' has {n} lines)"
         )
     return "".join(lines[: start - 1] + lines[end:]), end - start + 1
 

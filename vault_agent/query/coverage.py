@@ -60,7 +60,7 @@ def check_ranges(ranges: list[tuple[int, int]], field: str = "cited_ranges") -> 
         raise TooLarge(f"at most {MAX_CITED_RANGES} ranges in '{field}'; merge them first")
     for a, b in ranges:
         if a < 1 or b < 1:
-            raise InvalidParameter(f"'{field}' line numbers start at 1")
+            raise InvalidParameter(f"line numbers in '{field}' must be 1 or more")
 
 
 def compute_coverage(ranges: list[tuple[int, int]], total: int) -> Coverage:
@@ -93,7 +93,7 @@ def vault_coverage(
     """Coverage of a file by cited line ranges, with the gaps left and what to do next.
 
     Raises:
-        InvalidParameter: a malformed range. TooLarge: more than 10,000 ranges.
+        InvalidParameter: a malformed range. TooLarge: more than 1,000 ranges.
         InvalidPath, Forbidden, Ambiguous, NotFound: see lines.load_text.
     """
     check_ranges(cited_ranges)

@@ -15,18 +15,22 @@ from typing import Literal
 from pydantic import PrivateAttr
 
 from vault_agent.contracts import Outcome, WarningItem
-from vault_agent.errors import IndexNotFound, InvalidParameter, InvalidPath
+from vault_agent.errors import IndexNotFound, InvalidParameter, InvalidPath, out_of_range
+from vault_agent.paging import decode_cursor, encode_cursor, fit, json_chars
 from vault_agent.paths import DIR_FLAGS, Vault, display, has_surrogates, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.lines import load_text, number_lines, page, page_stop
 from vault_agent.query.section_read import SectionSpan, choose_address, find_section
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import (
+    LS_DEFAULT_LIMIT,
+    LS_MAX_CHARS,
     LS_MAX_ENTRIES,
     READ_DEFAULT_MAX_CHARS,
     READ_HARD_MAX_CHARS,
     LineRange,
     Wire,
+    iso_seconds,
     omit_none,
 )
 from vault_agent.text import nfc
@@ -38,10 +42,13 @@ class LsEntry(Wire):
     path: str
     type: Literal["file", "dir"]
     size_bytes: int | None
+    mtime: str  # last modification, ISO 8601 UTC to the second (seed 003's listing by mtime)
 
 
 class LsData(Wire):
     entries: list[LsEntry]
+    # Where the next page starts (pass it as `cursor`); absent on the last page.
+    next_cursor: str | None = omit_none()
 
 
 @dataclass(frozen=True)
@@ -93,18 +100,26 @@ def vault_ls(
     relative_dir: str | None = None,
     glob: str | None = None,
     sort: Literal["name", "mtime"] | None = None,
+    limit: int | None = None,
+    cursor: str | None = None,
 ) -> Outcome[LsData]:
     """List a folder: direct children, or with `glob` every match below it (recursive).
 
-    Order: by path (code points), or with sort="mtime" newest first (ties by path).
-    At most 1,000 entries; more → warning LS_TRUNCATED.
+    Order: by path (code points), or with sort="mtime" newest first (ties by path). One
+    page: at most `limit` entries (default 100, max 1,000) and LS_MAX_CHARS characters,
+    then `next_cursor`.
 
     Raises:
         InvalidPath: malformed path or not a folder. Forbidden: protected folder.
-        NotFound: no such folder. InvalidParameter: bad glob or sort.
+        NotFound: no such folder. InvalidParameter: bad glob, sort, limit or cursor.
     """
     if sort not in (None, "name", "mtime"):
-        raise InvalidParameter("parameter 'sort' must be 'name' or 'mtime'")
+        raise InvalidParameter("parameter 'sort' must be one of: name, mtime")
+    want = LS_DEFAULT_LIMIT if limit is None else limit
+    if not 1 <= want <= LS_MAX_ENTRIES:
+        raise out_of_range("limit", 1, LS_MAX_ENTRIES)
+    by_mtime = sort == "mtime"
+    after = None if cursor is None else decode_cursor(cursor, (int, str) if by_mtime else (str,))
     matcher = compile_glob(glob)
     rel = normalize_rel_path(relative_dir or "", allow_root=True)
     vault.check_not_protected(rel)
@@ -118,25 +133,32 @@ def vault_ls(
         for e in iter_tree(vault, fd, resolved.rel, recursive=matcher is not None)
         if not matcher or matcher(e.rel)
     ]
-    if sort == "mtime":
-        found.sort(key=lambda e: (-e.mtime_ns, e.rel))
-    else:
-        found.sort(key=lambda e: e.rel)
-    warnings: list[WarningItem] = []
-    if len(found) > LS_MAX_ENTRIES:
-        warnings.append(
-            WarningItem(
-                code="LS_TRUNCATED",
-                message=f"only the first {LS_MAX_ENTRIES} of {len(found)} entries are listed; "
-                "narrow with relative_dir or glob",
-            )
-        )
-        found = found[:LS_MAX_ENTRIES]
+
+    def key(e: TreeEntry) -> tuple[int, str] | tuple[str]:
+        return (-e.mtime_ns, e.rel) if by_mtime else (e.rel,)
+
+    found.sort(key=key)
+    if after is not None:
+        found = [e for e in found if key(e) > after]
     entries = [
-        LsEntry(path=e.rel, type="dir" if e.is_dir else "file", size_bytes=None if e.is_dir else e.size)
-        for e in found
+        LsEntry(
+            path=e.rel,
+            type="dir" if e.is_dir else "file",
+            size_bytes=None if e.is_dir else e.size,
+            mtime=iso_seconds(e.mtime_ns),
+        )
+        for e in found[:want]
     ]
-    return Outcome(data=LsData(entries=entries), warnings=warnings)
+    shown = fit(entries, LS_MAX_CHARS, lambda entry: json_chars(entry.model_dump(mode="json")))
+    if shown == len(found):
+        return Outcome(data=LsData(entries=entries))
+    warning = WarningItem(
+        code="LS_TRUNCATED",
+        message=f"{shown} entries listed, {len(found) - shown} more; pass next_cursor as cursor for the "
+        "next page, or narrow with relative_dir or glob",
+    )
+    page = LsData(entries=entries[:shown], next_cursor=encode_cursor(*key(found[shown - 1])))
+    return Outcome(data=page, warnings=[warning])
 
 
 # ================================================================== vault_read
@@ -176,7 +198,7 @@ def effective_max_chars(max_chars: int | None) -> tuple[int, bool]:
     if max_chars is None:
         return READ_DEFAULT_MAX_CHARS, False
     if max_chars < 1:
-        raise InvalidParameter("parameter 'limits.max_chars' must be at least 1")
+        raise out_of_range("limits.max_chars", 1, None)
     if max_chars > READ_HARD_MAX_CHARS:
         return READ_HARD_MAX_CHARS, True
     return max_chars, False
@@ -185,7 +207,7 @@ def effective_max_chars(max_chars: int | None) -> tuple[int, bool]:
 def check_line(name: str, value: int | None) -> None:
     """Raises: InvalidParameter when a line number is below 1."""
     if value is not None and value < 1:
-        raise InvalidParameter(f"parameter '{name}' must be a line number from 1")
+        raise out_of_range(name, 1, None)
 
 
 def vault_read(
@@ -224,12 +246,12 @@ def vault_read(
     address = choose_address(has_range, section_id, heading, doc.resolution.heading if doc.resolution else (), "range")
     if not full and not has_range and address is None:
         raise InvalidParameter(
-            "vault_read needs 'range' ({start_line, end_line}), 'section_id' or 'heading' unless 'full' is true"
+            "give 'range' (the lines to read), 'section_id' or 'heading' (one section), or 'full' to read to the end"
         )
     check_line("range.start_line", start_line)
     check_line("range.end_line", end_line)
     if start_char is not None and start_char < 0:
-        raise InvalidParameter("parameter 'range.start_char' must be 0 or more")
+        raise out_of_range("range.start_char", 0, None)
     first = start_line or 1
     if end_line is not None and end_line < first:
         raise InvalidParameter("parameter 'range.end_line' must not be before 'range.start_line'")

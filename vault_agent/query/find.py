@@ -40,7 +40,7 @@ from typing import Any, Literal
 import duckdb
 
 from vault_agent.contracts import MAX_QUERY_CHARS, Manifest, Outcome, WarningItem
-from vault_agent.errors import InvalidParameter
+from vault_agent.errors import empty_parameter, out_of_range, too_long_parameter
 from vault_agent.paths import Vault
 from vault_agent.query.bm25 import postings_index
 from vault_agent.query.budget import Budget
@@ -300,15 +300,15 @@ def vault_find(
         IndexNotFound, IndexIncompatible: no usable snapshot.
     """
     if not isinstance(query, str) or not query.strip():
-        raise InvalidParameter("parameter 'query' must be a non-empty string")
+        raise empty_parameter("query")
     if len(query) > MAX_QUERY_CHARS:
-        raise InvalidParameter(f"parameter 'query' must be at most {MAX_QUERY_CHARS} characters")
+        raise too_long_parameter("query", MAX_QUERY_CHARS)
     cap = FIND_DEFAULT_MAX_CANDIDATES if max_candidates is None else max_candidates
     if not 1 <= cap <= MAX_CANDIDATES_CAP:
-        raise InvalidParameter(f"parameter 'budget.max_candidates' must be from 1 to {MAX_CANDIDATES_CAP}")
+        raise out_of_range("budget.max_candidates", 1, MAX_CANDIDATES_CAP)
     budget_ms = FIND_DEFAULT_TIME_MS if time_ms is None else time_ms
     if not 1 <= budget_ms <= MAX_TIME_MS:
-        raise InvalidParameter(f"parameter 'budget.time_ms' must be from 1 to {MAX_TIME_MS}")
+        raise out_of_range("budget.time_ms", 1, MAX_TIME_MS)
     budget = Budget(budget_ms / 1000)
     scope = resolve_scope(vault, relative_dir, glob)
     tokens = list(dict.fromkeys(tokenize(query)))

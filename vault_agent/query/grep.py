@@ -12,8 +12,18 @@ size equal the snapshot's. Work stops at a time budget with partial results
 
 from __future__ import annotations
 
+from typing import cast
+
 from vault_agent.contracts import MAX_QUERY_CHARS, Outcome, WarningItem
-from vault_agent.errors import IndexIncompatible, IndexNotFound, InvalidParameter
+from vault_agent.errors import (
+    IndexIncompatible,
+    IndexNotFound,
+    InvalidParameter,
+    empty_parameter,
+    out_of_range,
+    too_long_parameter,
+)
+from vault_agent.paging import decode_cursor, encode_cursor, fit, json_chars
 from vault_agent.paths import Vault
 from vault_agent.query.budget import Budget
 from vault_agent.query.grep_match import SNIPPET_CHARS, Mode, make_matcher, snippet
@@ -36,6 +46,9 @@ from vault_agent.query.toolkit import (
 )
 
 TIME_BUDGET_S = 10.0
+# The JSON of one page's results stays within this many characters (next_cursor for the
+# rest): at limit 500 an answer reached 93,707 characters (issue 23).
+SEARCH_MAX_CHARS = 20_000
 
 
 class SearchHit(Wire):
@@ -50,6 +63,8 @@ class SearchHit(Wire):
 
 class SearchData(Wire):
     results: list[SearchHit]
+    # Where the next page starts (pass it as `cursor`); absent on the last page.
+    next_cursor: str | None = omit_none()
 
 
 def _with_context(vault: Vault, hits: list[SearchHit], n: int) -> None:
@@ -74,29 +89,34 @@ def vault_search(
     limit: int | None = None,
     context_lines: int | None = None,
     line_numbers: bool = False,
+    cursor: str | None = None,
     time_budget_s: float = TIME_BUDGET_S,
 ) -> Outcome[SearchData]:
-    """Matching lines of notes, by path then line; at most `limit` (default 50, max 500).
+    """Matching lines of notes, by path then line: one page of at most `limit` lines
+    (default 50, max 500) and SEARCH_MAX_CHARS characters, `next_cursor` when more follow.
 
     Each result is seed 002's `{path, snippet}`; `line` is added with `line_numbers` or
     `context_lines` > 0 (then with `context_before` / `context_after`).
 
     Raises:
-        InvalidParameter: empty or over-long query, bad mode/limit/context_lines/glob.
+        InvalidParameter: empty or over-long query, bad mode/limit/context_lines/glob/cursor.
         InvalidPath, Forbidden, NotFound: a bad relative_dir.
     """
     if not isinstance(query, str) or not query.strip():
-        raise InvalidParameter("parameter 'query' must be a non-empty string")
-    if len(query) > MAX_QUERY_CHARS or "\x00" in query:
-        raise InvalidParameter(f"parameter 'query' must be at most {MAX_QUERY_CHARS} characters without NUL")
+        raise empty_parameter("query")
+    if len(query) > MAX_QUERY_CHARS:
+        raise too_long_parameter("query", MAX_QUERY_CHARS)
+    if "\x00" in query:
+        raise InvalidParameter("parameter 'query' must not contain a NUL character")
     want = SEARCH_DEFAULT_LIMIT if limit is None else limit
     if not 1 <= want <= SEARCH_MAX_LIMIT:
-        raise InvalidParameter(f"parameter 'limit' must be from 1 to {SEARCH_MAX_LIMIT}")
+        raise out_of_range("limit", 1, SEARCH_MAX_LIMIT)
     ctx_n = context_lines or 0
     if not 0 <= ctx_n <= MAX_CONTEXT_LINES:
-        raise InvalidParameter(f"parameter 'context_lines' must be from 0 to {MAX_CONTEXT_LINES}")
+        raise out_of_range("context_lines", 0, MAX_CONTEXT_LINES)
     if mode not in (None, "regex", "plain", "loose"):
-        raise InvalidParameter("parameter 'mode' must be 'regex', 'plain' or 'loose'")
+        raise InvalidParameter("parameter 'mode' must be one of: regex, plain, loose")
+    after = None if cursor is None else cast(tuple[str, int], decode_cursor(cursor, (str, int)))
     warnings: list[WarningItem] = []
     scope = resolve_scope(vault, relative_dir, glob)
     matcher = make_matcher(query, mode or "regex", warnings)
@@ -109,13 +129,25 @@ def vault_search(
                 changed, gone = (
                     ([], []) if view.freshness == "fresh" else changed_paths(vault, view.con, scope)
                 )
-                hits = snapshot_hits(view.con, matcher, scope, changed + gone, want + 1, budget)
-                hits += disk_hits(vault, matcher, changed, want + 1, budget)
+                hits = snapshot_hits(view.con, matcher, scope, changed + gone, want + 1, budget, after)
+                hits += disk_hits(vault, matcher, _from(changed, after), want + 1, budget, after)
         except (IndexNotFound, IndexIncompatible):
             hits = None
     if hits is None:
-        hits = disk_hits(vault, matcher, list(iter_scope(vault, scope)), want + 1, budget)
+        hits = disk_hits(vault, matcher, _from(list(iter_scope(vault, scope)), after), want + 1, budget, after)
     hits.sort(key=lambda h: (h.path, h.line))
+    out = [
+        SearchHit(path=h.path, snippet=snippet(h.text, matcher, h.matched), line=h.line) for h in hits[:want]
+    ]
+    if ctx_n:
+        _with_context(vault, out, ctx_n)
+    shown = fit(out, SEARCH_MAX_CHARS, lambda hit: json_chars(hit.model_dump(mode="json")))
+    more = shown < len(out) or len(hits) > want
+    last = (out[shown - 1].path, out[shown - 1].line or 0) if more else None
+    out = out[:shown]
+    if not ctx_n and not line_numbers:
+        for hit in out:
+            hit.line = None
     if budget.hit:
         warnings.append(
             WarningItem(
@@ -124,20 +156,19 @@ def vault_search(
                 "results are partial: narrow with relative_dir or glob",
             )
         )
-    elif len(hits) > want:
+    elif more:
+        why = f"{want} lines" if shown == want else f"the {SEARCH_MAX_CHARS:,}-character budget"
         warnings.append(
             WarningItem(
                 code="RESULTS_TRUNCATED",
-                message=f"more than {want} matching lines; "
-                "raise limit (max 500) or narrow with relative_dir or glob",
+                message=f"more matching lines than this page holds ({why}); "
+                "pass next_cursor as cursor for the next page, or narrow with relative_dir or glob",
             )
         )
-    out = [
-        SearchHit(path=h.path, snippet=snippet(h.text, matcher, h.matched), line=h.line) for h in hits[:want]
-    ]
-    if ctx_n:
-        _with_context(vault, out, ctx_n)
-    elif not line_numbers:
-        for hit in out:
-            hit.line = None
-    return Outcome(data=SearchData(results=out), warnings=warnings)
+    next_cursor = encode_cursor(*last) if last is not None else None
+    return Outcome(data=SearchData(results=out, next_cursor=next_cursor), warnings=warnings)
+
+
+def _from(paths: list[str], after: tuple[str, int] | None) -> list[str]:
+    """The paths a page after `after` can still hold lines of."""
+    return paths if after is None else [p for p in paths if p >= after[0]]

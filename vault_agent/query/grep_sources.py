@@ -36,15 +36,28 @@ class Hit:
 
 
 def snapshot_hits(
-    con: duckdb.DuckDBPyConnection, matcher: Matcher, scope: Scope, skip: list[str], want: int, budget: Budget
+    con: duckdb.DuckDBPyConnection,
+    matcher: Matcher,
+    scope: Scope,
+    skip: list[str],
+    want: int,
+    budget: Budget,
+    after: tuple[str, int] | None = None,
 ) -> list[Hit]:
-    """Hits from the snapshot's chunk text, for notes not in `skip`, in path/line order."""
+    """Hits from the snapshot's chunk text, for notes not in `skip`, in path/line order
+    (only those after the (path, line) `after`, the last hit of the previous page)."""
     scope_sql, scope_params = scope.sql()
     where = f"{scope_sql} AND NOT list_contains(?::VARCHAR[], path)"
     params: list[Any] = [*scope_params, skip]
+    if after is not None:
+        where += " AND path >= ?"
+        params.append(after[0])
     if matcher.mode == "loose":
-        return _snapshot_loose(con, matcher, where, params, want, budget)
+        return _after(_snapshot_loose(con, matcher, where, params, want, budget, after), after, want)
     pred, pred_params = matcher.sql("line")
+    if after is not None:  # line_no of lines_sql, spelled out: the WHERE runs before its alias
+        pred = f"({pred}) AND (path > ? OR start_line + i - 1 > ?)"
+        pred_params = [*pred_params, after[0], after[1]]
     chunk_pred, chunk_params = matcher.sql("text")
     if matcher.mode == "regex" and ("^" in matcher.pattern or "$" in matcher.pattern):
         chunk_params = ["(?m)" + matcher.pattern]  # line anchors inside multi-line chunk text
@@ -56,8 +69,21 @@ def snapshot_hits(
     return [Hit(p, int(n), t, m) for p, n, t, m in rows]
 
 
+def _after(hits: list[Hit], after: tuple[str, int] | None, want: int) -> list[Hit]:
+    """The hits after the (path, line) `after`, at most `want`."""
+    if after is not None:
+        hits = [h for h in hits if (h.path, h.line) > after]
+    return hits[:want]
+
+
 def _snapshot_loose(
-    con: duckdb.DuckDBPyConnection, matcher: Matcher, where: str, params: list[Any], want: int, budget: Budget
+    con: duckdb.DuckDBPyConnection,
+    matcher: Matcher,
+    where: str,
+    params: list[Any],
+    want: int,
+    budget: Budget,
+    after: tuple[str, int] | None,
 ) -> list[Hit]:
     sql = (
         "WITH cand AS (SELECT path, chunk_ordinal FROM terms WHERE term IN (SELECT unnest(?::VARCHAR[])) "
@@ -79,6 +105,8 @@ def _snapshot_loose(
             for path, start, text in batch:
                 for i, line in enumerate(text.split("\n")):
                     key = (path, start + i)
+                    if after is not None and key <= after:
+                        continue
                     if key not in seen and matcher.loose_hit(line):
                         seen.add(key)
                         hits.append(Hit(path, start + i, line))
@@ -98,8 +126,16 @@ def read_lines(vault: Vault, rel: str) -> list[str] | None:
     return [strip_eol(x) for x in split_lines(decode(raw))]
 
 
-def disk_hits(vault: Vault, matcher: Matcher, paths: list[str], want: int, budget: Budget) -> list[Hit]:
-    """Hits read from the files themselves (sorted paths), stopping after `want` hits."""
+def disk_hits(
+    vault: Vault,
+    matcher: Matcher,
+    paths: list[str],
+    want: int,
+    budget: Budget,
+    after: tuple[str, int] | None = None,
+) -> list[Hit]:
+    """Hits read from the files themselves (sorted paths), stopping after `want` hits
+    (only those after the (path, line) `after`)."""
     hits: list[Hit] = []
     con = duckdb.connect()
     for start in range(0, len(paths), DISK_BATCH_FILES):
@@ -110,6 +146,8 @@ def disk_hits(vault: Vault, matcher: Matcher, paths: list[str], want: int, budge
         for rel in batch:
             lines = read_lines(vault, rel)
             for i, line in enumerate(lines or []):
+                if after is not None and (rel, i + 1) <= after:
+                    continue
                 if matcher.mode == "loose":
                     if matcher.loose_hit(line):
                         hits.append(Hit(rel, i + 1, line))

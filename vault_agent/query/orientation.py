@@ -209,7 +209,7 @@ def facets(reader: SnapshotReader, limit: int = FACETS_LIMIT_DEFAULT) -> Outcome
 
 def _check_range(name: str, value: int, low: int, high: int) -> None:
     """Raises: InvalidParameter when value is not an int in [low, high]."""
-    from vault_agent.errors import InvalidParameter
+    from vault_agent.errors import out_of_range
 
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidParameter(f"parameter '{name}' must be an integer from {low} to {high}")
+        raise out_of_range(name, low, high)

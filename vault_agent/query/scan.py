@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from vault_agent.contracts import Outcome
-from vault_agent.errors import InvalidParameter
+from vault_agent.errors import InvalidParameter, out_of_range
 from vault_agent.paths import Vault
 from vault_agent.query.files import check_line, effective_max_chars, require_reader
 from vault_agent.query.lines import load_text, page, page_stop
@@ -75,10 +75,10 @@ def vault_scan(
     """
     size = SCAN_DEFAULT_CHUNK_LINES if chunk_lines is None else chunk_lines
     if not 1 <= size <= SCAN_MAX_CHUNK_LINES:
-        raise InvalidParameter(f"parameter 'chunk_lines' must be from 1 to {SCAN_MAX_CHUNK_LINES}")
+        raise out_of_range("chunk_lines", 1, SCAN_MAX_CHUNK_LINES)
     check_line("cursor.start_line", start_line)
     if start_char is not None and start_char < 0:
-        raise InvalidParameter("parameter 'cursor.start_char' must be 0 or more")
+        raise out_of_range("cursor.start_char", 0, None)
     budget, capped = effective_max_chars(max_chars)
     doc = load_text(vault, path, reader, "scan")
     link = doc.resolution.heading if doc.resolution else ()

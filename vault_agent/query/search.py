@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from vault_agent.contracts import MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome, WarningItem
-from vault_agent.errors import InvalidLimit, InvalidParameter
+from vault_agent.errors import (
+    InvalidLimit,
+    InvalidParameter,
+    empty_parameter,
+    out_of_range,
+    too_long_parameter,
+)
 from vault_agent.query.engine_details import engine_details
 from vault_agent.query.models import Camel
 from vault_agent.query.search_engine import open_engine, ranked_chunks, ranked_notes
@@ -60,9 +66,9 @@ def query_terms(query: object) -> list[str]:
         InvalidParameter: empty, blank or over-long query.
     """
     if not isinstance(query, str) or not query.strip():
-        raise InvalidParameter("parameter 'q' must be a non-empty search query")
+        raise empty_parameter("query")
     if len(query) > MAX_QUERY_CHARS:
-        raise InvalidParameter(f"parameter 'q' must be at most {MAX_QUERY_CHARS} characters")
+        raise too_long_parameter("query", MAX_QUERY_CHARS)
     return list(dict.fromkeys(tokenize(query)))[:MAX_QUERY_TERMS]
 
 
@@ -70,7 +76,7 @@ def check_limit(limit: int | None, default: int = SEARCH_LIMIT_DEFAULT) -> int:
     """Raises: InvalidLimit outside 1–50."""
     value = default if limit is None else limit
     if not 1 <= value <= SEARCH_LIMIT_MAX:
-        raise InvalidLimit("limit must be an integer from 1 to 50")
+        raise out_of_range("limit", 1, SEARCH_LIMIT_MAX, error=InvalidLimit)
     return value
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 
@@ -17,11 +18,17 @@ def render_conversations(body: Any) -> str:
             f"summary ({head.get('summary_source') or 'none'}): {head.get('summary') or ''}",
         ]
         out += [f"{e.get('at')}  {e.get('type')}  {_entry_text(e)}" for e in data.get("entries", [])]
-        return "\n".join(out)
-    return "\n".join(
+        return "\n".join(out + _more(data))
+    listed = [
         f"{r['id']}  {r['status']:<5}  {r['tool_calls']:>3} calls {r['writes']:>3} writes  {r.get('title') or ''}"
         for r in rows
-    ) or "no conversations"
+    ]
+    return "\n".join(listed + _more(data)) or "no conversations"
+
+
+def _more(data: dict[str, Any]) -> list[str]:
+    cursor = data.get("next_cursor")
+    return [f"-- more: add --cursor {shlex.quote(cursor)}"] if isinstance(cursor, str) else []
 
 
 def _entry_text(e: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vault_agent.api.human.common import data_of
+from vault_agent.api.human.common import command, data_of
 
 
 def render_search(body: dict[str, Any]) -> str:
@@ -23,7 +23,8 @@ def render_note(body: dict[str, Any]) -> str:
     section = d.get("section")
     if section:  # a section read: say which lines of the note the text is
         head += f"\nsection {section['id']} ({section['text']}), lines {section['startLine']}-{section['endLine']}"
-    tail = "\n-- truncated; read the rest with 'vault-agent read'" if d.get("truncated") else ""
+    rest = command("scan", d["path"]) if isinstance(d.get("path"), str) else "vault-agent scan"
+    tail = f"\n-- truncated; read it all, chunk by chunk: {rest}" if d.get("truncated") else ""
     return head + "\n\n" + str(d.get("text", "")).rstrip("\n") + tail
 
 

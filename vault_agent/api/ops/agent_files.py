@@ -29,7 +29,7 @@ from vault_agent.api.ops.agent_params import (
 from vault_agent.api.ops.files import MkdirParams
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.errors import InvalidParameter
+from vault_agent.errors import out_of_range
 from vault_agent.files.agent_models import (
     Done,
     FileEntry,
@@ -41,6 +41,7 @@ from vault_agent.files.agent_models import (
 )
 from vault_agent.files.races import race_safe
 from vault_agent.lazy import lazy_functions
+from vault_agent.query.toolkit import READ_ANSWER_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.files.content import put_file
@@ -200,14 +201,13 @@ def _get_file_info(ctx: AppContext, p: PathParams) -> Outcome[Any]:
 def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[Any]:
     limit = LIST_DEFAULT if p.limit is None else p.limit
     if not 1 <= limit <= LIST_MAX:
-        raise InvalidParameter(f"parameter 'limit' must be from 1 to {LIST_MAX}")
-    out = vault_ls(ctx.vault, p.path, glob=p.pattern, sort="mtime")
-    entries = out.data.entries
+        raise out_of_range("limit", 1, LIST_MAX)
+    out = vault_ls(ctx.vault, p.path, glob=p.pattern, sort="mtime", limit=limit)
     files = [
         FileEntry(path=e.path, type="folder" if e.type == "dir" else "file", size_bytes=e.size_bytes)
-        for e in entries[:limit]
+        for e in out.data.entries
     ]
-    truncated = len(entries) > limit or bool(out.warnings)
+    truncated = out.data.next_cursor is not None
     msg = f"{len(files)} entries, newest first" + ("; more exist: narrow the pattern" if truncated else "")
     return Outcome(data=ListFilesData(files=files, truncated=truncated, message=msg), warnings=out.warnings)
 
@@ -266,6 +266,7 @@ _alias(
     "A file with numbered lines, 2,000 a call; use it when you need line numbers to cite or edit by (next_start_line continues).",
     title="Read file (numbered)",
     result=ReadFileData,
+    max_answer_chars=READ_ANSWER_CHARS,
 )
 _alias(
     "write_file",
@@ -319,6 +320,7 @@ _alias(
     title="Search file contents",
     result=SearchFilesData,
     long_running=True,
+    core_params=(("query", "pattern"), ("glob", "file_pattern"), ("relative_dir", "path"), ("limit", "max_results")),
 )
 _alias(
     "list_files",
@@ -327,6 +329,7 @@ _alias(
     "Files and folders, newest first; use it to see recent files or those matching a glob.",
     title="List files",
     result=ListFilesData,
+    core_params=(("glob", "pattern"), ("relative_dir", "path")),
 )
 _alias(
     "get_file_info",

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from vault_agent.api.ops.files import LineRange
 from vault_agent.api.registry import NoteName, Params
-from vault_agent.query.toolkit import LS_MAX_ENTRIES, READ_HARD_MAX_CHARS
+from vault_agent.query.toolkit import LS_MAX_ENTRIES, MAX_CONTEXT_LINES, READ_HARD_MAX_CHARS, SEARCH_MAX_LIMIT
 
 READ_MAX_LINES = 2_000
 READ_MAX_CHARS = READ_HARD_MAX_CHARS
@@ -69,14 +69,14 @@ class SearchFilesParams(Params):
     pattern: str = Field(description="regex, matched line by line")
     file_pattern: str | None = Field(None, description="case-insensitive glob")
     path: str | None = Field(None, description="folder; default the whole vault")
-    context_lines: int | None = None
-    max_results: int | None = Field(None, description="default 50, max 500")
+    context_lines: int | None = Field(None, ge=0, le=MAX_CONTEXT_LINES)
+    max_results: int | None = Field(None, ge=1, le=SEARCH_MAX_LIMIT, description="default 50")
 
 
 class ListFilesParams(Params):
     pattern: str | None = Field(None, description="case-insensitive glob")
     path: str | None = Field(None, description="folder; default the vault root")
-    limit: int | None = Field(None, description=f"default {LIST_DEFAULT}, max {LIST_MAX}")
+    limit: int | None = Field(None, ge=1, le=LIST_MAX, description=f"default {LIST_DEFAULT}")
 
 
 class PathParams(Params):

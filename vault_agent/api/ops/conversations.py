@@ -24,6 +24,7 @@ from vault_agent.conversations.records import (
     ReplyResult,
     SendResult,
 )
+from vault_agent.conversations.tools import ENTRIES_MAX
 
 
 # Parameter descriptions say only what the schema cannot: the caps are checked by the core
@@ -41,8 +42,8 @@ class EndConversationParams(Params):
 
 class GetConversationParams(Params):
     id: str | None = Field(None, description="omit to list")
-    limit: int | None = Field(None, description="list 1–100 (20); entries 1–500 (100)")
-    cursor: str | None = Field(None, description="from next_cursor")
+    limit: int | None = Field(None, ge=1, le=ENTRIES_MAX, description="list ≤ 100 (20); entries (100)")
+    cursor: str | None = None
 
 
 class QuestionsParams(Params):
@@ -123,8 +124,7 @@ register(
         params=GetConversationParams,
         func=_get,
         title="Past conversations",
-        description="Past conversations, or one's calls, writes and messages by id; use it to recall "
-        "earlier sessions.",
+        description="Past sessions, or one's calls, writes and messages; use it to recall earlier work.",
         result=ConversationAnswer,
         cli_help="List or show conversations. Example: vault-agent get-conversation --id ID --json",
         render=_render_conversations,

@@ -11,14 +11,23 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from vault_agent.api.human.explore import parse_ranges, render_find, render_grep, render_ls, render_text
-from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, register
+from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, defaults_to, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
-from vault_agent.errors import InvalidParameter
 from vault_agent.lazy import lazy_modules
 from vault_agent.query.toolkit import (
+    COVERAGE_ANSWER_CHARS,
+    FIND_DEFAULT_MAX_CANDIDATES,
+    FIND_DEFAULT_TIME_MS,
     FIND_MAX_CANDIDATES_CAP,
     FIND_MAX_TIME_MS,
+    LS_DEFAULT_LIMIT,
+    LS_MAX_ENTRIES,
     MAX_CONTEXT_LINES,
+    READ_ANSWER_CHARS,
+    READ_DEFAULT_MAX_CHARS,
+    SCAN_DEFAULT_CHUNK_LINES,
+    SCAN_MAX_CHUNK_LINES,
+    SEARCH_DEFAULT_LIMIT,
     SEARCH_MAX_LIMIT,
 )
 
@@ -32,12 +41,11 @@ else:  # the core is imported on first use (the CLI imports this module for the 
 
 # ------------------------------------------------------------------------ vault_ls
 class LsParams(Params):
-    relative_dir: str | None = Field(default=None, description="omitted: the vault root")
-    glob: str | None = Field(
-        default=None,
-        description="case-insensitive, recursive",
-    )
-    sort: Literal["name", "mtime"] | None = Field(default=None, description="mtime: newest first.")
+    relative_dir: str | None = Field(default=None)
+    glob: str | None = Field(default=None, description="case-insensitive, recursive")
+    sort: Literal["name", "mtime"] | None = Field(default=None, description="mtime: newest first")
+    limit: int | None = defaults_to(LS_DEFAULT_LIMIT, ge=1, le=LS_MAX_ENTRIES)
+    cursor: str | None = Field(default=None)
 
 
 register(
@@ -47,8 +55,9 @@ register(
         http_method="GET",
         http_path="/ls",
         params=LsParams,
-        func=lambda ctx, p: files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort),
-        description="Files and subfolders of a folder, or glob matches; use it for exact file names (vault_tree for counts).",
+        func=lambda ctx, p: files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort, p.limit, p.cursor),
+        description="Folder entries (size, mtime) or glob matches; use it for exact file names (vault_tree for "
+        "counts).",
         title="List folder",
         result="vault_agent.query.files:LsData",
         cli_args=("relative_dir",),
@@ -62,15 +71,11 @@ register(
 class ReadRange(Params):
     start_line: int | None = Field(default=None, ge=1)
     end_line: int | None = Field(default=None, ge=1)
-    start_char: int | None = Field(
-        default=None,
-        ge=0,
-        description="continues a cut line",
-    )
+    start_char: int | None = Field(default=None, ge=0)
 
 
 class ReadLimits(Params):
-    max_chars: int | None = Field(default=None, ge=1, description="Default 20,000.")
+    max_chars: int | None = defaults_to(READ_DEFAULT_MAX_CHARS, ge=1)
 
 
 class ReadParams(Params):
@@ -114,9 +119,10 @@ register(
         http_path="/read",
         params=ReadParams,
         func=_read,
-        description="A file's exact lines or one section; use it once search, vault_find or an outline gave a path.",
+        description="A file's exact lines or one section; use it once a search or an outline gave a path.",
         title="Read lines",
         result="vault_agent.query.files:ReadData",
+        max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Read lines of a file. Example: vault-agent read notes/a.md --start 1 --end 40",
         cli_options=(
@@ -139,8 +145,8 @@ class FindScope(Params):
 
 
 class FindBudget(Params):
-    max_candidates: int | None = Field(default=None, ge=1, le=FIND_MAX_CANDIDATES_CAP, description="Default 200.")
-    time_ms: int | None = Field(default=None, ge=1, le=FIND_MAX_TIME_MS, description="Default 60,000.")
+    max_candidates: int | None = defaults_to(FIND_DEFAULT_MAX_CANDIDATES, ge=1, le=FIND_MAX_CANDIDATES_CAP)
+    time_ms: int | None = defaults_to(FIND_DEFAULT_TIME_MS, ge=1, le=FIND_MAX_TIME_MS)
 
 
 class FindParams(Params):
@@ -172,9 +178,8 @@ register(
         http_path="/find",
         params=FindParams,
         func=_find,
-        description="Finds where a query is answered and plans what to read next; use it when search snippets "
-        "are not enough.",
-        title="Find, then plan reads",
+        description="What to read to answer a question; use it when search snippets are not enough.",
+        title="Find and plan reads",
         result="vault_agent.query.find:FindData",
         long_running=True,
         cli_args=("query",),
@@ -193,7 +198,7 @@ register(
 # ------------------------------------------------------------------------ vault_scan
 class ScanCursor(Params):
     start_line: int | None = Field(default=None, ge=1)
-    start_char: int | None = Field(default=None, ge=0, description="From next_cursor.")
+    start_char: int | None = Field(default=None, ge=0)
 
 
 class ScanParams(Params):
@@ -201,7 +206,7 @@ class ScanParams(Params):
     cursor: ScanCursor | None = Field(default=None)
     section_id: str | None = None
     heading: str | None = None
-    chunk_lines: int | None = Field(default=None, description="Default 200, max 1,000.")
+    chunk_lines: int | None = defaults_to(SCAN_DEFAULT_CHUNK_LINES, ge=1, le=SCAN_MAX_CHUNK_LINES)
     limits: ReadLimits | None = Field(default=None)
 
 
@@ -228,9 +233,10 @@ register(
         http_path="/scan",
         params=ScanParams,
         func=_scan,
-        description="A file chunk by chunk; use it to read a long note completely (vault_read for one range).",
+        description="A file chunk by chunk; use it to read a long note whole (vault_read for one range).",
         title="Read in chunks",
         result="vault_agent.query.scan:ScanData",
+        max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Read a file in chunks. Example: vault-agent scan notes/a.md --cursor 201",
         cli_options=(
@@ -267,9 +273,10 @@ register(
         http_path="/coverage",
         params=CoverageParams,
         func=lambda ctx, p: coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or [], ctx.reader),
-        description="How much of a file your citations cover, and the gaps; use it before finishing a summary.",
+        description="Which lines of a file your citations cover; use it before finishing a summary.",
         title="Citation coverage",
         result="vault_agent.query.coverage:CoverageData",
+        max_answer_chars=COVERAGE_ANSWER_CHARS,
         kind="read",
         cli_args=("path",),
         cli_help="Coverage of a file by cited ranges. Example: vault-agent coverage notes/a.md --range 1-40",
@@ -299,7 +306,7 @@ register(
         func=lambda ctx, p: audit.artifact_audit(
             ctx.vault, p.artifact_path, p.source_path, _pairs(p.cited_ranges), ctx.state, ctx.reader
         ),
-        description="Checks a summary's [L12-L20] citations against the source; use it to find unsupported claims.",
+        description="Checks a summary's [L12-L20] citations; use it to find unsupported claims.",
         title="Audit citations",
         result="vault_agent.query.audit:AuditData",
         long_running=True,
@@ -319,16 +326,15 @@ register(
 class GrepParams(Params):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     mode: Literal["regex", "plain", "loose"] | None = Field(default=None)
-    glob: str | None = Field(default=None, description="case-insensitive path glob")
+    glob: str | None = Field(default=None)
     relative_dir: str | None = Field(default=None)
-    limit: int | None = Field(default=None, ge=1, le=SEARCH_MAX_LIMIT, description="Default 50.")
+    limit: int | None = defaults_to(SEARCH_DEFAULT_LIMIT, ge=1, le=SEARCH_MAX_LIMIT)
     context_lines: int | None = Field(default=None, ge=0, le=MAX_CONTEXT_LINES)
     line_numbers: bool | None = Field(default=None)
+    cursor: str | None = Field(default=None)
 
 
 def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
-    if not p.query.strip():
-        raise InvalidParameter("parameter 'query' must be a non-empty string")
     return grep.vault_search(
         ctx.vault,
         ctx.reader,
@@ -339,6 +345,7 @@ def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
         limit=p.limit,
         context_lines=p.context_lines,
         line_numbers=bool(p.line_numbers),
+        cursor=p.cursor,
     )
 
 
@@ -351,7 +358,7 @@ register(
         params=GrepParams,
         func=_grep,
         description="Lines matching text or a regex; use it for an exact name or pattern (search for topics).",
-        title="Exact text or regex search",
+        title="Text or regex search",
         result="vault_agent.query.grep:SearchData",
         long_running=True,
         cli_args=("query",),
@@ -362,6 +369,7 @@ register(
             CliOption("--dir", "relative_dir", str, "Only notes below this folder."),
             CliOption("--context", "context_lines", int, "Context lines before/after (0..10)."),
             CliOption("--limit", "limit", int, "Max results (default 50, max 500)."),
+            CliOption("--cursor", "cursor", str, "Continue after a page (its next_cursor)."),
             CliOption(
                 "--line-numbers",
                 "line_numbers",

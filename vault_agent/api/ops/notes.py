@@ -55,6 +55,7 @@ register(
         cli_args=("path",),
         description="A note's headings and ids, flat; use it first, then vault_read(path, section_id=id).",
         title="Note outline",
+        max_answer_chars=80_000,  # seed 001's cap of 500 headings
         result=models.NoteOutline,
         cli_help="Heading outline of one note, e.g. vault-agent get-note-outline notes/plan.md.",
         render=render_outline,
@@ -73,6 +74,7 @@ register(
         cli_args=("path",),
         description="Headings nested by parent; use it over get_note_outline when nesting matters.",
         title="Heading tree",
+        max_answer_chars=90_000,  # seed 001's cap of 500 headings
         result=models.DocumentTree,
         cli_help="Nested heading tree of one note, e.g. vault-agent get-document-tree notes/plan.md.",
         render=render_document_tree,
@@ -91,6 +93,7 @@ register(
         cli_args=("path",),
         description="Section ids, heading paths, children; use it to plan reading several sections.",
         title="Section map",
+        max_answer_chars=250_000,  # seed 001's cap of 500 headings
         result=models.SectionSource,
         cli_help="Body-free section metadata of one note, e.g. vault-agent get-section-source notes/plan.md.",
         render=render_section_source,

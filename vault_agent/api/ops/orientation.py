@@ -30,9 +30,8 @@ class TreeParams(Params):
         limits.TREE_LIMIT_DEFAULT,
         ge=limits.TREE_LIMIT_MIN,
         le=limits.TREE_LIMIT_MAX,
-        description="nodes, root included",
     )
-    direct_only: bool = Field(False, description="count direct notes only")
+    direct_only: bool = False
 
 
 class TagsParams(Params):
@@ -94,6 +93,7 @@ register(
         description="Folder tree with note counts; use it to see where notes live.",
         title="Folder tree",
         result=models.TreeData,
+        max_answer_chars=60_000,  # seed 000: up to 500 nodes
         cli_help="Bounded folder tree with note counts, e.g. vault-agent tree --depth 3 --limit 100.",
         render=render_tree,
     )
@@ -123,7 +123,7 @@ register(
         http_path="/facets",
         params=FacetsParams,
         func=_facets,
-        description="Frontmatter fields with counts, type and status values; use it to see how notes are classified.",
+        description="Frontmatter fields and their type/status values; use it to see how notes are classified.",
         title="Frontmatter fields",
         result=models.FacetsData,
         cli_help="Frontmatter fields with counts and type/status values, e.g. vault-agent facets.",

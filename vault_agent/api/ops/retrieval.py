@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
-from vault_agent.api.registry import NoteName, Operation, Params, register
+from vault_agent.api.registry import NoteName, Operation, Params, defaults_to, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
 from vault_agent.errors import InvalidLimit
 from vault_agent.lazy import lazy_modules
+from vault_agent.query.toolkit import READ_ANSWER_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.query import note, related, search
@@ -20,23 +21,21 @@ else:  # the core is imported on first use (the CLI imports this module for the 
 
 class SearchParams(Params):
     query: str = Field(alias="q", min_length=1, max_length=MAX_QUERY_CHARS)
-    limit: int | None = Field(default=None, ge=1, le=RANKED_LIMIT_MAX, description="Default 10.")
-    mode: Literal["lexical", "semantic", "hybrid"] | None = Field(
-        default=None, description="Default hybrid when notes are embedded, else lexical."
-    )
-    group: Literal["chunk", "note"] | None = Field(default=None, description="note: best chunk per note.")
+    limit: int | None = defaults_to(10, ge=1, le=RANKED_LIMIT_MAX)
+    mode: Literal["lexical", "semantic", "hybrid"] | None = None  # default: hybrid once notes are embedded
+    group: Literal["chunk", "note"] | None = Field(default=None, description="note: best chunk per note")
 
 
 class NoteParams(Params):
     path: NoteName = Field(max_length=MAX_PATH_CHARS)
-    max_chars: int | None = Field(default=None, ge=1, description="Default 20,000, max 100,000.")
+    max_chars: int | None = defaults_to(20_000, ge=1)
     section_id: str | None = None
     heading: str | None = None
 
 
 class RelatedParams(Params):
     path: NoteName = Field(max_length=MAX_PATH_CHARS)
-    limit: int | None = Field(default=None, ge=1, le=RANKED_LIMIT_MAX, description="Default 10.")
+    limit: int | None = defaults_to(10, ge=1, le=RANKED_LIMIT_MAX)
 
 
 register(
@@ -47,8 +46,7 @@ register(
         http_path="/search",
         params=SearchParams,
         func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group),
-        description="Passages ranked by relevance, by name, words and meaning; use it first for a topic or "
-        "question (vault_search for exact words).",
+        description="Passages ranked by words and meaning; use it first for a topic (vault_search for exact text).",
         title="Ranked search",
         result="vault_agent.query.search:SearchData",
         cli_args=("query",),
@@ -69,6 +67,7 @@ register(
         description="A note's text with title, tags and headings; use it to read a short note whole.",
         title="Note with metadata",
         result="vault_agent.query.note:NoteData",
+        max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Show one note with its metadata. Example: vault-agent get projects/plan.md",
         render=render_note,
@@ -83,7 +82,7 @@ register(
         http_path="/related",
         params=RelatedParams,
         func=lambda ctx, p: related.related(ctx.reader, p.path, p.limit, ctx.state),
-        description="Notes linked to or from a note or sharing its tags; use it to explore around a note.",
+        description="Notes linked with a note or sharing its tags; use it to explore around a note.",
         title="Related notes",
         result="vault_agent.query.related:RelatedData",
         cli_args=("path",),
