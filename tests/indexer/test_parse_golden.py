@@ -29,6 +29,7 @@ def vault_rows(name: str) -> dict[str, Any]:
             "headings": parsed.headings,
             "chunks": parsed.chunks,
             "links": parsed.links,
+            "props": parsed.props,
             "term_rows": len(parsed.terms),
         }
     return out
