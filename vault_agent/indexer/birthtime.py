@@ -54,7 +54,7 @@ def _statx_btime_ns(path: str) -> int | None:
     if not _MASK.unpack_from(raw, 0)[0] & _STATX_BTIME:
         return None  # the file system keeps no birth time
     sec, nsec = _STAMP.unpack_from(raw, _BTIME_OFFSET)
-    return sec * 1_000_000_000 + nsec
+    return int(sec) * 1_000_000_000 + int(nsec)
 
 
 def birth_time_ns(path: str, st: os.stat_result) -> int:

@@ -22,67 +22,13 @@ A date or datetime without a time zone is read as UTC. Bounds keep a hostile blo
 
 from __future__ import annotations
 
-import datetime as dt
-import math
-import re
 from typing import Any
 
-from vault_agent.text import nfc
+from vault_agent.property_values import canonical_key, typed_value
 
 MAX_ITEMS = 100
 MAX_DEPTH = 3
 MAX_ROWS = 256
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-_CANON_DROP = re.compile(r"[^\w\s-]", re.UNICODE)
-_SPACES = re.compile(r"\s+")
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
-
-
-def canonical_key(name: str) -> str:
-    """Dataview's variable name of a property: casefolded, whitespace runs → `-`, other
-    punctuation dropped (`Due Date!` → `due-date`); `.` separates nested keys."""
-    return ".".join(_SPACES.sub("-", _CANON_DROP.sub("", nfc(part))).casefold() for part in name.split("."))
-
-
-def micros(value: dt.date | dt.datetime) -> int:
-    """µs since the epoch, UTC; a date is its midnight, a naive datetime is read as UTC."""
-    if isinstance(value, dt.datetime):
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
-    else:
-        aware = dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
-    delta = aware - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def iso_micros(text: str) -> int | None:
-    """µs of an ISO date or datetime string (`2024-05-01`, `2024-05-01T10:30`, with an
-    optional zone), else None."""
-    text = text.strip()
-    if len(text) < 10 or not _ISO_DATE.fullmatch(text):
-        return None
-    try:
-        if len(text) == 10:
-            return micros(dt.date.fromisoformat(text))
-        return micros(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
-    except ValueError:
-        return None
-
-
-def typed_value(value: Any) -> tuple[str, str | None, float | None, int | None, bool | None]:
-    """(kind, s, n, d, b) of one scalar YAML value (lists and maps are the caller's)."""
-    if value is None:
-        return "null", None, None, None, None
-    if isinstance(value, bool):
-        return "boolean", "true" if value else "false", None, None, value
-    if isinstance(value, int | float):
-        number = float(value)
-        return "number", str(value), (number if math.isfinite(number) else None), None, None
-    if isinstance(value, dt.datetime):
-        return "datetime", value.isoformat(), None, micros(value), None
-    if isinstance(value, dt.date):
-        return "date", value.isoformat(), None, micros(value), None
-    text = nfc(value) if isinstance(value, str) else str(value)
-    return "string", text, None, iso_micros(text), None
 
 
 class _Rows:
