@@ -10,9 +10,9 @@ import pytest
 from engine_support import make_settings, note_text, snapshot_rows, write
 
 from vault_agent.contracts import (
+    NOTES_SCHEMA,
     PARSER_VERSION,
     ROW_GROUP_SIZE,
-    NOTES_SCHEMA,
     SCHEMA_VERSION,
     SEGMENTS_DIR,
     SNAPSHOTS_DIR,

@@ -92,7 +92,7 @@ async def raw_params(op: Operation, request: web.Request) -> dict[str, Any]:
     Raises:
         InvalidParameter: the body is not a JSON object; TooLarge: over 4 MiB.
     """
-    if op.http_method == "GET":
+    if request.method == "GET":
         return params_from_query(op.params, request.query)
     body = await read_body_capped(request)
     if not body.strip():
@@ -247,10 +247,11 @@ def build_http_app(ctx: AppContext, policy: AccessPolicy, bridge: McpBridge | No
     app[CTX_KEY] = ctx
     app[POLICY_KEY] = policy
     for op in http_operations():
-        if op.http_method == "GET":
-            app.router.add_get(op.http_path, make_handler(op), allow_head=False)
-        else:
-            app.router.add_post(op.http_path, make_handler(op))
+        handler = make_handler(op)
+        if op.http_method == "GET" or op.http_both:
+            app.router.add_get(op.http_path, handler, allow_head=False)
+        if op.http_method == "POST" or op.http_both:
+            app.router.add_post(op.http_path, handler)
     from vault_agent.api.messages_sse import add_conversation_routes  # imports this module
 
     add_conversation_routes(app)

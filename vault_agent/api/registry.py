@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -51,6 +52,7 @@ class AppContext:
     vault: Vault
     reader: SnapshotReader
     writer: Writer | None = None  # the engine when this process is the writer, else None
+    clock: Callable[[], datetime] | None = None  # "now" of relative dates (vault_query); None: the system's
     state: dict[str, Any] = field(default_factory=dict)  # per-process caches (e.g. audit history)
 
 
@@ -112,6 +114,9 @@ class Operation:
     # so that the CLI, which imports this registry, stays free of DuckDB and pyarrow.
     result: type[BaseModel] | str | None = None
     long_running: bool = False  # may take seconds: MCP sends progress while it runs (writes always may)
+    # The route also answers the other method: a POST op then takes its parameters in the
+    # query string by GET too (vault_query: GET and POST /query, SPEC).
+    http_both: bool = False
 
 
 REGISTRY: dict[str, Operation] = {}

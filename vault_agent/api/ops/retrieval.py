@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
-from vault_agent.api.registry import Operation, Params, register
+from vault_agent.api.registry import CliOption, Operation, Params, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
 from vault_agent.errors import InvalidLimit
 from vault_agent.lazy import lazy_modules
 
 if TYPE_CHECKING:
     from vault_agent.query import note, related, search
+    from vault_agent.query.structured import filters
 else:  # the core is imported on first use (the CLI imports this module for the registry)
     note, related, search = lazy_modules("vault_agent.query", "note", "related", "search")
+    (filters,) = lazy_modules("vault_agent.query.structured", "filters")
 
 
 class SearchParams(Params):
@@ -25,6 +27,28 @@ class SearchParams(Params):
         default=None, description="Default hybrid when notes are embedded, else lexical."
     )
     group: Literal["chunk", "note"] | None = Field(default=None, description="note: best chunk per note.")
+    tags: list[str] | None = None  # search filters, applied before ranking (vault_query's rules)
+    folder: str | None = None
+    modified_after: str | None = None
+    modified_before: str | None = None
+
+
+FILTER_OPTIONS = (
+    CliOption("--tag", "tags", help="Only notes with this tag or its children (repeatable: all).", multiple=True),
+    CliOption("--folder", "folder", help="Only notes in this folder and its subfolders."),
+    CliOption("--since", "modified_after", help="Only notes modified at or after: ISO date or 7d, 2w, 3mo."),
+    CliOption("--modified-after", "modified_after", help="Same as --since."),
+    CliOption("--modified-before", "modified_before", help="Only notes modified before: ISO date or 7d."),
+)
+
+
+def search_filters(p: Any) -> filters.Filters | None:
+    """The search filters of `search` / `vault_search` params (None: none given)."""
+    if not (p.tags or p.folder is not None or p.modified_after or p.modified_before):
+        return None
+    return filters.Filters(
+        tags=tuple(p.tags or ()), folder=p.folder, modified_after=p.modified_after, modified_before=p.modified_before
+    )
 
 
 class NoteParams(Params):
@@ -44,13 +68,21 @@ register(
         http_method="GET",
         http_path="/search",
         params=SearchParams,
-        func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group),
+        func=lambda ctx, p: search.search(
+            ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group, search_filters(p)
+        ),
         description="Passages ranked by relevance, by name, words and meaning; use it first for a topic or "
         "question (vault_search for exact words).",
         title="Ranked search",
         result="vault_agent.query.search:SearchData",
         cli_args=("query",),
         cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5 --group note",
+        cli_options=(
+            CliOption("--limit", "limit", int, "Default 10."),
+            CliOption("--mode", "mode", str, "Default hybrid when notes are embedded, else lexical."),
+            CliOption("--group", "group", str, "note: best chunk per note."),
+            *FILTER_OPTIONS,
+        ),
         limit_error=InvalidLimit,
         render=render_search,
     )

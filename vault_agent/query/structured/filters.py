@@ -7,10 +7,11 @@ as `INVALID_QUERY`; a comparison no value can satisfy is a warning, not an error
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from vault_agent.errors import InvalidPath, InvalidQuery
+from vault_agent.contracts import MAX_PATH_CHARS
+from vault_agent.errors import InvalidParameter, InvalidPath, InvalidQuery
 from vault_agent.paths import normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.structured.dql_compile import compare_field, fold_tag
@@ -66,7 +67,6 @@ class Filters:
     linked_from: str | None = None
     sort: str | None = None
     select: tuple[str, ...] = ()
-    warnings: list[tuple[str, str]] = field(default_factory=list)
 
     def selecting(self) -> bool:
         """True when some filter restricts the notes (sort and select do not)."""
@@ -78,6 +78,36 @@ class Filters:
 
     def given(self) -> bool:
         return self.selecting() or bool(self.sort or self.select)
+
+
+MAX_NAME_CHARS = 1_000  # a tag, a property name, a value, a date, a sort, a glob
+
+
+def check_sizes(filters: Filters) -> None:
+    """Bounds the published schema leaves out to stay small (docs/mcp.md).
+
+    Raises:
+        InvalidParameter: a text too long or a list too long.
+    """
+    for name in ("folder", "links_to", "linked_from"):
+        value = getattr(filters, name)
+        if value is not None and len(value) > MAX_PATH_CHARS:
+            raise InvalidParameter(f"parameter '{name}' must be at most {MAX_PATH_CHARS} characters")
+    texts = [("glob", filters.glob), ("sort", filters.sort)] + [
+        (n, getattr(filters, n)) for n in ("modified_after", "modified_before", "created_after", "created_before")
+    ]
+    texts += [("tags", t) for t in filters.tags] + [("any_tags", t) for t in filters.any_tags]
+    texts += [("select", t) for t in filters.select] + [("where.field", w.field) for w in filters.where]
+    texts += [("where.value", w.value) for w in filters.where if isinstance(w.value, str)]
+    for name, value in texts:
+        if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
+            raise InvalidParameter(f"parameter '{name}' must be at most {MAX_NAME_CHARS} characters")
+    for name, items, most in (
+        ("tags", filters.tags, MAX_TAGS), ("any_tags", filters.any_tags, MAX_TAGS),
+        ("where", filters.where, MAX_WHERE), ("select", filters.select, MAX_SELECT),
+    ):  # fmt: skip
+        if len(items) > most:
+            raise InvalidParameter(f"parameter '{name}' must have at most {most} items")
 
 
 def _tag(raw: object, name: str) -> str:
@@ -126,8 +156,6 @@ def time_preds(filters: Filters, clock: Clock) -> list[Pred]:
 
 
 def tag_preds(filters: Filters) -> list[Pred]:
-    if len(filters.tags) > MAX_TAGS or len(filters.any_tags) > MAX_TAGS:
-        raise InvalidQuery(f"tags, any_tags: at most {MAX_TAGS} tags each")
     out: list[Pred] = [TagP(_tag(t, f"tags[{i}]")) for i, t in enumerate(filters.tags)]
     if filters.any_tags:
         out.append(disj([TagP(_tag(t, f"any_tags[{i}]")) for i, t in enumerate(filters.any_tags)]))
@@ -185,7 +213,12 @@ def sort_keys(sort: str | None) -> tuple[SortKey, ...]:
 
 
 def selection_preds(filters: Filters, clock: Clock) -> list[Pred]:
-    """The filters `search` and `vault_search` share with vault_query."""
+    """The filters `search` and `vault_search` share with vault_query.
+
+    Raises:
+        InvalidQuery: a malformed filter. InvalidParameter: one too long.
+    """
+    check_sizes(filters)
     try:
         preds = [folder_pred(filters.folder)]
     except InvalidPath as exc:
@@ -201,10 +234,6 @@ def compile_filters(filters: Filters, clock: Clock) -> Plan:
         InvalidParameter: a malformed glob.
     """
     warnings: list[tuple[str, str]] = []
-    if len(filters.where) > MAX_WHERE:
-        raise InvalidQuery(f"where: at most {MAX_WHERE} conditions")
-    if len(filters.select) > MAX_SELECT:
-        raise InvalidQuery(f"select: at most {MAX_SELECT} properties")
     preds = selection_preds(filters, clock)
     preds += [_where(item, i, warnings) for i, item in enumerate(filters.where)]
     if filters.glob:

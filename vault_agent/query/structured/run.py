@@ -25,9 +25,9 @@ from vault_agent.property_values import iso_of_micros
 from vault_agent.query.budget import Budget
 from vault_agent.query.structured.display import Evaluator, NoteContext, rebuild, referenced, to_json
 from vault_agent.query.structured.dql_compile import compile_dql
-from vault_agent.query.structured.filters import Filters, compile_filters, selection_preds
+from vault_agent.query.structured.filters import Filters, compile_filters
 from vault_agent.query.structured.links import Links
-from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp, conj
+from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp
 from vault_agent.query.structured.sql import SqlBuilder, mismatch_sql
 from vault_agent.query.structured.values import Clock, system_clock
 from vault_agent.query.structured.warnings import PARTIAL, data_mismatch_warning
@@ -303,18 +303,3 @@ def vault_query(
             indexFreshness=view.freshness,
         )
         return Outcome(data=data, warnings=[*warnings, *run.warnings], freshness=view.freshness)
-
-
-def candidate_paths(view: Any, filters: Filters, clock: Clock = system_clock) -> frozenset[str] | None:
-    """The notes `search` / `vault_search` may answer with under their filters (`tags`,
-    `folder`, `modified_after/before`), from the pinned snapshot; None without filters.
-
-    Raises:
-        InvalidQuery: a malformed filter. InvalidPath: a folder outside the vault.
-    """
-    if not filters.selecting():
-        return None
-    where = conj(selection_preds(filters, clock))
-    builder = SqlBuilder(lambda _link: [])
-    sql = f"SELECT n.path FROM notes n WHERE {builder.pred(where)}"
-    return frozenset(p for (p,) in view.con.execute(sql, builder.params).fetchall())
