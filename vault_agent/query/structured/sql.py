@@ -240,10 +240,11 @@ class SqlBuilder:
             terms += [
                 f"({alias}.path IS NULL)",
                 KIND_RANK.format(a=alias),  # types in a fixed order; values within each by `direction`
-                f"{alias}.n{direction} NULLS LAST",
-                f"{alias}.d{direction} NULLS LAST",
-                f"{alias}.s{direction} NULLS LAST",
-                f"{alias}.b{direction} NULLS LAST",
+                # each type by its own column only (1 and 1.0 tie, then go by path)
+                f"CASE WHEN {alias}.kind = 'number' THEN {alias}.n END{direction} NULLS LAST",
+                f"CASE WHEN {alias}.kind IN ('date', 'datetime') THEN {alias}.d END{direction} NULLS LAST",
+                f"CASE WHEN {alias}.kind = 'string' THEN {alias}.s END{direction} NULLS LAST",
+                f"CASE WHEN {alias}.kind = 'boolean' THEN {alias}.b END{direction} NULLS LAST",
             ]
         terms.append("n.path")
         return " ".join(joins), ", ".join(terms)
