@@ -124,6 +124,12 @@ class Compiler:
 
     # ------------------------------------------------------------------ conditions
     def field(self, expr: A.Expr) -> FieldRef | None:
+        if isinstance(expr, A.Call) and expr.name == "dur":
+            text = self.const(expr.args[0]) if len(expr.args) == 1 else None
+            dur = parse_duration(str(text.value)) if text is not None and text.kind == "string" else None
+            if dur is None:
+                raise InvalidQuery(f"dql: expected a duration like dur(7 days) at {self.at(expr)}")
+            return Lit("duration", dur)
         if isinstance(expr, A.Call) and expr.name == "date" and len(expr.args) == 1:
             inner = field_ref(expr.args[0], self.text)  # date(due): props hold ISO text as dates
             if inner is not None:
@@ -165,6 +171,9 @@ class Compiler:
             return self.length(expr.left, op, expr.right)
         if isinstance(expr.right, A.Call) and expr.right.name == "length":
             return self.length(expr.right, FLIP[op], expr.left)
+        for side in (expr.left, expr.right):
+            if isinstance(side, A.Call) and side.name not in ("length", "date", "dur"):
+                raise self.refuse(f"{side.name}() in a comparison", side)
         left, right = self.field(expr.left), self.field(expr.right)
         if left is not None and right is not None:
             raise self.refuse("comparing two fields", expr)

@@ -28,7 +28,7 @@ _TAG = re.compile(r"#[^\s,;.:!?'\"`()\[\]{}]+")
 _SPACE = re.compile(r"(?:\s+|//[^\n]*)+")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 _OPS = ("!=", "<=", ">=", "=>", "&&", "||", "=", "<", ">", "+", "-", "*", "/", "%", "!", "&", "|",
-        "(", ")", "[", "]", "{", "}", ",", ".")  # fmt: skip
+        "(", ")", "[", "]", "{", "}", ",", ".", ":")  # fmt: skip
 COMMANDS = ("from", "where", "sort", "limit", "group", "flatten")
 _UNSUPPORTED_TYPES = {"task": "TASK", "calendar": "CALENDAR"}
 
