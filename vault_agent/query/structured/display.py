@@ -39,6 +39,7 @@ Row = tuple[str, int, bool, str, Any, Any, Any, Any]  # key, item, is_list, kind
 class DateV:
     us: int
     date_only: bool
+    text: str | None = None  # as the note wrote it (answers show it so)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def _scalar(kind: str, s: Any, n: Any, d: Any, b: Any) -> Any:
     if kind == "boolean":
         return bool(b)
     if kind in ("date", "datetime"):
-        return DateV(int(d), kind == "date")
+        return DateV(int(d), kind == "date", s)
     if kind == "string":
         return s
     if kind == "list":
@@ -107,7 +108,7 @@ def rebuild(rows: Iterable[Row]) -> dict[str, Any]:
 def to_json(value: Any, cut: list[bool]) -> Any:
     """An answer value (module doc), bounded; `cut[0]` is set when something was cut."""
     if isinstance(value, DateV):
-        return iso_of_micros(value.us, value.date_only)
+        return value.text or iso_of_micros(value.us, value.date_only)
     if isinstance(value, Duration):
         return value.iso()
     if isinstance(value, LinkV):
