@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from query.structured.kit import all_pages, index_vault, opened
 from query.structured.vaultgen import STATUSES, TAGS, Oracle, generate
+
 from vault_agent.api.registry import AppContext
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vault_agent.contracts import MAX_PATH_CHARS
-from vault_agent.errors import InvalidParameter, InvalidPath, InvalidQuery
+from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.paths import normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.structured.dql_compile import compare_field, fold_tag
@@ -217,13 +217,10 @@ def selection_preds(filters: Filters, clock: Clock) -> list[Pred]:
 
     Raises:
         InvalidQuery: a malformed filter. InvalidParameter: one too long.
+        InvalidPath: a folder outside the vault.
     """
     check_sizes(filters)
-    try:
-        preds = [folder_pred(filters.folder)]
-    except InvalidPath as exc:
-        raise InvalidQuery(f"folder: {exc.message}") from None
-    return [*preds, *tag_preds(filters), *time_preds(filters, clock)]
+    return [folder_pred(filters.folder), *tag_preds(filters), *time_preds(filters, clock)]
 
 
 def compile_filters(filters: Filters, clock: Clock) -> Plan:
