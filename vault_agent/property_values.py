@@ -8,6 +8,7 @@ same canonical name (Dataview's: `Due Date` → `due-date`).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 from typing import Any
@@ -20,20 +21,26 @@ _SPACES = re.compile(r"\s+")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical_key(name: str) -> str:
     """Dataview's variable name of a property: casefolded, whitespace runs → `-`, other
-    punctuation dropped (`Due Date!` → `due-date`); `.` separates nested keys."""
+    punctuation dropped (`Due Date!` → `due-date`); `.` separates nested keys. Cached: a
+    vault repeats a few names in every note."""
     return ".".join(_SPACES.sub("-", _CANON_DROP.sub("", nfc(part)).strip()).casefold() for part in name.split("."))
+
+
+_EPOCH_DAY = dt.date(1970, 1, 1).toordinal()
+_US_PER_DAY = 86_400_000_000
 
 
 def micros(value: dt.date | dt.datetime) -> int:
     """µs since the epoch, UTC; a date is its midnight, a naive datetime is read as UTC."""
-    if isinstance(value, dt.datetime):
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
-    else:
-        aware = dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
-    delta = aware - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    days = (value.toordinal() - _EPOCH_DAY) * _US_PER_DAY
+    if not isinstance(value, dt.datetime):
+        return days
+    us = days + ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
+    offset = value.utcoffset()
+    return us if offset is None else us - (offset.days * 86_400 + offset.seconds) * 1_000_000 - offset.microseconds
 
 
 def iso_micros(text: str) -> int | None:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from query.structured.kit import call, index_vault, iso_ns, opened
+
 from vault_agent.api.registry import AppContext
 from vault_agent.errors import IndexNotFound, InvalidPath, InvalidQuery
 

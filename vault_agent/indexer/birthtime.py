@@ -17,6 +17,7 @@ import ctypes
 import os
 import struct
 import sys
+import threading
 from typing import Any
 
 _AT_FDCWD = -100
@@ -42,12 +43,15 @@ def _load_statx() -> Any | None:
 
 
 _STATX = _load_statx()
+_BUFFERS = threading.local()  # one statx buffer per thread, reused note after note
 
 
 def _statx_btime_ns(path: str) -> int | None:
     if _STATX is None:
         return None
-    buf = ctypes.create_string_buffer(_STATX_SIZE)
+    buf = getattr(_BUFFERS, "buf", None)
+    if buf is None:
+        buf = _BUFFERS.buf = ctypes.create_string_buffer(_STATX_SIZE)
     if _STATX(_AT_FDCWD, os.fsencode(path), _AT_SYMLINK_NOFOLLOW, _STATX_BTIME, buf) != 0:
         return None
     raw = buf.raw

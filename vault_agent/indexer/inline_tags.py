@@ -20,7 +20,9 @@ from vault_agent.text import nfc
 # Characters that end a tag: whitespace, ASCII punctuation but `_ - /`, general and CJK
 # punctuation, full-width ASCII punctuation.
 _END = r"\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
-_TAG_RE = re.compile(rf"(?:^|(?<=\s))#([^{_END}]+)", re.M)
+# A literal `#` first lets the regex engine jump from `#` to `#` (a lookbehind first would
+# make it try every position of the body); the character before is checked in Python.
+_HASH_RE = re.compile(rf"#([^{_END}]+)")
 _DIGITS_RE = re.compile(r"[0-9/]+")
 _WIKI_RE = re.compile(r"\[\[[^\[\]\n]*\]\]")
 
@@ -35,38 +37,42 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
+def _after_space(text: str, pos: int) -> bool:
+    return pos == 0 or text[pos - 1].isspace()
+
+
 def _tags_of_line(line: str) -> list[str]:
     if "`" in line:
         line = _blank(line, code_spans(line))
     if "[[" in line:
         line = _blank(line, [m.span() for m in _WIKI_RE.finditer(line)])
-    return [m.group(1) for m in _TAG_RE.finditer(line)]
+    return [m.group(1) for m in _HASH_RE.finditer(line) if _after_space(line, m.start())]
 
 
 def inline_tags(body: str, first_line: int, code_ranges: list[tuple[int, int]]) -> list[str]:
     """Tags (without `#`, NFC, case kept, in order, repeats included) of `body`, whose line
     k (0-based) is file line `first_line + k`; `code_ranges` are file-line ranges to skip."""
-    if "#" not in body or _TAG_RE.search(body) is None:
-        return []  # the common case: one C-level scan of the body
-    starts = [0]
-    pos = body.find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = body.find("\n", pos + 1)
+    hits = [m.start() for m in _HASH_RE.finditer(body) if _after_space(body, m.start())]
+    if not hits:
+        return []  # the common case: one C-level scan of the body, no tag candidate
     ranges = sorted(code_ranges)
-    seen_lines: set[int] = set()
     out: list[str] = []
-    for m in _TAG_RE.finditer(body):
-        k = bisect.bisect_right(starts, m.start()) - 1
-        if k in seen_lines:
+    done_until = -1  # a line is read once, whatever number of candidates it holds
+    line_no = first_line
+    counted = 0
+    for pos in hits:
+        if pos < done_until:
             continue
-        seen_lines.add(k)
-        line_no = first_line + k
+        start = body.rfind("\n", 0, pos) + 1
+        end = body.find("\n", pos)
+        end = len(body) if end < 0 else end
+        done_until = end
+        line_no += body.count("\n", counted, start)
+        counted = start
         i = bisect.bisect_right(ranges, (line_no, float("inf"))) - 1
         if i >= 0 and ranges[i][0] <= line_no <= ranges[i][1]:
             continue
-        end = starts[k + 1] - 1 if k + 1 < len(starts) else len(body)
-        for tag in _tags_of_line(body[starts[k] : end]):
+        for tag in _tags_of_line(body[start:end]):
             tag = tag.rstrip("/")
             if tag and not _DIGITS_RE.fullmatch(tag):
                 out.append(nfc(tag))
