@@ -124,12 +124,6 @@ class Compiler:
 
     # ------------------------------------------------------------------ conditions
     def field(self, expr: A.Expr) -> FieldRef | None:
-        if isinstance(expr, A.Call) and expr.name == "dur":
-            text = self.const(expr.args[0]) if len(expr.args) == 1 else None
-            dur = parse_duration(str(text.value)) if text is not None and text.kind == "string" else None
-            if dur is None:
-                raise InvalidQuery(f"dql: expected a duration like dur(7 days) at {self.at(expr)}")
-            return Lit("duration", dur)
         if isinstance(expr, A.Call) and expr.name == "date" and len(expr.args) == 1:
             inner = field_ref(expr.args[0], self.text)  # date(due): props hold ISO text as dates
             if inner is not None:
@@ -272,6 +266,12 @@ class Compiler:
             if inner.kind == "duration" and isinstance(inner.value, Duration):
                 return Lit("duration", -inner.value)
             raise self.refuse("'-' before this value", expr)
+        if isinstance(expr, A.Call) and expr.name == "dur":
+            text = self.const(expr.args[0]) if len(expr.args) == 1 else None
+            dur = parse_duration(str(text.value)) if text is not None and text.kind == "string" else None
+            if dur is None:
+                raise InvalidQuery(f"dql: expected a duration like dur(7 days) at {self.at(expr)}")
+            return Lit("duration", dur)
         if isinstance(expr, A.Call) and expr.name == "date" and len(expr.args) == 1:
             inner = self.const(expr.args[0])
             if inner is not None and inner.kind == "string":
