@@ -35,7 +35,6 @@ NOTES_SCHEMA = pa.schema(
         # vault_query's tags: frontmatter then inline `#tags`, once each case-insensitively
         # (first spelling kept); `tags` above stays frontmatter only (seed 000 orientation).
         ("all_tags", pa.list_(pa.string())),
-        ("tag_keys", pa.list_(pa.string())),  # all_tags casefolded, each with its parents (a/b → a, a/b)
     ]
 )
 
@@ -102,6 +101,16 @@ PROPS_SCHEMA = pa.schema(
     ]
 )
 
+# vault_query's tags (frontmatter and inline), one row per tag and per parent of a nested tag
+# (`a/b` → `a`, `a/b`), casefolded; sorted by tag so that a tag filter reads its rows only.
+TAGS_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("tag", pa.string()),
+        ("exact", pa.bool_()),  # the note carries this tag itself (not only a child of it)
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "notes": NOTES_SCHEMA,
     "headings": HEADINGS_SCHEMA,
@@ -109,6 +118,7 @@ TABLES: dict[str, pa.Schema] = {
     "terms": TERMS_SCHEMA,
     "links": LINKS_SCHEMA,
     "props": PROPS_SCHEMA,
+    "tags": TAGS_SCHEMA,
 }
 
 

@@ -75,7 +75,6 @@ def test_notes_row_whole() -> None:
         "flags": [],
         "ctime_ns": 42,
         "all_tags": ["x", "y"],
-        "tag_keys": ["x", "y"],
     }
 
 

@@ -30,6 +30,7 @@ def vault_rows(name: str) -> dict[str, Any]:
             "chunks": parsed.chunks,
             "links": parsed.links,
             "props": parsed.props,
+            "tags": parsed.tags,
             "term_rows": len(parsed.terms),
         }
     return out

@@ -18,10 +18,10 @@ from vault_agent.indexer.properties import MAX_ITEMS, MAX_ROWS, property_rows
 from vault_agent.property_values import canonical_key, iso_micros, micros
 
 
-def tags_of(body: str, frontmatter: str = "") -> tuple[list[str], list[str], list[str]]:
+def tags_of(body: str, frontmatter: str = "") -> tuple[list[str], list[str], list[tuple[str, bool]]]:
     text = (f"---\n{frontmatter}\n---\n" if frontmatter else "") + body
-    note = parse_note("n.md", text.encode("utf-8"), 1, len(text)).note
-    return note["tags"], note["all_tags"], note["tag_keys"]
+    parsed = parse_note("n.md", text.encode("utf-8"), 1, len(text))
+    return parsed.note["tags"], parsed.note["all_tags"], [(r["tag"], r["exact"]) for r in parsed.tags]
 
 
 INLINE: list[tuple[str, list[str]]] = [
@@ -59,7 +59,7 @@ def test_all_tags_join_frontmatter_and_inline_once_each_keeping_the_first_spelli
     fm_tags, all_tags, keys = tags_of("#Project/Alpha and #inbox #Extra\n", "tags: [project/alpha, Inbox]")
     assert fm_tags == ["project/alpha", "Inbox"]  # orientation (seed 000): frontmatter only, unchanged
     assert all_tags == ["project/alpha", "Inbox", "Extra"]
-    assert keys == ["project", "project/alpha", "inbox", "extra"]
+    assert keys == [("project", False), ("project/alpha", True), ("inbox", True), ("extra", True)]
 
 
 def test_frontmatter_lines_are_never_inline_tags() -> None:

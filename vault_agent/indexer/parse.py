@@ -98,23 +98,25 @@ def _base_note(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | N
         "flags": [],
         "ctime_ns": mtime_ns if ctime_ns is None else ctime_ns,
         "all_tags": [],
-        "tag_keys": [],
     }
 
 
-def _query_tags(note: dict[str, Any], inline: list[str]) -> None:
+def _query_tags(parsed: ParsedNote, inline: list[str]) -> None:
     """`all_tags` (frontmatter then inline, once each case-insensitively, first spelling
-    kept) and `tag_keys` (casefolded, each with its parents: `a/b` → `a`, `a/b`)."""
+    kept) and the `tags` rows: each tag casefolded, with its parents (`a/b` → `a`, `a/b`)."""
+    note = parsed.note
     seen: dict[str, str] = {}
     for tag in (*note["tags"], *inline):
         seen.setdefault(tag.casefold(), tag)
     note["all_tags"] = list(seen.values())
-    keys: dict[str, None] = {}
+    keys: dict[str, bool] = {}
     for folded in seen:
         parts = folded.split("/")
-        for i in range(1, len(parts) + 1):
-            keys["/".join(parts[:i])] = None
-    note["tag_keys"] = list(keys)
+        for i in range(1, len(parts)):
+            keys.setdefault("/".join(parts[:i]), False)
+        keys[folded] = True
+    rel = note["path"]
+    parsed.tags = [{"path": rel, "tag": tag, "exact": exact} for tag, exact in keys.items()]
 
 
 def _pieces(lines: list[str], start: int, end: int) -> list[tuple[int, int, str]]:
@@ -239,7 +241,7 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None)
     note["too_large"] = too_large
     parsed = ParsedNote(note=note, props=property_rows(rel, fm.fields))
     if first > len(lines):
-        _query_tags(note, [])
+        _query_tags(parsed, [])
         return parsed
     body_lines = blank_comments("\n".join(lines[first - 1 :])).split("\n")
     # From here on lines[] holds the blanked body at its file positions.
@@ -267,7 +269,7 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None)
             # chunk then spans just that line.
             spans.append((idx + 1, paths[idx], h.line, max(end, h.line)))
         parsed.links = extract_links(rel, body_lines, first, structure.code_ranges)
-    _query_tags(note, inline)
+    _query_tags(parsed, inline)
     parsed.chunks = _chunk_rows(rel, spans, lines)
     _tokenize_chunks(parsed.chunks, parsed.chunk_tokens)
     note["heading_count"] = len(parsed.headings)

@@ -21,5 +21,5 @@ def candidate_paths(view: Any, filters: Filters, clock: Clock = system_clock) ->
         return None
     where = conj(selection_preds(filters, clock))
     builder = SqlBuilder(lambda _link: [])  # these filters have no links
-    sql = f"SELECT n.path FROM notes n WHERE {builder.pred(where)}"
+    sql = f"SELECT DISTINCT path FROM ({builder.matches(where)})"
     return frozenset(p for (p,) in view.con.execute(sql, builder.params).fetchall())

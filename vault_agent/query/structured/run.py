@@ -13,16 +13,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.property_values import iso_of_micros
-from vault_agent.query.budget import Budget
 from vault_agent.query.structured.display import Evaluator, NoteContext, rebuild, referenced, to_json
 from vault_agent.query.structured.dql_compile import compile_dql
 from vault_agent.query.structured.filters import Filters, compile_filters
@@ -105,6 +106,39 @@ def _decode_cursor(cursor: str | None, fingerprint: str) -> tuple[int, int | Non
     return offset, snapshot_id
 
 
+class Deadline:
+    """The request's time budget: one timer interrupts the request's cursor when it ends
+    (a timer per statement cost a thread start each); later statements are not run."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float) -> None:
+        self.con = con
+        self.hit = seconds <= 0
+        self._timer = threading.Timer(max(seconds, 0.0), self._expire)
+        self._timer.daemon = True
+
+    def _expire(self) -> None:
+        self.hit = True
+        self.con.interrupt()
+
+    def __enter__(self) -> Deadline:
+        if not self.hit:
+            self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def rows(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]] | None:
+        """The statement's rows, or None once the budget is spent."""
+        if self.hit:
+            return None
+        try:
+            return self.con.execute(sql, params).fetchall()
+        except duckdb.InterruptException:
+            self.hit = True
+            return None
+
+
 def _link_resolver(links: Links) -> Callable[[LinkP], list[str]]:
     def resolve(pred: LinkP) -> list[str]:
         return links.linking_to(pred.target) if pred.direction == "to" else links.linked_from(pred.target)
@@ -133,7 +167,7 @@ PAGE_COLUMNS = "n.path, n.title, n.all_tags, n.mtime_ns, n.folder, n.size, n.cti
 class _Run:
     """One request against one pinned snapshot."""
 
-    def __init__(self, view: Any, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Budget) -> None:
+    def __init__(self, view: Any, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Deadline) -> None:
         self.view = view
         self.con = view.con
         self.plan = plan
@@ -143,15 +177,23 @@ class _Run:
         self.warnings: list[WarningItem] = [WarningItem(code=c, message=m) for c, m in plan.warnings]
 
     def sql(self) -> tuple[str, list[Any], str, list[Any]]:
-        """(page SQL, its params, count SQL, its params)."""
-        builder = SqlBuilder(_link_resolver(self.links))
-        joins, order = builder.order(self.plan.sort)
-        split = len(builder.params)
-        where = builder.pred(self.plan.where)
-        params = builder.params
-        page = f"SELECT {PAGE_COLUMNS} FROM notes n {joins} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?"
-        count = f"SELECT count(*) FROM notes n WHERE {where}"
-        return page, params, count, params[split:]
+        """(page SQL, its params, count SQL, its params). The matches are one set, built
+        once per statement (a materialized CTE); the page answers with their count."""
+        where_sql = SqlBuilder(_link_resolver(self.links))
+        matches = f"WITH m AS MATERIALIZED (SELECT DISTINCT path FROM ({where_sql.matches(self.plan.where)})) "
+        order_sql = SqlBuilder(_link_resolver(self.links))
+        joins, order = order_sql.order(self.plan.sort)
+        page = f"{matches}SELECT m.path, (SELECT count(*) FROM m) FROM m {joins} ORDER BY {order} LIMIT ? OFFSET ?"
+        return page, [*where_sql.params, *order_sql.params], f"{matches}SELECT count(*) FROM m", where_sql.params
+
+    def notes(self, paths: list[str]) -> list[tuple[Any, ...]]:
+        """The page's notes (PAGE_COLUMNS) in the page's order."""
+        if not paths:
+            return []
+        marks = ", ".join("?" * len(paths))
+        rows = self.budget.rows(f"SELECT {PAGE_COLUMNS} FROM notes n WHERE n.path IN ({marks})", paths) or []
+        by_path = {r[0]: r for r in rows}
+        return [by_path[p] for p in paths if p in by_path]
 
     def mismatches(self) -> None:
         seen: set[tuple[str, str]] = set()
@@ -160,26 +202,36 @@ class _Run:
             if found is None or (cmp.key, cmp.value.kind) in seen:
                 continue
             seen.add((cmp.key, cmp.value.kind))
-            rows = self.budget.run(self.con, *found)
+            rows = self.budget.rows(*found)
             if rows and rows[0][0]:
                 code, message = data_mismatch_warning(cmp.key, cmp.value, int(rows[0][0]))
                 self.warnings.append(WarningItem(code=code, message=message))
 
     def properties(self, paths: list[str]) -> dict[str, dict[str, Any]]:
-        """Typed property values of the page's notes, for the keys the columns read."""
+        """Typed property values of the page's notes, for the keys the columns read (and
+        the children of those that are maps)."""
         keys = {c.key for c in self.plan.columns if c.key is not None}
         keys |= referenced(c.expr for c in self.plan.columns if c.expr is not None)[0]
         if not keys or not paths:
             return {}
-        rows = self.budget.run(
-            self.con,
+        # Constant IN lists (not subqueries): pushed into the Parquet scans, whose key-sorted
+        # row groups are then skipped by their statistics.
+        key_marks, path_marks = ", ".join("?" * len(keys)), ", ".join("?" * len(paths))
+        sql = (
             "SELECT path, key, item, is_list, kind, s, n, d, b FROM props "
-            "WHERE path IN (SELECT unnest(?::VARCHAR[])) AND (key IN (SELECT unnest(?::VARCHAR[])) "
-            "OR len(list_filter(?::VARCHAR[], lambda k: starts_with(key, k || '.'))) > 0) ORDER BY path, key, item",
-            [paths, sorted(keys), sorted(keys)],
+            f"WHERE key IN ({key_marks}) AND path IN ({path_marks})"
         )
+        rows = self.budget.rows(sql, [*sorted(keys), *paths]) or []
+        maps = sorted({r[1] for r in rows if r[4] == "object"})
+        if maps:  # a map's keys are `parent.child` rows (only when one was selected)
+            rows += self.budget.rows(
+                "SELECT path, key, item, is_list, kind, s, n, d, b FROM props "
+                "WHERE len(list_filter(?::VARCHAR[], lambda k: starts_with(key, k || '.'))) > 0 "
+                "AND path IN (SELECT unnest(?::VARCHAR[]))",
+                [maps, paths],
+            ) or []
         by_path: dict[str, list[Any]] = {}
-        for row in rows:
+        for row in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
             by_path.setdefault(row[0], []).append(row[1:])
         return {p: rebuild(r) for p, r in by_path.items()}
 
@@ -257,8 +309,7 @@ def vault_query(
         plan = compile_filters(request.filters, clock)
     fingerprint = request.fingerprint()
     offset, cursor_snapshot = _decode_cursor(request.cursor, fingerprint)
-    budget = Budget(time_budget_s)
-    with reader.acquire() as view:
+    with reader.acquire() as view, Deadline(view.con, time_budget_s) as budget:
         run = _Run(view, plan, cache, clock, budget)
         snapshot_id = view.manifest.snapshot_id
         warnings = [*view.warnings()]
@@ -271,15 +322,19 @@ def vault_query(
             )
         page_sql, params, count_sql, count_params = run.sql()
         cap = limit if plan.limit is None else max(0, min(limit, plan.limit - offset))
-        rows = budget.run(run.con, page_sql, [*params, cap, offset]) if cap else []
-        counted = budget.run(run.con, count_sql, count_params)
-        total = int(counted[0][0]) if counted else None
+        found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
+        rows = run.notes([r[0] for r in found or []])
+        if found:
+            total: int | None = int(found[0][-1])
+        else:  # no page (past the end, or DQL's LIMIT reached): the count alone
+            counted = budget.rows(count_sql, count_params)
+            total = int(counted[0][0]) if counted else None
         if total is not None and plan.limit is not None:
             total = min(total, plan.limit)
         run.mismatches()
         results, short = run.results(rows) if not budget.hit else ([], False)
         end = offset + len(results)
-        more = short or (total is not None and end < total) or (total is None and len(rows) == cap and cap > 0)
+        more = short or (total is not None and end < total)
         if short:
             warnings.append(
                 WarningItem(
@@ -295,10 +350,10 @@ def vault_query(
                     "narrow it (folder, tags, a property) or sort by path",
                 )
             )
-            more = False
+            results, total, more = [], None, False
         data = QueryData(
             results=results,
-            total=total if not budget.hit else None,
+            total=total,
             next_cursor=_encode_cursor(end, fingerprint, snapshot_id) if more and results else None,
             indexFreshness=view.freshness,
         )

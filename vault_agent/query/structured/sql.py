@@ -1,9 +1,12 @@
-"""The plan → parameterised SQL over the pinned snapshot's `notes` (alias `n`), `props`
-and `links` views. Every constant is a parameter; names in the SQL text are ours only.
+"""The plan → parameterised SQL over the pinned snapshot's `notes` (alias `n`), `props`,
+`tags` and `links` views. Every constant is a parameter; names in the SQL text are ours.
 
-A property predicate is a semi-join, `n.path IN (SELECT path FROM props WHERE key = ? AND
-<typed condition>)`: props are sorted by key, so one property's rows are read, and a list
-property matches when any of its items does. Comparisons are typed by the constant:
+A plan renders as a *set* of note paths, so that a query costs about what it selects, not
+what the vault holds: a property or a tag is a scan of that key's rows only (`props` and
+`tags` are sorted by key), `and` is INTERSECT, `or` is UNION, `not` is EXCEPT from every
+note; only conditions on the notes' own columns (folder, dates, size, names, globs) scan
+`notes`, all of one `and` in one scan. A list property matches when any of its items does.
+Comparisons are typed by the constant:
 
     constant   =, != (as NOT =)                   <, <=, >, >=
     number     kind number and n = ?              kind number and n < ?
@@ -70,6 +73,10 @@ KIND_RANK = (
     "CASE {a}.kind WHEN 'number' THEN 0 WHEN 'date' THEN 1 WHEN 'datetime' THEN 1 "
     "WHEN 'string' THEN 2 WHEN 'boolean' THEN 3 ELSE 4 END"
 )
+ALL_NOTES = "SELECT path FROM notes"
+NO_NOTES = "SELECT NULL::VARCHAR AS path WHERE false"
+# Predicates answered from the notes' own columns (one scan of `notes` for all of an `and`).
+NOTE_COLUMNS = (FolderP, FileP, GlobP, FileCmp, FileContains, ListHas, ListLength)
 
 
 def compatible(value: Lit) -> str | None:
@@ -82,8 +89,16 @@ def compatible(value: Lit) -> str | None:
     }.get(value.kind)
 
 
+def _on_columns(pred: Pred) -> bool:
+    if isinstance(pred, NOTE_COLUMNS) and not (isinstance(pred, ListLength) and pred.field == "tags"):
+        return True
+    if isinstance(pred, AndP | OrP):
+        return all(_on_columns(i) for i in pred.items)
+    return isinstance(pred, NotP) and _on_columns(pred.item)
+
+
 class SqlBuilder:
-    """Renders predicates into one SQL text and its parameter list (in order)."""
+    """Renders a plan into SQL text and its parameter list (in text order)."""
 
     def __init__(self, links: LinkResolve) -> None:
         self.params: list[Any] = []
@@ -93,68 +108,81 @@ class SqlBuilder:
         self.params.append(value)
         return "?"
 
-    # ------------------------------------------------------------------ predicates
-    def pred(self, node: Pred) -> str:
+    # ------------------------------------------------------------------ sets of notes
+    def matches(self, node: Pred) -> str:
+        """A SELECT of the paths of the live notes matching `node` (a set: no duplicates
+        are guaranteed; the caller takes DISTINCT)."""
         if isinstance(node, TrueP):
-            return "true"
+            return ALL_NOTES
         if isinstance(node, FalseP):
-            return "false"
+            return NO_NOTES
+        if _on_columns(node):
+            return f"SELECT n.path FROM notes n WHERE {self.on_columns(node)}"
         if isinstance(node, AndP):
-            return "(" + " AND ".join(self.pred(i) for i in node.items) + ")"
+            return self.conjunction(node)
         if isinstance(node, OrP):
-            return "(" + " OR ".join(self.pred(i) for i in node.items) + ")"
+            return " UNION ".join(f"(SELECT path FROM ({self.matches(i)}))" for i in node.items)
         if isinstance(node, NotP):
-            return f"(NOT {self.pred(node.item)})"
+            return f"({ALL_NOTES}) EXCEPT (SELECT path FROM ({self.matches(node.item)}))"
         if isinstance(node, TagP):
-            if node.nested:
-                return f"list_contains(n.tag_keys, {self.p(node.tag)})"
-            return f"list_contains(list_transform(n.all_tags, lambda t: lower(t)), {self.p(node.tag.lower())})"
-        if isinstance(node, FolderP):
-            return f"(n.folder = {self.p(node.folder)} OR starts_with(n.folder, {self.p(node.folder + '/')}))"
-        if isinstance(node, FileP):
-            return f"n.path = {self.p(node.path)}"
-        if isinstance(node, GlobP):
-            rx = glob_sql_regex(node.glob)
-            if rx is None:
-                return "true"
-            target = "regexp_extract(n.path, '[^/]*$')" if rx[1] else "n.path"
-            return f"regexp_matches({target}, {self.p(rx[0])}, 'i')"
+            exact = "" if node.nested else " AND exact"
+            return f"SELECT path FROM tags WHERE tag = {self.p(node.tag)}{exact}"
         if isinstance(node, LinkP):
             paths = self.links(node)
-            if not paths:
-                return "false"
-            return f"n.path IN (SELECT unnest({self.p(paths)}::VARCHAR[]))"
-        if isinstance(node, FileCmp):
-            return self.file_cmp(node)
-        if isinstance(node, FileContains):
-            col = FILE_SQL[node.field]
-            if node.fold:
-                return f"contains(lower({col}), {self.p(node.text.lower())})"
-            return f"contains({col}, {self.p(node.text)})"
-        if isinstance(node, ListHas):
-            return f"list_contains(n.aliases, {self.p(node.value)})"
-        if isinstance(node, ListLength):
-            return self.list_length(node)
+            return f"SELECT unnest({self.p(paths)}::VARCHAR[]) AS path" if paths else NO_NOTES
+        if isinstance(node, ListLength):  # of file.tags: the `tags` rows
+            return self.counted("tags", "tag", None, "count(*)", node.op, node.value)
+        return self.property(node)
+
+    def conjunction(self, node: AndP) -> str:
+        """AND: one scan of `notes` for the column conditions, INTERSECT the property, tag
+        and link sets, EXCEPT the negated ones (positive sets first: they are small)."""
+        columns = [i for i in node.items if _on_columns(i)]
+        negated = [i.item for i in node.items if isinstance(i, NotP) and not _on_columns(i)]
+        positive = [i for i in node.items if not _on_columns(i) and not isinstance(i, NotP)]
+        parts = [f"(SELECT path FROM ({self.matches(i)}))" for i in positive]
+        if columns:
+            parts.append(f"(SELECT n.path FROM notes n WHERE {' AND '.join(self.on_columns(c) for c in columns)})")
+        sql = " INTERSECT ".join(parts) or f"({ALL_NOTES})"
+        for item in negated:
+            sql = f"(SELECT path FROM ({sql})) EXCEPT (SELECT path FROM ({self.matches(item)}))"
+        return sql
+
+    def property(self, node: Pred) -> str:
+        """The notes whose property rows meet a property predicate."""
         if isinstance(node, PropExists):
             return self.props(node.key, lambda: "NOT (kind = 'null' AND NOT is_list)")
         if isinstance(node, PropTruthy):
             return self.props(node.key, lambda: _TRUTHY)
         if isinstance(node, PropCmp):
             if self.cmp_cond(node.op, node.value, dry=True) is None:
-                return "false"
+                return NO_NOTES
             cmp = node
             return self.props(node.key, lambda: self.cmp_cond(cmp.op, cmp.value) or "false")
         if isinstance(node, PropContains):
             return self.contains(node)
         if isinstance(node, PropLength):
-            return self.prop_length(node)
+            size = (
+                "CASE WHEN bool_or(is_list) THEN count(*) FILTER (WHERE kind <> 'empty') "
+                "WHEN any_value(kind) = 'string' THEN length(any_value(s)) ELSE 0 END"
+            )
+            return self.counted("props", "key", node.key, size, node.op, node.value)
         raise TypeError(f"unknown predicate {type(node).__name__}")
 
     def props(self, key: str, cond: Callable[[], str]) -> str:
-        """Notes with an item of property `key` meeting `cond()` (over props columns;
-        rendered after the key, so that the parameters come in the text's order)."""
+        """Notes with an item of property `key` meeting `cond()` (rendered after the key,
+        so that the parameters come in the text's order)."""
         key_param = self.p(key)
-        return f"n.path IN (SELECT path FROM props WHERE key = {key_param} AND ({cond()}))"
+        return f"SELECT path FROM props WHERE key = {key_param} AND ({cond()})"
+
+    def counted(self, table: str, column: str, key: str | None, size: str, op: str, value: float) -> str:
+        """Notes whose rows of `table` (for `key`) number or measure `size op value`; a note
+        without rows has size 0 (and matches when 0 does)."""
+        where = f"WHERE {column} = {self.p(key)} " if key is not None else ""
+        having = f"({size}) {op} {self.p(value)}"
+        if _holds(0.0, op, value):
+            return f"({ALL_NOTES}) EXCEPT (SELECT path FROM {table} {where}GROUP BY path HAVING NOT ({having}))"
+        return f"SELECT path FROM {table} {where}GROUP BY path HAVING {having}"
 
     def cmp_cond(self, op: str, value: Lit, dry: bool = False) -> str | None:
         """The typed condition of one item against a constant (None: never true); `dry`
@@ -190,52 +218,65 @@ class SqlBuilder:
                 f"(NOT is_list AND kind = 'string' AND contains({col}, {self.p(text)}))",
             )
         if self.cmp_cond("=", value, dry=True) is None:
-            return "false"
+            return NO_NOTES
         return self.props(node.key, lambda: self.cmp_cond("=", value) or "false")
 
-    def prop_length(self, node: PropLength) -> str:
-        size = (
-            "CASE WHEN bool_or(is_list) THEN count(*) FILTER (WHERE kind <> 'empty') "
-            "WHEN any_value(kind) = 'string' THEN length(any_value(s)) ELSE 0 END"
-        )
-        zero_matches = _holds(0.0, node.op, node.value)
-        key_param = self.p(node.key)
-        value_param = self.p(node.value)
-        having = f"({size}) {node.op} {value_param}"
-        if zero_matches:  # a note without the property has length 0 and matches too
-            return f"n.path NOT IN (SELECT path FROM props WHERE key = {key_param} GROUP BY path HAVING NOT ({having}))"
-        return f"n.path IN (SELECT path FROM props WHERE key = {key_param} GROUP BY path HAVING {having})"
-
-    def list_length(self, node: ListLength) -> str:
-        size = {
-            "tags": "len(n.tag_keys)",
-            "etags": "len(n.all_tags)",
-            "aliases": "len(n.aliases)",
-            "outlinks": "coalesce((SELECT count(DISTINCT lower(l.target)) FROM links l WHERE l.path = n.path), 0)",
-        }[node.field]
-        return f"({size}) {node.op} {self.p(node.value)}"
-
-    def file_cmp(self, node: FileCmp) -> str:
-        col = FILE_SQL[node.field]
-        value = node.value.value
-        if node.value.kind == "link":
-            return f"lower({_NAME}) = {self.p(str(value).lower())}"
-        return f"{col} {node.op} {self.p(value)}"
+    # ------------------------------------------------------------------ note columns
+    def on_columns(self, node: Pred) -> str:
+        """A condition over the notes' own columns (alias `n`)."""
+        if isinstance(node, AndP):
+            return "(" + " AND ".join(self.on_columns(i) for i in node.items) + ")"
+        if isinstance(node, OrP):
+            return "(" + " OR ".join(self.on_columns(i) for i in node.items) + ")"
+        if isinstance(node, NotP):
+            return f"(NOT {self.on_columns(node.item)})"
+        if isinstance(node, FolderP):
+            return f"(n.folder = {self.p(node.folder)} OR starts_with(n.folder, {self.p(node.folder + '/')}))"
+        if isinstance(node, FileP):
+            return f"n.path = {self.p(node.path)}"
+        if isinstance(node, GlobP):
+            rx = glob_sql_regex(node.glob)
+            if rx is None:
+                return "true"
+            target = "regexp_extract(n.path, '[^/]*$')" if rx[1] else "n.path"
+            return f"regexp_matches({target}, {self.p(rx[0])}, 'i')"
+        if isinstance(node, FileCmp):
+            if node.value.kind == "link":
+                return f"lower({_NAME}) = {self.p(str(node.value.value).lower())}"
+            return f"{FILE_SQL[node.field]} {node.op} {self.p(node.value.value)}"
+        if isinstance(node, FileContains):
+            col = FILE_SQL[node.field]
+            if node.fold:
+                return f"contains(lower({col}), {self.p(node.text.lower())})"
+            return f"contains({col}, {self.p(node.text)})"
+        if isinstance(node, ListHas):
+            return f"list_contains(n.aliases, {self.p(node.value)})"
+        if isinstance(node, ListLength):
+            size = {
+                "etags": "len(n.all_tags)",
+                "aliases": "len(n.aliases)",
+                "outlinks": "coalesce((SELECT count(DISTINCT lower(l.target)) FROM links l WHERE l.path = n.path), 0)",
+            }[node.field]
+            return f"({size}) {node.op} {self.p(node.value)}"
+        raise TypeError(f"not a condition on note columns: {type(node).__name__}")
 
     # ------------------------------------------------------------------ order
-    def order(self, keys: tuple[SortKey, ...]) -> tuple[str, str]:
-        """(joins, ORDER BY list) for the sort keys, ending with the path (deterministic)."""
+    def order(self, keys: tuple[SortKey, ...], path: str = "m.path") -> tuple[str, str]:
+        """(joins, ORDER BY list) for the sort keys over the matches' `path`, ending with the
+        path (deterministic). File fields read the notes joined as `n`."""
         joins: list[str] = []
         terms: list[str] = []
+        if any(k.file and k.key != "path" for k in keys):
+            joins.append(f"JOIN notes n ON n.path = {path}")
         for i, key in enumerate(keys):
             direction = " DESC" if key.descending else ""
             if key.file:
-                terms.append(f"{FILE_SQL[key.key]}{direction}")
+                terms.append(f"{path if key.key == 'path' else FILE_SQL[key.key]}{direction}")
                 continue
             alias = f"sk{i}"
             joins.append(
                 f"LEFT JOIN (SELECT path, kind, s, n, d, b FROM props WHERE key = {self.p(key.key)} AND item = 0) "
-                f"{alias} ON {alias}.path = n.path"
+                f"{alias} ON {alias}.path = {path}"
             )
             terms += [
                 f"({alias}.path IS NULL)",
@@ -246,7 +287,7 @@ class SqlBuilder:
                 f"CASE WHEN {alias}.kind = 'string' THEN {alias}.s END{direction} NULLS LAST",
                 f"CASE WHEN {alias}.kind = 'boolean' THEN {alias}.b END{direction} NULLS LAST",
             ]
-        terms.append("n.path")
+        terms.append(path)
         return " ".join(joins), ", ".join(terms)
 
 
