@@ -86,12 +86,10 @@ def process_cpu(pid: int) -> Callable[[], float]:
 
 
 def prepare(work: Path, notes: int, vault: Path | None, state: Path | None) -> Settings:
-    if vault is not None and state is not None:
-        return Settings(vault=vault, index_dir=state)
-    vault = work / "vault"
+    vault = vault or work / "vault"
     if not vault.exists():
         subprocess.run([sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(notes)], check=True)
-    settings = Settings(vault=vault, index_dir=work / "state")
+    settings = Settings(vault=vault, index_dir=state or work / "state")
     if not (settings.index_dir / CURRENT_FILE).exists():
         t0 = time.perf_counter()
         build_index(settings, full=True)
@@ -133,8 +131,8 @@ def request_of(params: dict[str, Any]) -> QueryRequest:
 def common_tag(reader: SnapshotReader) -> tuple[str, str]:
     with reader.acquire() as view:
         tag = view.con.execute(
-            "SELECT t, count(*) c FROM (SELECT unnest(tag_keys) t FROM notes) WHERE t LIKE '%/%' "
-            "GROUP BY t ORDER BY c DESC, t LIMIT 1"
+            "SELECT tag, count(*) c FROM tags WHERE tag LIKE '%/%' "
+            "GROUP BY tag ORDER BY c DESC, tag LIMIT 1"
         ).fetchone()
         folder = view.con.execute(
             "SELECT split_part(folder, '/', 1) f, count(*) c FROM notes GROUP BY f ORDER BY c DESC, f LIMIT 1"

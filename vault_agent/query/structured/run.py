@@ -178,22 +178,17 @@ class _Run:
 
     def sql(self) -> tuple[str, list[Any], str, list[Any]]:
         """(page SQL, its params, count SQL, its params). The matches are one set, built
-        once per statement (a materialized CTE); the page answers with their count."""
+        once per statement (a materialized CTE); the page joins them with their notes and
+        answers with their count (one statement: each costs its planning over every segment)."""
         where_sql = SqlBuilder(_link_resolver(self.links))
         matches = f"WITH m AS MATERIALIZED (SELECT DISTINCT path FROM ({where_sql.matches(self.plan.where)})) "
         order_sql = SqlBuilder(_link_resolver(self.links))
         joins, order = order_sql.order(self.plan.sort)
-        page = f"{matches}SELECT m.path, (SELECT count(*) FROM m) FROM m {joins} ORDER BY {order} LIMIT ? OFFSET ?"
+        page = (
+            f"{matches}SELECT {PAGE_COLUMNS}, (SELECT count(*) FROM m) FROM m JOIN notes n ON n.path = m.path "
+            f"{joins} ORDER BY {order} LIMIT ? OFFSET ?"
+        )
         return page, [*where_sql.params, *order_sql.params], f"{matches}SELECT count(*) FROM m", where_sql.params
-
-    def notes(self, paths: list[str]) -> list[tuple[Any, ...]]:
-        """The page's notes (PAGE_COLUMNS) in the page's order."""
-        if not paths:
-            return []
-        marks = ", ".join("?" * len(paths))
-        rows = self.budget.rows(f"SELECT {PAGE_COLUMNS} FROM notes n WHERE n.path IN ({marks})", paths) or []
-        by_path = {r[0]: r for r in rows}
-        return [by_path[p] for p in paths if p in by_path]
 
     def mismatches(self) -> None:
         seen: set[tuple[str, str]] = set()
@@ -323,7 +318,7 @@ def vault_query(
         page_sql, params, count_sql, count_params = run.sql()
         cap = limit if plan.limit is None else max(0, min(limit, plan.limit - offset))
         found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
-        rows = run.notes([r[0] for r in found or []])
+        rows = [r[:-1] for r in found or []]
         if found:
             total: int | None = int(found[0][-1])
         else:  # no page (past the end, or DQL's LIMIT reached): the count alone

@@ -261,13 +261,11 @@ class SqlBuilder:
         raise TypeError(f"not a condition on note columns: {type(node).__name__}")
 
     # ------------------------------------------------------------------ order
-    def order(self, keys: tuple[SortKey, ...], path: str = "m.path") -> tuple[str, str]:
-        """(joins, ORDER BY list) for the sort keys over the matches' `path`, ending with the
-        path (deterministic). File fields read the notes joined as `n`."""
+    def order(self, keys: tuple[SortKey, ...], path: str = "n.path") -> tuple[str, str]:
+        """(joins, ORDER BY list) for the sort keys, ending with the path (deterministic);
+        file fields read the notes as `n`."""
         joins: list[str] = []
         terms: list[str] = []
-        if any(k.file and k.key != "path" for k in keys):
-            joins.append(f"JOIN notes n ON n.path = {path}")
         for i, key in enumerate(keys):
             direction = " DESC" if key.descending else ""
             if key.file:
