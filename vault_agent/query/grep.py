@@ -115,7 +115,7 @@ def vault_search(
             with reader.acquire() as view:
                 view.con.execute("SET parquet_metadata_cache = true").fetchall()  # session-local
                 if filters is not None:
-                    scope = scope.within(candidate_paths(view, filters))
+                    scope = scope.within(candidate_paths(reader, view, filters))
                 changed, gone = (
                     ([], []) if view.freshness == "fresh" else changed_paths(vault, view.con, scope)
                 )

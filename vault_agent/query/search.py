@@ -259,7 +259,7 @@ def search(
                 )
             )
         stored: dict[tuple[str, int], bytes] = {}
-        allowed = candidate_paths(view, filters) if filters is not None else None
+        allowed = candidate_paths(reader, view, filters) if filters is not None else None
         hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping, stored, allowed=allowed)
         warnings += extra
         details = hit_details(view, hits, stored, Path(reader.settings.index_dir))

@@ -29,6 +29,7 @@ from vault_agent.query.structured.dql_compile import compile_dql
 from vault_agent.query.structured.filters import Filters, compile_filters
 from vault_agent.query.structured.links import Links
 from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp
+from vault_agent.query.structured.relations import attach
 from vault_agent.query.structured.sql import SqlBuilder, mismatch_sql
 from vault_agent.query.structured.values import Clock, system_clock
 from vault_agent.query.structured.warnings import PARTIAL, data_mismatch_warning
@@ -185,7 +186,7 @@ class _Run:
         order_sql = SqlBuilder(_link_resolver(self.links))
         joins, order = order_sql.order(self.plan.sort)
         page = (
-            f"{matches}SELECT {PAGE_COLUMNS}, (SELECT count(*) FROM m) FROM m JOIN notes n ON n.path = m.path "
+            f"{matches}SELECT {PAGE_COLUMNS}, (SELECT count(*) FROM m) FROM m JOIN q_notes n ON n.path = m.path "
             f"{joins} ORDER BY {order} LIMIT ? OFFSET ?"
         )
         return page, [*where_sql.params, *order_sql.params], f"{matches}SELECT count(*) FROM m", where_sql.params
@@ -213,14 +214,14 @@ class _Run:
         # row groups are then skipped by their statistics.
         key_marks, path_marks = ", ".join("?" * len(keys)), ", ".join("?" * len(paths))
         sql = (
-            "SELECT path, key, item, is_list, kind, s, n, d, b FROM props "
+            "SELECT path, key, item, is_list, kind, s, n, d, b FROM q_props "
             f"WHERE key IN ({key_marks}) AND path IN ({path_marks})"
         )
         rows = self.budget.rows(sql, [*sorted(keys), *paths]) or []
         maps = sorted({r[1] for r in rows if r[4] == "object"})
         if maps:  # a map's keys are `parent.child` rows (only when one was selected)
             rows += self.budget.rows(
-                "SELECT path, key, item, is_list, kind, s, n, d, b FROM props "
+                "SELECT path, key, item, is_list, kind, s, n, d, b FROM q_props "
                 "WHERE len(list_filter(?::VARCHAR[], lambda k: starts_with(key, k || '.'))) > 0 "
                 "AND path IN (SELECT unnest(?::VARCHAR[]))",
                 [maps, paths],
@@ -304,52 +305,69 @@ def vault_query(
         plan = compile_filters(request.filters, clock)
     fingerprint = request.fingerprint()
     offset, cursor_snapshot = _decode_cursor(request.cursor, fingerprint)
-    with reader.acquire() as view, Deadline(view.con, time_budget_s) as budget:
-        run = _Run(view, plan, cache, clock, budget)
-        snapshot_id = view.manifest.snapshot_id
-        warnings = [*view.warnings()]
-        if cursor_snapshot is not None and cursor_snapshot != snapshot_id:
-            warnings.append(
-                WarningItem(
-                    code="CURSOR_SNAPSHOT_CHANGED",
-                    message="the index changed since the previous page; results may repeat or skip a note",
-                )
+    with reader.acquire() as view:
+        attach(reader, view)  # before the budget: its cost does not depend on the query
+        with Deadline(view.con, time_budget_s) as budget:
+            run = _Run(view, plan, cache, clock, budget)
+            return _answer(run, _Page(limit, offset, cursor_snapshot, fingerprint), time_budget_s)
+
+
+@dataclass(frozen=True)
+class _Page:
+    limit: int
+    offset: int
+    cursor_snapshot: int | None  # the snapshot of the previous page (its cursor's)
+    fingerprint: str
+
+
+def _answer(run: _Run, page: _Page, time_budget_s: float) -> Outcome[QueryData]:
+    """The answer of one request from its pinned snapshot (see vault_query)."""
+    view, plan, budget = run.view, run.plan, run.budget
+    limit, offset, fingerprint = page.limit, page.offset, page.fingerprint
+    snapshot_id = view.manifest.snapshot_id
+    warnings = [*view.warnings()]
+    if page.cursor_snapshot is not None and page.cursor_snapshot != snapshot_id:
+        warnings.append(
+            WarningItem(
+                code="CURSOR_SNAPSHOT_CHANGED",
+                message="the index changed since the previous page; results may repeat or skip a note",
             )
-        page_sql, params, count_sql, count_params = run.sql()
-        cap = limit if plan.limit is None else max(0, min(limit, plan.limit - offset))
-        found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
-        rows = [r[:-1] for r in found or []]
-        if found:
-            total: int | None = int(found[0][-1])
-        else:  # no page (past the end, or DQL's LIMIT reached): the count alone
-            counted = budget.rows(count_sql, count_params)
-            total = int(counted[0][0]) if counted else None
-        if total is not None and plan.limit is not None:
-            total = min(total, plan.limit)
-        run.mismatches()
-        results, short = run.results(rows) if not budget.hit else ([], False)
-        end = offset + len(results)
-        more = short or (total is not None and end < total)
-        if short:
-            warnings.append(
-                WarningItem(
-                    code="RESULTS_TRUNCATED",
-                    message=f"this page stops at {len(results)} results to stay small; continue with next_cursor",
-                )
-            )
-        if budget.hit:
-            warnings.append(
-                WarningItem(
-                    code=PARTIAL,
-                    message=f"the query stopped at its {time_budget_s:g} s time budget; the answer is partial: "
-                    "narrow it (folder, tags, a property) or sort by path",
-                )
-            )
-            results, total, more = [], None, False
-        data = QueryData(
-            results=results,
-            total=total,
-            next_cursor=_encode_cursor(end, fingerprint, snapshot_id) if more and results else None,
-            indexFreshness=view.freshness,
         )
-        return Outcome(data=data, warnings=[*warnings, *run.warnings], freshness=view.freshness)
+    page_sql, params, count_sql, count_params = run.sql()
+    cap = limit if plan.limit is None else max(0, min(limit, plan.limit - offset))
+    found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
+    rows = [r[:-1] for r in found or []]
+    if found:
+        total: int | None = int(found[0][-1])
+    else:  # no page (past the end, or DQL's LIMIT reached): the count alone
+        counted = budget.rows(count_sql, count_params)
+        total = int(counted[0][0]) if counted else None
+    if total is not None and plan.limit is not None:
+        total = min(total, plan.limit)
+    run.mismatches()
+    results, short = run.results(rows) if not budget.hit else ([], False)
+    end = offset + len(results)
+    more = short or (total is not None and end < total)
+    if short:
+        warnings.append(
+            WarningItem(
+                code="RESULTS_TRUNCATED",
+                message=f"this page stops at {len(results)} results to stay small; continue with next_cursor",
+            )
+        )
+    if budget.hit:
+        warnings.append(
+            WarningItem(
+                code=PARTIAL,
+                message=f"the query stopped at its {time_budget_s:g} s time budget; the answer is partial: "
+                "narrow it (folder, tags, a property) or sort by path",
+            )
+        )
+        results, total, more = [], None, False
+    data = QueryData(
+        results=results,
+        total=total,
+        next_cursor=_encode_cursor(end, fingerprint, snapshot_id) if more and results else None,
+        indexFreshness=view.freshness,
+    )
+    return Outcome(data=data, warnings=[*warnings, *run.warnings], freshness=view.freshness)

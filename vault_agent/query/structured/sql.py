@@ -1,5 +1,6 @@
-"""The plan → parameterised SQL over the pinned snapshot's `notes` (alias `n`), `props`,
-`tags` and `links` views. Every constant is a parameter; names in the SQL text are ours.
+"""The plan → parameterised SQL over the request's relations `q_notes` (alias `n`),
+`q_props`, `q_tags` (relations.py) and the snapshot's `links`. Every constant is a
+parameter; names in the SQL text are ours.
 
 A plan renders as a *set* of note paths, so that a query costs about what it selects, not
 what the vault holds: a property or a tag is a scan of that key's rows only (`props` and
@@ -73,7 +74,7 @@ KIND_RANK = (
     "CASE {a}.kind WHEN 'number' THEN 0 WHEN 'date' THEN 1 WHEN 'datetime' THEN 1 "
     "WHEN 'string' THEN 2 WHEN 'boolean' THEN 3 ELSE 4 END"
 )
-ALL_NOTES = "SELECT path FROM notes"
+ALL_NOTES = "SELECT path FROM q_notes"
 NO_NOTES = "SELECT NULL::VARCHAR AS path WHERE false"
 # Predicates answered from the notes' own columns (one scan of `notes` for all of an `and`).
 NOTE_COLUMNS = (FolderP, FileP, GlobP, FileCmp, FileContains, ListHas, ListLength)
@@ -117,7 +118,7 @@ class SqlBuilder:
         if isinstance(node, FalseP):
             return NO_NOTES
         if _on_columns(node):
-            return f"SELECT n.path FROM notes n WHERE {self.on_columns(node)}"
+            return f"SELECT n.path FROM q_notes n WHERE {self.on_columns(node)}"
         if isinstance(node, AndP):
             return self.conjunction(node)
         if isinstance(node, OrP):
@@ -126,12 +127,12 @@ class SqlBuilder:
             return f"({ALL_NOTES}) EXCEPT (SELECT path FROM ({self.matches(node.item)}))"
         if isinstance(node, TagP):
             exact = "" if node.nested else " AND exact"
-            return f"SELECT path FROM tags WHERE tag = {self.p(node.tag)}{exact}"
+            return f"SELECT path FROM q_tags WHERE tag = {self.p(node.tag)}{exact}"
         if isinstance(node, LinkP):
             paths = self.links(node)
             return f"SELECT unnest({self.p(paths)}::VARCHAR[]) AS path" if paths else NO_NOTES
         if isinstance(node, ListLength):  # of file.tags: the `tags` rows
-            return self.counted("tags", "tag", None, "count(*)", node.op, node.value)
+            return self.counted("q_tags", "tag", None, "count(*)", node.op, node.value)
         return self.property(node)
 
     def conjunction(self, node: AndP) -> str:
@@ -142,7 +143,7 @@ class SqlBuilder:
         positive = [i for i in node.items if not _on_columns(i) and not isinstance(i, NotP)]
         parts = [f"(SELECT path FROM ({self.matches(i)}))" for i in positive]
         if columns:
-            parts.append(f"(SELECT n.path FROM notes n WHERE {' AND '.join(self.on_columns(c) for c in columns)})")
+            parts.append(f"(SELECT n.path FROM q_notes n WHERE {' AND '.join(self.on_columns(c) for c in columns)})")
         sql = " INTERSECT ".join(parts) or f"({ALL_NOTES})"
         for item in negated:
             sql = f"(SELECT path FROM ({sql})) EXCEPT (SELECT path FROM ({self.matches(item)}))"
@@ -166,14 +167,14 @@ class SqlBuilder:
                 "CASE WHEN bool_or(is_list) THEN count(*) FILTER (WHERE kind <> 'empty') "
                 "WHEN any_value(kind) = 'string' THEN length(any_value(s)) ELSE 0 END"
             )
-            return self.counted("props", "key", node.key, size, node.op, node.value)
+            return self.counted("q_props", "key", node.key, size, node.op, node.value)
         raise TypeError(f"unknown predicate {type(node).__name__}")
 
     def props(self, key: str, cond: Callable[[], str]) -> str:
         """Notes with an item of property `key` meeting `cond()` (rendered after the key,
         so that the parameters come in the text's order)."""
         key_param = self.p(key)
-        return f"SELECT path FROM props WHERE key = {key_param} AND ({cond()})"
+        return f"SELECT path FROM q_props WHERE key = {key_param} AND ({cond()})"
 
     def counted(self, table: str, column: str, key: str | None, size: str, op: str, value: float) -> str:
         """Notes whose rows of `table` (for `key`) number or measure `size op value`; a note
@@ -273,7 +274,7 @@ class SqlBuilder:
                 continue
             alias = f"sk{i}"
             joins.append(
-                f"LEFT JOIN (SELECT path, kind, s, n, d, b FROM props WHERE key = {self.p(key.key)} AND item = 0) "
+                f"LEFT JOIN (SELECT path, kind, s, n, d, b FROM q_props WHERE key = {self.p(key.key)} AND item = 0) "
                 f"{alias} ON {alias}.path = {path}"
             )
             terms += [
@@ -299,6 +300,6 @@ def mismatch_sql(key: str, value: Lit) -> tuple[str, list[Any]] | None:
     if cond is None:
         return None
     return (
-        f"SELECT count(DISTINCT path) FROM props WHERE key = ? AND {_SCALAR} AND NOT ({cond})",
+        f"SELECT count(DISTINCT path) FROM q_props WHERE key = ? AND {_SCALAR} AND NOT ({cond})",
         [key],
     )
