@@ -95,7 +95,7 @@ TABLE_SORT: dict[str, tuple[str, ...]] = {
     "chunks": ("path", "ordinal"),
     "terms": ("term", "path", "chunk_ordinal"),
     "links": ("path", "ordinal"),
-    "props": ("key", "path", "item"),
+    "props": ("key", "s", "path", "item"),  # by value within a key: an equality reads its own row groups
     "tags": ("tag", "path"),
 }
 ROW_GROUP_SIZE = 8192

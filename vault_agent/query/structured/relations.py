@@ -101,6 +101,8 @@ def _empty(table: str) -> str:
 def attach(reader: Any, view: Any) -> None:
     """Register q_notes and create q_props and q_tags on the request's cursor."""
     con = view.con
+    # Footers of immutable files, read once per process (the setting is per cursor).
+    con.execute("SET parquet_metadata_cache = true")
     dead = _dead_by_segment(view)
     con.register("q_notes", live_notes(reader, view, dead))
     seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR

@@ -179,17 +179,26 @@ class _Run:
 
     def sql(self) -> tuple[str, list[Any], str, list[Any]]:
         """(page SQL, its params, count SQL, its params). The matches are one set, built
-        once per statement (a materialized CTE); the page joins them with their notes and
-        answers with their count (one statement: each costs its planning over every segment)."""
+        once per statement (a materialized CTE); the page statement answers the page's
+        paths in order with the count of all matches. It reads the notes' columns only
+        when it sorts by one of them (`notes` reads the page's notes after)."""
         where_sql = SqlBuilder(_link_resolver(self.links))
         matches = f"WITH m AS MATERIALIZED (SELECT DISTINCT path FROM ({where_sql.matches(self.plan.where)})) "
         order_sql = SqlBuilder(_link_resolver(self.links))
-        joins, order = order_sql.order(self.plan.sort)
-        page = (
-            f"{matches}SELECT {PAGE_COLUMNS}, (SELECT count(*) FROM m) FROM m JOIN q_notes n ON n.path = m.path "
-            f"{joins} ORDER BY {order} LIMIT ? OFFSET ?"
-        )
+        by_columns = any(k.file and k.key != "path" for k in self.plan.sort)
+        joins, order = order_sql.order(self.plan.sort, path="n.path" if by_columns else "m.path")
+        source = "m JOIN q_notes n ON n.path = m.path" if by_columns else "m"
+        page = f"{matches}SELECT m.path, (SELECT count(*) FROM m) FROM {source} {joins} ORDER BY {order} LIMIT ? OFFSET ?"
         return page, [*where_sql.params, *order_sql.params], f"{matches}SELECT count(*) FROM m", where_sql.params
+
+    def notes(self, paths: list[str]) -> list[tuple[Any, ...]]:
+        """The page's notes (PAGE_COLUMNS) in the page's order."""
+        if not paths:
+            return []
+        marks = ", ".join("?" * len(paths))
+        rows = self.budget.rows(f"SELECT {PAGE_COLUMNS} FROM q_notes n WHERE n.path IN ({marks})", paths) or []
+        by_path = {r[0]: r for r in rows}
+        return [by_path[p] for p in paths if p in by_path]
 
     def mismatches(self) -> None:
         seen: set[tuple[str, str]] = set()
@@ -336,7 +345,7 @@ def _answer(run: _Run, page: _Page, time_budget_s: float) -> Outcome[QueryData]:
     page_sql, params, count_sql, count_params = run.sql()
     cap = limit if plan.limit is None else max(0, min(limit, plan.limit - offset))
     found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
-    rows = [r[:-1] for r in found or []]
+    rows = run.notes([r[0] for r in found or []])
     if found:
         total: int | None = int(found[0][-1])
     else:  # no page (past the end, or DQL's LIMIT reached): the count alone

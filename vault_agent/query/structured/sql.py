@@ -263,8 +263,8 @@ class SqlBuilder:
 
     # ------------------------------------------------------------------ order
     def order(self, keys: tuple[SortKey, ...], path: str = "n.path") -> tuple[str, str]:
-        """(joins, ORDER BY list) for the sort keys, ending with the path (deterministic);
-        file fields read the notes as `n`."""
+        """(joins, ORDER BY list) for the sort keys over the matches' `path`, ending with
+        the path (deterministic); file fields read the notes as `n`."""
         joins: list[str] = []
         terms: list[str] = []
         for i, key in enumerate(keys):
