@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from vault_agent.indexer.links import blank_spans
 from vault_agent.indexer.markdown import code_spans
 from vault_agent.text import nfc
 
@@ -27,25 +28,15 @@ _DIGITS_RE = re.compile(r"[0-9/]+")
 _WIKI_RE = re.compile(r"\[\[[^\[\]\n]*\]\]")
 
 
-def _blank(text: str, spans: list[tuple[int, int]]) -> str:
-    parts: list[str] = []
-    pos = 0
-    for a, b in spans:
-        parts += [text[pos:a], " " * (b - a)]
-        pos = b
-    parts.append(text[pos:])
-    return "".join(parts)
-
-
 def _after_space(text: str, pos: int) -> bool:
     return pos == 0 or text[pos - 1].isspace()
 
 
 def _tags_of_line(line: str) -> list[str]:
     if "`" in line:
-        line = _blank(line, code_spans(line))
+        line = blank_spans(line, code_spans(line))
     if "[[" in line:
-        line = _blank(line, [m.span() for m in _WIKI_RE.finditer(line)])
+        line = blank_spans(line, [m.span() for m in _WIKI_RE.finditer(line)])
     return [m.group(1) for m in _HASH_RE.finditer(line) if _after_space(line, m.start())]
 
 
