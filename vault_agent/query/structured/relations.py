@@ -5,7 +5,8 @@ notes (20 segments) planning one statement over them costs ~10 ms of CPU before 
 read, more than the answer. So a request attaches, on its own cursor:
 
     q_notes   the live notes' columns a query reads (path, folder, title, times, size,
-              tags, aliases): one Arrow table per snapshot, built from the segments' loaded
+              tags, aliases, and `seg`, the segment holding the note's live rows): one
+              Arrow table per snapshot, built from the segments' loaded
               notes tables (each copied once, immutable) minus the snapshot's dead rows;
               ~20 MB at 100k notes, kept for the two newest snapshots;
     q_props   one `read_parquet` over the snapshot's props files (key-sorted: a filter on
@@ -69,11 +70,13 @@ def live_notes(reader: Any, view: Any, dead: dict[int, list[str]]) -> pa.Table:
         if known is not None:
             return known
         columns = ", ".join(NOTE_COLUMNS)
-        parts: list[pa.Table] = [view.con.sql(f"SELECT {columns} FROM notes WHERE false").to_arrow_table()]
+        parts: list[pa.Table] = [
+            view.con.sql(f"SELECT {columns}, 0::INTEGER AS seg FROM notes WHERE false").to_arrow_table()
+        ]
         for seg in view.manifest.segments:
             table = cache.segments.get(seg.segment_id)
             if table is None:
-                sql = f"SELECT {columns} FROM {view.segment_table('notes', seg.segment_id)}"
+                sql = f"SELECT {columns}, {int(seg.segment_id)}::INTEGER AS seg FROM {view.segment_table('notes', seg.segment_id)}"
                 table = cache.segments[seg.segment_id] = view.con.sql(sql).to_arrow_table()
             gone = dead.get(seg.segment_id)
             if gone:
@@ -98,13 +101,31 @@ def _empty(table: str) -> str:
     return f"SELECT {cols} WHERE false"
 
 
-def attach(reader: Any, view: Any) -> None:
-    """Register q_notes and create q_props and q_tags on the request's cursor."""
+def page_notes(notes: pa.Table, paths: list[str]) -> list[dict[str, Any]]:
+    """The rows of `paths` (a page: a few hundred at most) in their order, by a hash lookup
+    of the Arrow column (a scan of 100k rows through SQL converts every column first)."""
+    if not paths:
+        return []
+    found = notes.filter(pc.is_in(notes["path"], value_set=pa.array(paths, pa.string()))).to_pylist()
+    by_path = {row["path"]: row for row in found}
+    return [by_path[p] for p in paths if p in by_path]
+
+
+def segment_files(reader: Any, view: Any, table: str, segments: set[int]) -> list[str]:
+    """The files of `table` of these segments (the rows of a note they hold are all live)."""
+    seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR
+    return [str(seg_dir / s.files[table]) for s in view.manifest.segments if s.segment_id in segments and table in s.files]
+
+
+def attach(reader: Any, view: Any) -> pa.Table:
+    """Register q_notes and create q_props and q_tags on the request's cursor; returns
+    q_notes' table."""
     con = view.con
     # Footers of immutable files, read once per process (the setting is per cursor).
     con.execute("SET parquet_metadata_cache = true")
     dead = _dead_by_segment(view)
-    con.register("q_notes", live_notes(reader, view, dead))
+    notes = live_notes(reader, view, dead)
+    con.register("q_notes", notes)
     seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR
     files = {
         table: {s.segment_id: str(seg_dir / s.files[table]) for s in view.manifest.segments if table in s.files}
@@ -128,3 +149,4 @@ def attach(reader: Any, view: Any) -> None:
                 "(SELECT 1 FROM q_dead d WHERE d.file = r.filename AND d.path = r.path))"
             )
         con.execute(f"CREATE OR REPLACE TEMP VIEW q_{table} AS SELECT * EXCLUDE (filename) FROM {rows}")
+    return notes

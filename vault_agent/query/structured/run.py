@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from vault_agent.contracts import Outcome, WarningItem
@@ -29,7 +30,7 @@ from vault_agent.query.structured.dql_compile import compile_dql
 from vault_agent.query.structured.filters import Filters, compile_filters
 from vault_agent.query.structured.links import Links
 from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp
-from vault_agent.query.structured.relations import attach
+from vault_agent.query.structured.relations import attach, page_notes, segment_files
 from vault_agent.query.structured.sql import SqlBuilder, mismatch_sql
 from vault_agent.query.structured.values import Clock, system_clock
 from vault_agent.query.structured.warnings import PARTIAL, data_mismatch_warning
@@ -162,13 +163,15 @@ def _getter(table: dict[str, list[str]], path: str) -> Callable[[], list[str]]:
     return lambda: table.get(path, [])
 
 
-PAGE_COLUMNS = "n.path, n.title, n.all_tags, n.mtime_ns, n.folder, n.size, n.ctime_ns, n.aliases"
 
 
 class _Run:
     """One request against one pinned snapshot."""
 
-    def __init__(self, view: Any, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Deadline) -> None:
+    def __init__(
+        self, reader: Any, view: Any, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Deadline
+    ) -> None:
+        self.reader = reader
         self.view = view
         self.con = view.con
         self.plan = plan
@@ -191,15 +194,6 @@ class _Run:
         page = f"{matches}SELECT m.path, (SELECT count(*) FROM m) FROM {source} {joins} ORDER BY {order} LIMIT ? OFFSET ?"
         return page, [*where_sql.params, *order_sql.params], f"{matches}SELECT count(*) FROM m", where_sql.params
 
-    def notes(self, paths: list[str]) -> list[tuple[Any, ...]]:
-        """The page's notes (PAGE_COLUMNS) in the page's order."""
-        if not paths:
-            return []
-        marks = ", ".join("?" * len(paths))
-        rows = self.budget.rows(f"SELECT {PAGE_COLUMNS} FROM q_notes n WHERE n.path IN ({marks})", paths) or []
-        by_path = {r[0]: r for r in rows}
-        return [by_path[p] for p in paths if p in by_path]
-
     def mismatches(self) -> None:
         seen: set[tuple[str, str]] = set()
         for cmp in _ordering_comparisons(self.plan.where):
@@ -212,38 +206,38 @@ class _Run:
                 code, message = data_mismatch_warning(cmp.key, cmp.value, int(rows[0][0]))
                 self.warnings.append(WarningItem(code=code, message=message))
 
-    def properties(self, paths: list[str]) -> dict[str, dict[str, Any]]:
+    def properties(self, notes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """Typed property values of the page's notes, for the keys the columns read (and
-        the children of those that are maps)."""
+        the children of those that are maps), from the segments holding those notes."""
         keys = {c.key for c in self.plan.columns if c.key is not None}
         keys |= referenced(c.expr for c in self.plan.columns if c.expr is not None)[0]
-        if not keys or not paths:
+        if not keys or not notes:
             return {}
+        files = segment_files(self.reader, self.view, "props", {int(n["seg"]) for n in notes})
+        paths = [n["path"] for n in notes]
+        source = "read_parquet([" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "])"
         # Constant IN lists (not subqueries): pushed into the Parquet scans, whose key-sorted
         # row groups are then skipped by their statistics.
         key_marks, path_marks = ", ".join("?" * len(keys)), ", ".join("?" * len(paths))
-        sql = (
-            "SELECT path, key, item, is_list, kind, s, n, d, b FROM q_props "
-            f"WHERE key IN ({key_marks}) AND path IN ({path_marks})"
-        )
+        columns = "path, key, item, is_list, kind, s, n, d, b"
+        sql = f"SELECT {columns} FROM {source} WHERE key IN ({key_marks}) AND path IN ({path_marks})"
         rows = self.budget.rows(sql, [*sorted(keys), *paths]) or []
         maps = sorted({r[1] for r in rows if r[4] == "object"})
         if maps:  # a map's keys are `parent.child` rows (only when one was selected)
             rows += self.budget.rows(
-                "SELECT path, key, item, is_list, kind, s, n, d, b FROM q_props "
-                "WHERE len(list_filter(?::VARCHAR[], lambda k: starts_with(key, k || '.'))) > 0 "
-                "AND path IN (SELECT unnest(?::VARCHAR[]))",
-                [maps, paths],
+                f"SELECT {columns} FROM {source} WHERE len(list_filter(?::VARCHAR[], "
+                f"lambda k: starts_with(key, k || '.'))) > 0 AND path IN ({path_marks})",
+                [maps, *paths],
             ) or []
         by_path: dict[str, list[Any]] = {}
         for row in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
             by_path.setdefault(row[0], []).append(row[1:])
         return {p: rebuild(r) for p, r in by_path.items()}
 
-    def results(self, rows: list[tuple[Any, ...]]) -> tuple[list[QueryResult], bool]:
+    def results(self, notes: list[dict[str, Any]]) -> tuple[list[QueryResult], bool]:
         """The page's results; whether the size bound cut the page (values or results)."""
-        paths = [r[0] for r in rows]
-        props = self.properties(paths)
+        paths = [n["path"] for n in notes]
+        props = self.properties(notes)
         exprs = [c for c in self.plan.columns if c.expr is not None]
         files = referenced(c.expr for c in exprs)[1]
         outlinks = self.links.outlinks(paths) if "outlinks" in files else {}
@@ -251,13 +245,15 @@ class _Run:
         out: list[QueryResult] = []
         cut = [False]
         size = 0
-        for path, title, tags, mtime_ns, folder, note_size, ctime_ns, aliases in rows:
+        for note in notes:
+            path, title, tags, mtime_ns = note["path"], note["title"], note["all_tags"], note["mtime_ns"]
             values = props.get(path, {})
             shown: dict[str, Any] = {}
             if exprs:
                 ctx = NoteContext(
-                    path=path, folder=folder, title=title, size=int(note_size or 0), mtime_us=int(mtime_ns) // 1000,
-                    ctime_us=int(ctime_ns) // 1000, tags=list(tags or []), aliases=list(aliases or []), props=values,
+                    path=path, folder=note["folder"], title=title, size=int(note["size"] or 0),
+                    mtime_us=int(mtime_ns) // 1000, ctime_us=int(note["ctime_ns"]) // 1000, tags=list(tags or []),
+                    aliases=list(note["aliases"] or []), props=values,
                     outlinks=_getter(outlinks, path), inlinks=_getter(inlinks, path),
                 )  # fmt: skip
                 evaluator = Evaluator(ctx, self.clock)
@@ -315,10 +311,10 @@ def vault_query(
     fingerprint = request.fingerprint()
     offset, cursor_snapshot = _decode_cursor(request.cursor, fingerprint)
     with reader.acquire() as view:
-        attach(reader, view)  # before the budget: its cost does not depend on the query
+        notes = attach(reader, view)  # before the budget: its cost does not depend on the query
         with Deadline(view.con, time_budget_s) as budget:
-            run = _Run(view, plan, cache, clock, budget)
-            return _answer(run, _Page(limit, offset, cursor_snapshot, fingerprint), time_budget_s)
+            run = _Run(reader, view, plan, cache, clock, budget)
+            return _answer(run, notes, _Page(limit, offset, cursor_snapshot, fingerprint), time_budget_s)
 
 
 @dataclass(frozen=True)
@@ -329,7 +325,7 @@ class _Page:
     fingerprint: str
 
 
-def _answer(run: _Run, page: _Page, time_budget_s: float) -> Outcome[QueryData]:
+def _answer(run: _Run, notes: pa.Table, page: _Page, time_budget_s: float) -> Outcome[QueryData]:
     """The answer of one request from its pinned snapshot (see vault_query)."""
     view, plan, budget = run.view, run.plan, run.budget
     limit, offset, fingerprint = page.limit, page.offset, page.fingerprint
@@ -345,7 +341,7 @@ def _answer(run: _Run, page: _Page, time_budget_s: float) -> Outcome[QueryData]:
     page_sql, params, count_sql, count_params = run.sql()
     cap = limit if plan.limit is None else max(0, min(limit, plan.limit - offset))
     found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
-    rows = run.notes([r[0] for r in found or []])
+    rows = page_notes(notes, [r[0] for r in found or []])
     if found:
         total: int | None = int(found[0][-1])
     else:  # no page (past the end, or DQL's LIMIT reached): the count alone
