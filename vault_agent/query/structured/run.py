@@ -29,9 +29,9 @@ from vault_agent.query.structured.display import Evaluator, NoteContext, rebuild
 from vault_agent.query.structured.dql_compile import compile_dql
 from vault_agent.query.structured.filters import Filters, compile_filters
 from vault_agent.query.structured.links import Links
-from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp
+from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp, TrueP
 from vault_agent.query.structured.relations import attach, page_notes, segment_files
-from vault_agent.query.structured.sql import SqlBuilder, mismatch_sql
+from vault_agent.query.structured.sql import SqlBuilder, mismatch_sql, on_columns_only, unique_paths
 from vault_agent.query.structured.values import Clock, system_clock
 from vault_agent.query.structured.warnings import PARTIAL, data_mismatch_warning
 
@@ -184,11 +184,19 @@ class _Run:
         """(page SQL, its params, count SQL, its params). The matches are one set, built
         once per statement (a materialized CTE); the page statement answers the page's
         paths in order with the count of all matches. It reads the notes' columns only
-        when it sorts by one of them (`notes` reads the page's notes after)."""
+        when it sorts by one of them. A query on the notes' own columns alone (or none)
+        is one scan of them, no set."""
         where_sql = SqlBuilder(_link_resolver(self.links))
-        matches = f"WITH m AS MATERIALIZED (SELECT DISTINCT path FROM ({where_sql.matches(self.plan.where)})) "
         order_sql = SqlBuilder(_link_resolver(self.links))
         by_columns = any(k.file and k.key != "path" for k in self.plan.sort)
+        if on_columns_only(self.plan.where):
+            cond = where_sql.on_columns(self.plan.where) if not isinstance(self.plan.where, TrueP) else "true"
+            joins, order = order_sql.order(self.plan.sort, path="n.path")
+            count = f"SELECT count(*) FROM q_notes n WHERE {cond}"
+            page = f"SELECT n.path, ({count}) FROM q_notes n {joins} WHERE {cond} ORDER BY {order} LIMIT ? OFFSET ?"
+            return page, [*where_sql.params, *order_sql.params, *where_sql.params], count, where_sql.params
+        distinct = "" if unique_paths(self.plan.where) else "DISTINCT "
+        matches = f"WITH m AS MATERIALIZED (SELECT {distinct}path FROM ({where_sql.matches(self.plan.where)})) "
         joins, order = order_sql.order(self.plan.sort, path="n.path" if by_columns else "m.path")
         source = "m JOIN q_notes n ON n.path = m.path" if by_columns else "m"
         page = f"{matches}SELECT m.path, (SELECT count(*) FROM m) FROM {source} {joins} ORDER BY {order} LIMIT ? OFFSET ?"
@@ -208,27 +216,33 @@ class _Run:
 
     def properties(self, notes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """Typed property values of the page's notes, for the keys the columns read (and
-        the children of those that are maps), from the segments holding those notes."""
-        keys = {c.key for c in self.plan.columns if c.key is not None}
-        keys |= referenced(c.expr for c in self.plan.columns if c.expr is not None)[0]
+        the children of those that are maps), each note's from the file of the segment
+        holding its live rows (an older segment's file may still hold its dead ones)."""
+        keys = sorted({c.key for c in self.plan.columns if c.key is not None}
+                      | referenced(c.expr for c in self.plan.columns if c.expr is not None)[0])  # fmt: skip
         if not keys or not notes:
             return {}
-        files = segment_files(self.reader, self.view, "props", {int(n["seg"]) for n in notes})
-        paths = [n["path"] for n in notes]
-        source = "read_parquet([" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "])"
-        # Constant IN lists (not subqueries): pushed into the Parquet scans, whose key-sorted
-        # row groups are then skipped by their statistics.
-        key_marks, path_marks = ", ".join("?" * len(keys)), ", ".join("?" * len(paths))
+        by_seg: dict[int, list[str]] = {}
+        for note in notes:
+            by_seg.setdefault(int(note["seg"]), []).append(note["path"])
         columns = "path, key, item, is_list, kind, s, n, d, b"
-        sql = f"SELECT {columns} FROM {source} WHERE key IN ({key_marks}) AND path IN ({path_marks})"
-        rows = self.budget.rows(sql, [*sorted(keys), *paths]) or []
+
+        def select(where_key: str, key_params: list[Any]) -> tuple[str, list[Any]]:
+            # Constant IN lists (not subqueries): pushed into each Parquet scan, whose
+            # key-sorted row groups are then skipped by their statistics.
+            parts, params = [], []
+            for seg, paths in sorted(by_seg.items()):
+                (file,) = segment_files(self.reader, self.view, "props", {seg})
+                marks = ", ".join("?" * len(paths))
+                literal = "'" + file.replace("'", "''") + "'"
+                parts.append(f"SELECT {columns} FROM read_parquet({literal}) WHERE {where_key} AND path IN ({marks})")
+                params += [*key_params, *paths]
+            return " UNION ALL ".join(parts), params
+
+        rows = self.budget.rows(*select(f"key IN ({', '.join('?' * len(keys))})", keys)) or []
         maps = sorted({r[1] for r in rows if r[4] == "object"})
         if maps:  # a map's keys are `parent.child` rows (only when one was selected)
-            rows += self.budget.rows(
-                f"SELECT {columns} FROM {source} WHERE len(list_filter(?::VARCHAR[], "
-                f"lambda k: starts_with(key, k || '.'))) > 0 AND path IN ({path_marks})",
-                [maps, *paths],
-            ) or []
+            rows += self.budget.rows(*select("len(list_filter(?::VARCHAR[], lambda k: starts_with(key, k || '.'))) > 0", [maps])) or []
         by_path: dict[str, list[Any]] = {}
         for row in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
             by_path.setdefault(row[0], []).append(row[1:])

@@ -90,6 +90,16 @@ def compatible(value: Lit) -> str | None:
     }.get(value.kind)
 
 
+def on_columns_only(pred: Pred) -> bool:
+    """True when a plan reads only the notes' own columns (or nothing: every note)."""
+    return isinstance(pred, TrueP) or _on_columns(pred)
+
+
+def unique_paths(pred: Pred) -> bool:
+    """True when `matches(pred)` yields each path once (a tag's rows: one per note and tag)."""
+    return isinstance(pred, TagP)
+
+
 def _on_columns(pred: Pred) -> bool:
     if isinstance(pred, NOTE_COLUMNS) and not (isinstance(pred, ListLength) and pred.field == "tags"):
         return True
