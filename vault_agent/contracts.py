@@ -95,7 +95,8 @@ TABLE_SORT: dict[str, tuple[str, ...]] = {
     "chunks": ("path", "ordinal"),
     "terms": ("term", "path", "chunk_ordinal"),
     "links": ("path", "ordinal"),
-    "props": ("key", "s", "path", "item"),  # by value within a key: an equality reads its own row groups
+    # by type, then value within a key: a comparison reads its own row groups
+    "props": ("key", "kind", "n", "d", "b", "s", "path", "item"),
     "tags": ("tag", "path"),
 }
 ROW_GROUP_SIZE = 8192
