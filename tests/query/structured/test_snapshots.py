@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from query.structured.kit import opened, paths, query
+
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
 
