@@ -16,7 +16,7 @@ from typing import Any
 from vault_agent.errors import InvalidQuery
 from vault_agent.property_values import iso_of_micros
 from vault_agent.query.structured import dql_ast as A
-from vault_agent.query.structured.dql_parse import where
+from vault_agent.query.structured.dql_lex import where
 from vault_agent.query.structured.fields import FieldRef, field_ref
 from vault_agent.query.structured.values import (
     Clock,

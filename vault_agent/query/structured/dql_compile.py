@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from vault_agent.errors import InvalidQuery
 from vault_agent.query.structured import dql_ast as A
-from vault_agent.query.structured.dql_parse import parse_dql, where
+from vault_agent.query.structured.dql_lex import where
+from vault_agent.query.structured.dql_parse import parse_dql
 from vault_agent.query.structured.fields import FieldRef, field_ref
 from vault_agent.query.structured.plan import (
     Column,

@@ -12,131 +12,12 @@ names the unsupported construct (TASK, CALENDAR, GROUP BY, FLATTEN, lambdas, obj
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from vault_agent.errors import InvalidQuery
 from vault_agent.query.structured import dql_ast as A
-from vault_agent.query.structured.values import parse_duration
+from vault_agent.query.structured.dql_lex import COMMANDS, UNSUPPORTED_TYPES, Token, tokens, where
 
 MAX_DQL_CHARS = 4_000
 MAX_DEPTH = 64  # nesting of parentheses / operators: a bound on recursion
-
-_IDENT = re.compile(r"[^\W\d][\w-]*", re.UNICODE)
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_TAG = re.compile(r"#[^\s,;.:!?'\"`()\[\]{}]+")
-_SPACE = re.compile(r"(?:\s+|//[^\n]*)+")
-_ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
-_OPS = ("!=", "<=", ">=", "=>", "&&", "||", "=", "<", ">", "+", "-", "*", "/", "%", "!", "&", "|",
-        "(", ")", "[", "]", "{", "}", ",", ".", ":")  # fmt: skip
-COMMANDS = ("from", "where", "sort", "limit", "group", "flatten")
-_UNSUPPORTED_TYPES = {"task": "TASK", "calendar": "CALENDAR"}
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # ident number string tag link date dur op eof
-    text: str
-    pos: int
-    end: int
-
-    def describe(self) -> str:
-        if self.kind == "eof":
-            return "the end of the query"
-        if self.kind == "op":
-            return f"'{self.text}'"
-        if self.kind == "ident" and self.text.lower() in (*COMMANDS, "and", "or", "as", "asc", "desc", "by"):
-            return f"'{self.text.upper()}'"
-        return {"ident": "a name", "number": "a number", "string": "a string", "tag": "a tag", "link": "a link",
-                "date": "a date", "dur": "a duration"}[self.kind]  # fmt: skip
-
-
-def where(text: str, pos: int) -> str:
-    """`line L, column C` of a character offset."""
-    line = text.count("\n", 0, pos) + 1
-    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
-    return f"line {line}, column {column}"
-
-
-def _tokens(text: str) -> list[Token]:
-    out: list[Token] = []
-    pos = 0
-    n = len(text)
-    while True:
-        m = _SPACE.match(text, pos)
-        if m:
-            pos = m.end()
-        if pos >= n:
-            out.append(Token("eof", "", pos, pos))
-            return out
-        ch = text[pos]
-        if ch == '"':
-            end, value = _string(text, pos)
-            out.append(Token("string", value, pos, end))
-            pos = end
-        elif text.startswith("[[", pos):
-            end = text.find("]]", pos + 2)
-            if end < 0:
-                raise InvalidQuery(f"dql: unclosed link at {where(text, pos)}: expected ']]'")
-            out.append(Token("link", text[pos + 2 : end], pos, end + 2))
-            pos = end + 2
-        elif ch == "#" and (m := _TAG.match(text, pos)):
-            out.append(Token("tag", m.group()[1:], pos, m.end()))
-            pos = m.end()
-        elif ch.isdigit() and (m := _NUMBER.match(text, pos)):
-            out.append(Token("number", m.group(), pos, m.end()))
-            pos = m.end()
-        elif m := _IDENT.match(text, pos):
-            word = m.group()
-            # `a-b` is one name (Dataview), but not a trailing `-` (`x- 1` is subtraction)
-            word = word.rstrip("-") or word
-            raw = _raw_literal(text, word, pos + len(word))
-            if raw is not None:  # date(2024-05-01T10:00), dur(1 s, 2 m): raw text, not tokens
-                out.append(Token(word.lower(), raw[0], pos, raw[1]))
-                pos = raw[1]
-                continue
-            out.append(Token("ident", word, pos, pos + len(word)))
-            pos += len(word)
-        else:
-            op = next((o for o in _OPS if text.startswith(o, pos)), None)
-            if op is None:
-                raise InvalidQuery(f"dql: unexpected character at {where(text, pos)}")
-            out.append(Token("op", op, pos, pos + len(op)))
-            pos += len(op)
-
-
-def _raw_literal(text: str, word: str, after: int) -> tuple[str, int] | None:
-    """(raw text, end) of `date(…)` / `dur(…)` right after `word` when it is a literal (a
-    shorthand, an ISO date, a duration); else None (a function call: `date(due)`)."""
-    name = word.lower()
-    if name not in ("date", "dur") or not text.startswith("(", after):
-        return None
-    close = text.find(")", after)
-    if close < 0:
-        return None
-    raw = text[after + 1 : close].strip()
-    if name == "date":
-        literal = raw.lower() in _SHORTHANDS or _ISO.fullmatch(raw) is not None
-    else:
-        literal = parse_duration(raw) is not None
-    return (raw, close + 1) if literal else None
-
-
-def _string(text: str, pos: int) -> tuple[int, str]:
-    out: list[str] = []
-    i = pos + 1
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text):
-            out.append({"n": "\n", "t": "\t"}.get(text[i + 1], text[i + 1]))
-            i += 2
-            continue
-        if ch == '"':
-            return i + 1, "".join(out)
-        out.append(ch)
-        i += 1
-    raise InvalidQuery(f"dql: unclosed string at {where(text, pos)}: expected '\"'")
-
 
 def _link_target(inner: str) -> str:
     """A link's target: before `|display` and `#heading`."""
@@ -149,7 +30,7 @@ class Parser:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.toks = _tokens(text)
+        self.toks = tokens(text)
         self.i = 0
         self.depth = 0
 
@@ -195,8 +76,8 @@ class Parser:
     def query(self) -> A.Query:
         tok = self.tok
         word = tok.text.lower() if tok.kind == "ident" else ""
-        if word in _UNSUPPORTED_TYPES:
-            raise self.unsupported(_UNSUPPORTED_TYPES[word])
+        if word in UNSUPPORTED_TYPES:
+            raise self.unsupported(UNSUPPORTED_TYPES[word])
         if word not in ("list", "table"):
             raise self.fail("a query type (LIST or TABLE)")
         self.next()
@@ -498,12 +379,6 @@ class Parser:
         if word in COMMANDS and word != "from":
             raise self.fail("an expression", tok)
         return A.Ident(tok.pos, tok.text)
-
-_SHORTHANDS = frozenset(
-    ("now", "today", "yesterday", "tomorrow", "sow", "eow", "som", "eom", "soy", "eoy", "start-of-week",
-     "end-of-week", "start-of-month", "end-of-month", "start-of-year", "end-of-year")
-)  # fmt: skip
-
 
 def _check_order(commands: list[str]) -> None:
     """WHERE before SORT before LIMIT: other orders change the meaning in Dataview (commands
