@@ -112,6 +112,10 @@ def _param_table(op: Operation, *, http: bool) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- blocks
+def _methods(op: Operation) -> str:
+    return "GET, POST" if op.http_both else op.http_method
+
+
 def http_block() -> list[str]:
     ops = [op for op in operations() if not op.mcp_only]
     out = ["| method | route | body | CLI | MCP tool | kind |", "| --- | --- | --- | --- | --- | --- |"]
@@ -121,11 +125,13 @@ def http_block() -> list[str]:
         # The person's operations are local `conversations` subcommands and no MCP tool.
         cli = f"`{op.name}`" if op.agent_tool else f"`{op.name.replace('-', ' ', 1)}`"
         tool = f"`{op.mcp_name}`" if op.agent_tool else "–"
-        out.append(f"| {op.http_method} | `{op.http_path}` | {body} | {cli} | {tool} | {kind} |")
+        out.append(f"| {_methods(op)} | `{op.http_path}` | {body} | {cli} | {tool} | {kind} |")
     out.append("")
     for op in ops:
         where = "query string" if op.http_method == "GET" else "JSON object body"
-        out += [f"### {op.http_method} {op.http_path}", "", " ".join(op.description.split()), ""]
+        if op.http_both:
+            where = "JSON object body by POST, or the query string by GET"
+        out += [f"### {_methods(op)} {op.http_path}", "", " ".join(op.description.split()), ""]
         out += [f"Parameters ({where}):", ""] + _param_table(op, http=True)
     return out
 

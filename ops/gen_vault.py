@@ -7,6 +7,12 @@ Same arguments → byte-identical vault. Nested folders (depth 1–4), ~80% of n
 frontmatter (title/tags/type/status/date/project), 2–15 headings of mixed levels, paragraphs,
 lists, code blocks, wikilinks to other generated notes, ~5% Japanese notes, ~3.7 KB per note
 on average. Notes are streamed to disk one at a time. Prints one summary line.
+
+Fields worth querying (vault_query, ops/bench/bench_query.py) come from a second RNG, so
+everything else is the same vault as before they existed (`--no-query-fields` leaves them
+out: byte-identical to the older vaults): typed properties (`priority` 1-5, `done`,
+`rating`, `due` dates, `reviewed` datetimes, `authors` lists, `Start Date` ISO strings,
+empty `reviewer`), and inline `#tags` (nested, some capitalized) in ~30% of the notes.
 """
 
 from __future__ import annotations
@@ -57,8 +63,9 @@ LANGS = ("python", "bash", "json", "sql", "yaml")
 class Generator:
     """All randomness flows from one seeded RNG, consumed in a fixed order."""
 
-    def __init__(self, notes: int, seed: int) -> None:
+    def __init__(self, notes: int, seed: int, query_fields: bool = True) -> None:
         self.rng = random.Random(seed)
+        self.qrng = random.Random(seed * 7919 + 17) if query_fields else None
         self.notes = notes
         self.tags = [f"{a}" for a in self.rng.sample(WORDS, 60)] + [
             f"{a}/{b}" for a, b in zip(self.rng.sample(WORDS, 20), self.rng.sample(WORDS, 20), strict=True)
@@ -127,8 +134,39 @@ class Generator:
             lines.append(f"date: 20{rng.randint(22, 26)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}")
         if folder.startswith("projects/") or rng.random() < 0.1:
             lines.append(f"project: {rng.choice(self.projects)}")
+        if self.qrng is not None:
+            lines += self._query_fields(self.qrng)
         lines.append("---")
         return lines
+
+    def _query_fields(self, q: random.Random) -> list[str]:
+        """Typed properties from the second RNG (see the module doc)."""
+        out: list[str] = []
+        if q.random() < 0.5:
+            out.append(f"priority: {q.randint(1, 5)}")
+        if q.random() < 0.4:
+            out.append(f"done: {q.choice(('true', 'false'))}")
+        if q.random() < 0.2:
+            out.append(f"rating: {q.randint(0, 50) / 10}")
+        if q.random() < 0.3:
+            out.append(f"due: 20{q.randint(24, 26)}-{q.randint(1, 12):02d}-{q.randint(1, 28):02d}")
+        if q.random() < 0.1:
+            out.append(f"reviewed: 2025-{q.randint(1, 12):02d}-{q.randint(1, 28):02d}T{q.randint(0, 23):02d}:30:00")
+        if q.random() < 0.1:
+            out.append("authors: [" + ", ".join(q.sample(WORDS, q.randint(1, 3))) + "]")
+        if q.random() < 0.05:
+            out.append(f'Start Date: "2025-{q.randint(1, 12):02d}-01"')
+        if q.random() < 0.05:
+            out.append("reviewer:")
+        return out
+
+    def _inline_tag(self) -> str:
+        """An inline tag for a paragraph, or '' (second RNG; ~30% of notes get one)."""
+        q = self.qrng
+        if q is None or q.random() >= 0.12:
+            return ""
+        tag = q.choice(self.tags)
+        return " #" + (tag.capitalize() if q.random() < 0.2 else tag)
 
     def note(self, i: int) -> tuple[str, str]:
         """(vault-relative path, text) of note i."""
@@ -156,6 +194,7 @@ class Generator:
                 para = self._paragraph(japanese)
                 if rng.random() < 0.4:
                     para += " See " + self._link() + "."
+                para += self._inline_tag()
                 out += [para, ""]
             roll = rng.random()
             if roll < 0.25:
@@ -174,11 +213,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-query-fields", action="store_true", help="the vault as before the query fields")
     args = parser.parse_args(argv)
     if args.notes < 1:
         parser.error("--notes must be at least 1")
     started = time.perf_counter()
-    gen = Generator(args.notes, args.seed)
+    gen = Generator(args.notes, args.seed, query_fields=not args.no_query_fields)
     root: Path = args.out_dir
     made: set[str] = set()
     total = 0

@@ -25,10 +25,13 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-SCHEMA_VERSION = 3  # 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored in the engine
+# 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored
+# in the engine; 4: notes.ctime_ns/all_tags and the `props` and `tags` tables (vault_query)
+SCHEMA_VERSION = 4
 # 2: a Latin word ends where CJK starts (text.tokenize); 3: block structure by comrak, where
-# CommonMark (cmark) disagrees with markdown-it (headings, code lines, body_available)
-PARSER_VERSION = 3
+# CommonMark (cmark) disagrees with markdown-it (headings, code lines, body_available);
+# 4: inline #tags, typed frontmatter properties, birth time
+PARSER_VERSION = 4
 
 CURRENT_FILE = "CURRENT"
 SNAPSHOTS_DIR = "snapshots"
@@ -66,11 +69,14 @@ if TYPE_CHECKING:  # re-exported for type checkers; at run time through __getatt
     from vault_agent.tables import HEADINGS_SCHEMA as HEADINGS_SCHEMA
     from vault_agent.tables import LINKS_SCHEMA as LINKS_SCHEMA
     from vault_agent.tables import NOTES_SCHEMA as NOTES_SCHEMA
+    from vault_agent.tables import PROPS_SCHEMA as PROPS_SCHEMA
     from vault_agent.tables import TABLES as TABLES
+    from vault_agent.tables import TAGS_SCHEMA as TAGS_SCHEMA
     from vault_agent.tables import TERMS_SCHEMA as TERMS_SCHEMA
 
 _ARROW_NAMES = frozenset(
-    {"NOTES_SCHEMA", "HEADINGS_SCHEMA", "CHUNKS_SCHEMA", "TERMS_SCHEMA", "LINKS_SCHEMA", "TABLES"}
+    {"NOTES_SCHEMA", "HEADINGS_SCHEMA", "CHUNKS_SCHEMA", "TERMS_SCHEMA", "LINKS_SCHEMA", "PROPS_SCHEMA", "TAGS_SCHEMA",
+     "TABLES"}
 )
 
 
@@ -90,6 +96,9 @@ TABLE_SORT: dict[str, tuple[str, ...]] = {
     "chunks": ("path", "ordinal"),
     "terms": ("term", "path", "chunk_ordinal"),
     "links": ("path", "ordinal"),
+    # by type, then value within a key: a comparison reads its own row groups
+    "props": ("key", "kind", "n", "d", "b", "s", "path", "item"),
+    "tags": ("tag", "path"),
 }
 ROW_GROUP_SIZE = 8192
 
@@ -102,6 +111,8 @@ class ParsedNote:
     headings: list[dict[str, Any]] = field(default_factory=list)
     chunks: list[dict[str, Any]] = field(default_factory=list)
     links: list[dict[str, Any]] = field(default_factory=list)
+    props: list[dict[str, Any]] = field(default_factory=list)
+    tags: list[dict[str, Any]] = field(default_factory=list)  # the `tags` table's rows (not notes.tags)
     # Per chunk, its tokens joined by one space: the search engine's `body` text, and what
     # the batch's `terms` rows are counted from (term_rows.py, column-wise).
     chunk_tokens: list[str] = field(default_factory=list)

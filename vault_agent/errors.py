@@ -5,6 +5,7 @@
     ├── InvalidLimit                INVALID_LIMIT       400  exit 2
     ├── InvalidPath                 INVALID_PATH        400  exit 2
     ├── TooLarge                    TOO_LARGE           413  exit 2
+    ├── InvalidQuery                INVALID_QUERY       400  exit 2
     ├── Unauthorized                UNAUTHORIZED        401  exit 3
     ├── Forbidden                   FORBIDDEN           403  exit 3
     ├── NotFound                    NOT_FOUND           404  exit 4
@@ -97,6 +98,15 @@ class InvalidPath(VaultAgentError):
 class TooLarge(VaultAgentError):
     code = "TOO_LARGE"
     http_status = 413
+    exit_code = 2
+
+
+class InvalidQuery(VaultAgentError):
+    """A vault_query filter or DQL query that does not parse or is not supported: the
+    message gives the position and what was expected, or names the construct."""
+
+    code = "INVALID_QUERY"
+    http_status = 400
     exit_code = 2
 
 
@@ -302,6 +312,7 @@ ALL_ERRORS: tuple[type[VaultAgentError], ...] = (
     InvalidLimit,
     InvalidPath,
     TooLarge,
+    InvalidQuery,
     Unauthorized,
     Forbidden,
     NotFound,

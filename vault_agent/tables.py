@@ -31,6 +31,10 @@ NOTES_SCHEMA = pa.schema(
         ("too_large", pa.bool_()),  # char_count > MAX_NOTE_CHARS_FOR_STRUCTURE
         ("aliases", pa.list_(pa.string())),  # frontmatter `aliases` / `alias` (searchable names)
         ("flags", pa.list_(pa.string())),  # bom, crlf, cr_only, undecodable, nul, binary, empty
+        ("ctime_ns", pa.int64()),  # the file's birth time where the OS keeps one (indexer/birthtime.py)
+        # vault_query's tags: frontmatter then inline `#tags`, once each case-insensitively
+        # (first spelling kept); `tags` above stays frontmatter only (seed 000 orientation).
+        ("all_tags", pa.list_(pa.string())),
     ]
 )
 
@@ -80,12 +84,41 @@ LINKS_SCHEMA = pa.schema(
     ]
 )
 
+# Frontmatter properties with their YAML types (indexer/properties.py): one row per scalar,
+# per list item, and a marker row for null, an empty list or a map (whose keys follow as
+# `parent.child` rows). Sorted by key so that a filter on one property reads its row groups.
+PROPS_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("key", pa.string()),  # Dataview's canonical name: casefolded, spaces → '-', punctuation dropped
+        ("item", pa.int32()),  # 0-based position in a list; 0 for a scalar
+        ("is_list", pa.bool_()),
+        ("kind", pa.string()),  # string | number | boolean | date | datetime | null | empty | object | list
+        ("s", pa.string()),  # the value as text (dates ISO, booleans true/false); null for markers
+        ("n", pa.float64()),  # numbers
+        ("d", pa.int64()),  # dates and datetimes, and strings that are ISO dates: µs since the epoch, UTC
+        ("b", pa.bool_()),  # booleans
+    ]
+)
+
+# vault_query's tags (frontmatter and inline), one row per tag and per parent of a nested tag
+# (`a/b` → `a`, `a/b`), casefolded; sorted by tag so that a tag filter reads its rows only.
+TAGS_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("tag", pa.string()),
+        ("exact", pa.bool_()),  # the note carries this tag itself (not only a child of it)
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "notes": NOTES_SCHEMA,
     "headings": HEADINGS_SCHEMA,
     "chunks": CHUNKS_SCHEMA,
     "terms": TERMS_SCHEMA,
     "links": LINKS_SCHEMA,
+    "props": PROPS_SCHEMA,
+    "tags": TAGS_SCHEMA,
 }
 
 
@@ -100,4 +133,5 @@ def duck_type(t: object) -> str:
         pa.int32(): "INTEGER",
         pa.int64(): "BIGINT",
         pa.bool_(): "BOOLEAN",
+        pa.float64(): "DOUBLE",
     }[t]

@@ -6,8 +6,10 @@ with a breakdown per step (anonymous vs file-backed pages, the largest mappings)
     nice -n 5 .venv/bin/python ops/bench/bench_serve_memory.py --state $S \
         --vault /work/bench-data/v100k --repo /work/main --repo . --rounds 2
 
-Each --repo is a checkout with its own .venv; the servers run one after the other on the
-same state and vault (serve does not write notes; it takes the writer lock of the state,
+Each --repo is a checkout with its own .venv (or a source tree, e.g. `git archive main`,
+run by this interpreter with it first on PYTHONPATH); give one --state per --repo when their
+index schemas differ (vault_query's schema 4 against main's 3: each indexes the vault with
+its own code). The servers run one after the other on the same state and vault (serve does not write notes; it takes the writer lock of the state,
 so never point it at a shared original state), alternating repos per round. VmHWM is the
 kernel's peak resident set: anonymous memory plus every file page the process touched
 through a mapping (tantivy's mmap'd index, the model file), which is what the 1 GiB
@@ -21,7 +23,9 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -57,6 +61,13 @@ def mix(vault: Path) -> list[tuple[str, str, dict[str, Any]]]:
         ("note", "/note", {"path": notes[1]}),
         ("find", "/find", {"query": "storage layer decision"}),
         ("grep", "/grep", {"query": "pipeline", "mode": "plain", "limit": 20}),
+        # vault_query (issue 21; a checkout without it answers 404 and the steps are skipped)
+        ("query_tag", "/query", {"tags": "project", "sort": "-mtime"}),
+        ("query_props", "/query", {"where": json.dumps([{"field": "status", "op": "=", "value": "active"},
+                                                        {"field": "priority", "op": ">=", "value": 3}]),
+                                   "select": "due", "sort": "-priority", "limit": 200}),  # fmt: skip
+        ("query_dql", "/query", {"dql": "TABLE priority, due FROM #review OR \"projects\" WHERE !done SORT due DESC"}),
+        ("query_all_sorted", "/query", {"sort": "-priority", "limit": 500, "select": "priority"}),
     ]
     for q in QUERIES * 2:
         steps.append(("more_search", "/search", {"q": q}))
@@ -98,7 +109,12 @@ def status(pid: int) -> dict[str, float]:
 def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
     token = "bench-serve-memory"
     env = {**os.environ, "VAULT_AGENT_INDEX_DIR": str(state), "VAULT_AGENT_TOKEN": token}
-    cmd = [str(repo / ".venv/bin/vault-agent"), "serve", "--vault", str(vault), "--port", "0"]
+    if (repo / ".venv/bin/vault-agent").exists():
+        cmd = [str(repo / ".venv/bin/vault-agent")]
+    else:  # a source tree (git archive of a branch): this interpreter, that code first on the path
+        env["PYTHONPATH"] = str(repo)
+        cmd = [sys.executable, "-c", "from vault_agent.cli.main import run; run()"]
+    cmd += ["serve", "--vault", str(vault), "--port", "0"]
     proc = subprocess.Popen(cmd, env=env, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     out: dict[str, Any] = {"repo": str(repo), "steps": {}}
     try:
@@ -111,8 +127,13 @@ def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
             t = time.perf_counter()
             req = urllib.request.Request(f"{url}{route}?{urllib.parse.urlencode(params)}",
                                          headers={"Authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(req, timeout=1200) as r:
-                body = json.loads(r.read())
+            try:
+                with urllib.request.urlopen(req, timeout=1200) as r:
+                    body = json.loads(r.read())
+            except urllib.error.HTTPError as exc:
+                if exc.code == 404:
+                    continue  # a route this checkout does not have
+                raise
             ms = round((time.perf_counter() - t) * 1000, 1)
             if step.startswith("more_"):
                 out["steps"].setdefault(step, {"ms": []})["ms"].append(ms)
@@ -133,7 +154,8 @@ def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--state", type=Path, required=True)
+    ap.add_argument("--state", type=Path, action="append", required=True,
+                    help="once, or once per --repo in order (a checkout of another schema needs its own index)")
     ap.add_argument("--vault", type=Path, default=Path("/work/bench-data/v100k"))
     ap.add_argument("--repo", type=Path, action="append", required=True)
     ap.add_argument("--rounds", type=int, default=1)
@@ -143,8 +165,9 @@ def main() -> None:
     before = load()
     for r in range(args.rounds):
         order = args.repo if r % 2 == 0 else args.repo[::-1]
+        states = dict(zip(args.repo, args.state if len(args.state) > 1 else args.state * len(args.repo), strict=True))
         for repo in order:
-            res = run(repo.resolve(), args.state, args.vault, args.detail)
+            res = run(repo.resolve(), states[repo], args.vault, args.detail)
             res["load"] = load()
             results.append(res)
             print(json.dumps({k: res[k] for k in ("repo", "final", "load")}), flush=True)

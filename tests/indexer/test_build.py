@@ -10,6 +10,7 @@ import pytest
 from engine_support import make_settings, note_text, snapshot_rows, write
 
 from vault_agent.contracts import (
+    NOTES_SCHEMA,
     PARSER_VERSION,
     ROW_GROUP_SIZE,
     SCHEMA_VERSION,
@@ -253,19 +254,20 @@ def test_a_parser_crash_loses_only_that_note(tmp_path: Path, monkeypatch: pytest
     write(vault, "d1/crash.md", "# boom\n")
     real = parse_mod.parse_note
 
-    def crashing(rel: str, raw: bytes, mtime_ns: int, size: int):  # type: ignore[no-untyped-def]
+    def crashing(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None = None):  # type: ignore[no-untyped-def]
         if rel == "d1/crash.md" and raw:
             os.kill(os.getpid(), _signal.SIGSEGV)  # what a libyaml stack overflow does
-        return real(rel, raw, mtime_ns, size)
+        return real(rel, raw, mtime_ns, size, ctime_ns)
 
     monkeypatch.setattr(parse_mod, "parse_note", crashing)
     monkeypatch.setattr(pool_mod.threading, "active_count", lambda: 1)  # fork: workers see the patch
     s = make_settings(vault)
     m = build_index(s)
     assert m.note_count == 301
+    flags = NOTES_SCHEMA.names.index("flags")
     rows = {r[0]: r for r in snapshot_rows(s.index_dir)["notes"]}
-    assert rows["d1/crash.md"][-1] == ["parse_error"]
-    assert rows["d0/n000.md"][-1] == []
+    assert rows["d1/crash.md"][flags] == ["parse_error"]
+    assert rows["d0/n000.md"][flags] == []
 
 
 def test_odd_names_and_special_files(tmp_path: Path) -> None:

@@ -73,6 +73,8 @@ def test_notes_row_whole() -> None:
         "too_large": False,
         "aliases": [],
         "flags": [],
+        "ctime_ns": 42,
+        "all_tags": ["x", "y"],
     }
 
 

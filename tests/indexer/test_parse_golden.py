@@ -29,6 +29,8 @@ def vault_rows(name: str) -> dict[str, Any]:
             "headings": parsed.headings,
             "chunks": parsed.chunks,
             "links": parsed.links,
+            "props": parsed.props,
+            "tags": parsed.tags,
             "term_rows": len(parsed.terms),
         }
     return out

@@ -18,6 +18,7 @@ SPEC_TABLE = {
     "CONFLICT": (409, 8),
     "INDEX_BUSY": (409, 5),
     "TOO_LARGE": (413, 2),
+    "INVALID_QUERY": (400, 2),
     "SERVER_UNAVAILABLE": (None, 6),
     "INTERNAL": (500, 1),
     # Added by issue 9 (README "Decisions where the contract was open"):

@@ -100,7 +100,7 @@ def test_status_body(ctx) -> None:
             "chunkCount": 5,
             "invalidFrontmatterCount": 1,
             "lastCommitAt": "2026-01-01T00:00:00Z",
-            "schemaVersion": 3,
+            "schemaVersion": 4,
         },
         "warnings": [],
     }

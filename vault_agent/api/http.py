@@ -133,7 +133,7 @@ async def invoke_request(op: Operation, request: web.Request, extra: dict[str, A
     loop = asyncio.get_running_loop()
     # The CLI says it is the caller, so that errors name its flags, not query parameters.
     surface: Surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "http"
-    if op.http_method == "GET":
+    if request.method == "GET":  # a POST op with http_both takes the query string by GET too
         raw = {**params_from_query(op.params, request.query), **(extra or {})}
         return await loop.run_in_executor(None, invoke, op, ctx, raw, surface)
     async with request_body(request) as raw_body:  # the body budget is held while it runs
@@ -291,10 +291,11 @@ def build_http_app(ctx: AppContext, policy: AccessPolicy, bridge: McpBridge | No
         connection_cap(settings.max_connections), settings.max_unauthenticated_connections
     )
     for op in http_operations():
-        if op.http_method == "GET":
-            app.router.add_get(op.http_path, make_handler(op), allow_head=False)
-        else:
-            app.router.add_post(op.http_path, make_handler(op))
+        handler = make_handler(op)
+        if op.http_method == "GET" or op.http_both:
+            app.router.add_get(op.http_path, handler, allow_head=False)
+        if op.http_method == "POST" or op.http_both:
+            app.router.add_post(op.http_path, handler)
     from vault_agent.api.messages_sse import add_conversation_routes  # imports this module
 
     add_conversation_routes(app)

@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -75,6 +76,7 @@ class AppContext:
     vault: Vault
     reader: SnapshotReader
     writer: Writer | None = None  # the engine when this process is the writer, else None
+    clock: Callable[[], datetime] | None = None  # "now" of relative dates (vault_query); None: the system's
     state: dict[str, Any] = field(default_factory=dict)  # per-process caches (e.g. audit history)
 
 
@@ -149,6 +151,9 @@ class Operation:
     # listings page to stay within it; tests/api/test_param_table.py checks every operation
     # on a wide synthetic vault, docs/mcp.md lists them.
     max_answer_chars: int = ANSWER_BUDGET_DEFAULT
+    # The route also answers the other method: a POST op then takes its parameters in the
+    # query string by GET too (vault_query: GET and POST /query, SPEC).
+    http_both: bool = False
 
 
 REGISTRY: dict[str, Operation] = {}

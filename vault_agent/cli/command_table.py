@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vault_agent.api.human import conversations, explore, files, notes, orientation, retrieval
+from vault_agent.api.human import conversations, explore, files, notes, orientation, query, retrieval
 from vault_agent.cli.command_spec import ArgSpec, CommandSpec, OptionSpec
 
 # fmt: off
@@ -130,6 +130,42 @@ COMMANDS: dict[str, CommandSpec] = {
         ),
         render=conversations.render_conversations,
     ),
+    'search': CommandSpec(
+        'search', 'GET', '/search', True,
+        "Ranked search over the notes.\n\n\x08\nExample: vault-agent search 'lens cleaning' --limit 5 --group note\n\nNeeds a running server: vault-agent serve --watch --vault PATH.",
+        args=(ArgSpec('query', 'str', True, ''),),
+        options=(
+            OptionSpec('--limit', 'limit', 'int', 'Default 10.'),
+            OptionSpec('--mode', 'mode', 'str', 'Default hybrid when notes are embedded, else lexical.'),
+            OptionSpec('--group', 'group', 'str', 'note: best chunk per note.'),
+            OptionSpec('--tag', 'tags', 'str', 'Only notes with this tag or its children (repeatable: all).', multiple=True),
+            OptionSpec('--folder', 'folder', 'str', 'Only notes in this folder and its subfolders.'),
+            OptionSpec('--since', 'modified_after', 'str', 'Only notes modified at or after: ISO date or 7d, 2w, 3mo.'),
+            OptionSpec('--modified-after', 'modified_after', 'str', 'Same as --since.'),
+            OptionSpec('--modified-before', 'modified_before', 'str', 'Only notes modified before: ISO date or 7d.'),
+        ),
+        render=retrieval.render_search,
+    ),
+    'get': CommandSpec(
+        'get', 'GET', '/note', True,
+        'Show one note with its metadata.\n\n\x08\nExample: vault-agent get projects/plan.md\n\nNeeds a running server: vault-agent serve --watch --vault PATH.',
+        args=(ArgSpec('path', 'str', True, ''),),
+        options=(
+            OptionSpec('--max-chars', 'max_chars', 'int', ''),
+            OptionSpec('--section-id', 'section_id', 'str', ''),
+            OptionSpec('--heading', 'heading', 'str', ''),
+        ),
+        render=retrieval.render_note,
+    ),
+    'related': CommandSpec(
+        'related', 'GET', '/related', True,
+        'Notes related to a note.\n\n\x08\nExample: vault-agent related projects/plan.md --limit 5\n\nNeeds a running server: vault-agent serve --watch --vault PATH.',
+        args=(ArgSpec('path', 'str', True, ''),),
+        options=(
+            OptionSpec('--limit', 'limit', 'int', ''),
+        ),
+        render=retrieval.render_related,
+    ),
     'ls': CommandSpec(
         'ls', 'GET', '/ls', True,
         'List a folder (direct children, or glob matches below it).\n\n\x08\nExample: vault-agent ls projects\n\nNeeds a running server: vault-agent serve --watch --vault PATH.',
@@ -210,6 +246,11 @@ COMMANDS: dict[str, CommandSpec] = {
             OptionSpec('--limit', 'limit', 'int', 'Max results (default 50, max 500).'),
             OptionSpec('--cursor', 'cursor', 'str', 'Continue after a page (its next_cursor).'),
             OptionSpec('--line-numbers', 'line_numbers', 'bool', "Add each match's line number (on by default in human output).", human_default=True),
+            OptionSpec('--tag', 'tags', 'str', 'Only notes with this tag or its children (repeatable: all).', multiple=True),
+            OptionSpec('--folder', 'folder', 'str', 'Only notes in this folder and its subfolders.'),
+            OptionSpec('--since', 'modified_after', 'str', 'Only notes modified at or after: ISO date or 7d, 2w, 3mo.'),
+            OptionSpec('--modified-after', 'modified_after', 'str', 'Same as --since.'),
+            OptionSpec('--modified-before', 'modified_before', 'str', 'Only notes modified before: ISO date or 7d.'),
         ),
         render=explore.render_grep,
     ),
@@ -268,35 +309,28 @@ COMMANDS: dict[str, CommandSpec] = {
         ),
         render=orientation.render_facets,
     ),
-    'search': CommandSpec(
-        'search', 'GET', '/search', True,
-        "Ranked search over the notes.\n\n\x08\nExample: vault-agent search 'lens cleaning' --limit 5 --group note\n\nNeeds a running server: vault-agent serve --watch --vault PATH.",
-        args=(ArgSpec('query', 'str', True, ''),),
+    'query': CommandSpec(
+        'query', 'POST', '/query', True,
+        "Select notes by tags, properties, dates or links.\n\n\x08\nExample: vault-agent query --tag project --where 'status = active' --sort -mtime\n\nNeeds a running server: vault-agent serve --watch --vault PATH.",
         options=(
-            OptionSpec('--limit', 'limit', 'int', ''),
-            OptionSpec('--mode', 'mode', 'str', ''),
-            OptionSpec('--group', 'group', 'str', 'note: best chunk per note'),
+            OptionSpec('--tag', 'tags', 'str', 'Notes with this tag and its children (repeatable: all).', multiple=True),
+            OptionSpec('--any-tag', 'any_tags', 'str', 'Notes with at least one of these (repeatable).', multiple=True),
+            OptionSpec('--where', 'where', 'str', "FIELD OP VALUE, e.g. 'status = active', 'priority >= 3', 'due exists' (repeatable).", multiple=True, convert=query.parse_where),
+            OptionSpec('--folder', 'folder', 'str', 'This folder and its subfolders.'),
+            OptionSpec('--glob', 'glob', 'str', "Path glob, e.g. '**/2024-*.md'."),
+            OptionSpec('--since', 'modified_after', 'str', 'Modified at or after: ISO date or 7d, 2w, 3mo, 1y.'),
+            OptionSpec('--modified-after', 'modified_after', 'str', 'Same as --since.'),
+            OptionSpec('--modified-before', 'modified_before', 'str', 'Modified before: ISO date or 7d, 2w.'),
+            OptionSpec('--created-after', 'created_after', 'str', 'Created at or after.'),
+            OptionSpec('--created-before', 'created_before', 'str', 'Created before.'),
+            OptionSpec('--links-to', 'links_to', 'str', 'Notes linking to this note.'),
+            OptionSpec('--linked-from', 'linked_from', 'str', 'Notes this note links to.'),
+            OptionSpec('--sort', 'sort', 'str', "path, title, mtime, ctime, size or a property; '-' descending."),
+            OptionSpec('--limit', 'limit', 'int', 'Results per page, 1-500 (default 50).'),
+            OptionSpec('--cursor', 'cursor', 'str', 'next_cursor of the previous page.'),
+            OptionSpec('--select', 'select', 'str', 'A property to show (repeatable).', multiple=True),
+            OptionSpec('--dql', 'dql', 'str', 'A Dataview query: LIST or TABLE … FROM … WHERE … SORT … LIMIT.'),
         ),
-        render=retrieval.render_search,
-    ),
-    'get': CommandSpec(
-        'get', 'GET', '/note', True,
-        'Show one note with its metadata.\n\n\x08\nExample: vault-agent get projects/plan.md\n\nNeeds a running server: vault-agent serve --watch --vault PATH.',
-        args=(ArgSpec('path', 'str', True, ''),),
-        options=(
-            OptionSpec('--max-chars', 'max_chars', 'int', ''),
-            OptionSpec('--section-id', 'section_id', 'str', ''),
-            OptionSpec('--heading', 'heading', 'str', ''),
-        ),
-        render=retrieval.render_note,
-    ),
-    'related': CommandSpec(
-        'related', 'GET', '/related', True,
-        'Notes related to a note.\n\n\x08\nExample: vault-agent related projects/plan.md --limit 5\n\nNeeds a running server: vault-agent serve --watch --vault PATH.',
-        args=(ArgSpec('path', 'str', True, ''),),
-        options=(
-            OptionSpec('--limit', 'limit', 'int', ''),
-        ),
-        render=retrieval.render_related,
+        render=query.render_query,
     ),
 }

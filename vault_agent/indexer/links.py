@@ -21,7 +21,7 @@ _MD_RE = re.compile(
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+def blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
     """Replace each span by spaces (so match offsets still order links on the line)."""
     parts: list[str] = []
     pos = 0
@@ -76,7 +76,7 @@ def extract_links(
         if inside:
             continue
         if "`" in text:
-            text = _blank_spans(text, code_spans(text))
+            text = blank_spans(text, code_spans(text))
         found: list[tuple[int, str, str | None, str]] = []
         if "[[" in text:
             wiki_spans: list[tuple[int, int]] = []
@@ -87,7 +87,7 @@ def extract_links(
                     found.append((m.start(), target, anchor, "embed" if m.group(1) else "wikilink"))
             # Blank the wikilinks before the Markdown scan; only needed when one may follow.
             if wiki_spans and "](" in text:
-                text = _blank_spans(text, wiki_spans)
+                text = blank_spans(text, wiki_spans)
         if "](" in text:
             for m in _MD_RE.finditer(text):
                 parsed = _markdown_target(m.group(3))

@@ -13,9 +13,11 @@ from typing import Any
 
 from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, ParsedNote
 from vault_agent.indexer.frontmatter import Frontmatter, parse_frontmatter
+from vault_agent.indexer.inline_tags import inline_tags
 from vault_agent.indexer.links import extract_links
 from vault_agent.indexer.markdown import Heading, blank_comments, parse_structure
 from vault_agent.indexer.parse_fields import facet_values, facets_json, tag_list, title_of
+from vault_agent.indexer.properties import property_rows
 from vault_agent.text import heading_id, title_from_stem, tokenize
 
 BOM = b"\xef\xbb\xbf"
@@ -70,7 +72,7 @@ def _split_lines(text: str) -> list[str]:
     return lines
 
 
-def _base_note(rel: str, raw: bytes, mtime_ns: int, size: int) -> dict[str, Any]:
+def _base_note(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None) -> dict[str, Any]:
     folder, _, name = rel.rpartition("/")
     return {
         "path": rel,
@@ -94,7 +96,27 @@ def _base_note(rel: str, raw: bytes, mtime_ns: int, size: int) -> dict[str, Any]
         "too_large": False,
         "aliases": [],
         "flags": [],
+        "ctime_ns": mtime_ns if ctime_ns is None else ctime_ns,
+        "all_tags": [],
     }
+
+
+def _query_tags(parsed: ParsedNote, inline: list[str]) -> None:
+    """`all_tags` (frontmatter then inline, once each case-insensitively, first spelling
+    kept) and the `tags` rows: each tag casefolded, with its parents (`a/b` → `a`, `a/b`)."""
+    note = parsed.note
+    seen: dict[str, str] = {}
+    for tag in (*note["tags"], *inline):
+        seen.setdefault(tag.casefold(), tag)
+    note["all_tags"] = list(seen.values())
+    keys: dict[str, bool] = {}
+    for folded in seen:
+        parts = folded.split("/")
+        for i in range(1, len(parts)):
+            keys.setdefault("/".join(parts[:i]), False)
+        keys[folded] = True
+    rel = note["path"]
+    parsed.tags = [{"path": rel, "tag": tag, "exact": exact} for tag, exact in keys.items()]
 
 
 def _pieces(lines: list[str], start: int, end: int) -> list[tuple[int, int, str]]:
@@ -201,8 +223,8 @@ def _apply_frontmatter(note: dict[str, Any], fm: Frontmatter) -> None:
     note["aliases"] = facet_values(fm.fields.get("aliases", fm.fields.get("alias")))
 
 
-def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
-    note = _base_note(rel, raw, mtime_ns, size)
+def _parse(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None) -> ParsedNote:
+    note = _base_note(rel, raw, mtime_ns, size, ctime_ns)
     flags: list[str] = note["flags"]
     text = _decode(raw, flags)
     lines = _split_lines(text)
@@ -217,21 +239,25 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
     first = fm.end_line + 1  # first body line (1-based)
     too_large = len(text) > MAX_NOTE_CHARS_FOR_STRUCTURE
     note["too_large"] = too_large
-    parsed = ParsedNote(note=note)
+    parsed = ParsedNote(note=note, props=property_rows(rel, fm.fields))
     if first > len(lines):
+        _query_tags(parsed, [])
         return parsed
     body_lines = blank_comments("\n".join(lines[first - 1 :])).split("\n")
     # From here on lines[] holds the blanked body at its file positions.
     lines = [""] * (first - 1) + body_lines
     last = len(lines)
     spans: list[tuple[int | None, list[str], int, int]] = []
+    inline: list[str] = []
     if too_large:
         for start in range(first, last + 1, PLAIN_WINDOW_LINES):
             end = min(start + PLAIN_WINDOW_LINES - 1, last)
             if not _is_blank(lines, start, end):
                 spans.append((None, [], start, end))
     else:
-        structure = parse_structure("\n".join(lines))
+        body_text = "\n".join(lines)
+        structure = parse_structure(body_text)
+        inline = inline_tags(body_text, 1, structure.code_ranges)
         parsed.headings, paths = _heading_rows(rel, structure.headings)
         heads = structure.headings
         lead_end = heads[0].line - 1 if heads else last
@@ -243,6 +269,7 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
             # chunk then spans just that line.
             spans.append((idx + 1, paths[idx], h.line, max(end, h.line)))
         parsed.links = extract_links(rel, body_lines, first, structure.code_ranges)
+    _query_tags(parsed, inline)
     parsed.chunks = _chunk_rows(rel, spans, lines)
     _tokenize_chunks(parsed.chunks, parsed.chunk_tokens)
     note["heading_count"] = len(parsed.headings)
@@ -250,15 +277,16 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
     return parsed
 
 
-def parse_note(rel: str, raw: bytes, mtime_ns: int, size: int) -> ParsedNote:
-    """Parse one note's raw bytes into NOTES/HEADINGS/CHUNKS/TERMS/LINKS rows.
+def parse_note(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None = None) -> ParsedNote:
+    """Parse one note's raw bytes into NOTES/HEADINGS/CHUNKS/TERMS/LINKS/PROPS rows
+    (`ctime_ns`: the file's birth time, indexer/birthtime.py; default its mtime).
 
     Raises:
         nothing: an unexpected failure yields a bare note row flagged `parse_error`.
     """
     try:
-        return _parse(rel, raw, mtime_ns, size)
+        return _parse(rel, raw, mtime_ns, size, ctime_ns)
     except Exception:  # last resort so one bad file never stops a build; no text is logged
-        note = _base_note(rel, raw, mtime_ns, size)
+        note = _base_note(rel, raw, mtime_ns, size, ctime_ns)
         note["flags"] = ["parse_error"]
         return ParsedNote(note=note)

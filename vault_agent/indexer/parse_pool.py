@@ -24,6 +24,7 @@ from vault_agent.config import Settings
 from vault_agent.contracts import ParsedNote
 from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.freshness import vault_for_settings
+from vault_agent.indexer.birthtime import birth_time_ns
 from vault_agent.indexer.scan import is_indexable
 from vault_agent.indexer.search_docs import search_tables
 from vault_agent.indexer.search_index import engine_threads_alive
@@ -63,7 +64,8 @@ def _parse_one(vault: Vault, rel: str) -> ParsedNote | None:
         if exc.errno in _GONE_ERRNOS:
             return None
         raise  # EMFILE, EIO, ...: fail this build (and retry) rather than drop the note
-    return parse_note(rel, raw, st.st_mtime_ns, st.st_size)
+    ctime_ns = birth_time_ns(str(vault.abspath(resolved)), st)
+    return parse_note(rel, raw, st.st_mtime_ns, st.st_size, ctime_ns)
 
 
 def batch_tables(parsed: list[ParsedNote]) -> dict[str, pa.Table]:
@@ -183,7 +185,7 @@ def _crash_placeholder(vault: Vault, rel: str) -> tuple[dict[str, pa.Table], lis
         raw = vault.read_bytes(resolved)
     except (NotFound, InvalidPath, OSError):
         return batch_tables([]), [rel]
-    note = parse_note(rel, b"", st.st_mtime_ns, st.st_size)
+    note = parse_note(rel, b"", st.st_mtime_ns, st.st_size, birth_time_ns(str(vault.abspath(resolved)), st))
     note.note["sha256"] = hashlib.sha256(raw).hexdigest()
     note.note["flags"] = ["parse_error"]
     return batch_tables([note]), []

@@ -37,6 +37,8 @@ from vault_agent.query.grep_sources import (
 )
 from vault_agent.query.scope import resolve_scope
 from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.query.structured.candidates import candidate_paths
+from vault_agent.query.structured.filters import Filters
 from vault_agent.query.toolkit import (
     MAX_CONTEXT_LINES,
     SEARCH_DEFAULT_LIMIT,
@@ -91,6 +93,7 @@ def vault_search(
     line_numbers: bool = False,
     cursor: str | None = None,
     time_budget_s: float = TIME_BUDGET_S,
+    filters: Filters | None = None,
 ) -> Outcome[SearchData]:
     """Matching lines of notes, by path then line: one page of at most `limit` lines
     (default 50, max 500) and SEARCH_MAX_CHARS characters, `next_cursor` when more follow.
@@ -98,9 +101,14 @@ def vault_search(
     Each result is seed 002's `{path, snippet}`; `line` is added with `line_numbers` or
     `context_lines` > 0 (then with `context_before` / `context_after`).
 
+    With `filters` (tags, folder, modified_after/before), only the notes they select in the
+    snapshot are searched (a note changed since is searched on disk when its snapshot row
+    matched; one new since is not).
+
     Raises:
         InvalidParameter: empty or over-long query, bad mode/limit/context_lines/glob/cursor.
         InvalidPath, Forbidden, NotFound: a bad relative_dir.
+        InvalidQuery: a malformed filter. IndexNotFound, IndexIncompatible: filters without a snapshot.
     """
     if not isinstance(query, str) or not query.strip():
         raise empty_parameter("query")
@@ -126,12 +134,16 @@ def vault_search(
         try:
             with reader.acquire() as view:
                 view.con.execute("SET parquet_metadata_cache = true").fetchall()  # session-local
+                if filters is not None:
+                    scope = scope.within(candidate_paths(reader, view, filters))
                 changed, gone = (
                     ([], []) if view.freshness == "fresh" else changed_paths(vault, view.con, scope)
                 )
                 hits = snapshot_hits(view.con, matcher, scope, changed + gone, want + 1, budget, after)
                 hits += disk_hits(vault, matcher, _from(changed, after), want + 1, budget, after)
         except (IndexNotFound, IndexIncompatible):
+            if filters is not None:
+                raise  # the filters are answered from the snapshot only
             hits = None
     if hits is None:
         hits = disk_hits(vault, matcher, _from(list(iter_scope(vault, scope)), after), want + 1, budget, after)

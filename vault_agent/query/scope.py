@@ -18,15 +18,26 @@ from vault_agent.query.globmatch import compile_glob, glob_sql_regex
 class Scope:
     prefix: str  # canonical folder, '' = whole vault
     glob: str | None
+    notes: frozenset[str] | None = None  # search filters' notes (structured/candidates.py); None: all
+
+    def within(self, notes: frozenset[str] | None) -> Scope:
+        """This scope narrowed to `notes` (None: unchanged)."""
+        return self if notes is None else Scope(self.prefix, self.glob, notes)
 
     def accepts(self, rel: str) -> bool:
         if self.prefix and not rel.startswith(self.prefix + "/"):
+            return False
+        if self.notes is not None and rel not in self.notes:
             return False
         match = compile_glob(self.glob)
         return match is None or match(rel)
 
     def sql(self) -> tuple[str, list[Any]]:
-        parts, params = ["true"], []
+        parts: list[str] = ["true"]
+        params: list[Any] = []
+        if self.notes is not None:
+            parts.append("path IN (SELECT unnest(?::VARCHAR[]))")
+            params.append(sorted(self.notes))
         if self.prefix:
             parts.append("starts_with(path, ?)")
             params.append(self.prefix + "/")

@@ -32,6 +32,8 @@ from vault_agent.query.search_modes import (
     semantic_hits,
     semantic_warnings,
 )
+from vault_agent.query.structured.candidates import candidate_paths
+from vault_agent.query.structured.filters import Filters
 from vault_agent.search_fields import decode_detail
 from vault_agent.text import tokenize
 
@@ -173,12 +175,14 @@ def lexical_hits(
     limit: int,
     group: str,
     details: dict[tuple[str, int], bytes] | None = None,
+    allowed: frozenset[str] | None = None,
 ) -> list[Hit]:
     """The engine's top hits of the pinned snapshot (chunks, or the best chunk per note);
-    `details` receives what the engine stored for each (see hit_details)."""
+    `details` receives what the engine stored for each (see hit_details); `allowed`
+    restricts them to those notes (search filters)."""
     index, searcher = open_engine(Path(reader.settings.index_dir), view.manifest.search_index)
     rank = ranked_notes if group == "note" else ranked_chunks
-    return rank(index, searcher, terms, limit, details)
+    return rank(index, searcher, terms, limit, details, allowed)
 
 
 FUSION_POOL = 50  # candidates each ranker contributes to hybrid fusion (then cut to the limit)
@@ -194,15 +198,17 @@ def ranked_hits(
     group: str,
     details: dict[tuple[str, int], bytes] | None = None,
     evidence: dict[str, bool] | None = None,
+    allowed: frozenset[str] | None = None,
 ) -> tuple[list[Hit], str, list[WarningItem]]:
     """(hits, mode answered, warnings) for one pinned snapshot: the one ranking every
     surface uses (search, vault_find). `details`: see hit_details. `evidence`, when given,
-    receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed)."""
+    receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed). `allowed`: the
+    notes the search filters leave (None: all), narrowed in each ranker before ranking."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
     if wanted == "lexical":
-        return lexical_hits(reader, view, terms, limit, group, details), "lexical", []
+        return lexical_hits(reader, view, terms, limit, group, details, allowed), "lexical", []
     pool = max(limit, FUSION_POOL)
-    semantic = semantic_hits(reader, view, query, pool)
+    semantic = semantic_hits(reader, view, query, pool, allowed)
     warnings = semantic_warnings(reader, view)
     if semantic is None:  # answered lexical: one warning says so (and why), not two
         broken = [w for w in warnings if w.code == "SEMANTIC_UNAVAILABLE"]  # the model cannot load
@@ -213,13 +219,13 @@ def ranked_hits(
                 message=f"{wanted} search needs embeddings and this index has none yet{lag}; answered lexical",
             )
         ]
-        return lexical_hits(reader, view, terms, limit, group, details), "lexical", warnings
+        return lexical_hits(reader, view, terms, limit, group, details, allowed), "lexical", warnings
     if group == "note":  # the best chunk per note, in rank order
         semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]
     if wanted == "semantic":
         return semantic[:limit], "semantic", warnings
     stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
-    lexical = lexical_hits(reader, view, terms, pool, group, stored) if terms else []
+    lexical = lexical_hits(reader, view, terms, pool, group, stored, allowed) if terms else []
     fused = fuse(lexical, semantic, limit, terms, stored)
     if evidence is not None:
         evidence["lead_agreed"] = lead_agreed(fused, lexical, semantic, terms, stored)
@@ -233,12 +239,15 @@ def search(
     cache: dict[Any, Any] | None = None,
     mode: str | None = None,
     group: str | None = None,
+    filters: Filters | None = None,
 ) -> Outcome[SearchData]:
-    """Ranked chunks for a query, with title, heading path, line span and snippet.
+    """Ranked chunks for a query, with title, heading path, line span and snippet; with
+    `filters` (tags, folder, modified_after/before), among the notes they select.
 
     Raises:
         InvalidParameter: empty or over-long query, unknown mode or group.
         InvalidLimit: limit outside 1–50.
+        InvalidQuery: a malformed filter.
         IndexNotFound, IndexIncompatible: no usable snapshot (or search index).
     """
     del cache  # the engine keeps its own per-snapshot handles (search_engine.open_engine)
@@ -256,7 +265,8 @@ def search(
                 )
             )
         stored: dict[tuple[str, int], bytes] = {}
-        hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping, stored)
+        allowed = candidate_paths(reader, view, filters) if filters is not None else None
+        hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping, stored, allowed=allowed)
         warnings += extra
         details = hit_details(view, hits, stored, Path(reader.settings.index_dir))
         results = [

@@ -258,16 +258,30 @@ def proximity_query(index: Any, searcher: Any, terms: list[str]) -> Any | None:
     return Q.boolean_query(clauses) if clauses else None
 
 
-def scored_addresses(index: Any, searcher: Any, terms: list[str], fetch: int) -> list[tuple[float, Any]]:
+def only_paths(index: Any, query: Any, allowed: frozenset[str] | None) -> Any:
+    """`query` restricted to documents of the `allowed` notes (a search filter, applied
+    inside the engine so that no allowed hit is lost to the top-k cut); a constant 0 score."""
+    if allowed is None or query is None:
+        return query
+    import tantivy
+
+    Q, Occur = tantivy.Query, tantivy.Occur
+    keep = Q.const_score_query(Q.term_set_query(index.schema, PATH_FIELD, sorted(allowed)), 0.0)
+    return Q.boolean_query([(Occur.Must, query), (Occur.Must, keep)])
+
+
+def scored_addresses(
+    index: Any, searcher: Any, terms: list[str], fetch: int, allowed: frozenset[str] | None = None
+) -> list[tuple[float, Any]]:
     """The best `fetch` (score, address) pairs: term scores plus proximity bonuses.
 
     Two searches, both pruned: the terms' top RERANK_POOL, then the proximity clauses
     alone (cheap: only documents holding both tokens of a pair); a pooled document's
     score gains its proximity score. A document outside the terms' pool is not lifted in
     by proximity alone (with the pool at 4x the fetch, its term score is far below)."""
-    near = proximity_query(index, searcher, terms)
+    near = only_paths(index, proximity_query(index, searcher, terms), allowed)
     pool = max(fetch, RERANK_POOL) if near is not None else fetch
-    hits = searcher.search(term_query(index, searcher, terms), pool, count=False).hits
+    hits = searcher.search(only_paths(index, term_query(index, searcher, terms), allowed), pool, count=False).hits
     if near is None or not hits:
         return list(hits[:fetch])
     bonus = {
@@ -285,15 +299,17 @@ def ranked_chunks(
     terms: list[str],
     limit: int,
     details: dict[tuple[str, int], bytes] | None = None,
+    allowed: frozenset[str] | None = None,
 ) -> list[tuple[str, int, float]]:
-    """Top chunks as (path, ordinal, score), best first, deterministic ties.
+    """Top chunks as (path, ordinal, score), best first, deterministic ties; with
+    `allowed`, chunks of those notes only.
 
     `details`, when given, receives each returned hit's stored detail (search_fields.
     encode_detail) keyed by (path, ordinal): the document is read anyway for its path."""
     terms = analyze_terms(terms)
-    if not terms or searcher.num_docs == 0:
+    if not terms or searcher.num_docs == 0 or (allowed is not None and not allowed):
         return []
-    hits = scored_addresses(index, searcher, terms, max(limit * 2, FETCH_MIN))
+    hits = scored_addresses(index, searcher, terms, max(limit * 2, FETCH_MIN), allowed)
     if not hits:
         return []
     addrs = [a for _, a in hits]
@@ -321,12 +337,13 @@ def ranked_notes(
     terms: list[str],
     limit: int,
     details: dict[tuple[str, int], bytes] | None = None,
+    allowed: frozenset[str] | None = None,
 ) -> list[tuple[str, int, float]]:
     """One best chunk per note, best first (a wider fetch so `limit` notes survive)."""
     seen: set[str] = set()
     out: list[tuple[str, int, float]] = []
     found: dict[tuple[str, int], bytes] | None = {} if details is not None else None
-    for hit in ranked_chunks(index, searcher, terms, max(limit * 8, FETCH_MIN), found):
+    for hit in ranked_chunks(index, searcher, terms, max(limit * 8, FETCH_MIN), found, allowed):
         if hit[0] not in seen:
             seen.add(hit[0])
             out.append(hit)

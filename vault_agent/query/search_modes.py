@@ -25,14 +25,16 @@ GROUPS: tuple[str, ...] = ("chunk", "note")
 Hit = tuple[str, int, float]  # (note path, chunk ordinal, score), best first
 
 
-def semantic_hits(reader: Any, snapshot: Any, query: str, k: int) -> list[Hit] | None:
+def semantic_hits(
+    reader: Any, snapshot: Any, query: str, k: int, allowed: frozenset[str] | None = None
+) -> list[Hit] | None:
     """The top-k chunks of the pinned `snapshot` for `query` by embedding (vault_agent.semantic).
 
     Answers only from the snapshot the request pinned; ranked (path, chunk ordinal, cosine)
     best first, ties by path then ordinal; None when there is nothing to rank with
     (semantic search off, the model failed to load, or no embeddings in this snapshot yet).
     """
-    return semantic.semantic_hits(reader, snapshot, query, k)
+    return semantic.semantic_hits(reader, snapshot, query, k, allowed)
 
 
 def embeddings_available(snapshot: Any) -> bool:

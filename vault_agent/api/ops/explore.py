@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from vault_agent.api.human.explore import parse_ranges, render_find, render_grep, render_ls, render_text
+from vault_agent.api.ops.retrieval import FILTER_OPTIONS, search_filters
 from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, defaults_to, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.lazy import lazy_modules
@@ -332,6 +333,10 @@ class GrepParams(Params):
     context_lines: int | None = Field(default=None, ge=0, le=MAX_CONTEXT_LINES)
     line_numbers: bool | None = Field(default=None)
     cursor: str | None = Field(default=None)
+    tags: list[str] | None = None  # search filters (vault_query's rules), from the snapshot
+    folder: str | None = None
+    modified_after: str | None = None
+    modified_before: str | None = None
 
 
 def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
@@ -346,6 +351,7 @@ def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
         context_lines=p.context_lines,
         line_numbers=bool(p.line_numbers),
         cursor=p.cursor,
+        filters=search_filters(p),
     )
 
 
@@ -377,6 +383,7 @@ register(
                 "Add each match's line number (on by default in human output).",
                 human_default=True,
             ),
+            *FILTER_OPTIONS,
         ),
         render=render_grep,
     )

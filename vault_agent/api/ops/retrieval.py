@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
-from vault_agent.api.registry import NoteName, Operation, Params, defaults_to, register
+from vault_agent.api.registry import CliOption, NoteName, Operation, Params, defaults_to, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
 from vault_agent.errors import InvalidLimit
 from vault_agent.lazy import lazy_modules
@@ -15,8 +15,10 @@ from vault_agent.query.toolkit import READ_ANSWER_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.query import note, related, search
+    from vault_agent.query.structured import filters
 else:  # the core is imported on first use (the CLI imports this module for the registry)
     note, related, search = lazy_modules("vault_agent.query", "note", "related", "search")
+    (filters,) = lazy_modules("vault_agent.query.structured", "filters")
 
 
 class SearchParams(Params):
@@ -24,6 +26,28 @@ class SearchParams(Params):
     limit: int | None = defaults_to(10, ge=1, le=RANKED_LIMIT_MAX)
     mode: Literal["lexical", "semantic", "hybrid"] | None = None  # default: hybrid once notes are embedded
     group: Literal["chunk", "note"] | None = Field(default=None, description="note: best chunk per note")
+    tags: list[str] | None = None  # search filters, applied before ranking (vault_query's rules)
+    folder: str | None = None
+    modified_after: str | None = None
+    modified_before: str | None = None
+
+
+FILTER_OPTIONS = (
+    CliOption("--tag", "tags", help="Only notes with this tag or its children (repeatable: all).", multiple=True),
+    CliOption("--folder", "folder", help="Only notes in this folder and its subfolders."),
+    CliOption("--since", "modified_after", help="Only notes modified at or after: ISO date or 7d, 2w, 3mo."),
+    CliOption("--modified-after", "modified_after", help="Same as --since."),
+    CliOption("--modified-before", "modified_before", help="Only notes modified before: ISO date or 7d."),
+)
+
+
+def search_filters(p: Any) -> filters.Filters | None:
+    """The search filters of `search` / `vault_search` params (None: none given)."""
+    if not (p.tags or p.folder is not None or p.modified_after or p.modified_before):
+        return None
+    return filters.Filters(
+        tags=tuple(p.tags or ()), folder=p.folder, modified_after=p.modified_after, modified_before=p.modified_before
+    )
 
 
 class NoteParams(Params):
@@ -45,12 +69,20 @@ register(
         http_method="GET",
         http_path="/search",
         params=SearchParams,
-        func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group),
+        func=lambda ctx, p: search.search(
+            ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group, search_filters(p)
+        ),
         description="Passages ranked by words and meaning; use it first for a topic (vault_search for exact text).",
         title="Ranked search",
         result="vault_agent.query.search:SearchData",
         cli_args=("query",),
         cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5 --group note",
+        cli_options=(
+            CliOption("--limit", "limit", int, "Default 10."),
+            CliOption("--mode", "mode", str, "Default hybrid when notes are embedded, else lexical."),
+            CliOption("--group", "group", str, "note: best chunk per note."),
+            *FILTER_OPTIONS,
+        ),
         limit_error=InvalidLimit,
         render=render_search,
     )
