@@ -13,5 +13,6 @@ from vault_agent.api.ops import (  # noqa: F401 - imported for their registratio
     index_ops,
     notes,
     orientation,
+    rename_tag,
     retrieval,
 )
