@@ -59,7 +59,7 @@ register(
         kind="write",
         destructive=True,
         idempotent=False,
-        description="Rename a tag and its nested tags in every note (frontmatter and #tags, never in code or links); dry run with diffs unless apply=true.",
+        description="Rename a tag and its nested tags in every note (frontmatter and #tags, never code or links); use it instead of editing notes one by one. Dry run with diffs unless apply=true.",
         title="Rename tag",
         result=RenameTagResult,
         cli_args=("old", "new"),
