@@ -149,6 +149,14 @@ class LiveNotes:
             return seg.columns.segment_id, seg.columns.fields(row)
         return None
 
+    def segments(self) -> tuple[tuple[SegmentColumns, Mask | None], ...]:
+        """Each segment of the snapshot, newest first, with its live mask (None: all live)."""
+        return tuple((s.columns, s.live) for s in self._segments)
+
+    def vocab(self, column: str) -> Vocab:
+        """The reader-wide vocabulary of a list column (codes of `SegmentColumns.lists`)."""
+        return self._vocabs.lists[column]
+
     def dead_rows(self) -> list[tuple[int, str]]:
         """(segment id, path) of every row of the snapshot's segments that is not live."""
         out: list[tuple[int, str]] = []

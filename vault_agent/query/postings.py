@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -336,8 +337,15 @@ def score_postings(
     norm = pc.add(_f64(1 - b), pc.divide(pc.multiply(_f64(b), length), _f64(max(chunks.avg, 1e-9))))
     top = pc.multiply(pc.multiply(pc.take(idf, post["t"]), tf), _f64(k1 + 1))
     out = pa.table({"g": post["g"], "score": pc.divide(top, pc.add(tf, pc.multiply(_f64(k1), norm)))})
-    if len(wanted) > 1:  # a chunk scores the sum over its terms
-        out = out.group_by("g").aggregate([("score", "sum")]).rename_columns(["g", "score"])
+    if len(wanted) > 1:  # a chunk scores the sum over its terms, added in posting order
+        # numpy's bincount over the global chunk rows: ~30x less CPU than an Arrow group-by
+        # of a million postings (related's common terms), the same sums to the last bit here
+        # (each chunk adds at most its few query terms; answers are rounded to 6 decimals).
+        g = out["g"].to_numpy()
+        size = int(g.max()) + 1 if len(g) else 0
+        sums = np.bincount(g, weights=out["score"].to_numpy(), minlength=size)
+        rows = np.flatnonzero(np.bincount(g, minlength=size))
+        out = pa.table({"g": pa.array(rows, pa.int64()), "score": pa.array(sums[rows], pa.float64())})
     return out
 
 

@@ -13,9 +13,13 @@ relative path, then path suffix / bare name, several matches broken as Obsidian 
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
+import numpy.typing as npt
 
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidPath, NotFound
@@ -23,8 +27,9 @@ from vault_agent.linkpaths import LinkResolver
 from vault_agent.paths import display, normalize_rel_path
 from vault_agent.query.bm25 import bm25, chunk_map, corpus_stats, postings_index
 from vault_agent.query.models import Camel
+from vault_agent.query.related_index import note_keys, note_term_counts, snapshot_df, snapshot_links
 from vault_agent.query.search import check_limit
-from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.toolkit import remember
 
 LINK_WEIGHT = 3.0
@@ -59,21 +64,96 @@ def path_index(con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, sna
     return idx
 
 
-def _find_note(
-    con: duckdb.DuckDBPyConnection, raw: object, is_note: Any, check: Any
-) -> tuple[str, list[str]]:
+def _find_note(view: SnapshotView, raw: object, is_note: Any, check: Any) -> str:
     rel = normalize_rel_path(raw)
     check(rel)
     if not is_note(rel):
         raise InvalidPath(f"'{display(rel)}' is not a note")
-    rows = con.execute("SELECT path, tags FROM notes WHERE path = ?", [rel]).fetchall()
-    if not rows:
-        rows = con.execute(
-            "SELECT path, tags FROM notes WHERE lower(path) = lower(?) LIMIT 2", [rel]
-        ).fetchall()
-        if len(rows) != 1:
-            raise NotFound(f"'{display(rel)}' is not an indexed note; check the path with 'search' or 'tree'")
-    return rows[0][0], list(rows[0][1] or [])
+    if view.live.lookup(rel) is not None:
+        return rel
+    rows = view.con.execute("SELECT path FROM notes WHERE lower(path) = lower(?) LIMIT 2", [rel]).fetchall()
+    if len(rows) != 1:
+        raise NotFound(f"'{display(rel)}' is not an indexed note; check the path with 'search' or 'tree'")
+    return str(rows[0][0])
+
+
+def _links(
+    view: SnapshotView, index_dir: Path, cache: dict[Any, Any], me: str, idx: LinkResolver
+) -> tuple[list[str], list[str]]:
+    """(notes `me` links to, in its link order; notes linking to `me`, in path order), each once."""
+    segments = snapshot_links(index_dir, view, cache)
+    found = view.live.lookup(me)
+    outgoing: list[str] = []
+    for links, cols, _live in segments:
+        if found is not None and cols.segment_id == found[0]:
+            for target, markdown in links.of_note(cols.row_of[me]):
+                hit = idx.resolve(target, me, markdown)
+                if hit is not None and hit[0] not in outgoing:
+                    outgoing.append(hit[0])
+    hashes = [hash(k) for k in note_keys(me)]
+    incoming: set[str] = set()
+    for links, cols, live in segments:
+        for row in links.naming(hashes):
+            source_row = int(links.sources[row])
+            if live is not None and not live[source_row]:
+                continue
+            source = cols.paths[source_row]
+            if source == me or source in incoming:
+                continue
+            hit = idx.resolve(str(links.targets[row].as_py()), source, bool(links.markdown[row]))
+            if hit is not None and hit[0] == me:
+                incoming.add(source)
+    return outgoing, sorted(incoming)
+
+
+def _shared_tags(view: SnapshotView, me: str) -> dict[str, list[str]]:
+    """Per other note, the tags it shares with `me` (sorted), from the live tag codes."""
+    vocab = view.live.vocab("tags")
+    mine: npt.NDArray[np.int32] | None = None
+    for cols, live in view.live.segments():
+        row = cols.row_of.get(me)
+        if row is not None and (live is None or live[row]):
+            flat = cols.lists["tags"]
+            mine = np.unique(flat.codes[flat.rows == row])
+            break
+    shared: dict[str, list[str]] = {}
+    if mine is None or not len(mine):
+        return shared
+    for cols, live in view.live.segments():
+        flat = cols.lists["tags"]
+        hit = np.isin(flat.codes, mine)
+        if live is not None:
+            hit &= live[flat.rows]
+        rows, codes = flat.rows[hit], flat.codes[hit]
+        order = np.lexsort((codes, rows))
+        rows, codes = rows[order].tolist(), codes[order].tolist()
+        start = 0
+        while start < len(rows):  # one run of equal rows per note (its tags once each: parser rule)
+            end = start + 1
+            while end < len(rows) and rows[end] == rows[start]:
+                end += 1
+            path = cols.paths[rows[start]]
+            if path != me:
+                shared[path] = sorted({vocab.name(c) for c in codes[start:end]})
+            start = end
+    return shared
+
+
+def _top_terms(view: SnapshotView, index_dir: Path, cache: dict[Any, Any], me: str, chunks: int) -> list[str]:
+    """The note's TOP_TERMS most distinctive terms: tf (over its chunks) · idf (chunk df),
+    ties by term; terms of one character are left out."""
+    counts = note_term_counts(view, me)
+    if not counts:
+        return []
+    live_df, vocab = snapshot_df(index_dir, view, cache)
+    n = float(chunks)
+    scored: list[tuple[float, str]] = []
+    for term, tf in counts.items():
+        code = vocab.code(term)
+        df = int(live_df.df[code]) if code is not None and code < len(live_df.df) else 0
+        if df > 0 and len(term) > 1:
+            scored.append((-(float(tf) * math.log(1 + (n - df + 0.5) / (df + 0.5))), term))
+    return [term for _, term in sorted(scored)[:TOP_TERMS]]
 
 
 def related(
@@ -87,13 +167,14 @@ def related(
     """
     size = check_limit(limit)
     vault = reader.vault
+    cache = {} if cache is None else cache
+    index_dir = Path(reader.settings.index_dir)
     with reader.acquire() as view:
         con = view.con
-        me, my_tags = _find_note(con, path, vault.is_note_name, vault.check_not_protected)
+        me = _find_note(view, path, vault.is_note_name, vault.check_not_protected)
         idx = path_index(con, cache, view.manifest.snapshot_id)
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {}
-        shared: dict[str, list[str]] = {}
 
         def add(p: str, why: str, value: float) -> None:
             if p == me:
@@ -102,44 +183,16 @@ def related(
             if why not in reasons.setdefault(p, []):
                 reasons[p].append(why)
 
-        for target, kind in con.execute(
-            "SELECT target, kind FROM links WHERE path = ? ORDER BY ordinal", [me]
-        ).fetchall():
-            found = idx.resolve(target or "", me, kind == "markdown")
-            hit = found[0] if found else None
-            if hit and "links_to" not in reasons.get(hit, []):
-                add(hit, "links_to", LINK_WEIGHT)
-        name = me.rsplit("/", 1)[-1]
-        stem = name[:-3] if name.casefold().endswith(".md") else name
-        incoming = con.execute(
-            "SELECT path, target, kind FROM links WHERE path <> ? AND strpos(lower(target), lower(?)) > 0 "
-            "ORDER BY path, ordinal",
-            [me, stem],
-        ).fetchall()
-        for src, target, kind in incoming:
-            found = idx.resolve(target or "", src, kind == "markdown")
-            if found is not None and found[0] == me and "linked_from" not in reasons.get(src, []):
-                add(src, "linked_from", LINK_WEIGHT)
-        if my_tags:
-            for p, tags in con.execute(
-                "SELECT path, list_intersect(tags, ?::VARCHAR[]) FROM notes WHERE path <> ? "
-                "AND len(list_intersect(tags, ?::VARCHAR[])) > 0",
-                [my_tags, me, my_tags],
-            ).fetchall():
-                common = sorted(set(tags))
-                shared[p] = common
-                add(p, "shared_tags", TAG_WEIGHT * len(common))
+        outgoing, incoming = _links(view, index_dir, cache, me, idx)
+        for hit in outgoing:
+            add(hit, "links_to", LINK_WEIGHT)
+        for src in incoming:
+            add(src, "linked_from", LINK_WEIGHT)
+        shared = _shared_tags(view, me)
+        for p, common in shared.items():
+            add(p, "shared_tags", TAG_WEIGHT * len(common))
         stats = corpus_stats(con, cache, view.manifest.snapshot_id)
-        terms = [
-            t
-            for (t,) in con.execute(
-                "WITH mine AS (SELECT term, sum(tf) AS tf FROM terms WHERE path = ? GROUP BY term), "
-                "df AS (SELECT term, count(*) AS df FROM terms WHERE term IN (SELECT term FROM mine) GROUP BY term) "
-                "SELECT term FROM mine JOIN df USING (term) WHERE length(term) > 1 "
-                "ORDER BY mine.tf * ln(1 + (?::DOUBLE - df + 0.5) / (df + 0.5)) DESC, term LIMIT ?",
-                [me, stats[0], TOP_TERMS],
-            ).fetchall()
-        ]
+        terms = _top_terms(view, index_dir, cache, me, stats[0])
         best: dict[str, float] = {}
         index = postings_index(reader, view, cache)
         chunks = chunk_map(reader, view, cache) if index is not None else None
@@ -151,15 +204,10 @@ def related(
             if top > 0:
                 add(p, "term_overlap", TERM_WEIGHT * s / top)
         ranked = sorted(scores, key=lambda p: (-round(scores[p], 6), p))[:size]
-        titles = dict(
-            con.execute(
-                "SELECT path, title FROM notes WHERE list_contains(?::VARCHAR[], path)", [ranked]
-            ).fetchall()
-        )
         items = [
             RelatedNote(
                 path=p,
-                title=titles.get(p),
+                title=_title(view, p),
                 score=round(scores[p], 6),
                 reasons=reasons[p],
                 shared_tags=shared.get(p, []),
@@ -168,3 +216,8 @@ def related(
         ]
         data = RelatedData(path=me, related=items, index_freshness=view.freshness)
         return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)
+
+
+def _title(view: SnapshotView, path: str) -> str | None:
+    found = view.live.lookup(path)
+    return found[1].title if found is not None else None
