@@ -57,11 +57,13 @@ def mix(vault: Path) -> list[tuple[str, str, dict[str, Any]]]:
         ("note", "/note", {"path": notes[1]}),
         ("find", "/find", {"query": "storage layer decision"}),
         ("grep", "/grep", {"query": "pipeline", "mode": "plain", "limit": 20}),
+        ("related", "/related", {"path": notes[2]}),  # issue 21: its links and term layouts
     ]
     for q in QUERIES * 2:
         steps.append(("more_search", "/search", {"q": q}))
     for p in notes:
         steps.append(("more_outline", "/note-outline", {"path": p}))
+        steps.append(("more_related", "/related", {"path": p}))
     return steps
 
 
