@@ -159,11 +159,14 @@ def main() -> None:
     ap.add_argument("--main-ref", default="main")
     ap.add_argument("--main-repo", type=Path, help="a checkout of main with its .venv (HTTP side by side)")
     ap.add_argument("--port", type=int, default=18450)
+    ap.add_argument("--http-only", action="store_true", help="skip the in-process comparison")
     args = ap.parse_args()
     settings = Settings(vault=args.vault, index_dir=args.state)
     notes = sample(args.vault, args.sample)
-    result: dict[str, Any] = {"notes": len(notes), "in_process": in_process(settings, notes, args.runs, args.main_ref)}
-    print(json.dumps(result, indent=1), flush=True)
+    result: dict[str, Any] = {"notes": len(notes)}
+    if not args.http_only:
+        result["in_process"] = in_process(settings, notes, args.runs, args.main_ref)
+        print(json.dumps(result, indent=1), flush=True)
     if args.main_repo is not None:
         result["http"] = over_http(settings, notes, args.main_repo, args.port)
         print(json.dumps({"http": result["http"]}, indent=1), flush=True)

@@ -74,7 +74,7 @@ def _new(ctx: Any, me: str, cache: dict[Any, Any]) -> tuple[list[str], list[str]
         idx = path_index(view.con, cache, view.manifest.snapshot_id)
         outgoing, incoming = _links(view, Path(reader.settings.index_dir), cache, me, idx)
         stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
-        terms = _top_terms(view, Path(reader.settings.index_dir), cache, me, stats[0])
+        terms = list(_top_terms(view, Path(reader.settings.index_dir), cache, me, stats[0]))
         return outgoing, incoming, _shared_tags(view, me), terms
 
 

@@ -139,21 +139,21 @@ def _shared_tags(view: SnapshotView, me: str) -> dict[str, list[str]]:
     return shared
 
 
-def _top_terms(view: SnapshotView, index_dir: Path, cache: dict[Any, Any], me: str, chunks: int) -> list[str]:
-    """The note's TOP_TERMS most distinctive terms: tf (over its chunks) · idf (chunk df),
-    ties by term; terms of one character are left out."""
+def _top_terms(view: SnapshotView, index_dir: Path, cache: dict[Any, Any], me: str, chunks: int) -> dict[str, int]:
+    """The note's TOP_TERMS most distinctive terms (with their live chunk counts): tf (over
+    its chunks) · idf (chunk df), best first, ties by term; one-character terms left out."""
     counts = note_term_counts(view, me)
     if not counts:
-        return []
+        return {}
     live_df, vocab = snapshot_df(index_dir, view, cache)
     n = float(chunks)
-    scored: list[tuple[float, str]] = []
+    scored: list[tuple[float, str, int]] = []
     for term, tf in counts.items():
         code = vocab.code(term)
         df = int(live_df.df[code]) if code is not None and code < len(live_df.df) else 0
         if df > 0 and len(term) > 1:
-            scored.append((-(float(tf) * math.log(1 + (n - df + 0.5) / (df + 0.5))), term))
-    return [term for _, term in sorted(scored)[:TOP_TERMS]]
+            scored.append((-(float(tf) * math.log(1 + (n - df + 0.5) / (df + 0.5))), term, df))
+    return {term: df for _, term, df in sorted(scored)[:TOP_TERMS]}
 
 
 def related(
@@ -196,7 +196,7 @@ def related(
         best: dict[str, float] = {}
         index = postings_index(reader, view, cache)
         chunks = chunk_map(reader, view, cache) if index is not None else None
-        for hit_path, _, score in bm25(con, terms, TERM_POOL, stats, index, chunks):
+        for hit_path, _, score in bm25(con, list(terms), TERM_POOL, stats, index, chunks, terms):
             if hit_path != me and hit_path not in best:
                 best[hit_path] = score
         top = max(best.values(), default=0.0)

@@ -117,16 +117,24 @@ def build_segment_links(file: Path | None, columns: SegmentColumns) -> SegmentLi
         mask = pa.array(keep)
         targets, markdown, sources = targets.filter(mask), markdown[keep], sources[keep]
     starts = np.searchsorted(sources, np.arange(columns.rows + 1), side="left").astype(np.int64)
+    # Keys are computed once per distinct target, then gathered per row with numpy (a
+    # Python list per row would cost ~40 MB of transients for a 100k-note vault's links).
     encoded = pc.dictionary_encode(targets)
-    per_target = [[hash(k) for k in link_keys(t)] for t in encoded.dictionary.to_pylist()]
-    indices = encoded.indices.to_numpy(zero_copy_only=False)
-    hashes: list[int] = []
-    rows: list[int] = []
-    for row, t in enumerate(indices.tolist()):
-        for h in per_target[t]:
-            hashes.append(h)
-            rows.append(row)
-    key_hashes = np.asarray(hashes, np.int64)
+    first = np.zeros(len(encoded.dictionary), np.int64)
+    second = np.zeros(len(encoded.dictionary), np.int64)
+    count = np.zeros(len(encoded.dictionary), np.int8)
+    for i, target in enumerate(encoded.dictionary.to_pylist()):
+        keys = [hash(k) for k in sorted(link_keys(target))]
+        count[i] = len(keys)
+        if keys:
+            first[i] = keys[0]
+        if len(keys) > 1:
+            second[i] = keys[1]
+    indices = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), np.int64)
+    all_rows = np.arange(len(indices), dtype=np.int32)
+    has_one, has_two = count[indices] >= 1, count[indices] == 2
+    key_hashes = np.concatenate([first[indices][has_one], second[indices][has_two]])
+    key_rows = np.concatenate([all_rows[has_one], all_rows[has_two]])
     order = np.argsort(key_hashes, kind="stable")
     return SegmentLinks(
         starts=starts,
@@ -134,7 +142,7 @@ def build_segment_links(file: Path | None, columns: SegmentColumns) -> SegmentLi
         markdown=np.asarray(markdown, np.bool_),
         sources=np.asarray(sources, np.int32),
         key_hashes=key_hashes[order],
-        key_rows=np.asarray(rows, np.int32)[order],
+        key_rows=key_rows[order],
     )
 
 
