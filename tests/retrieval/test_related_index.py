@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from vault_agent.indexer.build import build_index
+from vault_agent.linkpaths import LinkResolver
 from vault_agent.query.bm25 import corpus_stats
 from vault_agent.query.related import TOP_TERMS, _links, _shared_tags, _top_terms, path_index
 from vault_agent.query.related_index import link_keys, note_keys
@@ -45,7 +46,7 @@ def _oracle(ctx: Any, me: str) -> tuple[list[str], list[str], dict[str, list[str
     reader = ctx.reader
     with reader.acquire() as view:
         con = view.con
-        idx = path_index(con, None, view.manifest.snapshot_id)
+        idx = LinkResolver(p for (p,) in con.execute("SELECT path FROM notes ORDER BY path").fetchall())
         outgoing: list[str] = []
         for target, kind in con.execute(OUT_SQL, [me]).fetchall():
             hit = idx.resolve(target or "", me, kind == "markdown")
@@ -71,7 +72,7 @@ def _oracle(ctx: Any, me: str) -> tuple[list[str], list[str], dict[str, list[str
 def _new(ctx: Any, me: str, cache: dict[Any, Any]) -> tuple[list[str], list[str], dict[str, list[str]], list[str]]:
     reader = ctx.reader
     with reader.acquire() as view:
-        idx = path_index(view.con, cache, view.manifest.snapshot_id)
+        idx = path_index(view, cache)
         outgoing, incoming = _links(view, Path(reader.settings.index_dir), cache, me, idx)
         stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
         terms = list(_top_terms(view, Path(reader.settings.index_dir), cache, me, stats[0]))

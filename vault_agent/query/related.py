@@ -17,7 +17,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import numpy as np
 import numpy.typing as npt
 
@@ -53,14 +52,21 @@ class RelatedData(Camel):
     index_freshness: str
 
 
-def path_index(con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int) -> LinkResolver:
-    """The Obsidian link resolver over the snapshot's notes (cached per snapshot)."""
-    key = ("related_paths", snapshot_id)
+def path_index(view: SnapshotView, cache: dict[Any, Any] | None) -> LinkResolver:
+    """The Obsidian link resolver over the snapshot's live notes (cached per snapshot; built
+    from the path strings the loaded segments hold, not from a query that copies them)."""
+    key = ("related_paths", view.manifest.snapshot_id)
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[no-any-return]
-    idx = LinkResolver(p for (p,) in con.execute("SELECT path FROM notes ORDER BY path").fetchall())
+    paths = [
+        path
+        for cols, live in view.live.segments()
+        for row, path in enumerate(cols.paths)
+        if live is None or live[row]
+    ]
+    idx = LinkResolver(sorted(paths))
     if cache is not None:
-        remember(cache, "related_paths", snapshot_id, idx)
+        remember(cache, "related_paths", view.manifest.snapshot_id, idx)
     return idx
 
 
@@ -172,7 +178,7 @@ def related(
     with reader.acquire() as view:
         con = view.con
         me = _find_note(view, path, vault.is_note_name, vault.check_not_protected)
-        idx = path_index(con, cache, view.manifest.snapshot_id)
+        idx = path_index(view, cache)
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {}
 
