@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import Any
 
 # Fenced code opener/closer as seen by the comment scan (also inside lists/blockquotes).
 _FENCE_RE = re.compile(r"^ {0,3}(?:(?:>|[-*+]|\d{1,9}[.)]) {0,4})*(`{3,}|~{3,})(.*)$")
@@ -124,3 +125,15 @@ def too_deep_for_comrak(src: str) -> bool:
     if src.count(">") >= DEEP_QUOTES and _DEEP_QUOTES_RE.search(src):
         return True
     return len(src) >= DEEP_INLINE and src.count("*") + src.count("_") + src.count("[") >= DEEP_INLINE
+
+
+def unlink_tree(nodes: list[Any]) -> None:
+    """Empty every `children` list in these comrak subtrees: comrak-ext's AstNode (pyo3, no
+    `__traverse__`) links `parent` and `children` in a cycle the GC cannot see, so a linked
+    tree is never freed (~20 KB a note); upward links alone are freed by refcounting."""
+    while nodes:
+        node = nodes.pop()
+        children = node.children
+        if children:
+            node.children = []
+            nodes.extend(children)

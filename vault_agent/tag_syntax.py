@@ -33,7 +33,7 @@ import comrak
 import yaml
 
 from vault_agent.contracts import MAX_TAG_CHARS
-from vault_agent.note_syntax import comment_kept, find_frontmatter_close, too_deep_for_comrak
+from vault_agent.note_syntax import comment_kept, find_frontmatter_close, too_deep_for_comrak, unlink_tree
 
 _EXCLUDED = "\\s\\ufeff\\u2000-\\u206f\\u2e00-\\u2e7f'!\"#$%&()*+,.:;<=>?@^`{|}~\\[\\]\\\\"
 _TAG_RUN_RE = re.compile(f"[^{_EXCLUDED}]+")
@@ -180,17 +180,6 @@ def _layout(text: str) -> _Layout:
 
 
 # ----------------------------------------------------------------------------- body
-def _unlink(nodes: list[comrak.AstNode]) -> None:
-    """Empty every `children` list of these subtrees: comrak-ext's nodes link parent and
-    children in a cycle the garbage collector cannot see (see `indexer.markdown`)."""
-    while nodes:
-        node = nodes.pop()
-        children = node.children
-        if children:
-            node.children = []
-            nodes.extend(children)
-
-
 def _text_runs(projected: str) -> list[tuple[int, int, set[int]]]:
     """(start, end, clear starts) of every run of adjacent tag-capable text nodes.
 
@@ -234,7 +223,7 @@ def _text_runs(projected: str) -> list[tuple[int, int, set[int]]]:
             for i in range(len(children) - 1, -1, -1):
                 stack.append((children[i], children[i - 1] if i else None, child_clear, opaque or kind in _OPAQUE))
     finally:
-        _unlink([node for node, _, _, _ in stack])
+        unlink_tree([node for node, _, _, _ in stack])
     runs.sort(key=lambda r: r[0])
     return runs
 

@@ -26,7 +26,7 @@ from markdown_it.token import Token
 # so they live in the kernel; `blank_comments` and `code_spans` are re-exported for the parser.
 from vault_agent.note_syntax import blank_comments as blank_comments
 from vault_agent.note_syntax import code_spans as code_spans
-from vault_agent.note_syntax import too_deep_for_comrak
+from vault_agent.note_syntax import too_deep_for_comrak, unlink_tree
 from vault_agent.text import collapse_ws, nfc
 
 
@@ -184,20 +184,8 @@ class _Blocks:
     code_ranges: list[tuple[int, int]]
 
 
-def _unlink(nodes: list[comrak.AstNode]) -> None:
-    """Empty every `children` list in these subtrees: comrak-ext's AstNode (pyo3, no
-    `__traverse__`) links `parent` and `children` in a cycle the GC cannot see, so a linked
-    tree is never freed (~20 KB a note); upward links alone are freed by refcounting."""
-    while nodes:
-        node = nodes.pop()
-        children = node.children
-        if children:
-            node.children = []
-            nodes.extend(children)
-
-
 def _walk(root: comrak.AstNode, out: _Blocks) -> None:
-    """Visit block nodes only, in document order, unlinking the tree (`_unlink`) as it goes;
+    """Visit block nodes only, in document order, unlinking the tree (`unlink_tree`) as it goes;
     inline subtrees (never needed here) and whatever a walk that raised did not reach are
     unlinked after it. Iterative: lists nested by indentation can be 1,000 levels deep."""
     stack: list[tuple[comrak.AstNode, int]] = [(root, 0)]  # (node, blockquotes around it)
@@ -236,7 +224,7 @@ def _walk(root: comrak.AstNode, out: _Blocks) -> None:
                 out.events.append(0)
     finally:
         unvisited.extend(node for node, _ in stack)
-        _unlink(unvisited)
+        unlink_tree(unvisited)
 
 
 def _markdown_it_structure(src: str) -> _Blocks:
