@@ -11,7 +11,7 @@ import pytest
 
 from vault_agent.indexer.build import build_index
 from vault_agent.linkpaths import LinkResolver
-from vault_agent.query.bm25 import corpus_stats
+from vault_agent.query.bm25 import chunk_map, corpus_stats, postings_index, rank
 from vault_agent.query.related import TOP_TERMS, _links, _shared_tags, _top_terms, path_index
 from vault_agent.query.related_index import link_keys, note_keys
 
@@ -74,7 +74,10 @@ def _new(ctx: Any, me: str, cache: dict[Any, Any]) -> tuple[list[str], list[str]
     with reader.acquire() as view:
         idx = path_index(view, cache)
         outgoing, incoming = _links(view, Path(reader.settings.index_dir), cache, me, idx)
-        stats = corpus_stats(view.con, cache, view.manifest.snapshot_id)
+        chunks = chunk_map(reader, view, cache)
+        assert chunks is not None
+        stats = (chunks.count, chunks.avg)  # what related uses: the SQL's count and avg
+        assert stats == corpus_stats(view.con, None, view.manifest.snapshot_id)
         terms = list(_top_terms(view, Path(reader.settings.index_dir), cache, me, stats[0]))
         return outgoing, incoming, _shared_tags(view, me), terms
 
@@ -140,3 +143,22 @@ def test_link_keys_are_the_names_a_target_can_resolve_to(target: str, keys: set[
 def test_note_keys() -> None:
     assert note_keys("a/Straße.MD") == {"strasse.md", "strasse"}
     assert note_keys("a/b.txt") == {"b.txt"}
+
+
+def test_the_streamed_pool_equals_the_two_pass_pool(tmp_path: Path) -> None:
+    """With the terms' live frequencies given, each segment is scored as it is read; the
+    ranking equals the one that counts every posting first (after a commit with tombstones)."""
+    root = write_vault(tmp_path / "vault", {**FILES, **EXTRA})
+    ctx = make_ctx(root)
+    cache: dict[Any, Any] = {}
+    try:
+        (root / "graph/hub.md").write_text("# Hub\nlamp beacon lamp weather glass\n")
+        build_index(ctx.settings)
+        for me in _all_notes(ctx):
+            with ctx.reader.acquire() as view:
+                index, chunks = postings_index(ctx.reader, view, cache), chunk_map(ctx.reader, view, cache)
+                assert index is not None and chunks is not None
+                terms = _top_terms(view, Path(ctx.settings.index_dir), cache, me, chunks.count)
+                assert rank(index, chunks, list(terms), 200, terms) == rank(index, chunks, list(terms), 200), me
+    finally:
+        ctx.reader.close()

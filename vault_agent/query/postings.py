@@ -27,7 +27,7 @@ from vault_agent.contracts import SEGMENTS_DIR, Manifest
 from vault_agent.query.toolkit import remember
 
 COLUMNS = ["term", "path", "chunk_ordinal", "tf"]
-POSTINGS_BATCH_ROWS = 4 * 8192  # rows decoded at once by the scorer (contracts.ROW_GROUP_SIZE groups)
+POSTINGS_BATCH_ROWS = 2 * 8192  # rows decoded at once by the scorer (contracts.ROW_GROUP_SIZE groups)
 
 
 @dataclass(frozen=True)

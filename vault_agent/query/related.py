@@ -197,11 +197,13 @@ def related(
         shared = _shared_tags(view, me)
         for p, common in shared.items():
             add(p, "shared_tags", TAG_WEIGHT * len(common))
-        stats = corpus_stats(con, cache, view.manifest.snapshot_id)
-        terms = _top_terms(view, index_dir, cache, me, stats[0])
-        best: dict[str, float] = {}
         index = postings_index(reader, view, cache)
         chunks = chunk_map(reader, view, cache) if index is not None else None
+        # The chunk map holds the live chunk count and mean length (what the SQL's count and
+        # avg give); without it the SQL fallback copies the lengths into DuckDB once.
+        stats = (chunks.count, chunks.avg) if chunks is not None else corpus_stats(con, cache, view.manifest.snapshot_id)
+        terms = _top_terms(view, index_dir, cache, me, stats[0])
+        best: dict[str, float] = {}
         for hit_path, _, score in bm25(con, list(terms), TERM_POOL, stats, index, chunks, terms):
             if hit_path != me and hit_path not in best:
                 best[hit_path] = score
