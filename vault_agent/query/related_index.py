@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest
+from vault_agent.heap import release_free_memory
 from vault_agent.query.live_notes import LiveNotes, Mask
 from vault_agent.query.segment_columns import SegmentColumns, Vocab
 from vault_agent.query.snapshot import SnapshotView
@@ -165,6 +166,7 @@ def _per_segment(cache: dict[Any, Any], kind: str, manifest: Manifest, build: An
                 found = cache.get(key)
                 if found is None:
                     found = cache[key] = build(seg)
+                    release_free_memory()  # each build's transients, before the next one's stack on them
         out[seg.segment_id] = found
     for key in [k for k in list(cache) if isinstance(k, tuple) and len(k) == 3 and k[0] == kind]:
         if key not in names and key[1] not in {s.segment_id for s in manifest.segments}:
