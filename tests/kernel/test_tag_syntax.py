@@ -12,14 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from testkit import check_golden
 
-from vault_agent.files.rename_tag import _names, plan_note
+from vault_agent.files.rename_tag import plan_note, tag_rename
 from vault_agent.tag_syntax import name_problem, scan_tags
 
 GOLDEN = Path(__file__).parent / "golden" / "tag_rename"
 
 
 def _rename(text: str, old: str, new: str) -> str:
-    planned = plan_note(text, _names(old, new))
+    planned = plan_note(text, tag_rename(old, new))
     assert planned is not None
     return planned[0]
 
@@ -112,7 +112,7 @@ def test_golden_rename_diffs(case: str) -> None:
 
 def test_too_deeply_nested_body_is_not_planned() -> None:
     text = "> " * 120 + "#old\n"
-    assert plan_note(text, _names("old", "new")) is None
+    assert plan_note(text, tag_rename("old", "new")) is None
 
 
 # ----------------------------------------------------------------------------- properties

@@ -134,9 +134,12 @@ class TagNoteChange(BaseModel):
     diff_truncated: bool
 
 
+SkipReason = Literal["changed", "missing", "forbidden", "not_utf8", "too_large", "too_nested"]
+
+
 class TagNoteSkipped(BaseModel):
     path: str
-    reason: Literal["changed", "missing", "forbidden", "not_utf8", "too_large", "too_nested"]
+    reason: SkipReason
 
 
 class RenameTagResult(IndexInfo):

@@ -30,6 +30,7 @@ from vault_agent.files.models import (
     RENAME_TAG_LIMIT_MAX,
     FilesContext,
     RenameTagResult,
+    SkipReason,
     TagNoteChange,
     TagNoteSkipped,
 )
@@ -45,7 +46,6 @@ MAX_MERGED_LISTED = 20
 
 # The snapshot's candidate notes for a tag (a superset: each is checked on its bytes).
 Candidates = Callable[[str], Outcome[list[str]]]
-SkipReason = str
 
 
 @dataclass
@@ -58,7 +58,9 @@ class NotePlan:
 
 
 @dataclass
-class _Rename:
+class TagRename:
+    """One rename, validated: `old` → `new`, and how `old` and its children are matched."""
+
     old: str
     new: str
     old_key: str
@@ -69,7 +71,7 @@ class _Rename:
         return None if cut is None else self.new + name[cut:]
 
 
-def _names(old: str, new: str) -> _Rename:
+def tag_rename(old: str, new: str) -> TagRename:
     """The validated tag names.
 
     Raises:
@@ -82,7 +84,7 @@ def _names(old: str, new: str) -> _Rename:
             raise InvalidParameter(f"{label} is not a valid tag name: it {problem}")
     if old_name == new_name:
         raise InvalidParameter("new is the same tag as old; nothing to rename")
-    return _Rename(old_name, new_name, tag_key(old_name), old_name.count("/") + 1)
+    return TagRename(old_name, new_name, tag_key(old_name), old_name.count("/") + 1)
 
 
 def _read(ctx: FilesContext, rel: str) -> bytes | SkipReason:
@@ -106,7 +108,7 @@ def _read(ctx: FilesContext, rel: str) -> bytes | SkipReason:
     return "missing" if data is None else data
 
 
-def plan_note(text: str, rename: _Rename) -> tuple[str, int, int] | None:
+def plan_note(text: str, rename: TagRename) -> tuple[str, int, int] | None:
     """(new text, frontmatter renames, body renames) of one note; None when its body is too
     deeply nested to parse (its tags cannot be told from its text)."""
     scan = scan_tags(text)
@@ -124,13 +126,13 @@ def plan_note(text: str, rename: _Rename) -> tuple[str, int, int] | None:
     return text, counts["frontmatter"], counts["body"]
 
 
-def _plan(ctx: FilesContext, rels: list[str], rename: _Rename) -> tuple[list[NotePlan], list[TagNoteSkipped]]:
+def _plan(ctx: FilesContext, rels: list[str], rename: TagRename) -> tuple[list[NotePlan], list[TagNoteSkipped]]:
     plans: list[NotePlan] = []
     skipped: list[TagNoteSkipped] = []
     for rel in sorted(set(rels)):
         data = _read(ctx, rel)
         if isinstance(data, str):
-            skipped.append(TagNoteSkipped(path=rel, reason=data))  # type: ignore[arg-type]
+            skipped.append(TagNoteSkipped(path=rel, reason=data))
             continue
         try:
             text = data.decode("utf-8")
@@ -147,7 +149,7 @@ def _plan(ctx: FilesContext, rels: list[str], rename: _Rename) -> tuple[list[Not
     return plans, skipped
 
 
-def _existing(ctx: FilesContext, rels: list[str], rename: _Rename, plans: list[NotePlan]) -> set[str]:
+def _existing(ctx: FilesContext, rels: list[str], rename: TagRename, plans: list[NotePlan]) -> set[str]:
     """Keys of the tags (the new name or its children) that notes hold already."""
     new_key = tag_key(rename.new)
     levels = rename.new.count("/") + 1
@@ -167,7 +169,7 @@ def _existing(ctx: FilesContext, rels: list[str], rename: _Rename, plans: list[N
     return found
 
 
-def _merged(ctx: FilesContext, rename: _Rename, plans: list[NotePlan], candidates: Candidates) -> list[str]:
+def _merged(ctx: FilesContext, rename: TagRename, plans: list[NotePlan], candidates: Candidates) -> list[str]:
     """The renamed tags that exist already (a case-only rename merges nothing)."""
     if tag_key(rename.old) == tag_key(rename.new) or not plans:
         return []
@@ -262,7 +264,7 @@ def rename_tag(
         InvalidParameter: an invalid tag name, old equal to new, limit outside 1–50, a bad cursor.
         IndexNotFound, IndexIncompatible: no usable snapshot to find the candidate notes.
     """
-    rename = _names(old, new)
+    rename = tag_rename(old, new)
     size = RENAME_TAG_LIMIT_DEFAULT if limit is None else limit
     if not 1 <= size <= RENAME_TAG_LIMIT_MAX:
         raise InvalidParameter(f"limit must be an integer from 1 to {RENAME_TAG_LIMIT_MAX}")
