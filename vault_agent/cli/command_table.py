@@ -269,6 +269,7 @@ COMMANDS: dict[str, CommandSpec] = {
             OptionSpec('--limit', 'limit', 'int', 'Default 10.'),
             OptionSpec('--mode', 'mode', 'str', 'Default hybrid when notes are embedded, else lexical.'),
             OptionSpec('--group', 'group', 'str', 'note: best chunk per note.'),
+            OptionSpec('--explain', 'explain', 'bool', 'Add how each hit was ranked.'),
         ),
         render=retrieval.render_search,
     ),

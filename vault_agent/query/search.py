@@ -11,11 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from vault_agent.contracts import MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome, WarningItem
 from vault_agent.errors import InvalidLimit, InvalidParameter
 from vault_agent.query.engine_details import engine_details
 from vault_agent.query.models import Camel
 from vault_agent.query.search_engine import open_engine, ranked_chunks, ranked_notes
+from vault_agent.query.search_explain import HitExplain, explain_hits
 from vault_agent.query.search_modes import (
     GROUPS,
     MODES,
@@ -23,10 +26,13 @@ from vault_agent.query.search_modes import (
     embeddings_available,
     fuse,
     lead_agreed,
-    semantic_hits,
+    lexical_evidence,
     semantic_warnings,
 )
 from vault_agent.search_fields import decode_detail
+from vault_agent.semantic.encoder import CONFIDENT_COSINE
+from vault_agent.semantic.fusion import FusedHit
+from vault_agent.semantic.query import semantic_search
 from vault_agent.text import tokenize
 
 SEARCH_LIMIT_DEFAULT = 10
@@ -43,6 +49,7 @@ class SearchResult(Camel):
     end_line: int
     score: float
     snippet: str
+    explain: HitExplain | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class SearchData(Camel):
@@ -178,6 +185,15 @@ def lexical_hits(
 FUSION_POOL = 50  # candidates each ranker contributes to hybrid fusion (then cut to the limit)
 
 
+def no_confident_match(best: float | None) -> WarningItem:
+    near = "nothing" if best is None else f"the nearest note's similarity is {best:.2f}, below {CONFIDENT_COSINE:.2f}"
+    return WarningItem(
+        code="NO_CONFIDENT_MATCH",
+        message=f"no note holds the query's words and none is close in meaning ({near}); "
+        "try other words, or mode=lexical for exact matches only",
+    )
+
+
 def ranked_hits(
     reader: Any,
     view: Any,
@@ -188,17 +204,26 @@ def ranked_hits(
     group: str,
     details: dict[tuple[str, int], bytes] | None = None,
     evidence: dict[str, bool] | None = None,
+    explained: list[FusedHit] | None = None,
 ) -> tuple[list[Hit], str, list[WarningItem]]:
     """(hits, mode answered, warnings) for one pinned snapshot: the one ranking every
     surface uses (search, vault_find). `details`: see hit_details. `evidence`, when given,
-    receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed)."""
+    receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed); `explained`
+    receives how each hit was ranked (fusion.FusedHit, in hit order).
+
+    A semantic or hybrid query that no note holds a word of and whose nearest note is
+    below the model's CONFIDENT_COSINE answers no hits with NO_CONFIDENT_MATCH (made-up
+    words must not get ten confident-looking results)."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
     if wanted == "lexical":
-        return lexical_hits(reader, view, terms, limit, group, details), "lexical", []
+        hits = lexical_hits(reader, view, terms, limit, group, details)
+        if explained is not None:
+            explained.extend(FusedHit(p, o, s, lexical_rank=i, lexical_score=s) for i, (p, o, s) in enumerate(hits, 1))
+        return hits, "lexical", []
     pool = max(limit, FUSION_POOL)
-    semantic = semantic_hits(reader, view, query, pool)
+    found = semantic_search(reader, view, query, pool)
     warnings = semantic_warnings(reader, view)
-    if semantic is None:  # answered lexical: one warning says so (and why), not two
+    if found is None:  # answered lexical: one warning says so (and why), not two
         broken = [w for w in warnings if w.code == "SEMANTIC_UNAVAILABLE"]  # the model cannot load
         lag = " (they are being computed)" if any(w.code == "SEMANTIC_PENDING" for w in warnings) else ""
         warnings = broken or [
@@ -208,13 +233,24 @@ def ranked_hits(
             )
         ]
         return lexical_hits(reader, view, terms, limit, group, details), "lexical", warnings
-    if group == "note":  # the best chunk per note, in rank order
-        semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]
-    if wanted == "semantic":
-        return semantic[:limit], "semantic", warnings
+    semantic, vectors = found.hits, found.vectors
     stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
     lexical = lexical_hits(reader, view, terms, pool, group, stored) if terms else []
-    fused = fuse(lexical, semantic, limit, terms, stored)
+    if not lexical:  # no note holds a word of the query: only confident neighbours answer
+        confident = [i for i, h in enumerate(semantic) if h[2] >= CONFIDENT_COSINE]
+        if not confident:
+            return [], wanted, [*warnings, no_confident_match(semantic[0][2] if semantic else None)]
+        semantic, vectors = [semantic[i] for i in confident], vectors[confident]
+    if wanted == "semantic":
+        if explained is not None:
+            explained.extend(FusedHit(p, o, s, semantic_rank=i, cosine=s) for i, (p, o, s) in enumerate(semantic[:limit], 1))
+        return semantic[:limit], "semantic", warnings
+    engine = open_engine(Path(reader.settings.index_dir), view.manifest.search_index) if lexical else None
+    ev = lexical_evidence(engine, query, terms, lexical, stored)
+    ranked = fuse(lexical, semantic, limit, ev, vectors)
+    fused = [h.hit for h in ranked]
+    if explained is not None:
+        explained.extend(ranked)
     if evidence is not None:
         evidence["lead_agreed"] = lead_agreed(fused, lexical, semantic, terms, stored)
     return fused, "hybrid", warnings
@@ -227,8 +263,10 @@ def search(
     cache: dict[Any, Any] | None = None,
     mode: str | None = None,
     group: str | None = None,
+    explain: bool | None = None,
 ) -> Outcome[SearchData]:
-    """Ranked chunks for a query, with title, heading path, line span and snippet.
+    """Ranked chunks for a query, with title, heading path, line span and snippet; with
+    `explain`, each hit also says how it was ranked (search_explain.HitExplain).
 
     Raises:
         InvalidParameter: empty or over-long query, unknown mode or group.
@@ -250,9 +288,11 @@ def search(
                 )
             )
         stored: dict[tuple[str, int], bytes] = {}
-        hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping, stored)
+        explained: list[FusedHit] | None = [] if explain else None
+        hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping, stored, None, explained)
         warnings += extra
         details = hit_details(view, hits, stored, Path(reader.settings.index_dir))
+        why = explain_hits(reader, view, terms, explained, details) if explained is not None else [None] * len(hits)
         results = [
             SearchResult(
                 path=path,
@@ -262,8 +302,9 @@ def search(
                 end_line=int(end),
                 score=score,
                 snippet=make_snippet(text or "", terms),
+                explain=reason,
             )
-            for (path, _, score), (title, hp, start, end, text) in zip(hits, details, strict=True)
+            for (path, _, score), (title, hp, start, end, text), reason in zip(hits, details, why, strict=True)
         ]
         data = SearchData(
             query_terms=len(terms),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
 from vault_agent.api.registry import Operation, Params, register
@@ -25,6 +26,10 @@ class SearchParams(Params):
         default=None, description="Default hybrid when notes are embedded, else lexical."
     )
     group: Literal["chunk", "note"] | None = Field(default=None, description="note: best chunk per note.")
+    # How each hit was ranked (the owner's web page, debugging). Left out of the published
+    # MCP schema: every tools/list pays for it and agents do not need it; HTTP and the CLI
+    # take it (docs/retrieval.md, "Explain").
+    explain: SkipJsonSchema[bool | None] = Field(default=None, description="Add how each hit was ranked.")
 
 
 class NoteParams(Params):
@@ -44,7 +49,7 @@ register(
         http_method="GET",
         http_path="/search",
         params=SearchParams,
-        func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group),
+        func=lambda ctx, p: search.search(ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group, p.explain),
         description="Passages ranked by relevance, by name, words and meaning; use it first for a topic or "
         "question (vault_search for exact words).",
         title="Ranked search",
