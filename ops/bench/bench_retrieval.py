@@ -170,12 +170,17 @@ def _find_outcome(reader: SnapshotReader, settings: Settings, q: str, cache: dic
     return reads, str(dump["summary"]["integration_status"])
 
 
-def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bool) -> dict[str, Any]:
-    """Recall per set file x kind x mode, and vault_find's first read / ready rate per kind."""
+def _start(work: Path, embed: bool) -> dict[str, tuple[SnapshotReader, Settings]]:
+    """Set EMBED, make the work dir; the (empty) readers by vault a report fills."""
     global EMBED
     EMBED = embed
     work.mkdir(parents=True, exist_ok=True)
-    readers: dict[str, tuple[SnapshotReader, Settings]] = {}
+    return {}
+
+
+def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bool) -> dict[str, Any]:
+    """Recall per set file x kind x mode, and vault_find's first read / ready rate per kind."""
+    readers = _start(work, embed)
     report: dict[str, Any] = {}
     for f in files:
         per: dict[str, dict[str, list[tuple[list[str], list[str]]]]] = defaultdict(lambda: defaultdict(list))
@@ -226,10 +231,7 @@ def classes_report(work: Path, files: list[str], modes: list[str], embed: bool) 
     """Per set file x query class x mode: r@1/@5/@10 and MRR (bench_metrics.score), the share
     of made-up queries refused, and for English questions on obsidian-help the number of
     other-language notes in the top 5 (`crowd@5`: translated copies crowding the answer)."""
-    global EMBED
-    EMBED = embed
-    work.mkdir(parents=True, exist_ok=True)
-    readers: dict[str, tuple[SnapshotReader, Settings]] = {}
+    readers = _start(work, embed)
     report: dict[str, Any] = {}
     for f in files:
         per: dict[str, list[dict[str, float]]] = defaultdict(list)

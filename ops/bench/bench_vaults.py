@@ -20,11 +20,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 MIRRORS = Path("/work/.mirror")
 
-__all__ = ["MIRRORS", "vault_key", "vault_path"]
+__all__ = ["MIRRORS", "Row", "by_note", "chunk_rows", "vault_key", "vault_path"]
+Row = tuple[str, int, "list[str] | None", str]  # path, chunk ordinal, heading path, text
 
 
 def vault_key(s: dict[str, Any]) -> str:
@@ -109,3 +112,32 @@ def vault_path(s: dict[str, Any], work: Path, mirrors: Path = MIRRORS) -> Path:
             _materialize_git(repo, commit, list(s.get("paths", [])), dest, work, mirrors)
         return dest
     raise ValueError(f"unknown vault kind: {s['vault']}")
+
+
+def chunk_rows(index_dir: Path) -> tuple[list[Row], dict[str, str | None]]:
+    """The live chunk rows of a state dir's current snapshot, sorted, and each note's title
+    (a segment's tombstones and the paths a newer segment holds are dead)."""
+    from vault_agent.freshness import read_current_manifest
+
+    manifest = read_current_manifest(index_dir)
+    assert manifest is not None
+    rows: list[Row] = []
+    titles: dict[str, str | None] = {}
+    newer: set[str] = set()
+    for seg in sorted(manifest.segments, key=lambda s: s.segment_id, reverse=True):
+        base = index_dir / "segments"
+        notes = pq.read_table(base / seg.files["notes"], columns=["path", "title"]).to_pylist()
+        dead = set(seg.deleted) | newer
+        titles.update({r["path"]: r["title"] for r in notes if r["path"] not in dead})
+        t = pq.read_table(base / seg.files["chunks"], columns=["path", "ordinal", "heading_path", "text"])
+        rows += [(r["path"], r["ordinal"], r["heading_path"], r["text"] or "") for r in t.to_pylist() if r["path"] not in dead]
+        newer |= {r["path"] for r in notes}
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return rows, titles
+
+
+def by_note(rows: list[Row]) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
+    for r in rows:
+        out.setdefault(r[0], []).append(r)
+    return out

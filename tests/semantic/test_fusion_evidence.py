@@ -104,3 +104,33 @@ def test_a_locked_lexical_first_hit_is_always_first(
     assert len(keys) == len(set(keys)) <= k
     again = fuse_explained(lex, sem, k, described=described, locked="rare", vectors=vecs if with_vectors else None)
     assert [h.hit for h in again] == [h.hit for h in fused]  # deterministic
+
+
+def test_words_count_cjk_runs_by_characters_not_bigrams() -> None:
+    from vault_agent.semantic.evidence import word_count
+
+    assert word_count("基本文法") == 2  # three engine bigrams, one short keyword
+    assert word_count("how do I sync") == 4
+    assert word_count("Obsidian如何 sync") == 3
+    assert word_count("为什么科技进步了人们的工作时间反而没有减少") == 7
+
+
+def test_a_top_heading_names_a_note_whose_file_name_says_nothing() -> None:
+    from vault_agent.semantic.evidence import names_note
+
+    terms = list(dict.fromkeys(tokenize("基本文法")))
+    assert names_note(terms, "README", "basic/README.md", "第一部: 基本文法 {#basic-grammar}")
+    assert not names_note(terms, "README", "basic/README.md")
+
+
+def test_a_keyword_typed_exactly_leads_where_the_stemmer_matched_more() -> None:
+    from vault_agent.semantic.evidence import exact_lead
+
+    texts = ["Tags\nhow to tag notes", "Styling\na task tagged urgent", "Tag view\ntags"]
+    assert exact_lead("tagged", texts) == 1  # "tag" and "tags" matched too; one note says it
+    assert exact_lead("tags", texts) is None  # the stemmer leaves it: the engine's order stands
+    assert exact_lead("why are notes tagged twice", texts) is None  # a question
+    assert exact_lead("テキストボックス", ["ボックス", "入力テキストボックスに"]) == 1
+    lexical = [("tags.md", 0, 9.0), ("styling.md", 0, 3.0)]
+    fused = fuse_explained(lexical, [("other.md", 0, 0.9)], 5, locked="exact", lead=1)
+    assert (fused[0].path, fused[0].lexical_rank, fused[0].lock) == ("styling.md", 2, "exact")

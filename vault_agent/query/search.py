@@ -235,7 +235,9 @@ def ranked_hits(
         return lexical_hits(reader, view, terms, limit, group, details), "lexical", warnings
     semantic, vectors = found.hits, found.vectors
     stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
-    lexical = lexical_hits(reader, view, terms, pool, group, stored) if terms else []
+    # semantic mode needs only whether any note holds a query word (the engine's top 1)
+    depth = pool if wanted == "hybrid" else 1
+    lexical = lexical_hits(reader, view, terms, depth, group, stored) if terms else []
     if not lexical:  # no note holds a word of the query: only confident neighbours answer
         confident = [i for i, h in enumerate(semantic) if h[2] >= CONFIDENT_COSINE]
         if not confident:

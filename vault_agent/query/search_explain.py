@@ -25,7 +25,7 @@ class FusionExplain(Camel):
     lexical: float  # the lexical list's reciprocal-rank share
     semantic: float  # the semantic list's share (0 below the cosine margin)
     bonus: float  # the named lexical first hit's bonus
-    locked: str | None  # title | alias | rare | quote: the lexical first hit kept first place
+    locked: str | None  # title | alias | quote | rare | exact: this lexical hit was kept first
     duplicate_of: str | None  # moved down: a near-copy of this better-ranked note
 
 

@@ -12,6 +12,7 @@ query name the lexical first note, or pin it by a rare term or a quoted phrase:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 import numpy as np
@@ -21,7 +22,7 @@ from vault_agent.contracts import WarningItem
 from vault_agent.search_fields import FIELD_BOOSTS, PATH_FIELD, analyze_terms, decode_detail
 from vault_agent.semantic import evidence
 from vault_agent.semantic.encoder import DUPLICATE_COSINE
-from vault_agent.semantic.evidence import lock_reason, names_note, word_count
+from vault_agent.semantic.evidence import exact_lead, lock_reason, names_note, word_count
 from vault_agent.semantic.fusion import FusedHit, fuse_explained
 
 Mode = Literal["lexical", "semantic", "hybrid"]
@@ -58,7 +59,8 @@ class LexicalEvidence:
     """What the lexical list says about the query (fusion's switches, evidence.py)."""
 
     described: bool  # in other words (no name, enough words): the model's list weighs more
-    lock: str | None  # why the lexical first note keeps first place (None: it may move)
+    lock: str | None  # why the lead keeps first place (None: it may move)
+    lead: int = 0  # the lexical hit the lock keeps first: the engine's first, or "exact"'s
 
 
 # A term in more chunks than this is not rare whatever its notes (a bound on the documents
@@ -151,7 +153,17 @@ def lexical_evidence(
         heading,
         lambda run: _run_freq(index, searcher, run),
     )
-    return LexicalEvidence(wordy and not (named or lock == "alias"), lock)
+    described = wordy and not (named or lock == "alias")
+    if lock is None and not described:
+        texts = []
+        for p, o, _ in lexical:
+            blob = details.get((p, o))
+            hit_title, _, _, _, hit_text = decode_detail(blob) if blob is not None else (None, [], 0, 0, "")
+            texts.append(f"{hit_title or ''}\n{PurePosixPath(p).stem}\n{hit_text}")
+        lead = exact_lead(query, texts)
+        if lead is not None:
+            return LexicalEvidence(described, "exact", lead)
+    return LexicalEvidence(described, lock)
 
 
 def lead_agreed(
@@ -192,6 +204,7 @@ def fuse(
         k,
         described=ev.described,
         locked=ev.lock,
+        lead=ev.lead,
         vectors=vectors,
         duplicate_cosine=DUPLICATE_COSINE,
     )

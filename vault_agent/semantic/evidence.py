@@ -49,6 +49,7 @@ __all__ = [
     "DESCRIBED_MIN_WORDS",
     "RARE_MAX_NOTES",
     "cjk_runs",
+    "exact_lead",
     "lock_reason",
     "name_overlap",
     "names_note",
@@ -158,4 +159,30 @@ def lock_reason(
         held = set(analyze_terms(tokenize(f"{title or ''}\n{PurePosixPath(path).stem}\n{text}")))
         if any(t in held for t in rare):
             return "rare"
+    return None
+
+
+def exact_forms(query: str) -> list[str]:
+    """The query's words as typed, where the engine's matching is looser: Latin words its
+    stemmer changes ("tagged" also matches "tags") and CJK runs (matched by bigrams)."""
+    text = unicodedata.normalize("NFKC", query).casefold()
+    words = [w for w in tokenize(re.sub(CJK_CHARS, " ", text)) if w.isalpha() and analyze_terms([w]) != [w]]
+    return words + cjk_runs(text)
+
+
+def exact_lead(query: str, texts: list[str]) -> int | None:
+    """For a keyword query (fewer than DESCRIBED_MIN_WORDS words): the index of the first of
+    the lexical hits (`texts`: each hit's name and chunk text, in rank order) that holds one
+    of the query's words exactly as typed, when at most RARE_MAX_NOTES of them do and the
+    first hit does not ("tagged": the engine ranks the notes about tags first; the one note
+    that says "tagged" is what was asked for). None otherwise."""
+    if word_count(query) >= DESCRIBED_MIN_WORDS:
+        return None
+    for form in exact_forms(query):
+        if CJK_RUN_RE.fullmatch(form):
+            holding = [i for i, t in enumerate(texts) if form in unicodedata.normalize("NFKC", t).casefold()]
+        else:
+            holding = [i for i, t in enumerate(texts) if form in tokenize(t)]
+        if holding and holding[0] > 0 and len(holding) <= RARE_MAX_NOTES:
+            return holding[0]
     return None

@@ -61,7 +61,6 @@ __all__ = [
     "FusedHit",
     "Hit",
     "fuse",
-    "fuse_adaptive",
     "fuse_explained",
 ]
 
@@ -95,6 +94,7 @@ def fuse_explained(
     *,
     described: bool = False,
     locked: str | None = None,
+    lead: int = 0,
     vectors: np.ndarray | None = None,
     rrf_k: int = RRF_K,
     lexical_weight: float = LEXICAL_WEIGHT,
@@ -108,14 +108,24 @@ def fuse_explained(
     `lexical` and `semantic` are ranked best first (semantic: one hit per note, cosine as
     score); `vectors[i]` is the unit vector of `semantic[i]` (None: no duplicate check).
     `described`/`locked` (the lock's reason): the lexical evidence (module doc, rules 1
-    and 3). With no
+    and 3); `lead`: the lexical hit the lock and the bonus go to (the engine's first, or
+    the one that holds the query's exact form, evidence.exact_lead). With no
     semantic list the lexical one comes back unchanged (cut to k)."""
     if k <= 0:
         return []
+    lead = lead if 0 <= lead < len(lexical) else 0
     if not semantic:
+        first = [lead] if locked and lexical else []
         return [
-            FusedHit(p, o, s, lexical_rank=i, lexical_score=s, lock=locked if i == 1 else None)
-            for i, (p, o, s) in enumerate(lexical[:k], start=1)
+            FusedHit(
+                lexical[i][0],
+                lexical[i][1],
+                lexical[i][2],
+                lexical_rank=i + 1,
+                lexical_score=lexical[i][2],
+                lock=locked if first and i == lead else None,
+            )
+            for i in [*first, *(i for i in range(len(lexical)) if i not in first)][:k]
         ]
     sem_w = semantic_weight if semantic_weight is not None else (DESCRIBED_SEMANTIC_WEIGHT if described else SEMANTIC_WEIGHT)
     bonus = lexical_top_bonus if lexical_top_bonus is not None else (DESCRIBED_BONUS if described else LEXICAL_TOP_BONUS)
@@ -132,7 +142,7 @@ def fuse_explained(
         h.lexical_part += lexical_weight / (rrf_k + rank)
         best_chunk.setdefault(path, key)
     if lexical and bonus:
-        hits[(lexical[0][0], lexical[0][1])].bonus = bonus
+        hits[(lexical[lead][0], lexical[lead][1])].bonus = bonus
     vec_of: dict[tuple[str, int], np.ndarray] = {}
     for rank, (path, ordinal, cosine) in enumerate(semantic, start=1):
         # Semantic hits are note-level evidence: they lift the note's best lexical chunk,
@@ -154,7 +164,7 @@ def fuse_explained(
         h.score = round(h.lexical_part + h.semantic_part + h.bonus, 6)
     ranked = sorted(hits, key=lambda key: (-round(hits[key].score, 9), order[key], key))
     if locked and lexical:
-        top = (lexical[0][0], lexical[0][1])
+        top = (lexical[lead][0], lexical[lead][1])
         hits[top].lock = locked
         ranked.remove(top)
         ranked.insert(0, top)
@@ -226,20 +236,3 @@ def fuse(
             duplicate_cosine=None,
         )
     ]
-
-
-def fuse_adaptive(
-    lexical: Sequence[Hit],
-    semantic: Sequence[Hit] | None,
-    k: int,
-    names_top: bool,
-    *,
-    described_semantic_weight: float = DESCRIBED_SEMANTIC_WEIGHT,
-    described_bonus: float = DESCRIBED_BONUS,
-) -> list[Hit]:
-    """`fuse`, adapted to the lexical evidence: when the query names the lexical first
-    note (`names_top`), plain `fuse`; otherwise the lexical first hit gets no bonus and
-    the semantic list `described_semantic_weight`."""
-    if names_top:
-        return fuse(lexical, semantic, k)
-    return fuse(lexical, semantic, k, semantic_weight=described_semantic_weight, lexical_top_bonus=described_bonus)
