@@ -280,8 +280,9 @@ FUSIONS: dict[str, dict[str, Any]] = {
     # hit), "min_terms" (evidence.DESCRIBED_MIN_WORDS), "kw" (fusion.SEMANTIC_WEIGHT, the
     # semantic weight of a query that is not described), "desc" (DESCRIBED_SEMANTIC_WEIGHT),
     # "duplicate_cosine" / "semantic_margin" (fuse_explained's arguments)
-    "adaptive": {"lock": False, "min_terms": 1, "duplicate_cosine": None},  # round 4's fusion
-    "lock": {"lock": True, "min_terms": 1, "duplicate_cosine": None},
+    # round 4's fusion (main before issue 22): no lock, every query not naming its lexical
+    # first note is "described" (semantic x1.5, no bonus), margin 0.15, no copy check
+    "adaptive": {"lock": False, "min_terms": 1, "duplicate_cosine": None, "semantic_margin": 0.15, "kw": 1.0, "desc": 1.5},
 }
 
 
