@@ -29,7 +29,7 @@ from vault_agent.query.search_modes import (
     lexical_evidence,
     semantic_warnings,
 )
-from vault_agent.search_fields import decode_detail
+from vault_agent.search_fields import FIELD_BOOSTS, analyze_terms, decode_detail
 from vault_agent.semantic.encoder import CONFIDENT_COSINE
 from vault_agent.semantic.fusion import FusedHit
 from vault_agent.semantic.query import semantic_search
@@ -185,6 +185,12 @@ def lexical_hits(
 FUSION_POOL = 50  # candidates each ranker contributes to hybrid fusion (then cut to the limit)
 
 
+def any_term_held(reader: Any, view: Any, terms: list[str]) -> bool:
+    """Whether any field of any chunk holds one of the query's (analyzed) terms."""
+    _, searcher = open_engine(Path(reader.settings.index_dir), view.manifest.search_index)
+    return any(searcher.doc_freq(field, t) > 0 for t in analyze_terms(terms) for field in FIELD_BOOSTS)
+
+
 def no_confident_match(best: float | None) -> WarningItem:
     near = "nothing" if best is None else f"the nearest note's similarity is {best:.2f}, below {CONFIDENT_COSINE:.2f}"
     return WarningItem(
@@ -235,10 +241,13 @@ def ranked_hits(
         return lexical_hits(reader, view, terms, limit, group, details), "lexical", warnings
     semantic, vectors = found.hits, found.vectors
     stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
-    # semantic mode needs only whether any note holds a query word (the engine's top 1)
-    depth = pool if wanted == "hybrid" else 1
-    lexical = lexical_hits(reader, view, terms, depth, group, stored) if terms else []
-    if not lexical:  # no note holds a word of the query: only confident neighbours answer
+    lexical: list[Hit] = []
+    if wanted == "semantic":  # only whether any note holds a query word: dictionary look-ups
+        held = bool(terms) and any_term_held(reader, view, terms)
+    else:
+        lexical = lexical_hits(reader, view, terms, pool, group, stored) if terms else []
+        held = bool(lexical)
+    if not held:  # no note holds a word of the query: only confident neighbours answer
         confident = [i for i, h in enumerate(semantic) if h[2] >= CONFIDENT_COSINE]
         if not confident:
             return [], wanted, [*warnings, no_confident_match(semantic[0][2] if semantic else None)]

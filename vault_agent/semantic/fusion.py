@@ -2,18 +2,20 @@
 the lexical evidence deciding how much each list may move.
 
 score(d) = Σ over lists L holding d of  w_L / (RRF_K + rank_L(d)),  rank 1-based,
-           + LEXICAL_TOP_BONUS when d is the lexical list's first hit and the query names it.
+           + LEXICAL_TOP_BONUS when d is the lexical lead and the query is not described.
 
-Rules, in order (each measured: docs/retrieval.md):
-1. A locked lexical first hit (evidence.lock_reason: the query names the note, holds an
-   exact rare term it has, quotes a phrase it holds) stays first, whatever the model says.
+Rules, in order (each chosen on the dev sets: docs/retrieval.md, docs/benchmarks.md):
+1. A locked lead stays first whatever the model says: the lexical first hit when the query
+   names it, every term is in its aliases, it holds a quoted phrase, or a keyword query's
+   rare word (evidence.lock_reason); or the hit holding a keyword typed exactly where the
+   stemmer matched more notes (evidence.exact_lead, `lead`).
 2. Only semantic hits within SEMANTIC_MARGIN of the best cosine take part (the semantic
    list ranks every note, so without a cut a note that both lists rank mediocrely beats
    the note only the model found).
-3. Adaptive weights: a query that describes a note in other words (`described`: it does
-   not name the lexical first note and has enough words to describe anything) lets the
-   semantic list weigh DESCRIBED_SEMANTIC_WEIGHT; otherwise (a name, a keyword or two)
-   the lists weigh the same and the lexical first hit keeps LEXICAL_TOP_BONUS.
+3. Weights by query shape: a query that describes a note in other words (`described`: it
+   names no note and has evidence.DESCRIBED_MIN_WORDS words or more) weighs the semantic
+   list DESCRIBED_SEMANTIC_WEIGHT; a name or a few keywords weigh it SEMANTIC_WEIGHT and
+   the lead keeps LEXICAL_TOP_BONUS.
 4. Near-duplicates: a hit whose vector is within DUPLICATE_COSINE of a hit ranked above it,
    with no better lexical evidence of its own, is moved below the others (a translated copy
    of the same note: the model puts translations next to each other, the query's words
