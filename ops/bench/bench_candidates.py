@@ -296,7 +296,14 @@ def _grid(prefix: str, **axes: tuple[Any, ...]) -> None:
         FUSIONS[name] = {"lock": True, **{GRID_KEYS[k]: v for k, v in conf.items()}}
 
 
-GRID_KEYS = {"t": "min_terms", "d": "duplicate_cosine", "m": "semantic_margin", "k": "kw", "w": "desc", "r": "rare"}
+GRID_KEYS = {
+    "t": "min_terms",
+    "d": "duplicate_cosine",
+    "m": "semantic_margin",
+    "k": "kw",
+    "w": "desc",
+    "r": "rare",
+}
 # The first grid (names L-t<min words>-d<copy cosine>-m<margin>-k<keyword weight>-w<described
 # weight>), then a finer one around its best (F-..., with r<rare notes>).
 _grid("L", t=(2, 3, 4), d=(None, 0.75, 0.8, 0.9, 0.95), m=(0.05, 0.1, 0.15), k=(0.5, 1.0), w=(1.0, 1.5))

@@ -92,15 +92,15 @@ def _search(settings_: Settings, **raw: Any) -> dict[str, Any]:
 
 
 def _plain_first(settings_: Settings, query: str) -> str:
-    """The first hit of plain RRF (+ lexical-top bonus, the previous ranking) over the same
-    real lexical and semantic lists search fuses."""
+    """The first hit of plain RRF (+ lexical-top bonus, equal weights, margin 0.15: round 2's
+    ranking) over the same real lexical and semantic lists search fuses."""
     reader = reader_for(settings_)
     try:
         with reader.acquire() as view:
             terms = query_terms(query)
             lex, _, _ = ranked_hits(reader, view, query, terms, FUSION_POOL, "lexical", "note")
             sem, _, _ = ranked_hits(reader, view, query, terms, FUSION_POOL, "semantic", "note")
-        return fuse(lex, sem, 1)[0][0]
+        return fuse(lex, sem, 1, semantic_weight=1.0, semantic_margin=0.15)[0][0]
     finally:
         reader.close()
 
@@ -116,8 +116,11 @@ def test_titles_stay_first_and_paraphrases_come_first_more_often(embedded_vault:
     ]
     plain = [_plain_first(settings_, q["q"]) in q["targets"] for q in QUERIES]
     # The fixture's 20 paraphrase questions (zh, ja, cross-language, en): measured first hit
-    # right for 17 with adaptive fusion, 13 with plain RRF + bonus.
-    assert sum(adaptive) >= 16 and sum(adaptive) > sum(plain), (adaptive, plain)
+    # right for 15 with the shipped fusion, 13 with plain RRF + bonus (round 4's fusion: 17;
+    # it weighed the model 1.5x for any question and lost rare terms and keywords to the
+    # engine alone: docs/retrieval.md). The misses: English questions whose answer is a
+    # Chinese or Japanese note, where an English note shares the question's common words.
+    assert sum(adaptive) >= 15 and sum(adaptive) > sum(plain), (adaptive, plain)
 
 
 def _find_first_read(settings_: Settings, query: str) -> str | None:
@@ -143,5 +146,6 @@ def test_vault_find_reads_first_what_hybrid_search_ranks_first(embedded_vault: t
         agree += first == top
         right += first in q["targets"]
     # Measured: find's first read is search's first hit for 20 of 20 questions, and right for
-    # 17 (before: find kept only chunks covering >= 60 % / 30 % of the query's words).
-    assert agree >= 18 and right >= 16, (agree, right)
+    # 15, as search's (before round 3: find kept only chunks covering >= 60 % / 30 % of the
+    # query's words).
+    assert agree >= 18 and right >= 15, (agree, right)

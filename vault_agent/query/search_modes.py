@@ -24,6 +24,7 @@ from vault_agent.semantic import evidence
 from vault_agent.semantic.encoder import DUPLICATE_COSINE
 from vault_agent.semantic.evidence import exact_lead, lock_reason, names_note, word_count
 from vault_agent.semantic.fusion import FusedHit, fuse_explained
+from vault_agent.text import tokenize
 
 Mode = Literal["lexical", "semantic", "hybrid"]
 Group = Literal["chunk", "note"]
@@ -109,8 +110,6 @@ def _aliases_hold(index: Any, searcher: Any, path: str, terms: list[str]) -> boo
 def _run_freq(index: Any, searcher: Any, run: str) -> int:
     """Notes holding a CJK run: its bigrams as a phrase in any text field."""
     import tantivy
-
-    from vault_agent.text import tokenize
 
     Q, Occur = tantivy.Query, tantivy.Occur
     grams: list[str | tuple[int, str]] = list(tokenize(run))
