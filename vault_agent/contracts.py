@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 3  # 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored in the engine
 # 2: a Latin word ends where CJK starts (text.tokenize); 3: block structure by comrak, where
@@ -123,6 +123,9 @@ class SegmentRef(BaseModel):
     files: dict[str, str]  # table name → file name inside segments/
     note_count: int
     deleted: list[str] = []  # tombstoned paths (sorted)
+    # Notes covered by the segment's partial embedding files while it is being embedded
+    # (vault_agent/semantic/store.py); 0, and left out of the manifest, otherwise.
+    embedded_notes: int = Field(default=0, exclude_if=lambda v: v == 0)
 
 
 class Manifest(BaseModel):

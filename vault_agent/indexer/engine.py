@@ -8,7 +8,7 @@ and committed, paced by `CommitPacer`. Small segments are compacted and garbage 
 while idle. The other jobs live in their own classes, which the writer composes: stale
 state (`Staleness`), the periodic reconcile scan (`Reconciler`), `writer.json`'s heartbeat
 (`Heartbeat`), retries (`Backoff`), GC (`GarbageCollector`) and embeddings
-(`SemanticIndexer`, following the lexical commits on its own thread).
+(`SemanticIndexer`: a niced worker process following the commits).
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ class Writer:
             IndexBusy: another writer holds the lock.
         """
         self._indexer = idx = open_writer_dirs(self.settings, self._lock)
+        idx.commit_hook = self._semantic  # every commit sets the embedder's target and carries its files
         try:
             self._gc = GarbageCollector(self.index_dir)
             self._echoes = ToolEchoes(idx.vault)
@@ -249,6 +250,7 @@ class Writer:
             self._batcher.wake()  # another process appended (write tools without a writer)
         self._head = max(self._head, head)
         self._publish()
+        self._semantic.publish_state()  # embedder.json: its heartbeat says embeddings are being computed
 
     def _storage_problem(self, exc: OSError, *, lost_hints: bool) -> bool:
         """Mark the index stale for a full or read-only state dir; True when it is one.

@@ -193,18 +193,17 @@ def ranked_hits(
     surface uses (search, vault_find). `details`: see hit_details. `evidence`, when given,
     receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed)."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
-    if wanted == "lexical":
-        return lexical_hits(reader, view, terms, limit, group, details), "lexical", []
+    if wanted == "lexical":  # every answer says how far embeddings are (SEMANTIC_PENDING / _OFF)
+        warnings = semantic_warnings(reader, view, lexical_answer=mode is None)
+        return lexical_hits(reader, view, terms, limit, group, details), "lexical", warnings
     pool = max(limit, FUSION_POOL)
     semantic = semantic_hits(reader, view, query, pool)
-    warnings = semantic_warnings(reader, view)
+    warnings = semantic_warnings(reader, view, lexical_answer=semantic is None)
     if semantic is None:  # answered lexical: one warning says so (and why), not two
-        broken = [w for w in warnings if w.code == "SEMANTIC_UNAVAILABLE"]  # the model cannot load
-        lag = " (they are being computed)" if any(w.code == "SEMANTIC_PENDING" for w in warnings) else ""
-        warnings = broken or [
+        warnings = warnings or [
             WarningItem(
                 code="SEMANTIC_UNAVAILABLE",
-                message=f"{wanted} search needs embeddings and this index has none yet{lag}; answered lexical",
+                message=f"{wanted} search needs embeddings and this index has none; this answer is lexical",
             )
         ]
         return lexical_hits(reader, view, terms, limit, group, details), "lexical", warnings
