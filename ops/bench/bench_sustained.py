@@ -2,17 +2,22 @@
 """Sustained editing: do reads degrade while an editor saves one note every 0.2 s?
 
     .venv/bin/python ops/bench/bench_sustained.py [--notes 10000] [--minutes 10]
-        [--idle-s 60] [--edit-every 0.2] [--workdir DIR]
+        [--idle-s 60] [--edit-every 0.2] [--workdir DIR] [--semantic on|off]
 
-Setup: `ops/gen_vault.py` (deterministic) into a temp dir, a full index, then one in-process
-live writer with its watcher (`build_context(watch=True)`, what `serve --watch` runs).
-1. idle: two query threads (`overview`, `search` with a rotating query) for --idle-s;
+Setup: `ops/gen_vault.py` (deterministic) into a temp dir, a full index, with --semantic on
+(the default, what users run) every note embedded in the foreground (`index --embed`), then
+one in-process live writer with its watcher (`build_context(watch=True)`, what `serve
+--watch` runs), whose embedder (a niced worker process) re-embeds every edited note.
+1. idle: two query threads (`overview`, `search` with a rotating query, default mode:
+   hybrid when embedded) for --idle-s, every note embedded, nothing to do: the baseline;
 2. sustained: an "editor" thread rewrites a random note on disk (not through the write
    tools: the watcher path) every --edit-every seconds for --minutes, queries continuing.
 Every 5 s a sampler records live segments (CURRENT manifest), files under segments/ and
 snapshots/, and the state dir's size. Reports p50/p99 of each query over the idle phase
 and over the last 2 minutes of editing (the last 40% when shorter), their ratio, and the
-max/last samples. Prints JSON lines; the last one is the summary.
+max/last samples, and (semantic on) the passages the embedder computed during the edits
+and the share embedded at the end. Prints JSON lines; the last one is the summary. Issue 20's
+target: search and overview p99 over the edits at most 3x idle, with embeddings on.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from vault_agent.config import Settings  # noqa: E402
 from vault_agent.contracts import SEGMENTS_DIR, SNAPSHOTS_DIR  # noqa: E402
 from vault_agent.freshness import read_current_manifest  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.semantic.progress import semantic_state  # noqa: E402
 
 QUERIES = ["project plan", "meeting notes", "pipeline", "budget review", "garden", "kernel module"]
 
@@ -72,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--idle-s", type=float, default=60.0)
     ap.add_argument("--edit-every", type=float, default=0.2)
     ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--semantic", choices=["on", "off"], default="on")
     args = ap.parse_args(argv)
+    os.environ["VAULT_AGENT_SEMANTIC"] = args.semantic
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-sustained-"))
     vault, state = work / "vault", work / "state"
     if not vault.exists():
@@ -84,6 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     build_index(settings, full=True)
     print(json.dumps({"setup": "index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}))
+    if args.semantic == "on":
+        t0 = time.perf_counter()
+        build_index(settings, embed=lambda done, total, eta: None)
+        manifest = read_current_manifest(state)
+        assert manifest is not None
+        share = semantic_state(manifest, state, load_model=False).share
+        print(json.dumps({"setup": "embed", "share": share, "seconds": round(time.perf_counter() - t0, 1)}))
     print(json.dumps({"uptime": os.getloadavg()}))
     operations()
     notes = sorted(p for p in vault.rglob("*.md"))
@@ -123,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             stats.append(row)
             print(json.dumps(row), flush=True)
 
+    embedder = ctx.writer._semantic if ctx.writer is not None else None
+    embedded_before = [0]
     started = time.monotonic()
     threads = [threading.Thread(target=query, args=(n,), daemon=True) for n in samples]
     threads += [threading.Thread(target=editor, daemon=True), threading.Thread(target=sampler, daemon=True)]
@@ -131,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             t.start()
         stop.wait(args.idle_s)
         idle_end = time.monotonic()
+        embedded_before[0] = embedder.passages_embedded if embedder is not None else 0
         editing.set()
         stop.wait(args.minutes * 60)
         end = time.monotonic()
@@ -138,9 +156,21 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
         for t in threads:
             t.join(60)
+        final = read_current_manifest(state)
+        embedder_stats = (
+            {
+                "passages_embedded_during_edits": embedder.passages_embedded - embedded_before[0],
+                "worker_restarts": embedder.restarts,
+                "share_at_end": semantic_state(final, state, load_model=False).share if final else None,
+            }
+            if embedder is not None
+            else {}
+        )
         close_context(ctx)
     tail_s = min(120.0, 0.4 * (end - idle_end))
     summary: dict[str, Any] = {
+        "semantic": args.semantic,
+        **embedder_stats,
         "notes": args.notes,
         "minutes": args.minutes,
         "edit_every_s": args.edit_every,

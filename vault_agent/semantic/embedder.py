@@ -107,9 +107,10 @@ class SemanticIndexer:
         self.threads = threads
         self.batch_passages = batch_passages
         self.publish_passages = publish_passages
-        # Called on the writer thread after each commit `sync` makes (tests look at the
-        # state between published batches from here: nothing else commits meanwhile).
-        self.on_publish: Callable[[Manifest], None] | None = None
+        # Called on the dispatcher thread between jobs, with the segment id and the files the
+        # job finished (not yet committed): the next job waits for it to return (tests look
+        # at the state between published batches from here).
+        self.after_job: Callable[[int, dict[str, str]], None] | None = None
         self._cond = threading.Condition()
         self._target: Manifest | None = None
         self._ready: dict[int, _Ready] = {}
@@ -219,8 +220,6 @@ class SemanticIndexer:
         segments = self.attach(manifest.segments)
         committed = indexer.commit_snapshot(segments, manifest.applied_seq, manifest.skipped)
         self.committed(committed)  # again, harmless, when the Indexer's hook already did
-        if self.on_publish is not None:
-            self.on_publish(committed)
         return committed
 
     def settled(self) -> bool:
@@ -372,8 +371,10 @@ class SemanticIndexer:
         proc = self._proc
         if proc is not None and proc.returncode() is None:
             return proc
-        if proc is not None:
-            self._stop_worker()
+        if proc is not None:  # died between jobs (killed, out of memory)
+            self._crashed(WorkerDied(f"exit {proc.returncode()}"), None)
+            if self._stopping:
+                return None
         self._set_phase("starting")
         threads = self.threads or embed_threads()
         proc = WorkerProcess(self.index_dir, nice=self.nice, threads=threads)
@@ -458,6 +459,8 @@ class SemanticIndexer:
             self._cond.notify_all()
         if self._wake is not None:
             self._wake()
+        if self.after_job is not None:
+            self.after_job(sid, files)
 
     _consecutive_crashes = 0
 
