@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, SegmentRef
-from vault_agent.indexer.snapshot import atomic_write
 from vault_agent.semantic.embed_job import EmbedJob
 from vault_agent.semantic.encoder import MODEL_ID
 from vault_agent.semantic.progress import EMBEDDER_STATE_FILE, EmbedderPhase, EmbedderState, semantic_state
@@ -191,7 +190,8 @@ class SemanticIndexer:
             live = {s.segment_id for s in manifest.segments}
             for sid in list(self._ready):
                 if sid not in live or self._ready[sid].seq <= self._offered:
-                    del self._ready[sid]
+                    for name in self._ready.pop(sid).names():  # a segment compacted away before
+                        self._known.setdefault(name, None)  # its files were: still a vector source
             for seg in manifest.segments:
                 for key, name in seg.files.items():
                     if key in (TABLE, VECTORS) or part_number(key) is not None:
@@ -288,8 +288,12 @@ class SemanticIndexer:
             last_error=self.last_error,
             notes_per_s=self.notes_per_s(),
         )
+        # Replaced atomically, not durably: a heartbeat (like writer.json), rewritten every second.
+        path = self.index_dir / EMBEDDER_STATE_FILE
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with contextlib.suppress(OSError):
-            atomic_write(self.index_dir / EMBEDDER_STATE_FILE, state.model_dump_json().encode(), durable=False)
+            tmp.write_bytes(state.model_dump_json().encode())
+            os.replace(tmp, path)
 
     def _set_phase(self, phase: EmbedderPhase) -> None:
         if phase != self._phase:
@@ -441,6 +445,10 @@ class SemanticIndexer:
     def _on_done(self, job: EmbedJob, event: dict[str, Any]) -> None:
         sid = job.segment.segment_id
         files = {str(k): str(v) for k, v in dict(event.get("files") or {}).items()}
+        log.debug(
+            "embedding job done: segment %d %s, %s passages computed, %s reused",
+            sid, job.op, event.get("embedded"), event.get("reused"),
+        )
         with self._cond:
             ready = self._ready.setdefault(sid, _Ready())
             if job.op == "twin":

@@ -137,7 +137,7 @@ def snapshot_vectors(reader: Any, manifest: Manifest, model: str) -> SnapshotVec
                 loaded = cache.files.get(name)
                 if loaded is None and file_model(seg_dir / name) == model:
                     loaded = cache.files[name] = _read_file(seg_dir / name)
-                    grew = True
+                    grew = grew or not name.endswith(".arrow")  # decoded, with an SVD's transients
                 if loaded is None:
                     continue
                 dead = (held & newer) | set(seg.deleted)

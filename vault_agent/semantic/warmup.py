@@ -56,12 +56,13 @@ def warm_model(settings: Settings) -> threading.Thread | None:
 
 def _load_snapshot(reader: Any) -> None:
     manifest = reader.current_manifest()  # loads the snapshot (tables, engine) into the reader
-    if manifest is not None and semantic_state(manifest, load_model=False).embedded_notes > 0:
+    if manifest is not None:
         snapshot_vectors(reader, manifest, MODEL_ID)
 
 
 def warm_snapshot(reader: Any) -> threading.Thread | None:
-    """Load the reader's current snapshot and its vectors in the background."""
-    if not semantic_enabled():
+    """Load the reader's current snapshot and its vectors in the background when the index
+    has embeddings."""
+    if not semantic_enabled() or not _has_embeddings(reader.settings.index_dir):
         return None
     return _in_background("snapshot", _load_snapshot, reader)
