@@ -16,9 +16,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from api.serverkit import VAULT_AGENT, ServerThread, http_mcp_client, serving, stdio_mcp_client
 from testkit import check_golden
 
-from api.serverkit import VAULT_AGENT, ServerThread, http_mcp_client, serving, stdio_mcp_client
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
 

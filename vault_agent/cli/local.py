@@ -70,6 +70,7 @@ class _EmbedProgress:
         self._drawn = False
         self.embedded = 0
         self.live = 0
+        self._shown = -1  # `embedded` when last drawn
 
     def __call__(self, embedded: int, live: int, eta_s: float | None) -> None:
         from vault_agent.semantic.progress import format_eta
@@ -80,7 +81,11 @@ class _EmbedProgress:
         if (self._drawn or not self.tty) and now - self._last < every:
             return
         self._last = now
-        left = f", {format_eta(eta_s)} left" if eta_s is not None and self.embedded < live else ""
+        self._draw(format_eta(eta_s) if eta_s is not None and self.embedded < live else None)
+
+    def _draw(self, eta: str | None) -> None:
+        left = f", {eta} left" if eta else ""
+        live = self.live
         if self.tty:
             width = 30
             filled = int(width * self.embedded / live) if live else width
@@ -91,9 +96,13 @@ class _EmbedProgress:
         else:
             pct = int(100 * self.embedded / live) if live else 100
             sys.stderr.write(f"embedding: {self.embedded} of {live} notes ({pct}%){left}\n")
+        self._shown = self.embedded
         sys.stderr.flush()
 
     def close(self) -> None:
+        """The last state, whatever the pace (a bar ends its line)."""
+        if self.live and self._shown != self.embedded:
+            self._draw(None)
         if self._drawn:
             sys.stderr.write("\n")
             sys.stderr.flush()
