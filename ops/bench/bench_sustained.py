@@ -4,7 +4,8 @@
     .venv/bin/python ops/bench/bench_sustained.py [--notes 10000] [--minutes 10]
         [--idle-s 60] [--edit-every 0.2] [--workdir DIR] [--semantic on|off]
 
-Setup: `ops/gen_vault.py` (deterministic) into a temp dir, a full index, with --semantic on
+Setup: `ops/gen_vault.py` (deterministic) into a temp dir, a full index (a catch-up when
+--workdir already holds one), with --semantic on
 (the default, what users run) every note embedded in the foreground (`index --embed`), then
 one in-process live writer with its watcher (`build_context(watch=True)`, what `serve
 --watch` runs), whose embedder (a niced worker process) re-embeds every edited note.
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     settings = Settings(vault=vault, index_dir=state)
     t0 = time.perf_counter()
-    build_index(settings, full=True)
+    build_index(settings, full=not state.exists())  # a kept --workdir: catch up (embeddings kept)
     print(json.dumps({"setup": "index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}))
     if args.semantic == "on":
         t0 = time.perf_counter()

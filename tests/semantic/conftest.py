@@ -85,5 +85,14 @@ def embedded_vault(tmp_path: Path, embedded_template: Path) -> Iterator[tuple[Se
         yield settings, writer
 
 
+def process_running(pid: int) -> bool:
+    """The process exists and is not a zombie waiting for its parent to reap it."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
 def reader_for(settings: Settings) -> SnapshotReader:
     return SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")

@@ -20,7 +20,7 @@ from vault_agent.query.search import search
 from vault_agent.semantic import semantic_state, semantic_warnings
 from vault_agent.semantic.progress import read_embedder_state
 
-from .conftest import REPO, copy_vault, fully_embedded, reader_for, settings_for, wait_until
+from .conftest import REPO, copy_vault, fully_embedded, process_running, reader_for, settings_for, wait_until
 
 BROKEN_MODEL_SCRIPT = textwrap.dedent(
     """
@@ -81,15 +81,6 @@ def test_model_that_fails_to_load_leaves_lexical_search_and_one_warning(tmp_path
     assert proc.stderr.count("semantic model failed to load") == 2
 
 
-def _running(pid: int) -> bool:
-    """The process exists and is not a zombie waiting for a parent to reap it."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
-    except OSError:
-        return False
-    return "\nState:\tZ" not in status
-
-
 def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) -> None:
     vault = copy_vault(tmp_path / "vault")
     for i in range(100):  # with the model load, enough work that the kill lands while the embedder works
@@ -121,7 +112,7 @@ def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) 
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     # The worker follows its writer (its stdin closes): no orphan keeps computing.
-    assert wait_until(lambda: not _running(worker_pid))
+    assert wait_until(lambda: not process_running(worker_pid))
     # The snapshot CURRENT names is complete: lexical answers, semantic says it lags and
     # that nothing computes the rest any more (the writer's heartbeat stopped).
     reader = reader_for(settings)

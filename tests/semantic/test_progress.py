@@ -19,7 +19,7 @@ from vault_agent.query.status import index_status
 from vault_agent.semantic.progress import read_embedder_state, semantic_state
 from vault_agent.semantic.store import PART_PREFIX, TABLE, VECTORS
 
-from .conftest import fully_embedded, reader_for, settings_for, wait_until
+from .conftest import fully_embedded, process_running, reader_for, settings_for, wait_until
 
 TOPICS = ["harbor", "budget", "garden", "kernel", "ledger", "lantern", "sprint", "recipe"]
 
@@ -114,29 +114,19 @@ def test_a_killed_worker_is_restarted_and_reported(tmp_path: Path) -> None:
     with writer:
         assert wait_until(lambda: fully_embedded(settings))
         assert writer._semantic.restarts == 1
-        assert wait_until(lambda: (read_embedder_state(settings.index_dir) or _no_state()).restarts == 1)
+        assert wait_until(lambda: _published_restarts(settings) == 1)
         details = index_status(settings, verbose=True).data.details
         assert details is not None and details.embedder_restarts == 1
         assert details.semantic_search == "ready" and details.embedded_notes == 240
         worker = writer._semantic.worker_pid
     # The writer stopped its worker with it, and says nothing computes embeddings any more.
-    assert worker is None or not _alive(worker)
+    assert worker is None or not process_running(worker)
     assert read_embedder_state(settings.index_dir) is None
 
 
-def _no_state():  # type: ignore[no-untyped-def]
-    class Nothing:
-        restarts = -1
-
-    return Nothing()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
-    except OSError:
-        return False
-    return "\nState:\tZ" not in status
+def _published_restarts(settings: Settings) -> int | None:
+    state = read_embedder_state(settings.index_dir)
+    return state.restarts if state is not None else None
 
 
 def test_a_restart_and_a_compaction_embed_nothing_again(tmp_path: Path) -> None:
