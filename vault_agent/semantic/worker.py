@@ -91,8 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         with write_lock:
             out.write(json.dumps({"ev": ev, **fields}, separators=(",", ":")) + "\n")
 
+    from vault_agent.blas import use_one_blas_thread
     from vault_agent.semantic.embed_job import EmbedJob, SegmentEmbedder
     from vault_agent.semantic.encoder import load_encoder, load_error
+
+    use_one_blas_thread()  # the parent's environment did it already; this holds wherever we run
 
     encoder = load_encoder()
     if encoder is None:
