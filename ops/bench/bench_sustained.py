@@ -60,7 +60,17 @@ def _call(ctx: AppContext, name: str, **raw: Any) -> None:
 
 
 def _dir_stats(state: Path) -> dict[str, int]:
-    size = sum(p.stat().st_size for p in state.rglob("*") if p.is_file())
+    # Each file once (the engine's snapshot dirs hard-link the same files), and files GC
+    # deletes during the walk skipped, not fatal to the sampler.
+    seen: dict[tuple[int, int], int] = {}
+    for root, _, files in os.walk(state):
+        for name in files:
+            try:
+                st = os.stat(os.path.join(root, name))
+            except FileNotFoundError:
+                continue
+            seen[(st.st_dev, st.st_ino)] = st.st_size
+    size = sum(seen.values())
     seg = len(os.listdir(state / SEGMENTS_DIR)) if (state / SEGMENTS_DIR).exists() else 0
     snaps = len(os.listdir(state / SNAPSHOTS_DIR)) if (state / SNAPSHOTS_DIR).exists() else 0
     manifest = read_current_manifest(state)
@@ -80,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edit-every", type=float, default=0.2)
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--semantic", choices=["on", "off"], default="on")
+    ap.add_argument(
+        "--worker-nice", type=int, default=None, help="the embedding worker's nice value (default: the product's, 19)"
+    )
     args = ap.parse_args(argv)
     os.environ["VAULT_AGENT_SEMANTIC"] = args.semantic
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-sustained-"))
@@ -140,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(row), flush=True)
 
     embedder = ctx.writer._semantic if ctx.writer is not None else None
+    if embedder is not None and args.worker_nice is not None:
+        embedder.nice = args.worker_nice  # taken by the next worker it starts (none runs while all is embedded)
     embedded_before = [0]
     started = time.monotonic()
     threads = [threading.Thread(target=query, args=(n,), daemon=True) for n in samples]
@@ -171,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     tail_s = min(120.0, 0.4 * (end - idle_end))
     summary: dict[str, Any] = {
         "semantic": args.semantic,
+        "worker_nice": embedder.nice if embedder is not None else None,
         **embedder_stats,
         "notes": args.notes,
         "minutes": args.minutes,

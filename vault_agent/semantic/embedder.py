@@ -193,10 +193,11 @@ class SemanticIndexer:
                     for name in self._ready.pop(sid).names():  # a segment compacted away before
                         self._known.setdefault(name, None)  # its files were: still a vector source
             for seg in manifest.segments:
-                for key, name in seg.files.items():
-                    if key in (TABLE, VECTORS) or part_number(key) is not None:
-                        self._known.pop(name, None)
-                        self._known[name] = None  # newest last
+                complete = [VECTORS] if VECTORS in seg.files else [TABLE] if TABLE in seg.files else []
+                for key in complete + part_keys(seg.files):  # the mapped twin rather than its Parquet
+                    name = seg.files[key]
+                    self._known.pop(name, None)
+                    self._known[name] = None  # newest last
             while len(self._known) > 4 * MAX_CACHE_FILES:
                 del self._known[next(iter(self._known))]
             self._cond.notify_all()
@@ -338,6 +339,19 @@ class SemanticIndexer:
         return self._stopping or self._plan_locked() is not None
 
     def _run(self) -> None:
+        """The dispatcher: plans, runs and supervises. An unexpected error of its own is
+        logged (type only), counted like a worker crash and retried after the backoff:
+        embeddings must not stop for good behind a healthy writer."""
+        while not self._stopping and not self.model_failed:
+            try:
+                self._dispatch()
+            except Exception as exc:  # noqa: BLE001 - the loop must outlive any one failure
+                log.error("the embedder failed (%s); it restarts", type(exc).__name__)
+                with self._cond:
+                    self._running = None
+                self._crashed(WorkerDied(type(exc).__name__), None)
+
+    def _dispatch(self) -> None:
         try:
             while True:
                 with self._cond:
