@@ -4,10 +4,11 @@ numpy's OpenBLAS starts as many helper threads as cores and splits every matrix 
 over them; its helpers spin while they wait. Our products are small (a query against the
 model's weights, a sketch scan of 128 floats a row) and the servers run several requests,
 the writer and a watcher at once, so the split buys nothing and, on a busy machine, makes
-a product wait for a helper to be scheduled: hybrid search p50 18 ms with one thread
-against 80–500 ms with two at load 12–15 (2 cores; /tmp/se lat runs, see docs/retrieval.md),
-and in the embedding worker 13 ms of CPU per passage against 57. Parallelism comes from
-threads of our own (requests, the worker's encoder threads) instead.
+a product wait for a helper to be scheduled: on 2 cores at load 15,
+`ops/bench/bench_sustained.py` measured an idle hybrid search p50 of 547 ms with two threads
+and 35 ms with one; in the embedding worker a passage cost 57 ms of CPU against 13
+(docs/benchmarks.md). Parallelism comes from threads of our own (requests, the worker's
+encoder threads) instead.
 """
 
 from __future__ import annotations

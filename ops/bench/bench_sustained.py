@@ -44,7 +44,11 @@ from vault_agent.config import Settings  # noqa: E402
 from vault_agent.contracts import SEGMENTS_DIR, SNAPSHOTS_DIR  # noqa: E402
 from vault_agent.freshness import read_current_manifest  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.semantic.progress import semantic_state  # noqa: E402
+
+try:
+    from vault_agent.semantic.progress import semantic_state
+except ImportError:  # code before issue 22 (a side-by-side run of an older checkout's copy of this file)
+    from vault_agent.semantic.query import semantic_state  # type: ignore[no-redef]
 
 QUERIES = ["project plan", "meeting notes", "pipeline", "budget review", "garden", "kernel module"]
 
@@ -91,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--semantic", choices=["on", "off"], default="on")
     ap.add_argument(
-        "--worker-nice", type=int, default=None, help="the embedding worker's nice value (default: the product's, 19)"
+        "--worker-nice", type=int, default=None, help="the embedding worker's nice value (default: the product's, 10)"
     )
     args = ap.parse_args(argv)
     os.environ["VAULT_AGENT_SEMANTIC"] = args.semantic
@@ -106,12 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     build_index(settings, full=not state.exists())  # a kept --workdir: catch up (embeddings kept)
     print(json.dumps({"setup": "index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}))
-    if args.semantic == "on":
+    manifest = read_current_manifest(state)
+    assert manifest is not None
+    if args.semantic == "on" and semantic_state(manifest, load_model=False).pending:
         t0 = time.perf_counter()
         build_index(settings, embed=lambda done, total, eta: None)
         manifest = read_current_manifest(state)
         assert manifest is not None
-        share = semantic_state(manifest, state, load_model=False).share
+        share = semantic_state(manifest, load_model=False).share
         print(json.dumps({"setup": "embed", "share": share, "seconds": round(time.perf_counter() - t0, 1)}))
     print(json.dumps({"uptime": os.getloadavg()}))
     operations()
@@ -164,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             t.start()
         stop.wait(args.idle_s)
         idle_end = time.monotonic()
-        embedded_before[0] = embedder.passages_embedded if embedder is not None else 0
+        embedded_before[0] = getattr(embedder, "passages_embedded", 0)
         editing.set()
         stop.wait(args.minutes * 60)
         end = time.monotonic()
@@ -175,9 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         final = read_current_manifest(state)
         embedder_stats = (
             {
-                "passages_embedded_during_edits": embedder.passages_embedded - embedded_before[0],
-                "worker_restarts": embedder.restarts,
-                "share_at_end": semantic_state(final, state, load_model=False).share if final else None,
+                "passages_embedded_during_edits": getattr(embedder, "passages_embedded", 0) - embedded_before[0],
+                "worker_restarts": getattr(embedder, "restarts", None),
+                "share_at_end": semantic_state(final, load_model=False).share if final else None,
             }
             if embedder is not None
             else {}
@@ -186,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     tail_s = min(120.0, 0.4 * (end - idle_end))
     summary: dict[str, Any] = {
         "semantic": args.semantic,
-        "worker_nice": embedder.nice if embedder is not None else None,
+        "worker_nice": getattr(embedder, "nice", None),
         **embedder_stats,
         "notes": args.notes,
         "minutes": args.minutes,

@@ -16,6 +16,7 @@ from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
 from vault_agent.query.search import search
 from vault_agent.query.status import index_status
+from vault_agent.semantic.embedder import WORKER_NICE
 from vault_agent.semantic.progress import read_embedder_state, semantic_state
 from vault_agent.semantic.store import PART_PREFIX, TABLE, VECTORS
 
@@ -101,12 +102,14 @@ def test_a_killed_worker_is_restarted_and_reported(tmp_path: Path) -> None:
     settings = bulk_vault(tmp_path)
     build_index(settings, full=True)
     killed = threading.Event()
+    niceness: list[int] = []
 
     def kill_once(segment_id: int, files: dict[str, str]) -> None:
         if not killed.is_set():
             killed.set()
             pid = writer._semantic.worker_pid
             assert pid is not None
+            niceness.extend(_thread_nice(pid))
             os.kill(pid, signal.SIGKILL)  # between jobs: the next one finds it dead
 
     writer = small_batches(Writer(settings, watch=False))
@@ -115,6 +118,7 @@ def test_a_killed_worker_is_restarted_and_reported(tmp_path: Path) -> None:
         assert wait_until(lambda: fully_embedded(settings))
         assert writer._semantic.restarts == 1
         assert wait_until(lambda: _published_restarts(settings) == 1)
+        assert niceness and set(niceness) == {WORKER_NICE}  # every thread of the worker yields to queries
         details = index_status(settings, verbose=True).data.details
         assert details is not None and details.embedder_restarts == 1
         assert details.semantic_search == "ready" and details.embedded_notes == 240
@@ -122,6 +126,15 @@ def test_a_killed_worker_is_restarted_and_reported(tmp_path: Path) -> None:
     # The writer stopped its worker with it, and says nothing computes embeddings any more.
     assert worker is None or not process_running(worker)
     assert read_embedder_state(settings.index_dir) is None
+
+
+def _thread_nice(pid: int) -> list[int]:
+    """The nice value of every thread of a process (Linux sets it per thread)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        out.append(int(fields[16]))  # field 19 of stat: nice
+    return out
 
 
 def _published_restarts(settings: Settings) -> int | None:

@@ -4,7 +4,7 @@
 
 Why a process (issue 20): in the writer's process the embedder's threads competed with
 queries for the cores and the GIL (search p99 9.7x idle under sustained editing). Here it
-runs at nice N (19 by default: the kernel gives a waiting query the core at once), the
+runs at nice N (10 by default: a waiting query gets the core first), the
 model lives in this process only (the server loads its own copy only to embed queries),
 and a crash cannot take the server down: the writer restarts it (embedder.py).
 Each thread's BLAS is single-threaded (OPENBLAS_NUM_THREADS=1 etc., set by the parent
