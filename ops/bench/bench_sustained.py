@@ -3,11 +3,12 @@
 
     .venv/bin/python ops/bench/bench_sustained.py [--notes 10000] [--minutes 10]
         [--idle-s 60] [--edit-every 0.2] [--workdir DIR] [--semantic on|off]
+        [--worker-nice N] [--code OTHER_CHECKOUT]
 
 Setup: `ops/gen_vault.py` (deterministic) into a temp dir, a full index (a catch-up when
---workdir already holds one), with --semantic on
-(the default, what users run) every note embedded in the foreground (`index --embed`), then
-one in-process live writer with its watcher (`build_context(watch=True)`, what `serve
+--workdir already holds one), with --semantic on (the default, what users run) every note
+embedded in the foreground (`index --embed`), then the first queries (warm), then one
+in-process live writer with its watcher (`build_context(watch=True)`, what `serve
 --watch` runs), whose embedder (a niced worker process) re-embeds every edited note.
 1. idle: two query threads (`overview`, `search` with a rotating query, default mode:
    hybrid when embedded) for --idle-s, every note embedded, nothing to do: the baseline;
@@ -19,6 +20,9 @@ and over the last 2 minutes of editing (the last 40% when shorter), their ratio,
 max/last samples, and (semantic on) the passages the embedder computed during the edits
 and the share embedded at the end. Prints JSON lines; the last one is the summary. Issue 20's
 target: search and overview p99 over the edits at most 3x idle, with embeddings on.
+
+Side by side: `--code OTHER_CHECKOUT` runs that checkout's vault_agent under this bench (an
+older one embeds with its own background writer during setup); run both on one --workdir.
 """
 
 from __future__ import annotations
@@ -36,7 +40,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+# --code DIR: measure another checkout's code with this bench (a side by side: run it once
+# per checkout on the same --workdir); read before anything imports vault_agent.
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else REPO
+sys.path.insert(0, str(CODE))
 
 from vault_agent.api.app import build_context, close_context  # noqa: E402
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations  # noqa: E402
@@ -47,7 +54,7 @@ from vault_agent.indexer.build import build_index  # noqa: E402
 
 try:
     from vault_agent.semantic.progress import semantic_state
-except ImportError:  # code before issue 22 (a side-by-side run of an older checkout's copy of this file)
+except ImportError:  # --code of a checkout before issue 22
     from vault_agent.semantic.query import semantic_state  # type: ignore[no-redef]
 
 QUERIES = ["project plan", "meeting notes", "pipeline", "budget review", "garden", "kernel module"]
@@ -94,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edit-every", type=float, default=0.2)
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--semantic", choices=["on", "off"], default="on")
+    ap.add_argument("--code", type=Path, default=REPO, help="the checkout whose vault_agent is measured")
     ap.add_argument(
         "--worker-nice", type=int, default=None, help="the embedding worker's nice value (default: the product's, 10)"
     )
@@ -114,7 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     assert manifest is not None
     if args.semantic == "on" and semantic_state(manifest, load_model=False).pending:
         t0 = time.perf_counter()
-        build_index(settings, embed=lambda done, total, eta: None)
+        try:
+            build_index(settings, embed=lambda done, total, eta: None)
+        except TypeError:  # code before `index --embed`: its writer embeds in the background
+            from vault_agent.indexer.engine import Writer
+
+            with Writer(settings, watch=False):
+                while semantic_state(read_current_manifest(state), load_model=False).pending:  # type: ignore[arg-type]
+                    time.sleep(1.0)
         manifest = read_current_manifest(state)
         assert manifest is not None
         share = semantic_state(manifest, load_model=False).share
@@ -162,6 +177,12 @@ def main(argv: list[str] | None = None) -> int:
     if embedder is not None and args.worker_nice is not None:
         embedder.nice = args.worker_nice  # taken by the next worker it starts (none runs while all is embedded)
     embedded_before = [0]
+    # Warm first (the first search loads the snapshot, its vectors and the model): the idle
+    # phase is the steady state, not a cold start (bench_first_answer.py measures that).
+    t0 = time.perf_counter()
+    _call(ctx, "overview")
+    _call(ctx, "search", q=QUERIES[0])
+    print(json.dumps({"setup": "first queries", "seconds": round(time.perf_counter() - t0, 1)}))
     started = time.monotonic()
     threads = [threading.Thread(target=query, args=(n,), daemon=True) for n in samples]
     threads += [threading.Thread(target=editor, daemon=True), threading.Thread(target=sampler, daemon=True)]
