@@ -124,6 +124,7 @@ class SemanticIndexer:
         self._seq = 0  # bumped by every finished job
         self._offered = 0  # `_seq` when `attach` last ran
         self._stopping = False
+        self._publish_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._proc: WorkerProcess | None = None
         self._model: str | None = None
@@ -165,8 +166,8 @@ class SemanticIndexer:
                 proc.kill()  # a worker that does not stop must not outlive its writer
             self._thread.join(timeout=30)
             self._thread = None
-        with contextlib.suppress(FileNotFoundError):
-            (self.index_dir / EMBEDDER_STATE_FILE).unlink()
+        with self._publish_lock, contextlib.suppress(FileNotFoundError):
+            (self.index_dir / EMBEDDER_STATE_FILE).unlink()  # nothing computes them any more
 
     @property
     def worker_pid(self) -> int | None:
@@ -279,9 +280,14 @@ class SemanticIndexer:
             return round(notes / span, 2) if span > 0 and notes else None
 
     def publish_state(self) -> None:
-        """Write `embedder.json` (heartbeat, phase, rate; progress.py reads it)."""
-        if self._thread is None:
-            return
+        """Write `embedder.json` (heartbeat, phase, rate; progress.py reads it). Never after
+        `stop` began: a late heartbeat must not bring back the file `stop` removes."""
+        with self._publish_lock:
+            if self._thread is None or self._stopping:
+                return
+            self._write_state()
+
+    def _write_state(self) -> None:
         state = EmbedderState(
             pid=os.getpid(),
             heartbeat_at=time.time(),
