@@ -351,7 +351,9 @@ def status(
         ]
         details = data.get("details") or {}
         for key, value in details.items():
-            rows.append((key, value if not isinstance(value, list) else ", ".join(map(str, value)) or "-"))
+            if isinstance(value, list):
+                value = ", ".join(map(str, value)) or "-"
+            rows.append((key, "-" if value is None else value))
         width = max(len(k) for k, _ in rows)
         sys.stdout.write("".join(f"{k.ljust(width)}  {v}\n" for k, v in rows))
         for w in warnings:
