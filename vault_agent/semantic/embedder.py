@@ -62,6 +62,8 @@ RATE_WINDOW_S = 60.0  # the rate behind the ETA: notes embedded over the last mi
 
 __all__ = ["EMBED_BATCH_PASSAGES", "PUBLISH_PASSAGES", "SemanticIndexer"]
 
+Spawn = Callable[[str, Callable[[], None]], threading.Thread]  # (name, target) → a started thread
+
 
 class _Indexer(Protocol):
     """What the embedder needs of `indexer.build.Indexer` (the writer's commit path)."""
@@ -102,8 +104,10 @@ class SemanticIndexer:
         threads: int | None = None,
         batch_passages: int = EMBED_BATCH_PASSAGES,
         publish_passages: int = PUBLISH_PASSAGES,
+        spawn: Spawn | None = None,
     ) -> None:
         self.index_dir = Path(index_dir)
+        self._spawn = spawn  # starts the dispatcher thread (a writer's supervisor); default: a daemon thread
         self._wake = wake
         self.command = command
         self.nice = nice
@@ -146,8 +150,11 @@ class SemanticIndexer:
         if not semantic_enabled() or self._thread is not None:
             return
         self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="vault-agent-embedder", daemon=True)
-        self._thread.start()
+        if self._spawn is not None:
+            self._thread = self._spawn("embedder", self._run)
+        else:
+            self._thread = threading.Thread(target=self._run, name="vault-agent-embedder", daemon=True)
+            self._thread.start()
         self.publish_state()
 
     def stop(self) -> None:
