@@ -26,6 +26,27 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # prove nothing is fetched from a model hub
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 
+def worker_children() -> list[int]:
+    """Embedding worker processes this test process started and has not reaped."""
+    found = []
+    for task in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        for pid in task.read_text().split():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"vault_agent.semantic.worker" in cmd and process_running(int(pid)):
+                found.append(int(pid))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_worker_left() -> Iterator[None]:
+    """Every test that starts an embedding worker (through a writer) stops it."""
+    yield
+    assert wait_until(lambda: not worker_children(), timeout_s=30), worker_children()
+
+
 @pytest.fixture(scope="session")
 def encoder() -> Encoder:
     enc = load_encoder()
