@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 
+from vault_agent.api.human.status import render_status
 from vault_agent.config import Settings
 from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
@@ -17,10 +19,15 @@ from vault_agent.indexer.engine import Writer
 from vault_agent.query.search import search
 from vault_agent.query.status import index_status
 from vault_agent.semantic.embedder import WORKER_NICE
-from vault_agent.semantic.progress import read_embedder_state, semantic_state
+from vault_agent.semantic.progress import (
+    EMBEDDER_STATE_FILE,
+    EmbedderState,
+    read_embedder_state,
+    semantic_state,
+)
 from vault_agent.semantic.store import PART_PREFIX, TABLE, VECTORS
 
-from .conftest import fully_embedded, process_running, reader_for, settings_for, wait_until
+from .conftest import copy_vault, fully_embedded, process_running, reader_for, settings_for, wait_until
 
 TOPICS = ["harbor", "budget", "garden", "kernel", "ledger", "lantern", "sprint", "recipe"]
 
@@ -188,3 +195,24 @@ def test_files_are_in_the_segment_dir_and_collectable(tmp_path: Path) -> None:
             name = seg.files[key]
             assert SEGMENT_RE.match(name)  # GC knows them (and removes them once unreferenced)
             assert (Path(settings.index_dir) / SEGMENTS_DIR / name).is_file()
+
+
+def test_status_and_answers_show_the_eta_at_the_embedder_rate(tmp_path: Path) -> None:
+    """A live embedder's published rate (embedder.json, as the writer writes it) gives the ETA
+    in `status --verbose`, its human line and every search answer's SEMANTIC_PENDING."""
+    settings = settings_for(copy_vault(tmp_path / "vault"))
+    build_index(settings, full=True)  # lexical only: 16 notes, none embedded
+    state = EmbedderState(pid=os.getpid(), heartbeat_at=time.time(), command="writer", phase="running", notes_per_s=4.0)
+    (settings.index_dir / EMBEDDER_STATE_FILE).write_text(state.model_dump_json(), encoding="utf-8")
+    out = index_status(settings, verbose=True)
+    details = out.data.details
+    assert details is not None
+    assert (details.semantic_search, details.embedded_notes, details.embedding_eta_seconds) == ("pending", 0, 4)
+    line = render_status({"data": out.data.model_dump(mode="json", by_alias=True)})
+    assert "semantic search: pending; 0 of 16 notes embedded (0%), about 4 s left, embedder running" in line
+    reader = reader_for(settings)
+    try:
+        [warning] = search(reader, "harbor review").warnings
+    finally:
+        reader.close()
+    assert warning.code == "SEMANTIC_PENDING" and "about 4 s left" in warning.message
