@@ -233,21 +233,20 @@ def ranked_hits(
     below the model's CONFIDENT_COSINE answers no hits with NO_CONFIDENT_MATCH (made-up
     words must not get ten confident-looking results)."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
-    if wanted == "lexical":
+    if wanted == "lexical":  # every answer says how far embeddings are (SEMANTIC_PENDING / _OFF)
+        warnings = semantic_warnings(reader, view, lexical_answer=mode is None)
         hits = lexical_hits(reader, view, terms, limit, group, details, allowed)
         if explained is not None:
             explained.extend(FusedHit(p, o, s, lexical_rank=i, lexical_score=s) for i, (p, o, s) in enumerate(hits, 1))
-        return hits, "lexical", []
+        return hits, "lexical", warnings
     pool = max(limit, FUSION_POOL)
     found = semantic_search(reader, view, query, pool, allowed)
-    warnings = semantic_warnings(reader, view)
+    warnings = semantic_warnings(reader, view, lexical_answer=found is None)
     if found is None:  # answered lexical: one warning says so (and why), not two
-        broken = [w for w in warnings if w.code == "SEMANTIC_UNAVAILABLE"]  # the model cannot load
-        lag = " (they are being computed)" if any(w.code == "SEMANTIC_PENDING" for w in warnings) else ""
-        warnings = broken or [
+        warnings = warnings or [
             WarningItem(
                 code="SEMANTIC_UNAVAILABLE",
-                message=f"{wanted} search needs embeddings and this index has none yet{lag}; answered lexical",
+                message=f"{wanted} search needs embeddings and this index has none; this answer is lexical",
             )
         ]
         return lexical_hits(reader, view, terms, limit, group, details, allowed), "lexical", warnings

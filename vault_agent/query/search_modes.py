@@ -52,9 +52,12 @@ def embeddings_available(snapshot: Any) -> bool:
     return state.enabled and state.embedded_notes > 0
 
 
-def semantic_warnings(reader: Any, snapshot: Any) -> list[WarningItem]:
-    """SEMANTIC_PENDING while embeddings lag; SEMANTIC_UNAVAILABLE when the model cannot load."""
-    return semantic.semantic_warnings(reader, snapshot)
+def semantic_warnings(reader: Any, snapshot: Any, *, lexical_answer: bool = False) -> list[WarningItem]:
+    """SEMANTIC_PENDING while embeddings lag and a process computes them, SEMANTIC_OFF when
+    none does; SEMANTIC_UNAVAILABLE when the model cannot load (semantic/progress.py).
+    `lexical_answer`: the answer is lexical although semantic ranking was asked for (or
+    would be the default), which the warning says."""
+    return semantic.semantic_warnings(reader, snapshot, lexical_answer=lexical_answer)
 
 
 @dataclass(frozen=True)
