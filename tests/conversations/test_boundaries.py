@@ -210,13 +210,14 @@ def test_bad_input(settings: Settings, ctx_factory: Any) -> None:
         ("get_conversation", {"id": "c20300101T000000000Z-abcdef"}),
         ("get_conversation", {"id": "../../etc/passwd"}),
         ("get_conversation", {"limit": 101}),
-        ("get_conversation", {"cursor": "3"}),
+        ("get_conversation", {"cursor": "3"}),  # pages the listing (newest first)
+        ("get_conversation", {"cursor": "x"}),
         ("end_conversation", {"title": "t" * 201}),
     ]
     results = asyncio.run(_calls(build_mcp_server(ctx), calls))
     codes = [r.structured_content["error"]["code"] if r.is_error else "OK" for r in results]
     assert codes == ["INVALID_PARAMETER", "TOO_LARGE", "OK", "NOT_FOUND", "NOT_FOUND", "INVALID_PARAMETER",
-                     "INVALID_PARAMETER", "TOO_LARGE"]
+                     "OK", "INVALID_PARAMETER", "TOO_LARGE"]
     assert _error(results[1])["message"] == "text is longer than 4000 characters; shorten it or split it into several"
 
 

@@ -1,7 +1,8 @@
 """HTTP routes of conversations beyond the generated ones: the live message stream
 (`GET /messages/stream`, server-sent events, token required like every route) and the
 registry's conversation operations with the id in the path: `GET /conversations/{id}`,
-`GET /conversations/{id}/questions`, `POST /conversations/{id}/reply`.
+`GET /conversations/{id}/questions`, `POST /conversations/{id}/reply`,
+`POST /conversations/{id}/undo`.
 
 Messages come from the hub's listeners, which tool calls run in worker threads: each
 stream owns an asyncio queue fed through `call_soon_threadsafe`. A comment line every
@@ -102,4 +103,5 @@ def add_conversation_routes(app: web.Application) -> None:
     app.router.add_get("/conversations/{id}", by_id("get-conversation"), allow_head=False)
     app.router.add_get("/conversations/{id}/questions", by_id("conversations-questions"), allow_head=False)
     app.router.add_post("/conversations/{id}/reply", by_id("conversations-reply"))
+    app.router.add_post("/conversations/{id}/undo", by_id("conversations-undo"))
     app.on_shutdown.append(_end_streams)

@@ -42,6 +42,7 @@ class ConversationList(BaseModel):
     conversations: list[ConversationSummary]
     total: int  # records kept (retention bounds it)
     truncated: bool
+    next_cursor: str | None = Field(default=None, description="pass as cursor for the older ones; null at the end")
 
 
 class ConversationPage(BaseModel):

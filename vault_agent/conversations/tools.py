@@ -258,18 +258,20 @@ def get_conversation(
     store = ConversationStore(s.index_dir)
     now, idle_s = _now(ctx), s.conversations_idle_minutes * 60.0
     if cid is None:
-        if cursor is not None:
-            raise InvalidParameter("cursor is only used together with id")
         n = LIST_DEFAULT if limit is None else limit
         if not 1 <= n <= LIST_MAX:
             raise InvalidParameter(f"limit must be from 1 to {LIST_MAX} when listing conversations")
+        skip = _cursor(cursor)  # newest first: the cursor counts the ids already passed
         ids = store.ids()
-        rows = []
-        for found, lines in store.read_many(reversed(ids)):
-            rows.append(summary_of(found, lines, now, idle_s))
-            if len(rows) == n:
-                break
-        return Outcome(data=ConversationList(conversations=rows, total=len(ids), truncated=len(ids) > len(rows)))
+        newest_first = list(reversed(ids))
+        rows, at = [], skip
+        while len(rows) < n and at < len(ids):  # read only the records shown (corrupt ones are skipped)
+            window = newest_first[at : at + n - len(rows)]
+            rows += [summary_of(found, lines, now, idle_s) for found, lines in store.read_many(window)]
+            at += len(window)
+        more = at < len(ids)
+        return Outcome(data=ConversationList(conversations=rows, total=len(ids), truncated=skip > 0 or more,
+                                             next_cursor=str(at) if more else None))
     n = ENTRIES_DEFAULT if limit is None else limit
     if not 1 <= n <= ENTRIES_MAX:
         raise InvalidParameter(f"limit must be from 1 to {ENTRIES_MAX} entries of one conversation")
