@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -33,10 +33,11 @@ def sse_frame(event: dict[str, Any]) -> bytes:
     return f"event: {event.get('type', 'message')}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
 
 
-async def stream_messages(request: web.Request) -> web.StreamResponse:
-    """Deliver every message sent from now on, until the client or the server goes away."""
-    ctx = request.app[CTX_KEY]
-    hub = hub_of(ctx)
+@contextlib.asynccontextmanager
+async def hub_events(request: web.Request) -> AsyncIterator[asyncio.Queue[dict[str, Any] | None]]:
+    """A queue of every hub event (message, question, reply) from now on; None once the
+    server shuts down. Shared by `/messages/stream` and the web page's stream."""
+    hub = hub_of(request.app[CTX_KEY])
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_MAX)
 
@@ -50,26 +51,37 @@ async def stream_messages(request: web.Request) -> web.StreamResponse:
     unsubscribe = hub.subscribe(listener)
     streams = request.app[STREAMS_KEY]
     streams.add(put)
-    response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    )
     try:
-        await response.prepare(request)
-        await response.write(b": vault-agent messages\n\n")
-        while True:
-            try:
-                event = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
-            except TimeoutError:
-                await response.write(b": keepalive\n\n")
-                continue
-            if event is None:
-                break
-            await response.write(sse_frame(event))
-    except (ConnectionResetError, RuntimeError):
-        pass  # the client left
+        yield queue
     finally:
         unsubscribe()
         streams.discard(put)
+
+
+def event_stream_response() -> web.StreamResponse:
+    return web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
+
+
+async def stream_messages(request: web.Request) -> web.StreamResponse:
+    """Deliver every message sent from now on, until the client or the server goes away."""
+    response = event_stream_response()
+    async with hub_events(request) as queue:
+        try:
+            await response.prepare(request)
+            await response.write(b": vault-agent messages\n\n")
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    await response.write(b": keepalive\n\n")
+                    continue
+                if event is None:
+                    break
+                await response.write(sse_frame(event))
+        except (ConnectionResetError, RuntimeError):
+            pass  # the client left
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await response.write_eof()
     return response

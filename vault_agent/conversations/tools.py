@@ -32,6 +32,7 @@ from vault_agent.conversations.records import (
     MAX_TITLE_CHARS,
     ConversationList,
     ConversationPage,
+    ConversationSummary,
     EndResult,
     SendResult,
 )
@@ -264,7 +265,8 @@ def get_conversation(
         skip = _cursor(cursor)  # newest first: the cursor counts the ids already passed
         ids = store.ids()
         newest_first = list(reversed(ids))
-        rows, at = [], skip
+        rows: list[ConversationSummary] = []
+        at = skip
         while len(rows) < n and at < len(ids):  # read only the records shown (corrupt ones are skipped)
             window = newest_first[at : at + n - len(rows)]
             rows += [summary_of(found, lines, now, idle_s) for found, lines in store.read_many(window)]
