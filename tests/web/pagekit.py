@@ -8,7 +8,10 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urlencode
 
-from api.serverkit import CANARY, ServerThread
+import httpx2
+from api.serverkit import CANARY, ClosingClient, ServerThread
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 HOSTILE = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 EXTRA_NOTES = {
@@ -83,3 +86,11 @@ class PageClient:
         if origin is not None:
             hdrs["Origin"] = origin or self.origin
         return exchange(self.server, "POST", path, headers=hdrs, body=urlencode(fields).encode())
+
+
+def agent_client(url: str, token: str, *, on_log: Any = None) -> ClosingClient:
+    """A real SDK client over Streamable HTTP that cannot show forms (no elicitation): its
+    questions wait on the reply channel, where the page answers them."""
+    hc = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
+    client = Client(streamable_http_client(url + "/mcp", http_client=hc), mode="legacy", logging_callback=on_log)
+    return ClosingClient(client, hc)
