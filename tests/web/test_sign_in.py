@@ -124,3 +124,18 @@ def test_host_and_origin_rules_cover_the_page(server: ServerThread) -> None:
     assert page.get("/", Host="evil.example").status == 403
     assert page.get("/", Host=f"localhost:{server.port}").status == 200
     assert page.get("/ui/search", Origin="http://evil.example").status == 403
+
+
+def test_every_page_route_is_documented(server: ServerThread) -> None:
+    from aiohttp import web
+
+    from api.serverkit import REPO
+    from vault_agent.api.security import AccessPolicy
+    from vault_agent.web.mount import mount_web_page
+
+    app = web.Application()
+    page = mount_web_page(app, server.ctx, AccessPolicy(token="t"))
+    doc = (REPO / "docs" / "web.md").read_text(encoding="utf-8")
+    routes = sorted({r.resource.canonical for r in app.router.routes() if r.resource in page.resources})
+    assert len(routes) == 12
+    assert [r for r in routes if f"`GET {r}" not in doc and f"`POST {r}" not in doc and f"{r}`" not in doc] == []
