@@ -47,7 +47,8 @@ def test_one_route_per_registry_operation(vault_settings: Settings) -> None:
     routes = {(r.method, r.resource.canonical) for r in app.router.routes() if r.resource is not None}
     expected = {(op.http_method, op.http_path) for op in http_operations()}
     extra = {("GET", "/messages/stream"), ("GET", "/conversations/{id}"),  # conversations' own routes
-             ("GET", "/conversations/{id}/questions"), ("POST", "/conversations/{id}/reply")}
+             ("GET", "/conversations/{id}/questions"), ("POST", "/conversations/{id}/reply"),
+             ("POST", "/conversations/{id}/undo")}
     assert {r for r in routes if r[1] != "/mcp"} == expected | extra
     assert len(expected) == len(http_operations())
 

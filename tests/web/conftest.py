@@ -4,7 +4,6 @@ server over it (the page mounted as `serve` mounts it), captured log lines."""
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTS not in sys.path:  # for the shared test kits (api.serverkit, conversations.kit)
     sys.path.insert(0, TESTS)
 
-from api.serverkit import LogCapture, ServerThread, build_fixture_vault, serving  # noqa: E402
+from api.serverkit import LogCapture, ServerThread, build_fixture_vault, capturing_logs, serving  # noqa: E402
 
 from vault_agent.config import Settings  # noqa: E402
 from web.pagekit import EXTRA_NOTES  # noqa: E402
@@ -29,14 +28,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest.fixture(scope="module")
 def logs(settings: Settings) -> Iterator[LogCapture]:
-    capture = LogCapture(settings)
-    root = logging.getLogger()
-    old_level = root.level
-    root.addHandler(capture)
-    root.setLevel(logging.DEBUG)
-    yield capture
-    root.removeHandler(capture)
-    root.setLevel(old_level)
+    with capturing_logs(settings) as capture:
+        yield capture
 
 
 @pytest.fixture(scope="module")

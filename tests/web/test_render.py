@@ -29,3 +29,12 @@ def test_unknown_fields_are_shown_flat() -> None:
     explain = {"lexical": {"rank": 1, "score": 3.14159265}, "matched_fields": ["title", "body"], "x": None}
     assert flat_items(explain) == [("lexical.rank", "1"), ("lexical.score", "3.14159"),
                                    ("matched_fields", "title, body"), ("x", "–")]
+
+
+def test_embedding_progress_fields_are_picked_whatever_their_names() -> None:
+    from vault_agent.web.views_health import embedding_items
+
+    details = {"semanticSearch": "pending", "embeddedShare": 0.5, "notesEmbedded": 5, "embedTotal": 10,
+               "etaSeconds": 30, "embeddingEta": "1 min", "metadataFields": 3, "skipped": {}}
+    assert [k for k, _ in embedding_items(details)] == ["semanticSearch", "embeddedShare", "notesEmbedded",
+                                                         "embedTotal", "etaSeconds", "embeddingEta"]

@@ -128,8 +128,8 @@ def test_host_and_origin_rules_cover_the_page(server: ServerThread) -> None:
 
 def test_every_page_route_is_documented(server: ServerThread) -> None:
     from aiohttp import web
-
     from api.serverkit import REPO
+
     from vault_agent.api.security import AccessPolicy
     from vault_agent.web.mount import mount_web_page
 

@@ -5,6 +5,7 @@ a note's sections; conversations with replies, end and undo; the live stream."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import threading
 from pathlib import Path
@@ -21,7 +22,7 @@ from vault_agent.web.views_search import FILTERS, accepted
 from web.pagekit import HOSTILE, PageClient, agent_client, element_tags, exchange
 
 PLAN = "projects/alpha/plan.md"
-NEW = "inbox/from-the-agent.md"
+SESSIONS = itertools.count(1)  # each agent session writes its own text and its own new file
 
 
 # ----------------------------------------------------------------------------- health
@@ -49,16 +50,28 @@ def test_search_shows_hits_with_escaped_highlighted_snippets(server: ServerThrea
     assert bad.status == 400 and "INVALID_PARAMETER" in bad.text  # the operation's own validation
 
 
-def test_search_filters_and_explain_reach_the_operation(server: ServerThread) -> None:
-    takes = accepted(REGISTRY["search"])
-    if not set(FILTERS) <= takes or "explain" not in takes:
-        pytest.skip("search does not take tags/folder/modified_after/modified_before/explain yet; un-skip at merge")
+def test_search_filters_reach_the_operation(server: ServerThread) -> None:
+    if not set(FILTERS) <= accepted(REGISTRY["search"]):
+        pytest.skip("search does not take tags/folder/modified_after/modified_before yet; un-skip at merge")
     page = PageClient(server)
-    html = page.get("/ui/search?q=lighthouse&tags=web&folder=projects").text
+    html = page.get("/ui/search?q=lighthouse&tags=web&folder=projects&modified_after=2000-01-01").text
     for name in FILTERS:
         assert f'name="{name}"' in html
-    assert "projects/alpha/hostile.md" in html and "resources/" not in html
-    assert "explain" in html.lower()
+    hits = [t[1]["href"] for t in element_tags(html) if t[0] == "a" and "title" in (t[1].get("class") or "")]
+    assert hits and all("hostile.md" in h for h in hits)  # the one note tagged `web`
+    none = page.get("/ui/search?q=lighthouse&modified_before=2000-01-01&part=results").text
+    assert "No hit." in none
+
+
+def test_each_hits_explain_fields_are_shown(server: ServerThread) -> None:
+    if "explain" not in accepted(REGISTRY["search"]):
+        pytest.skip("search does not take explain yet; un-skip at merge")
+    from vault_agent.web.render import flat_items
+
+    body = server.get_json("/search?q=lighthouse&explain=true&mode=lexical")[2]
+    html = PageClient(server).get("/ui/search?q=lighthouse&mode=lexical&part=results").text
+    for key, _value in flat_items(body["data"]["results"][0]["explain"]):
+        assert f"<dt>{key}</dt>" in html
 
 
 def test_search_offers_only_the_inputs_the_operation_takes(server: ServerThread) -> None:
@@ -107,23 +120,26 @@ def test_a_note_that_is_not_there_says_so(server: ServerThread) -> None:
 
 
 # ----------------------------------------------------------------------------- conversations
-def _agent_session(server: ServerThread) -> str:
-    """A real SDK client over /mcp: a message, two writes; returns the conversation id."""
+def _agent_session(server: ServerThread) -> tuple[str, str]:
+    """A real SDK client over /mcp: a message, two writes (the plan rewritten, a new note);
+    returns the conversation id and the new note's path."""
+    n = next(SESSIONS)
+    new = f"inbox/from-the-agent-{n}.md"
 
     async def go() -> str:
         async with agent_client(server.url, server.token) as c:
             await c.call_tool("send_message", {"text": "Filing an idea and rewriting the plan"})
-            await c.call_tool("vault_write", {"path": PLAN, "content": f"# Plan\n\n{CANARY} rewritten\n",
+            await c.call_tool("vault_write", {"path": PLAN, "content": f"# Plan\n\n{CANARY} rewritten {n}\n",
                                               "mode": "overwrite"})
-            await c.call_tool("vault_create", {"path": NEW, "content": "# Idea\n\nfrom the agent\n"})
+            await c.call_tool("vault_create", {"path": new, "content": "# Idea\n\nfrom the agent\n"})
             listed = await c.call_tool("get_conversation", {"limit": 1})
             return str(listed.structured_content["data"]["conversations"][0]["id"])
 
-    return asyncio.run(go())
+    return asyncio.run(go()), new
 
 
 def test_a_conversation_shows_messages_calls_and_writes_with_diffs(server: ServerThread, settings: Settings) -> None:
-    cid = _agent_session(server)
+    cid, new = _agent_session(server)
     page = PageClient(server)
     listing = page.get("/ui/conversations").text
     assert f'href="/ui/conversations/{cid}"' in listing
@@ -136,19 +152,19 @@ def test_a_conversation_shows_messages_calls_and_writes_with_diffs(server: Serve
     # Undo: the dry run first, then the confirmed undo.
     dry = page.get(f"/ui/conversations/{cid}/undo").text
     assert "Undo 2 file(s)" in dry and f"-{CANARY} rewritten" in dry
-    assert read_bytes(settings, NEW) is not None  # a dry run changes nothing
+    assert read_bytes(settings, new) is not None  # a dry run changes nothing
     unconfirmed = page.post(f"/ui/conversations/{cid}/undo", {})
-    assert unconfirmed.status == 400 and read_bytes(settings, NEW) is not None
+    assert unconfirmed.status == 400 and read_bytes(settings, new) is not None
     done = page.post(f"/ui/conversations/{cid}/undo", {"confirm": "yes"})
     assert done.status == 200 and "Undone: 2 file(s)" in done.text
-    assert read_bytes(settings, NEW) is None and CANARY.encode() not in (read_bytes(settings, PLAN) or b"")
+    assert read_bytes(settings, new) is None and CANARY.encode() not in (read_bytes(settings, PLAN) or b"")
     again = page.get(f"/ui/conversations/{cid}/undo").text
     assert "Nothing to undo" in again
 
 
 def test_undo_refuses_a_note_changed_after_the_agent_and_offers_the_merge(server: ServerThread,
                                                                        settings: Settings) -> None:
-    cid = _agent_session(server)
+    cid, new = _agent_session(server)
     plan = Path(settings.vault) / PLAN
     plan.write_text(plan.read_text(encoding="utf-8") + "\nmy own line\n", encoding="utf-8")
     page = PageClient(server)
@@ -158,7 +174,7 @@ def test_undo_refuses_a_note_changed_after_the_agent_and_offers_the_merge(server
     assert f'href="/ui/conversations/{cid}/undo?merge=1"' in dry  # the merge would work: offered
     forced = page.post(f"/ui/conversations/{cid}/undo", {"confirm": "yes"})
     assert forced.status == 409 and "nothing was undone" in forced.text
-    assert read_bytes(settings, NEW) is not None
+    assert read_bytes(settings, new) is not None
     merged = page.get(f"/ui/conversations/{cid}/undo?merge=1").text
     assert "kept the edits made by someone else" in merged and 'name="merge" value="1"' in merged
     done = page.post(f"/ui/conversations/{cid}/undo", {"confirm": "yes", "merge": "1"})
@@ -193,7 +209,7 @@ def test_a_question_is_answered_from_the_page(server: ServerThread) -> None:
 
 
 def test_ending_a_conversation_from_the_page(server: ServerThread) -> None:
-    cid = _agent_session(server)
+    cid, new = _agent_session(server)
     page = PageClient(server)
     assert "End this conversation" in page.get(f"/ui/conversations/{cid}").text
     ended = page.post(f"/ui/conversations/{cid}/end", {})
@@ -250,7 +266,7 @@ def test_the_live_stream_carries_status_and_messages(server: ServerThread) -> No
         wait_until(lambda: any(e["type"] == "status" for e in stream.events), what="the first status event")
         first = next(e for e in stream.events if e["type"] == "status")
         assert first["indexFreshness"] == "fresh" and first["noteCount"] > 0
-        cid = _agent_session(server)
+        cid, new = _agent_session(server)
         wait_until(lambda: any(e.get("text") == "Filing an idea and rewriting the plan" and e["conversation_id"] == cid
                                for e in stream.events), what="the agent's message")
     finally:
@@ -300,7 +316,7 @@ def test_undo_over_the_api_is_the_persons_and_needs_no_allow_writes(server: Serv
 
     from api.serverkit import serving
 
-    cid = _agent_session(server)
+    cid, new = _agent_session(server)
     with serving(replace(settings, writes_enabled=False)) as locked:
         body = json.dumps({}).encode()
         status, _, text = locked.request("POST", f"/conversations/{cid}/undo", body=body)
@@ -311,7 +327,7 @@ def test_undo_over_the_api_is_the_persons_and_needs_no_allow_writes(server: Serv
         assert status == 200 and [f["status"] for f in json.loads(text)["data"]["files"]] == ["done", "done"]
         refused = locked.request("POST", "/files/write", body=json.dumps({"path": PLAN, "content": "x"}).encode())
         assert refused[0] == 403  # the agent's write tools stay off
-    assert read_bytes(settings, NEW) is None
+    assert read_bytes(settings, new) is None
 
     async def tools() -> list[str]:
         async with agent_client(server.url, server.token) as c:

@@ -39,6 +39,7 @@ from vault_agent.conversations.records import (
 from vault_agent.conversations.replies import Answer, wait_for_reply
 from vault_agent.conversations.store import ConversationStore, Line, iso
 from vault_agent.errors import InvalidParameter, TooLarge
+from vault_agent.paging import offset_of
 
 log = logging.getLogger("vault_agent.conversations")
 
@@ -262,7 +263,7 @@ def get_conversation(
         n = LIST_DEFAULT if limit is None else limit
         if not 1 <= n <= LIST_MAX:
             raise InvalidParameter(f"limit must be from 1 to {LIST_MAX} when listing conversations")
-        skip = _cursor(cursor)  # newest first: the cursor counts the ids already passed
+        skip = offset_of(cursor)  # newest first: the cursor counts the ids already passed
         ids = store.ids()
         newest_first = list(reversed(ids))
         rows: list[ConversationSummary] = []
@@ -277,7 +278,7 @@ def get_conversation(
     n = ENTRIES_DEFAULT if limit is None else limit
     if not 1 <= n <= ENTRIES_MAX:
         raise InvalidParameter(f"limit must be from 1 to {ENTRIES_MAX} entries of one conversation")
-    start = _cursor(cursor)
+    start = offset_of(cursor)
     lines = store.read(cid)
     entries = [_entry(line) for line in lines[1:]]
     page = entries[start : start + n]
@@ -297,14 +298,6 @@ def _now(ctx: ConvContext) -> float:
         return float(hub.clock())
     clock = ctx.state.get(CLOCK_KEY)
     return float(clock()) if clock is not None else time.time()
-
-
-def _cursor(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    if not cursor.isdigit() or len(cursor) > 9:
-        raise InvalidParameter("cursor must be the next_cursor of a previous answer")
-    return int(cursor)
 
 
 def _entry(line: Line) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, Outcome
 from vault_agent.errors import InvalidParameter
+from vault_agent.paging import offset_of
 from vault_agent.paths import WalkReport
 from vault_agent.paths.walk import MAX_NAMED_SKIPS
 from vault_agent.query.models import Camel
@@ -134,14 +135,6 @@ def _snapshot_slice(view: SnapshotView, rule: str, offset: int, limit: int) -> l
     return out
 
 
-def _offset(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    if not cursor.isdigit() or len(cursor) > 9:
-        raise InvalidParameter("cursor must be the next_cursor of a previous answer")
-    return int(cursor)
-
-
 def missing_files(
     reader: SnapshotReader,
     cursor: str | None = None,
@@ -155,7 +148,7 @@ def missing_files(
         InvalidParameter: a cursor that is not one of ours, or limit outside 1–200.
         IndexNotFound, IndexIncompatible: no usable snapshot.
     """
-    start = _offset(cursor)
+    start = offset_of(cursor)
     size = MISSING_LIMIT_DEFAULT if limit is None else limit
     if not 1 <= size <= MISSING_LIMIT_MAX:
         raise InvalidParameter(f"limit must be from 1 to {MISSING_LIMIT_MAX}")

@@ -48,7 +48,7 @@ SECURITY_HEADERS = {
 NO_STORE = "no-store"  # pages hold note text: never kept in a cache
 
 log = logging.getLogger("vault_agent.web")
-ANONYMOUS = Session(nonce="", expires=0, csrf="")  # public routes (sign-in, static files) without a session
+ANONYMOUS = Session(nonce="", expires=0, csrf="")  # a public route (signing in) run without a session
 
 
 class Page:
@@ -93,7 +93,8 @@ class Page:
                                                      "open the page again and retry")
             if session is None and not public:
                 return self.sign_in_page(request, status=401)
-            if change and session is not None and not csrf_ok(session, await self._csrf_of(request)):
+            # A public change (signing in) proves itself by the token it carries, not by a session.
+            if change and not public and session is not None and not csrf_ok(session, await self._csrf_of(request)):
                 return self.refuse(request, session, "the page's security token is missing or out of date; "
                                                      "reload the page and retry")
             try:

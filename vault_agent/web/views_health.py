@@ -8,6 +8,7 @@ verbose: the page is the owner's, like the CLI's local `status --verbose`); the 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from aiohttp import web
@@ -19,12 +20,14 @@ from vault_agent.query.status import index_status
 from vault_agent.web.page import Page, see_other
 from vault_agent.web.session import Session
 
-EMBED_KEYS = ("embed", "semantic", "eta")  # details of embedding progress, whatever their names
+# Details of embedding progress, whatever their names (camelCase on the wire): embedded…,
+# semantic…, an ETA (`eta…`/`…Eta…`, not the `eta` inside `metadata`).
+EMBED_KEY = re.compile(r"[Ee]mbed|[Ss]emantic|^eta|Eta")
 
 
 def embedding_items(details: dict[str, Any]) -> list[tuple[str, Any]]:
     """The `status --verbose` details about embeddings, known or added later (shown as they come)."""
-    return [(k, v) for k, v in details.items() if any(word in k.lower() for word in EMBED_KEYS)]
+    return [(k, v) for k, v in details.items() if EMBED_KEY.search(k)]
 
 
 def _health(page: Page, cursor: str | None) -> dict[str, Any]:
