@@ -13,7 +13,7 @@ from vault_agent.config import Settings, load_settings
 from vault_agent.errors import InvalidParameter
 from vault_agent.indexer.build import build_index
 from vault_agent.paths import WalkReport, vault_for_settings
-from vault_agent.query.missing import WALK_CACHE_KEY, missing_files
+from vault_agent.query.missing import COUNTS_CACHE_KEY, WALK_CACHE_KEY, missing_files
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.web.mount import sign_in_url
 
@@ -82,9 +82,10 @@ def test_every_file_with_its_rule_paged_in_order(tmp_path: Path) -> None:
         bad = {f.path: f.reason for p in pages for f in p.files if f.rule == "invalid_frontmatter"}
         assert "does not parse" in bad["a-bad.md"] and "not a mapping" in bad["b-bad.md"]
         assert "64 KiB" in bad["c-bad.md"]
-        walked_at = cache[WALK_CACHE_KEY]
+        walked_at, counted = cache[WALK_CACHE_KEY], cache[COUNTS_CACHE_KEY]
         missing_files(reader, "5", 5, cache)
         assert cache[WALK_CACHE_KEY] is walked_at  # paging reuses the walk
+        assert cache[COUNTS_CACHE_KEY] is counted  # and the snapshot's counts (one count per snapshot)
     finally:
         reader.close()
 

@@ -32,6 +32,7 @@ from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 MISSING_LIMIT_DEFAULT, MISSING_LIMIT_MAX = 50, 200
 WALK_TTL_S = 30.0  # the recheck period of a server that is not the writer
 WALK_CACHE_KEY = "missing.walk"
+COUNTS_CACHE_KEY = "missing.counts"
 
 WALK_RULES: dict[str, str] = {
     "unreadable_folder": "a folder this server may not list: nothing inside it is indexed; fix its "
@@ -117,7 +118,18 @@ def _walk_cached(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, An
         return found
 
 
-def _snapshot_counts(view: SnapshotView) -> dict[str, int]:
+def _snapshot_counts(view: SnapshotView, cache: dict[Any, Any]) -> dict[str, int]:
+    """Per rule, the snapshot's notes (a snapshot never changes: counted once per snapshot,
+    the latest one kept in the caller's cache; the page asks on every health view)."""
+    hit = cache.get(COUNTS_CACHE_KEY)
+    if hit is not None and hit[0] == view.manifest.snapshot_id:
+        return dict(hit[1])
+    counts = _count_snapshot(view)
+    cache[COUNTS_CACHE_KEY] = (view.manifest.snapshot_id, counts)
+    return dict(counts)
+
+
+def _count_snapshot(view: SnapshotView) -> dict[str, int]:
     parts = ", ".join(f"count(*) FILTER (WHERE {where})" for where in _SNAPSHOT_WHERE.values())
     row = view.con.execute(f"SELECT {parts} FROM notes").fetchone() or (0,) * len(_SNAPSHOT_WHERE)
     return {rule: int(n or 0) for rule, n in zip(_SNAPSHOT_WHERE, row, strict=True)}
@@ -153,9 +165,10 @@ def missing_files(
     if not 1 <= size <= MISSING_LIMIT_MAX:
         raise InvalidParameter(f"limit must be from 1 to {MISSING_LIMIT_MAX}")
     with reader.acquire() as view:
+        cache = cache if cache is not None else {}
         walked = any(view.manifest.skipped.get(rule) for rule in WALK_RULES)
-        named, capped = _walk_cached(reader, view, cache if cache is not None else {}, clock) if walked else ({}, False)
-        counts = {rule: len(named.get(rule, [])) for rule in WALK_RULES} | _snapshot_counts(view)
+        named, capped = _walk_cached(reader, view, cache, clock) if walked else ({}, False)
+        counts = {rule: len(named.get(rule, [])) for rule in WALK_RULES} | _snapshot_counts(view, cache)
         files: list[MissingFile] = []
         skip = start
         for rule, count in counts.items():
