@@ -23,6 +23,7 @@ from web.pagekit import EXTRA_NOTES
 LOCKED = "notes/locked.md"
 TIMEOUT_MS = 30_000
 ERRORS: dict[int, list[str]] = {}  # per page: script errors and failed loads (none expected)
+REQUESTED: dict[int, list[str]] = {}  # per page: every URL the browser asked for
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,8 @@ def page(browser: Any, served: Served) -> Iterator[Any]:
     context.set_default_timeout(TIMEOUT_MS)
     one = context.new_page()
     errors = ERRORS.setdefault(id(one), [])
+    requested = REQUESTED.setdefault(id(one), [])
+    one.on("request", lambda request: requested.append(request.url))
     one.on("pageerror", lambda exc: errors.append(str(exc)))
     one.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     one.goto(served.web_url)
@@ -62,6 +65,7 @@ def page(browser: Any, served: Served) -> Iterator[Any]:
     finally:
         context.close()
         ERRORS.pop(id(one), None)
+        REQUESTED.pop(id(one), None)
     assert errors == []  # no script error, no CSP violation
 
 
@@ -86,11 +90,14 @@ def test_sign_in_drops_the_token_and_keeps_a_strict_httponly_cookie(browser: Any
     context.close()
 
 
-def test_health_names_the_unreadable_note_and_why(page: Any) -> None:
+def test_health_names_the_unreadable_note_and_why(page: Any, served: Served) -> None:
     row = page.locator("table.missing tr", has_text=LOCKED)
     assert "unreadable" in row.inner_text() and "permissions deny reading it" in row.inner_text()
     page.locator("#live-freshness").filter(has_text="index").wait_for()  # the live stream's status
     assert page.locator("[data-count=noteCount]").inner_text() != "0"
+    # Works offline: everything the page loaded came from the server itself.
+    assert [u for u in REQUESTED[id(page)] if not u.startswith(served.base + "/")] == []
+    assert any("/ui/static/app.js" in u for u in REQUESTED[id(page)])
     screenshot(page, "02-health")
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # no sideways scroll

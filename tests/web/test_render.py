@@ -38,3 +38,17 @@ def test_embedding_progress_fields_are_picked_whatever_their_names() -> None:
                "etaSeconds": 30, "embeddingEta": "1 min", "metadataFields": 3, "skipped": {}}
     assert [k for k, _ in embedding_items(details)] == ["semanticSearch", "embeddedShare", "notesEmbedded",
                                                          "embedTotal", "etaSeconds", "embeddingEta"]
+
+
+def test_every_template_and_asset_ships_in_the_wheel() -> None:
+    """pyproject's package-data globs cover every file of web/templates and web/static."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["vault_agent.web"]
+    web = root / "vault_agent" / "web"
+    files = [p.relative_to(web).as_posix() for d in ("templates", "static") for p in (web / d).iterdir()]
+    assert len(files) > 15
+    assert [f for f in files if not any(fnmatch.fnmatch(f, g) for g in globs)] == []
