@@ -5,8 +5,10 @@ a note's sections; conversations with replies, end and undo; the live stream."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
+import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -240,6 +242,7 @@ class PageStream:
         self.events: list[dict[str, Any]] = []
         self.conn = http.client.HTTPConnection("127.0.0.1", page.server.port, timeout=60)
         self.conn.request("GET", "/ui/events", headers={"Cookie": page.cookie})
+        self.sock = self.conn.sock  # kept: getresponse may drop the connection's reference
         self.resp = self.conn.getresponse()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -254,8 +257,13 @@ class PageStream:
             return
 
     def close(self) -> None:
+        # Closing alone leaves the reader thread blocked until the server's next event;
+        # shutting the socket down ends its read at once.
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
         self.conn.close()
         self.thread.join(30)
+        assert not self.thread.is_alive()
 
 
 def test_the_live_stream_carries_status_and_messages(server: ServerThread) -> None:
