@@ -210,7 +210,7 @@ def test_bad_input(settings: Settings, ctx_factory: Any) -> None:
         ("get_conversation", {"id": "c20300101T000000000Z-abcdef"}),
         ("get_conversation", {"id": "../../etc/passwd"}),
         ("get_conversation", {"limit": 101}),
-        ("get_conversation", {"cursor": "3"}),
+        ("get_conversation", {"cursor": "x"}),
         ("end_conversation", {"title": "t" * 201}),
     ]
     results = asyncio.run(_calls(build_mcp_server(ctx), calls))

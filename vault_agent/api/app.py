@@ -24,6 +24,7 @@ from vault_agent.api.security import AccessPolicy, check_bind_allowed, keep_toke
 from vault_agent.config import Settings
 from vault_agent.conversations.hub import HUB_KEY
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
+from vault_agent.web.mount import mount_web_page, sign_in_url
 
 if TYPE_CHECKING:
     from vault_agent.contracts import Freshness, Manifest
@@ -162,6 +163,13 @@ class RunningServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
+    @property
+    def web_url(self) -> str:
+        """The owner's web page, with the token that signs a browser in (printed by `serve`)."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else "[::1]" if self.host == "::" else None
+        base = f"http://{host}:{self.port}" if host else self.url
+        return sign_in_url(base, self.policy.token)
+
     async def stop(self) -> None:
         self.token_keeper.cancel()
         try:
@@ -182,6 +190,7 @@ async def start_server(ctx: AppContext, host: str, port: int, *, mcp: bool = Tru
     policy = AccessPolicy.from_settings(ctx.settings, token, host)
     bridge = McpBridge(build_mcp_server(ctx), policy) if mcp else None
     app = build_http_app(ctx, policy, bridge)
+    mount_web_page(app, ctx, policy)  # the owner's page at `/` (vault_agent/web)
     runner = JsonErrorAppRunner(
         app, app[GUARD_KEY], access_log=None, shutdown_timeout=5.0, **handler_args(ctx.settings)
     )

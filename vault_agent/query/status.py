@@ -105,12 +105,14 @@ def _details(
 
 
 def index_status(
-    settings: Settings, *, verbose: bool = False, reader: SnapshotReader | None = None
+    settings: Settings, *, verbose: bool = False, reader: SnapshotReader | None = None, recheck: bool = True
 ) -> Outcome[StatusData]:
     """State of the committed index: counts from its manifest and freshness now.
 
     Without a reader (the CLI), or when this process is not the writer, freshness comes
-    from the writer's published state or an on-demand stat scan.
+    from the writer's published state or an on-demand stat scan. `recheck=False` (the web
+    page's live view, asked every second) takes the reader's freshness as every answer
+    reports it, whose stat scans run at most every `recheck_seconds`, instead of one now.
 
     Raises:
         IndexNotFound: no committed snapshot exists.
@@ -124,7 +126,11 @@ def index_status(
         raise incompatible_error(settings, manifest)
     writer = read_writer_state(settings.index_dir)
     reason: str | None = None
-    if reader is not None:
+    if reader is not None and not recheck:
+        with reader.acquire() as view:
+            state = view.freshness
+        reason = reader.stale_reason()
+    elif reader is not None:
         state = reader.recheck() or "unknown"
         reason = reader.stale_reason()
     else:
