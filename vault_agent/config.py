@@ -371,7 +371,6 @@ def read_config_file(path: Path) -> dict[str, Any]:
 def load_settings(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
-    config_file: Path | None = None,
     cwd: Path | None = None,
 ) -> Settings:
     """Resolve settings from flags > env > config file > defaults.
