@@ -31,6 +31,8 @@ import threading
 import time
 from pathlib import Path
 
+import benchkit
+
 HERE = Path(__file__).resolve().parent
 
 CHILD = r"""
@@ -138,15 +140,25 @@ def _describe(
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--index-dir", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--vault", type=Path, help="required but under --smoke")
+    ap.add_argument("--index-dir", type=Path, help="required but under --smoke")
     ap.add_argument("--edits", type=int, default=64)
     ap.add_argument("--gap", type=float, default=1.2)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--top", type=int, default=5)
     ap.add_argument("--label", default="")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"edits": 2, "gap": 0.2, "top": 1})
+    with benchkit.workdir("savefresh") as work:
+        if args.smoke:
+            made = benchkit.indexed_vault(work / "vault", 20)
+            args.vault, args.index_dir = made.vault, made.index_dir
+        elif args.vault is None or args.index_dir is None:
+            ap.error("--vault and --index-dir are required (or --smoke)")
+        return _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         spans_file = Path(tmp) / "spans.jsonl"
         load0 = os.getloadavg()[0]
@@ -163,7 +175,7 @@ def main() -> int:
         "gc_gen2_count": len(gen2),
         "gc_gen2_ms_max": round(max(gen2), 1) if gen2 else 0.0,
         "load_before": round(load0, 2),
-        "load_after": round(os.getloadavg()[0], 2),
+        "uptime_after": benchkit.load_line(),
     }
     print(json.dumps(summary), flush=True)
     ranked = sorted(edits, key=lambda e: -float(e["ms"]))
