@@ -13,7 +13,6 @@ mtime and the writer reports `fresh`. Prints one JSON object per vault size.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -22,9 +21,12 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+
+import benchkit
 
 REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -174,17 +176,17 @@ def _save_to_fresh(
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, nargs="+", default=[10000])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--edits", type=int, default=100)
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/vault-agent-bench"))
+    ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "vault-agent-bench")
     ap.add_argument("--skip-full", action="store_true", help="only save→fresh (needs a previous run's index)")
     ap.add_argument("--vault", type=Path, help="with --skip-full: an indexed vault (a writable copy) instead of --notes")
     ap.add_argument("--index-dir", type=Path, help="with --vault: its state dir")
     ap.add_argument("--seed", type=int, default=7, help="which notes the edits pick")
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between an edit turning fresh and the next")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={'notes': [40], 'runs': 1, 'edits': 3})
     if args.vault is not None:
         res = {"vault": args.vault.name, "load_avg_before": os.getloadavg()[0]}
         res.update(_save_to_fresh(args.vault, args.workdir, args.edits, args.seed, args.index_dir, args.gap))

@@ -17,27 +17,25 @@ max/last samples. Prints JSON lines; the last one is the summary.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+import benchkit
 
-from vault_agent.api.app import build_context, close_context  # noqa: E402
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations  # noqa: E402
-from vault_agent.config import Settings  # noqa: E402
-from vault_agent.contracts import SEGMENTS_DIR, SNAPSHOTS_DIR  # noqa: E402
-from vault_agent.freshness import read_current_manifest  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.api.app import build_context, close_context
+from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.config import Settings
+from vault_agent.contracts import SEGMENTS_DIR, SNAPSHOTS_DIR
+from vault_agent.freshness import read_current_manifest
+from vault_agent.indexer.build import build_index
+
+REPO = Path(__file__).resolve().parents[2]
 
 QUERIES = ["project plan", "meeting notes", "pipeline", "budget review", "garden", "kernel module"]
 
@@ -66,25 +64,21 @@ def _dir_stats(state: Path) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--idle-s", type=float, default=60.0)
     ap.add_argument("--edit-every", type=float, default=0.2)
     ap.add_argument("--workdir", type=Path, default=None)
-    args = ap.parse_args(argv)
+    args = benchkit.parse(ap, smoke={'notes': 30, 'minutes': 0.1, 'idle_s': 2.0}, argv=argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-sustained-"))
     vault, state = work / "vault", work / "state"
-    if not vault.exists():
-        subprocess.run(
-            [sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(args.notes)],
-            check=True,
-        )
+    benchkit.generated_vault(vault, args.notes)
     settings = Settings(vault=vault, index_dir=state)
     t0 = time.perf_counter()
     build_index(settings, full=True)
     print(json.dumps({"setup": "index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}))
-    print(json.dumps({"uptime": os.getloadavg()}))
+    benchkit.report({"setup": "load"})
     operations()
     notes = sorted(p for p in vault.rglob("*.md"))
     ctx = build_context(settings, watch=True)
@@ -159,13 +153,18 @@ def main(argv: list[str] | None = None) -> int:
             "n_idle": len(idle),
             "n_tail": len(tail),
         }
-    editing_rows = [r for r in stats if r["edits"] > 0]
-    for key in ("live_segments", "segment_files", "manifest_files", "state_bytes"):
-        summary[f"max_{key}"] = max((r[key] for r in editing_rows), default=0)
-        summary[f"last_{key}"] = editing_rows[-1][key] if editing_rows else 0
-    summary["uptime_end"] = os.getloadavg()
-    print(json.dumps({"summary": summary}))
+    summary |= _state_growth([r for r in stats if r["edits"] > 0])
+    benchkit.report({"summary": summary})
     return 0
+
+
+def _state_growth(editing_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Largest and last state-dir figures sampled while the editor ran."""
+    out: dict[str, Any] = {}
+    for key in ("live_segments", "segment_files", "manifest_files", "state_bytes"):
+        out[f"max_{key}"] = max((r[key] for r in editing_rows), default=0)
+        out[f"last_{key}"] = editing_rows[-1][key] if editing_rows else 0
+    return out
 
 
 if __name__ == "__main__":
