@@ -15,12 +15,13 @@ load figure is needed, one run is enough.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import benchkit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,9 +97,9 @@ def measure(tree: Path, vault: Path) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchkit.parser(__doc__)
     parser.add_argument("--baseline-tree", type=Path, help="another checkout's sources (e.g. main)")
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={})
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "tests"))
     from api.widevault import write_wide_vault

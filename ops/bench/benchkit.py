@@ -118,6 +118,29 @@ def indexed_vault(dest: Path, notes: int, seed: int = 1, **flags: Any) -> Settin
     return settings
 
 
+def inputs_or_smoke(
+    ap: argparse.ArgumentParser, args: argparse.Namespace, work: Path,
+    vault: str = "vault", state: str | None = None, notes: int = 20, indexed: bool = True,
+) -> None:  # fmt: skip
+    """A script that measures a given vault (and state dir): under --smoke, point those
+    options at a generated vault of `notes` notes in `work` (indexed unless told not to);
+    otherwise stop with a usage error when one is missing. Declare the options optional
+    (`nargs="?"` for a positional) and call this right after `parse`."""
+    if args.smoke:
+        if indexed:
+            made = indexed_vault(work / "vault", notes)
+            made_vault, made_state = made.vault, made.index_dir
+        else:
+            made_vault, made_state = generated_vault(work / "vault", notes), work / "vault" / ".vault-agent"
+        setattr(args, vault, made_vault)
+        if state is not None:
+            setattr(args, state, made_state)
+        return
+    missing = [name for name in (vault, state) if name is not None and getattr(args, name) is None]
+    if missing:
+        ap.error(f"required (or --smoke): {', '.join(missing)}")
+
+
 def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     """(wall ms, process CPU ms, result) of one call."""
     wall, cpu = time.perf_counter(), time.process_time()
