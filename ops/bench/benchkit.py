@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 # Importing this module imports no vault_agent code and changes no import path, so a
 # script (or a child process it starts) runs whatever vault_agent its python finds first.
 OPS = Path(__file__).resolve().parents[1]
+REPO = OPS.parent
+CLI = str(Path(sys.executable).parent / "vault-agent")  # the console script beside this python
 
 
 def parser(doc: str | None) -> argparse.ArgumentParser:
