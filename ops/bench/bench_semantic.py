@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import benchkit
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
@@ -263,16 +265,25 @@ def serve_watch(vault: Path, work: Path, timeout_s: float = 7200) -> dict[str, A
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["quality", "throughput", "latency", "serve-watch"])
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("what", nargs="?", choices=["quality", "throughput", "latency", "serve-watch"])
     ap.add_argument("--vault", type=Path, default=Path("/work/bench-data/v10k"))
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0, help="embedder threads (default: the product's)")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-semantic")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"notes": 20, "runs": 1})
     if args.threads:
         os.environ[THREADS_ENV] = str(args.threads)
+    if not args.smoke and args.what is None:
+        ap.error("which measurement (or --smoke)")
+    with benchkit.workdir("semantic") as work:
+        for what in ["throughput", "latency"] if args.smoke else [args.what]:
+            args.what, args.work = what, work if args.smoke else args.work
+            _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> None:
     load_before = load()
     if args.what == "quality":
         out = quality()
