@@ -25,14 +25,16 @@ JSON. Not part of CI; quality numbers are deterministic (no timing).
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+import benchkit
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -268,8 +270,8 @@ def paraphrase_report(work: Path, embed: bool) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--work", default="/tmp/bench-retrieval")
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "bench-retrieval"))
     ap.add_argument("--modes", default="lexical")
     ap.add_argument("--skip-titles", action="store_true")
     ap.add_argument("--embed", action="store_true", help="embed every note first (hybrid, semantic modes)")
@@ -278,7 +280,8 @@ def main() -> None:
     ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
     ap.add_argument("--typos", action="store_true", help="typo'd titles of each corpus (reuses --work states)")
     ap.add_argument("--sets", default="", help="comma-separated query set files (holdout2.json format)")
-    args = ap.parse_args()
+    # --smoke: the query-set path over a synthetic fixture's own questions (no shared corpus)
+    args = benchkit.parse(ap, smoke={"sets": str(REPO / "fixtures" / "search_cjk" / "queries.json")})
     global REUSE
     REUSE = args.reuse
     if args.plain_fusion:
