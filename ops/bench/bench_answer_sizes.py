@@ -118,7 +118,7 @@ def main() -> None:
     print(head)
     print("| --- |" + " --- |" * (len(runs) + 1))
     for name in names:
-        cells = [f"{runs[k]['sizes'].get(name, ['-'])[0]:,}" for k in runs]  # type: ignore[index,union-attr]
+        cells = [f"{runs[k]['sizes'].get(name, ['-'])[0]:,}" for k in runs]  # type: ignore[attr-defined]
         budget = runs["this"]["sizes"][name][1]  # type: ignore[index]
         print(f"| `{name}` | " + " | ".join(cells) + f" | {budget:,} |")
     for mode in ("legacy", "2026-07-28"):

@@ -19,7 +19,6 @@ import json
 import os
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -112,4 +111,4 @@ def _measure(args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -357,11 +357,11 @@ def main() -> None:
                         for f in fusions:
                             title_ranks.setdefault(f"{v}|{f}|{qf}", []).append(rank_of(fused(f, lex, sem), [path]))
             emb.save()
-    out = {k: recall(v) for k, v in sorted(ranks.items())}
+    out: dict[str, Any] = {k: recall(v) for k, v in sorted(ranks.items())}
     out |= {f"titles|{k}": recall(v)["r@1"] for k, v in sorted(title_ranks.items())}
     out["combos"] = [list(c) for c in combos]
-    for r, _, _ in readers.values():
-        r.close()
+    for open_reader, _, _ in readers.values():
+        open_reader.close()
     if args.dump:
         args.dump.write_text(json.dumps(dump, ensure_ascii=False, indent=0))
     print(json.dumps(out, indent=0))

@@ -130,7 +130,8 @@ async def bench(
                 row[f"{name}_p99_ms"] = pct(times, 0.99)
         row["orientation_rps_8_clients"] = await throughput(url, token, seconds)
         per_run.append(row)
-    return {key: round(statistics.median(r[key] for r in per_run), 2) for key in per_run[0]} | {"runs": runs}
+    out: dict[str, object] = {key: round(statistics.median(r[key] for r in per_run), 2) for key in per_run[0]}
+    return out | {"runs": runs}
 
 
 def main() -> int:

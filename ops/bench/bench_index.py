@@ -188,7 +188,7 @@ def main() -> None:
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between an edit turning fresh and the next")
     args = benchkit.parse(ap, smoke={'notes': [40], 'runs': 1, 'edits': 3})
     if args.vault is not None:
-        res = {"vault": args.vault.name, "load_avg_before": os.getloadavg()[0]}
+        res: dict[str, object] = {"vault": args.vault.name, "load_avg_before": os.getloadavg()[0]}
         res.update(_save_to_fresh(args.vault, args.workdir, args.edits, args.seed, args.index_dir, args.gap))
         res["gap_s"] = args.gap
         res["load_avg_after"] = os.getloadavg()[0]
@@ -197,7 +197,7 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     for n in args.notes:
         vault = _ensure_vault(args.workdir, n)
-        res: dict[str, object] = {"vault_notes": n, "load_avg_before": os.getloadavg()[0]}
+        res = {"vault_notes": n, "load_avg_before": os.getloadavg()[0]}
         if not args.skip_full:
             res.update(_full_runs(vault, args.workdir, args.runs))
         res.update(_save_to_fresh(vault, args.workdir, args.edits))

@@ -15,6 +15,7 @@ the same state; DQL parse + plan alone (`compile_dql`, no I/O). Prints the media
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -151,10 +152,10 @@ def in_process(settings: Settings, n: int) -> tuple[dict[str, Any], str, str]:
         for name, params in cases(tag, folder).items():
             req = request_of(params)
             total = vault_query(reader, req, cache=cache).data.total
-            out[name] = {**timed(lambda req=req: vault_query(reader, req, cache=cache), n), "total": total}
+            out[name] = {**timed(functools.partial(vault_query, reader, req, cache=cache), n), "total": total}
         for name in ("dql_table", "dql_list"):
             text = cases(tag, folder)[name]["dql"]
-            out[f"{name}_parse_plan"] = timed(lambda text=text: compile_dql(text, system_clock), n * 5)
+            out[f"{name}_parse_plan"] = timed(functools.partial(compile_dql, text, system_clock), n * 5)
         return out, tag, folder
     finally:
         reader.close()
@@ -181,7 +182,7 @@ def over_http(settings: Settings, n: int, tag: str, folder: str) -> dict[str, An
 
         server_cpu = process_cpu(proc.pid)
         bodies = {name: json.dumps(params).encode() for name, params in cases(tag, folder).items()}
-        return {name: timed(lambda body=body: post(body), n, server_cpu) for name, body in bodies.items()}
+        return {name: timed(functools.partial(post, body), n, server_cpu) for name, body in bodies.items()}
     finally:
         proc.terminate()
         proc.wait(timeout=60)

@@ -114,8 +114,7 @@ def _find_first_read(reader: SnapshotReader, settings: Settings, q: str, cache: 
         out = vault_find(make_vault(settings), reader, q, cache=cache)
     except TypeError:
         out = vault_find(make_vault(settings), reader, q)
-    data = out.data if hasattr(out, "data") else out
-    dump = data.model_dump() if hasattr(data, "model_dump") else data
+    dump = out.data.model_dump()
     for act in dump.get("next_actions", []) or []:
         params = act.get("params") or {}
         if act.get("type") == "vault_read" and params.get("path"):

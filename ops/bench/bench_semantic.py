@@ -169,10 +169,10 @@ def latency(notes: int, runs: int) -> dict[str, Any]:
     # random unit vectors: the search cost does not depend on their values.
     codes = np.empty((notes, enc.dim), np.int8)
     scale = np.empty(notes, np.float32)
-    for s in range(0, notes, 20_000):
-        v = rng.standard_normal((min(20_000, notes - s), enc.dim), dtype=np.float32)
+    for start in range(0, notes, 20_000):
+        v = rng.standard_normal((min(20_000, notes - start), enc.dim), dtype=np.float32)
         v /= np.linalg.norm(v, axis=1, keepdims=True)
-        codes[s : s + len(v)], scale[s : s + len(v)] = quantize(v)
+        codes[start : start + len(v)], scale[start : start + len(v)] = quantize(v)
     block = VectorBlock.build(codes, scale)
     qs = [json.loads(q.read_text(encoding="utf-8"))["queries"] for _, q in SETS]
     texts = [q["q"] for qq in qs for q in qq]

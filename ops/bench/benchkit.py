@@ -1,5 +1,5 @@
 """What every benchmark under ops/bench shares: arguments with `--smoke`, a generated and
-indexed vault, medians of timed repetitions, CPU time, the load line, timing spans.
+indexed vault, wall and CPU time of a call, the load line, timing spans.
 
 How a script uses it (tests/ops/test_bench_smoke.py runs every `ops/bench/bench_*.py` with
 `--smoke` and fails a script that does not accept it):
@@ -13,8 +13,8 @@ How a script uses it (tests/ops/test_bench_smoke.py runs every `ops/bench/bench_
         args = benchkit.parse(parser, smoke={"notes": 30, "runs": 1})
         with benchkit.workdir("bench-x") as work:
             settings = benchkit.indexed_vault(work / "vault", args.notes)
-            ms = benchkit.median_ms(lambda: search(...), args.runs)
-        benchkit.report({"notes": args.notes, "median_ms": ms})   # adds the load line
+            walls = [benchkit.timed(lambda: search(...))[0] for _ in range(args.runs)]
+        benchkit.report({"notes": args.notes, "median_ms": statistics.median(walls)})  # + load
 
 - `--smoke` must run the script's whole path (the same code, tiny sizes, one repetition) in
   a few seconds, with no input but the generated vault: it proves the script still runs
@@ -33,7 +33,6 @@ import contextlib
 import functools
 import json
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -148,16 +147,6 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     wall, cpu = time.perf_counter(), time.process_time()
     out = fn()
     return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000, out
-
-
-def median_ms(fn: Callable[[], Any], runs: int) -> float:
-    """Median wall time of `runs` calls, in ms."""
-    return statistics.median(timed(fn)[0] for _ in range(max(1, runs)))
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process so far (user + system), seconds."""
-    return time.process_time()
 
 
 def load_line() -> str:
