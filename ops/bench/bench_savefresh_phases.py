@@ -152,11 +152,7 @@ def main() -> int:
     ap.add_argument("--label", default="")
     args = benchkit.parse(ap, smoke={"edits": 2, "gap": 0.2, "top": 1})
     with benchkit.workdir("savefresh") as work:
-        if args.smoke:
-            made = benchkit.indexed_vault(work / "vault", 20)
-            args.vault, args.index_dir = made.vault, made.index_dir
-        elif args.vault is None or args.index_dir is None:
-            ap.error("--vault and --index-dir are required (or --smoke)")
+        benchkit.inputs_or_smoke(ap, args, work, "vault", "index_dir")
         return _measure(args)
 
 

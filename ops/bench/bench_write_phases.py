@@ -25,6 +25,7 @@ import statistics
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,41 +44,30 @@ def _record_span(span: dict[str, Any]) -> None:
 
 def instrument() -> None:
     from vault_agent.files import events, pipeline
-    from vault_agent.indexer import build, engine, search_index, segments, snapshot
-    from vault_agent.indexer.eventlog import EventLog
+    from vault_agent.indexer import build, search_index, segments
     from vault_agent.query import search_engine, snapshot_catalog
     from vault_agent.query.snapshot import SnapshotReader
 
     spans = benchkit.Spans(_record_span)
-    wrap = spans.wrap
-    wrap(pipeline, pipeline.replace_atomic, "tool: safe write (replace_atomic)")
-    wrap(events, events.record, "tool: event append (record)")
-    wrap(events, events.wait, "tool: wait_for_index")
-    wrap(EventLog, EventLog.append, "log append (any thread)")
-    wrap(engine.Writer, engine.Writer._record, "writer: record batch")
-    wrap(engine.Writer, engine.Writer._commit, "writer: _commit (all)")
-    wrap(engine.Writer, engine.Writer._maintain, "writer: maintain (compact/GC/semantic)")
-    wrap(engine.Writer, engine.Writer._publish, "writer: writer.json")
-    wrap(build.Indexer, build.Indexer.apply, "apply (all)")
-    wrap(build, build.scan_vault, "apply: scan_vault")
     spans.wrap_iter(build, build.parse_stream, "apply: parse")
-    wrap(segments.SegmentWriter, segments.SegmentWriter.add, "apply: segment add")
-    wrap(segments.SegmentWriter, segments.SegmentWriter.finish, "apply: segment finish (parquet+fsync)")
-    wrap(search_index.SearchIndexWriter, search_index.SearchIndexWriter.add_tables, "apply: engine add")
-    wrap(search_index.SearchIndexWriter, search_index.SearchIndexWriter.delete_paths, "apply: engine delete")
-    wrap(build.Indexer, build.Indexer.commit_snapshot, "commit_snapshot (all)")
-    wrap(build, build.next_ids, "commit: next_ids")
-    wrap(search_index.SearchIndexWriter, search_index.SearchIndexWriter.freeze, "commit: engine freeze (all)")
-    wrap(search_index, search_index._freeze_committed, "commit: engine link snapshot dir")
-    wrap(search_index.SearchIndexWriter, search_index.SearchIndexWriter._prune_work, "commit: engine prune work")
-    wrap(build, build.before_publish, "commit: preload (all)")
-    wrap(SnapshotReader, SnapshotReader.preload, "preload: duckdb snapshot")
-    wrap(snapshot_catalog.SnapshotCatalog, snapshot_catalog.SnapshotCatalog.load_segment, "preload: load segment")
-    wrap(search_engine._Preloader, search_engine._Preloader.on_publish, "preload: tantivy open")
-    wrap(build, build.commit, "commit: manifest+CURRENT")
-    wrap(snapshot.GarbageCollector, snapshot.GarbageCollector.collect, "gc collect")
-    wrap(SnapshotReader, SnapshotReader._switch, "reader: switch")
-    wrap(SnapshotReader, SnapshotReader._drain_drops, "reader: drain drops")
+    phases: list[tuple[object, Callable[..., Any], str]] = [
+        *benchkit.writer_phases(),
+        (pipeline, pipeline.replace_atomic, "tool: safe write (replace_atomic)"),
+        (events, events.record, "tool: event append (record)"),
+        (events, events.wait, "tool: wait_for_index"),
+        (segments.SegmentWriter, segments.SegmentWriter.add, "apply: segment add"),
+        (search_index.SearchIndexWriter, search_index.SearchIndexWriter.delete_paths, "apply: engine delete"),
+        (build, build.next_ids, "commit: next_ids"),
+        (search_index, search_index._freeze_committed, "commit: engine link snapshot dir"),
+        (search_index.SearchIndexWriter, search_index.SearchIndexWriter._prune_work, "commit: engine prune work"),
+        (SnapshotReader, SnapshotReader.preload, "preload: duckdb snapshot"),
+        (snapshot_catalog.SnapshotCatalog, snapshot_catalog.SnapshotCatalog.load_segment, "preload: load segment"),
+        (search_engine._Preloader, search_engine._Preloader.on_publish, "preload: tantivy open"),
+        (SnapshotReader, SnapshotReader._switch, "reader: switch"),
+        (SnapshotReader, SnapshotReader._drain_drops, "reader: drain drops"),
+    ]
+    for owner, function, label in phases:
+        spans.wrap(owner, function, label)
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -101,16 +91,11 @@ def main() -> int:
     ap.add_argument("--label", default=os.environ.get("BENCH_LABEL", ""))
     args = benchkit.parse(ap, smoke={"writes": 2, "gap": 0.2, "settle": 0.05})
     with benchkit.workdir("write-phases") as work:
-        if args.smoke:
-            made = benchkit.indexed_vault(work / "vault", 20)
-            args.vault, args.state = made.vault, made.index_dir
-        elif args.vault is None or args.state is None:
-            ap.error("--vault and --state are required (or --smoke)")
+        benchkit.inputs_or_smoke(ap, args, work, "vault", "state")
         return _measure(args)
 
 
 def _measure(args: argparse.Namespace) -> int:
-
     from vault_agent.api.app import build_context, close_context
     from vault_agent.api.registry import REGISTRY, body_of, invoke, operations
     from vault_agent.config import Settings

@@ -159,6 +159,30 @@ def report(figures: Mapping[str, Any]) -> None:
     print(json.dumps({**figures, "uptime": load_line()}), flush=True)
 
 
+def writer_phases() -> list[tuple[object, Callable[..., Any], str]]:
+    """(owner, function, label) of the writer's path from an event to a published snapshot,
+    for `Spans.wrap`; the phase benchmarks add their own around it."""
+    from vault_agent.indexer import build, engine, search_index, segments, snapshot
+    from vault_agent.indexer.eventlog import EventLog
+
+    return [
+        (EventLog, EventLog.append, "log append"),
+        (engine.Writer, engine.Writer._record, "writer: record batch"),
+        (engine.Writer, engine.Writer._commit, "writer: _commit (all)"),
+        (engine.Writer, engine.Writer._maintain, "writer: maintain (compact/GC/semantic)"),
+        (engine.Writer, engine.Writer._publish, "writer: writer.json"),
+        (build.Indexer, build.Indexer.apply, "apply (all)"),
+        (build, build.scan_vault, "apply: scan_vault"),
+        (segments.SegmentWriter, segments.SegmentWriter.finish, "apply: segment finish (parquet+fsync)"),
+        (search_index.SearchIndexWriter, search_index.SearchIndexWriter.add_tables, "apply: engine add"),
+        (build.Indexer, build.Indexer.commit_snapshot, "commit_snapshot (all)"),
+        (search_index.SearchIndexWriter, search_index.SearchIndexWriter.freeze, "commit: engine freeze (all)"),
+        (build, build.before_publish, "commit: before_publish (preload)"),
+        (build, build.commit, "commit: manifest+CURRENT"),
+        (snapshot.GarbageCollector, snapshot.GarbageCollector.collect, "gc collect (files)"),
+    ]
+
+
 class Spans:
     """Timing wrappers around product functions for one process (benchmarks only).
 

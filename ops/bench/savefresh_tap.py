@@ -11,6 +11,7 @@ import gc
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import benchkit
@@ -50,35 +51,25 @@ def install(path: str) -> None:
     global _out
     _out = open(path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     from vault_agent import heap
-    from vault_agent.indexer import build, compaction, engine, reconcile, search_index, segments, snapshot
+    from vault_agent.indexer import build, compaction, engine, reconcile
     from vault_agent.indexer.eventlog import EventLog
     from vault_agent.indexer.watch_batches import HintBatcher
 
     spans = benchkit.Spans(_emit)
-    wrap = spans.wrap
-    wrap(HintBatcher, HintBatcher.add, "watch: hint")
-    wrap(EventLog, EventLog.append, "log append")
-    wrap(EventLog, EventLog.read_after, "log read_after")
-    wrap(EventLog, EventLog.compact, "log compact")
-    wrap(engine.Writer, engine.Writer._record, "writer: record batch")
-    wrap(engine.Writer, engine.Writer._commit, "writer: _commit (all)")
-    wrap(engine.Writer, engine.Writer._maintain, "writer: maintain")
-    wrap(engine.Writer, engine.Writer._publish, "writer: writer.json")
-    wrap(engine, engine.maybe_compact, "maintain: compact")
-    wrap(engine.Writer, engine.Writer._on_heartbeat, "heartbeat")
-    wrap(engine.Writer, engine.Writer._on_problem, "PROBLEM: stale, rescan requested")
-    wrap(build.Indexer, build.Indexer.apply, "apply (all)")
-    wrap(build, build.scan_vault, "apply: scan_vault")
-    wrap(build, build.parse_stream, "apply: parse_stream (generator creation)")
-    wrap(build.Indexer, build.Indexer._write_segments, "apply: write segments (parse+segment+engine add)")
-    wrap(segments.SegmentWriter, segments.SegmentWriter.finish, "apply: segment finish")
-    wrap(search_index.SearchIndexWriter, search_index.SearchIndexWriter.add_tables, "apply: engine add")
-    wrap(build.Indexer, build.Indexer.commit_snapshot, "commit_snapshot (all)")
-    wrap(search_index.SearchIndexWriter, search_index.SearchIndexWriter.freeze, "commit: engine freeze")
-    wrap(build, build.before_publish, "commit: before_publish")
-    wrap(build, build.commit, "commit: manifest+CURRENT")
-    wrap(snapshot.GarbageCollector, snapshot.GarbageCollector.collect, "gc collect (files)")
-    wrap(reconcile, reconcile.scan_vault, "reconcile: scan_vault")
-    wrap(compaction, compaction.plan, "compaction plan")
-    wrap(heap, heap.release_free_memory, "heap: malloc_trim")
+    phases: list[tuple[object, Callable[..., Any], str]] = [
+        *benchkit.writer_phases(),
+        (HintBatcher, HintBatcher.add, "watch: hint"),
+        (EventLog, EventLog.read_after, "log read_after"),
+        (EventLog, EventLog.compact, "log compact"),
+        (engine, engine.maybe_compact, "maintain: compact"),
+        (engine.Writer, engine.Writer._on_heartbeat, "heartbeat"),
+        (engine.Writer, engine.Writer._on_problem, "PROBLEM: stale, rescan requested"),
+        (build, build.parse_stream, "apply: parse_stream (generator creation)"),
+        (build.Indexer, build.Indexer._write_segments, "apply: write segments (parse+segment+engine add)"),
+        (reconcile, reconcile.scan_vault, "reconcile: scan_vault"),
+        (compaction, compaction.plan, "compaction plan"),
+        (heap, heap.release_free_memory, "heap: malloc_trim"),
+    ]
+    for owner, function, label in phases:
+        spans.wrap(owner, function, label)
     gc.callbacks.append(_on_gc)
