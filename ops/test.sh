@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 source ops/venv.sh
 "$VENV/bin/ruff" check vault_agent tests ops
 "$VENV/bin/mypy" vault_agent
-"$VENV/bin/mypy" --config-file ops/mypy-tests.ini ops  # tests/ next: ~100 findings left to fix
+"$VENV/bin/mypy" --config-file ops/mypy-tests.ini ops  # tests/ next: ~55 findings left to fix
 "$VENV/bin/python" ops/deadcode.py
 "$VENV/bin/python" -m pytest "$@"

@@ -54,7 +54,7 @@ async def _tools_list(settings: Settings, profile: str, mode: str) -> tuple[str,
 @pytest.mark.parametrize(("writes", "profile"), list(BUDGETS))
 def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, profile: str, mode: str) -> None:
     """The JSON of the tools/list result as the client receives it, per profile and revision."""
-    settings = dataclasses.replace(vault_settings, **{"writes_enabled": writes})
+    settings = dataclasses.replace(vault_settings, writes_enabled=writes)
     text, tools = asyncio.run(_tools_list(settings, profile, mode))
     expected = {
         op.mcp_name
