@@ -21,8 +21,6 @@ from __future__ import annotations
 import json
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -122,14 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--gap", type=float, default=0.0, help="seconds between latency writes (0: back to back)")
     ap.add_argument("--workdir", type=Path, default=None)
-    args = benchkit.parse(ap, smoke={'notes': 30, 'writes': 3}, argv=argv)
+    args = benchkit.parse(ap, smoke={"notes": 30, "writes": 3, "writers": 2, "per_writer": 2, "runs": 1}, argv=argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-writes-"))
     vault = work / "vault"
-    if not vault.exists():
-        subprocess.run(
-            [sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(args.notes)],
-            check=True,
-        )
+    benchkit.generated_vault(vault, args.notes)
     settings = Settings(vault=vault, index_dir=work / "state", writes_enabled=True)
     t0 = time.perf_counter()
     build_index(settings, full=True)
