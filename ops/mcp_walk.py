@@ -263,8 +263,8 @@ def table(rows: list[Row], size: int, count: int) -> str:
         else:
             later = ""
         tools = " → ".join(row.calls)
-        served = "yes" if row.served else "**no**"
-        out.append(f"| {i} | {req.ask} | {len(row.calls)}: {tools} | {row.chars:,} | {served} | {later} |")
+        mark = "yes" if row.served else "**no**"
+        out.append(f"| {i} | {req.ask} | {len(row.calls)}: {tools} | {row.chars:,} | {mark} | {later} |")
     served = sum(r.served for r in rows)
     within = sum(r.served and len(r.calls) <= 2 for r in rows)
     out += ["", f"served: {served} of {len(rows)}; in at most 2 calls: {within}"]

@@ -19,14 +19,16 @@ Deterministic (no timing). Not part of CI.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import pickle
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import benchkit
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -246,6 +248,10 @@ def recall(ranks: list[int]) -> dict[str, float]:
 
 
 def load_sets(names: list[str]) -> list[dict[str, Any]]:
+    if names == ["smoke"]:  # --smoke: three questions over a synthetic fixture, no shared corpus
+        doc = json.loads((REPO / "fixtures" / "semantic-queries.json").read_text())
+        queries = [{**q, "lang": q["kind"]} for q in doc["queries"][:3]]
+        return [{"vault": "repo:fixtures/semantic", "queries": queries, "name": "smoke"}]
     out = []
     for name in names:
         for s in json.loads((REPO / SETS[name]).read_text())["sets"]:
@@ -257,15 +263,15 @@ def load_sets(names: list[str]) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--work", type=Path, default=Path("/tmp/bench-granularity"))
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-granularity")
     ap.add_argument("--variants", default="prod-s0")
     ap.add_argument("--fusions", default="rrf60", help=f"{','.join(FUSIONS)},{','.join(ADAPTIVE)}")
     ap.add_argument("--queries", default="raw", help=f"query forms for the model: {','.join(QUERY_FORMS)}")
     ap.add_argument("--sets", default="dev,holdout")
     ap.add_argument("--titles", action="store_true", help="also title-as-query recall@1 over every note (slow on eips)")
     ap.add_argument("--dump", type=Path, help="per-question ranks (JSON) for error analysis")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"sets": "smoke"})
     args.work.mkdir(parents=True, exist_ok=True)
     emb = Embeds(args.work / "cache.pkl")
     sets = load_sets(args.sets.split(","))
@@ -331,11 +337,11 @@ def main() -> None:
                         for f in fusions:
                             title_ranks.setdefault(f"{v}|{f}|{qf}", []).append(rank_of(fused(f, lex, sem), [path]))
             emb.save()
-    out = {k: recall(v) for k, v in sorted(ranks.items())}
+    out: dict[str, Any] = {k: recall(v) for k, v in sorted(ranks.items())}
     out |= {f"titles|{k}": recall(v)["r@1"] for k, v in sorted(title_ranks.items())}
     out["combos"] = [list(c) for c in combos]
-    for r, _, _ in readers.values():
-        r.close()
+    for open_reader, _, _ in readers.values():
+        open_reader.close()
     if args.dump:
         args.dump.write_text(json.dumps(dump, ensure_ascii=False, indent=0))
     print(json.dumps(out, indent=0))

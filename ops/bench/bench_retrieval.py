@@ -30,14 +30,16 @@ JSON. Not part of CI; quality numbers are deterministic (no timing).
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+import benchkit
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -121,8 +123,7 @@ def _find_first_read(reader: SnapshotReader, settings: Settings, q: str, cache: 
         out = vault_find(make_vault(settings), reader, q, cache=cache)
     except TypeError:
         out = vault_find(make_vault(settings), reader, q)
-    data = out.data if hasattr(out, "data") else out
-    dump = data.model_dump() if hasattr(data, "model_dump") else data
+    dump = out.data.model_dump()
     for act in dump.get("next_actions", []) or []:
         params = act.get("params") or {}
         if act.get("type") == "vault_read" and params.get("path"):
@@ -308,8 +309,8 @@ def paraphrase_report(work: Path, embed: bool) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--work", default="/tmp/bench-retrieval")
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "bench-retrieval"))
     ap.add_argument("--modes", default="lexical")
     ap.add_argument("--skip-titles", action="store_true")
     ap.add_argument("--embed", action="store_true", help="embed every note first (hybrid, semantic modes)")
@@ -323,7 +324,8 @@ def main() -> None:
         action="store_true",
         help="with --sets: r@1/5/10, MRR per class and mode (nonsense: share refused); prints a markdown table",
     )
-    args = ap.parse_args()
+    # --smoke: the query-set path over a synthetic fixture's own questions (no shared corpus)
+    args = benchkit.parse(ap, smoke={"sets": str(REPO / "fixtures" / "search_cjk" / "queries.json")})
     global REUSE
     REUSE = args.reuse
     if args.plain_fusion:

@@ -31,8 +31,11 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import benchkit
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -282,25 +285,31 @@ def sketch_recall(state: Path, k: int = 50) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fake-embed", "latency", "serve-rss", "sketch-recall", "http-overhead"])
-    ap.add_argument("--state", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("what", nargs="?", choices=[*MEASUREMENTS])
+    ap.add_argument("--state", type=Path, help="required but under --smoke")
     ap.add_argument("--vault", type=Path, default=Path("/work/bench-data/v100k"))
     ap.add_argument("--runs", type=int, default=3)
-    args = ap.parse_args()
-    before = load()
-    if args.what == "fake-embed":
-        out = fake_embed(args.state, args.vault)
-    elif args.what == "latency":
-        out = latency(args.state, args.vault, args.runs)
-    elif args.what == "http-overhead":
-        out = http_overhead(args.state, args.vault, args.runs)
-    elif args.what == "serve-rss":
-        out = serve_rss(args.state, args.vault)
-    else:
-        out = sketch_recall(args.state)
-    out["load_before"], out["load_after"] = before, load()
-    print(json.dumps(out, indent=1, ensure_ascii=False))
+    args = benchkit.parse(ap, smoke={"runs": 1})
+    if not args.smoke and args.what is None:
+        ap.error("which measurement (or --smoke)")
+    with benchkit.workdir("semantic-scale") as work:
+        benchkit.inputs_or_smoke(ap, args, work, "vault", "state", notes=30)
+        # --smoke: every measurement, fake-embed first (the others read its vectors)
+        for what in MEASUREMENTS if args.smoke else [args.what]:
+            before = load()
+            out = MEASUREMENTS[what](args)
+            out["load_before"], out["load_after"] = before, load()
+            print(json.dumps(out, indent=1, ensure_ascii=False))
+
+
+MEASUREMENTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
+    "fake-embed": lambda a: fake_embed(a.state, a.vault),
+    "latency": lambda a: latency(a.state, a.vault, a.runs),
+    "http-overhead": lambda a: http_overhead(a.state, a.vault, a.runs),
+    "serve-rss": lambda a: serve_rss(a.state, a.vault),
+    "sketch-recall": lambda a: sketch_recall(a.state),
+}
 
 
 if __name__ == "__main__":

@@ -27,11 +27,9 @@ older one embeds with its own background writer during setup); run both on one -
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import threading
@@ -45,6 +43,8 @@ REPO = Path(__file__).resolve().parents[2]
 CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else REPO
 sys.path.insert(0, str(CODE))
 
+import benchkit  # noqa: E402
+
 from vault_agent.api.app import build_context, close_context  # noqa: E402
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
@@ -55,7 +55,7 @@ from vault_agent.indexer.build import build_index  # noqa: E402
 try:
     from vault_agent.semantic.progress import semantic_state
 except ImportError:  # --code of a checkout before issue 22
-    from vault_agent.semantic.query import semantic_state  # type: ignore[no-redef]
+    from vault_agent.semantic.query import semantic_state  # type: ignore[no-redef,attr-defined]
 
 QUERIES = ["project plan", "meeting notes", "pipeline", "budget review", "garden", "kernel module"]
 
@@ -94,7 +94,7 @@ def _dir_stats(state: Path) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--idle-s", type=float, default=60.0)
@@ -105,15 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--worker-nice", type=int, default=None, help="the embedding worker's nice value (default: the product's, 10)"
     )
-    args = ap.parse_args(argv)
+    args = benchkit.parse(ap, smoke={'notes': 30, 'minutes': 0.1, 'idle_s': 2.0, 'semantic': 'off'}, argv=argv)
     os.environ["VAULT_AGENT_SEMANTIC"] = args.semantic
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-sustained-"))
     vault, state = work / "vault", work / "state"
-    if not vault.exists():
-        subprocess.run(
-            [sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(args.notes)],
-            check=True,
-        )
+    benchkit.generated_vault(vault, args.notes)
     settings = Settings(vault=vault, index_dir=state)
     t0 = time.perf_counter()
     build_index(settings, full=not state.exists())  # a kept --workdir: catch up (embeddings kept)
@@ -134,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         assert manifest is not None
         share = semantic_state(manifest, load_model=False).share
         print(json.dumps({"setup": "embed", "share": share, "seconds": round(time.perf_counter() - t0, 1)}))
-    print(json.dumps({"uptime": os.getloadavg()}))
+    benchkit.report({"setup": "load"})
     operations()
     notes = sorted(p for p in vault.rglob("*.md"))
     ctx = build_context(settings, watch=True)
@@ -233,13 +229,18 @@ def main(argv: list[str] | None = None) -> int:
             "n_idle": len(idle),
             "n_tail": len(tail),
         }
-    editing_rows = [r for r in stats if r["edits"] > 0]
-    for key in ("live_segments", "segment_files", "manifest_files", "state_bytes"):
-        summary[f"max_{key}"] = max((r[key] for r in editing_rows), default=0)
-        summary[f"last_{key}"] = editing_rows[-1][key] if editing_rows else 0
-    summary["uptime_end"] = os.getloadavg()
-    print(json.dumps({"summary": summary}))
+    summary |= _state_growth([r for r in stats if r["edits"] > 0])
+    benchkit.report({"summary": summary})
     return 0
+
+
+def _state_growth(editing_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Largest and last state-dir figures sampled while the editor ran."""
+    out: dict[str, Any] = {}
+    for key in ("live_segments", "segment_files", "manifest_files", "state_bytes"):
+        out[f"max_{key}"] = max((r[key] for r in editing_rows), default=0)
+        out[f"last_{key}"] = editing_rows[-1][key] if editing_rows else 0
+    return out
 
 
 if __name__ == "__main__":

@@ -197,7 +197,7 @@ def test_writes_disabled_are_forbidden(probe_server: ServerThread) -> None:
 
 
 def test_writes_enabled_are_callable(vault_settings: Settings) -> None:
-    settings = dataclasses.replace(vault_settings, **{"writes_enabled": True})
+    settings = dataclasses.replace(vault_settings, writes_enabled=True)
     with temp_ops():
         ctx = make_context(settings)
         thread = ServerThread(ctx).start()

@@ -50,6 +50,8 @@ def _package(module: str) -> str | None:
 
 
 def _layer(rel: str) -> str:
+    if rel == "__main__.py":
+        return "cli"  # `python -m vault_agent` runs the console script
     head = rel.split("/", 1)[0]
     return head if head in LAYERS else "kernel"
 

@@ -91,7 +91,7 @@ def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) 
         )
     settings = settings_for(vault)
     proc = subprocess.Popen(
-        [str(REPO / ".venv" / "bin" / "vault-agent"), "watch", "--vault", str(vault)],
+        [sys.executable, "-m", "vault_agent", "watch", "--vault", str(vault)],
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -25,9 +25,7 @@ from vault_agent.errors import VaultUnavailable
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
-
-# Parsing lives in parse_pool; these names stay importable from here for existing callers.
-from vault_agent.indexer.parse_pool import TASK_NOTES, Progress, parse_batch, parse_stream
+from vault_agent.indexer.parse_pool import Progress, parse_stream
 from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
 from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live
@@ -35,7 +33,7 @@ from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 from vault_agent.paths import Vault
 from vault_agent.publish import before_publish
 
-__all__ = ["TASK_NOTES", "Indexer", "NoteInfo", "Progress", "build_index", "open_writer_dirs", "parse_batch"]
+__all__ = ["Indexer", "NoteInfo", "build_index", "open_writer_dirs"]
 
 log = logging.getLogger("vault_agent.indexer")
 

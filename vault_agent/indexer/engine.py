@@ -57,7 +57,7 @@ log = logging.getLogger("vault_agent.indexer.engine")
 MAX_DEBOUNCE_S = 1.0  # a steady stream of saves still commits at least this often
 IDLE_WAKE_S = 1.0  # an idle writer still looks for maintenance work this often
 
-__all__ = ["RECONCILE_INTERVAL_S", "Writer"]
+__all__ = ["Writer"]
 
 
 class Writer(FaultRecovery):

@@ -25,7 +25,6 @@ from vault_agent.query.postings import (
     SegmentTerms,
     SnapshotChunks,
     chunk_keys,
-    chunk_rows,
     dead_filter,
     dead_paths,
     read_postings,
@@ -178,39 +177,3 @@ def bm25(
         finally:
             con.unregister("q_post")
     return [(str(p), int(o), float(sc)) for p, o, sc in rows]
-
-
-def chunk_details(
-    con: duckdb.DuckDBPyConnection, hits: list[tuple[str, int, float]]
-) -> list[tuple[Any, ...]]:
-    """(title, heading_path, start, end, text) per hit, from one query over the hit paths
-    (a semi-join on path lets the Parquet scan skip row groups of other notes)."""
-    if not hits:
-        return []
-    paths = sorted({p for p, _, _ in hits})
-    rows = con.execute(
-        "SELECT c.path, c.ordinal, n.title, c.heading_path, c.start_line, c.end_line, c.text FROM chunks c "
-        "LEFT JOIN notes n ON n.path = c.path WHERE c.path IN (SELECT unnest(?::VARCHAR[]))",
-        [paths],
-    ).fetchall()
-    by_key = {(r[0], int(r[1])): r[2:] for r in rows}
-    return [by_key.get((p, o), (None, [], 0, 0, "")) for p, o, _ in hits]
-
-
-def chunk_details_by_row(
-    con: duckdb.DuckDBPyConnection, chunks: SnapshotChunks, hits: list[tuple[str, int, float, int]]
-) -> list[tuple[Any, ...]]:
-    """chunk_details for ranked hits: their chunks' row groups only, titles from `notes`."""
-    if not hits:
-        return []
-    rows = chunk_rows(chunks, [g for _, _, _, g in hits])
-    paths = sorted({p for p, _, _, _ in hits})
-    titles = dict(
-        con.execute(
-            "SELECT path, title FROM notes WHERE path IN (SELECT unnest(?::VARCHAR[]))", [paths]
-        ).fetchall()
-    )
-    return [
-        (titles.get(p), r["heading_path"], r["start_line"], r["end_line"], r["text"])
-        for (p, _, _, _), r in zip(hits, rows, strict=True)
-    ]

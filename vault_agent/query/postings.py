@@ -429,26 +429,3 @@ def chunk_keys(chunks: SnapshotChunks, rows: pa.Array) -> pa.Table:
     )
     return table.sort_by("at").drop_columns(["at"])
 
-
-DETAIL_COLUMNS = ["heading_path", "start_line", "end_line", "text"]
-
-
-def chunk_rows(chunks: SnapshotChunks, rows: list[int]) -> list[dict[str, Any]]:
-    """DETAIL_COLUMNS of chunks by global row number, reading only the row groups holding them."""
-    segs = sorted(chunks.segments.values(), key=lambda s: s.offset)
-    offsets = [s.offset for s in segs]
-    wanted: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for pos, g in enumerate(rows):
-        seg_pos = bisect.bisect_right(offsets, g) - 1
-        row = g - offsets[seg_pos]
-        group = bisect.bisect_right(segs[seg_pos].starts, row) - 1
-        wanted.setdefault((seg_pos, group), []).append((pos, row - segs[seg_pos].starts[group]))
-    out: list[dict[str, Any]] = [{} for _ in rows]
-    for (seg_pos, group), items in wanted.items():
-        seg = segs[seg_pos]
-        assert seg.file is not None
-        table = pq.ParquetFile(seg.file, metadata=seg.metadata).read_row_group(group, columns=DETAIL_COLUMNS)
-        taken = table.take(pa.array([r for _, r in items], pa.int64())).to_pylist()
-        for (pos, _), values in zip(items, taken, strict=True):
-            out[pos] = values
-    return out

@@ -9,7 +9,7 @@ Public entry points (see each module):
 """
 
 from vault_agent.semantic.fusion import fuse
-from vault_agent.semantic.progress import SemanticState, semantic_state, semantic_warnings
+from vault_agent.semantic.progress import semantic_state, semantic_warnings
 from vault_agent.semantic.query import semantic_hits
 
-__all__ = ["SemanticState", "fuse", "semantic_hits", "semantic_state", "semantic_warnings"]
+__all__ = ["fuse", "semantic_hits", "semantic_state", "semantic_warnings"]

@@ -115,9 +115,3 @@ def load_encoder() -> Encoder | None:
 def load_error() -> str | None:
     return _error
 
-
-def reset_for_tests(encoder: Encoder | None = None, error: str | None = None) -> None:
-    """Replace the process-wide encoder state (tests of a failing model)."""
-    global _encoder, _error, _loaded
-    with _lock:
-        _encoder, _error, _loaded = encoder, error, encoder is not None or error is not None
