@@ -21,7 +21,7 @@ from vault_agent.contracts import Outcome
 from vault_agent.linkpaths import LinkResolver
 from vault_agent.query.bm25 import bm25, chunk_map, corpus_stats, postings_index
 from vault_agent.query.models import Camel
-from vault_agent.query.outline import check_note_path, resolve_note
+from vault_agent.query.outline import pinned_note
 from vault_agent.query.search import check_limit
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.toolkit import remember
@@ -64,15 +64,14 @@ def related(
     """Notes related to one note by links both ways, shared tags and term overlap.
 
     Raises:
-        InvalidPath, Forbidden, Ambiguous, NotFound: a bad path or name (outline.resolve_note).
+        InvalidPath, Forbidden, Ambiguous, NotFound: a bad path or name (outline.pinned_note).
         InvalidLimit: limit outside 1–50.
         IndexNotFound, IndexIncompatible: no usable snapshot.
     """
     size = check_limit(limit)
-    check_note_path(reader.vault, path)
-    with reader.acquire() as view:
+    with pinned_note(reader, path, "related", headings=False, structure=False) as pinned:
+        view, note = pinned.view, pinned.note
         con = view.con
-        note = resolve_note(reader, view, path, "related", structure=False)
         me = note.path
         table = view.segment_table("notes", note.segment_id)
         tags_row = con.execute(f"SELECT tags FROM {table} WHERE path = ?", [me]).fetchone()
