@@ -33,7 +33,7 @@ from vault_agent.config import Settings
 from vault_agent.contracts import WRITER_STATE_FILE, ComponentHealth, Manifest, WriterState
 from vault_agent.errors import VaultUnavailable
 from vault_agent.indexer.build import Indexer, open_writer_dirs
-from vault_agent.indexer.compaction import due_while_busy, maybe_compact
+from vault_agent.indexer.compaction import due_while_busy
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.failure import describe_failure
 from vault_agent.indexer.heartbeat import Heartbeat
@@ -399,7 +399,7 @@ class Writer(FaultRecovery):
         manifest = self._indexer.manifest
         quiet = not self._batcher.pending()
         if quiet or (manifest is not None and due_while_busy(manifest)):
-            for changed in (maybe_compact(self._indexer), self._semantic.sync(self._indexer)):
+            for changed in (self._indexer.compact(), self._semantic.sync(self._indexer)):
                 if changed is not None:
                     with self._cond:
                         self._cond.notify_all()
