@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,11 +32,13 @@ from vault_agent.indexer.scan import scan_vault, skipped_counts
 from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
-from vault_agent.publish import before_publish
 
-__all__ = ["TASK_NOTES", "Indexer", "NoteInfo", "Progress", "build_index", "open_writer_dirs", "parse_batch"]
+__all__ = ["TASK_NOTES", "Indexer", "NoteInfo", "Progress", "PublishHook", "build_index", "open_writer_dirs", "parse_batch"]
 
 log = logging.getLogger("vault_agent.indexer")
+
+# What the writer tells a committed-but-unpublished snapshot to (its segments are durable).
+PublishHook = Callable[[Manifest], None]
 
 # A segment is sorted in memory, so its size bounds the writer's peak RSS (the sort copies
 # it once): roll over to a new segment at this many notes or Arrow bytes.
@@ -51,8 +53,13 @@ RESCAN_INSTEAD_OF = 256  # scan differences above this are logged as one `rescan
 class Indexer:
     """The writer's view of one index: committed manifest + what it knows of each note."""
 
-    def __init__(self, settings: Settings, log_: EventLog | None = None) -> None:
+    def __init__(
+        self, settings: Settings, log_: EventLog | None = None, *, before_publish: PublishHook | None = None
+    ) -> None:
         self.settings = settings
+        # Told each snapshot after its files are durable and before CURRENT names it: the
+        # composition root passes the in-process readers' preload (publish.py), if any.
+        self.before_publish = before_publish
         self.index_dir = Path(settings.index_dir)
         self.vault = vault_for_settings(settings)
         self.log = log_ or EventLog(self.index_dir, floor_seq=lambda: self.applied_seq)
@@ -195,7 +202,8 @@ class Indexer:
         )
         try:
             manifest.search_index = self.search.freeze(snap_id)
-            before_publish(self.index_dir, manifest)  # an in-process reader loads it now
+            if self.before_publish is not None:
+                self.before_publish(manifest)  # an in-process reader loads it now
             commit(self.index_dir, manifest)
         except BaseException:
             self.search_rollback()
@@ -332,11 +340,11 @@ class Indexer:
         return self.apply(events, progress, skipped)
 
 
-def open_writer_dirs(settings: Settings, lock: WriterLock) -> Indexer:
+def open_writer_dirs(settings: Settings, lock: WriterLock, before_publish: PublishHook | None = None) -> Indexer:
     """Writer start-up common to `index` and the engine: lock, recover log, clear tmp, load."""
     lock.acquire()
     os.makedirs(settings.index_dir, exist_ok=True)
-    idx = Indexer(settings)
+    idx = Indexer(settings, before_publish=before_publish)
     idx.load()
     if idx.log.recover():
         log.warning("event log: a torn or corrupt tail was cut; a rescan follows")
@@ -344,8 +352,15 @@ def open_writer_dirs(settings: Settings, lock: WriterLock) -> Indexer:
     return idx
 
 
-def build_index(settings: Settings, *, full: bool = False, progress: Progress | None = None) -> Manifest:
+def build_index(
+    settings: Settings,
+    *,
+    full: bool = False,
+    progress: Progress | None = None,
+    before_publish: PublishHook | None = None,
+) -> Manifest:
     """Build or catch up the index (full=True: reindex from scratch); returns the manifest.
+    `before_publish`: as `Indexer`'s (readers of this process to preload each snapshot).
 
     Raises:
         IndexBusy: another writer holds the lock.
@@ -354,7 +369,7 @@ def build_index(settings: Settings, *, full: bool = False, progress: Progress | 
 
     lock = WriterLock(settings.index_dir)
     try:
-        idx = open_writer_dirs(settings, lock)
+        idx = open_writer_dirs(settings, lock, before_publish)
         if full:
             idx.log.append([NewEvent("rescan", "", None, None, None, "scan")])
             idx.full_rebuild(progress)

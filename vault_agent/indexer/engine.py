@@ -32,7 +32,7 @@ from pathlib import Path
 from vault_agent.config import Settings
 from vault_agent.contracts import WRITER_STATE_FILE, ComponentHealth, Manifest, WriterState
 from vault_agent.errors import VaultUnavailable
-from vault_agent.indexer.build import Indexer, open_writer_dirs
+from vault_agent.indexer.build import Indexer, PublishHook, open_writer_dirs
 from vault_agent.indexer.compaction import due_while_busy
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.failure import describe_failure
@@ -69,8 +69,10 @@ class Writer(FaultRecovery):
         *,
         watch: bool = True,
         reconcile_interval_s: float = RECONCILE_INTERVAL_S,
+        before_publish: PublishHook | None = None,
     ) -> None:
         self.settings = settings
+        self._before_publish = before_publish  # see Indexer
         self.index_dir = Path(settings.index_dir)
         self.watch = watch
         self.reconcile_interval_s = reconcile_interval_s
@@ -142,7 +144,7 @@ class Writer(FaultRecovery):
         Raises:
             IndexBusy: another writer holds the lock.
         """
-        self._indexer = idx = open_writer_dirs(self.settings, self._lock)
+        self._indexer = idx = open_writer_dirs(self.settings, self._lock, self._before_publish)
         try:
             self._gc = GarbageCollector(self.index_dir)
             self._echoes = ToolEchoes(idx.vault)
