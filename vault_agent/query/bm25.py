@@ -33,7 +33,7 @@ from vault_agent.query.postings import (
     snapshot_chunks,
     term_index,
 )
-from vault_agent.query.toolkit import remember
+from vault_agent.query.snapshot_cache import remember
 
 K1 = 1.2
 MILLION = pa.scalar(1e6, pa.float64())  # typed: bare Python numbers are slow in pyarrow kernels

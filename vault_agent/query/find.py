@@ -46,21 +46,16 @@ from vault_agent.query.bm25 import postings_index
 from vault_agent.query.budget import Budget
 from vault_agent.query.find_postings import chunks_with_all
 from vault_agent.query.find_rank import Ranked, chunks_of_notes, ranked_candidates, weighted_share
-from vault_agent.query.postings import dead_paths
-from vault_agent.query.scope import Scope, resolve_scope
-from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import (
+from vault_agent.query.limits import (
     FIND_DEFAULT_MAX_CANDIDATES,
     FIND_DEFAULT_TIME_MS,
     FIND_MAX_CANDIDATES_CAP,
     FIND_MAX_TIME_MS,
-    NextAction,
-    Wire,
-    action,
-    omit_none,
-    ratio,
-    stop,
 )
+from vault_agent.query.postings import dead_paths
+from vault_agent.query.scope import Scope, resolve_scope
+from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.query.wire import NextAction, Wire, action, omit_none, ratio, stop
 from vault_agent.text import tokenize
 
 LOOSE_MIN_OVERLAP = 0.6

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest
-from vault_agent.query.toolkit import remember
+from vault_agent.query.snapshot_cache import remember
 
 COLUMNS = ["term", "path", "chunk_ordinal", "tf"]
 

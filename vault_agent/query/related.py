@@ -24,7 +24,7 @@ from vault_agent.query.models import Camel
 from vault_agent.query.outline import pinned_note
 from vault_agent.query.search import check_limit
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import remember
+from vault_agent.query.snapshot_cache import remember
 
 LINK_WEIGHT = 3.0
 TAG_WEIGHT = 1.0
