@@ -29,6 +29,7 @@ from vault_agent.api.http_invoke import CTX_KEY, invoke_request
 from vault_agent.api.messages_sse import add_conversation_routes
 from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, operations
 from vault_agent.api.security import VAULT_ID_HEADER, AccessPolicy, bearer_challenge
+from vault_agent.contracts import Outcome
 from vault_agent.errors import (
     InvalidParameter,
     NotFound,
@@ -50,7 +51,7 @@ CORS_ALLOW_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-
 
 
 # ----------------------------------------------------------------------------- handlers
-def _headers_of(op: Operation, outcome: Any) -> dict[str, str]:
+def _headers_of(op: Operation, outcome: Outcome[Any]) -> dict[str, str]:
     if op.envelope:
         return {}
     headers: dict[str, str] = {}

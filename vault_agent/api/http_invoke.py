@@ -21,6 +21,7 @@ from vault_agent.api.param_text import nested_model as _nested_model
 from vault_agent.api.registry import AppContext, Operation, invoke
 from vault_agent.api.security import SURFACE_HEADER
 from vault_agent.api.surface_names import Surface
+from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter
 
 CTX_KEY = web.AppKey("vault_agent_ctx", AppContext)
@@ -81,7 +82,7 @@ def body_params(body: bytes) -> dict[str, Any]:
     return data
 
 
-async def invoke_request(op: Operation, request: web.Request, extra: dict[str, Any] | None = None) -> Any:
+async def invoke_request(op: Operation, request: web.Request, extra: dict[str, Any] | None = None) -> Outcome[Any]:
     """Run `op` on one request's parameters (the query string for GET, the JSON object body
     for POST, plus `extra` from the route's path) off the event loop; returns its outcome.
 

@@ -27,6 +27,7 @@ from vault_agent.cli.common import (
 )
 
 if TYPE_CHECKING:  # annotations only: `vault-agent --help` stays free of the contracts
+    from vault_agent.config import Settings
     from vault_agent.contracts import Manifest
 
 
@@ -84,7 +85,7 @@ def _manifest_body(manifest: Manifest, seconds: float, warnings: list[dict[str, 
 
 
 def _print_manifest(
-    verb: str, manifest: Manifest, seconds: float, as_json: bool, settings: Any, typed: Any
+    verb: str, manifest: Manifest, seconds: float, as_json: bool, settings: Settings, typed: Path | None
 ) -> None:
     # An empty index is valid (SPEC), but from a newcomer it usually means the wrong folder.
     # JSON and logs name the folder only (never an absolute path); the human line may echo

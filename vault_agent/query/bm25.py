@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
@@ -34,6 +34,9 @@ from vault_agent.query.postings import (
     term_index,
 )
 from vault_agent.query.snapshot_cache import remember
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
 K1 = 1.2
 MILLION = pa.scalar(1e6, pa.float64())  # typed: bare Python numbers are slow in pyarrow kernels
@@ -105,7 +108,7 @@ BM25_SQL = BM25_TEMPLATE.format(post=VIEW_POSTINGS)
 BM25_FAST_SQL = BM25_TEMPLATE.format(post=READ_POSTINGS)
 
 
-def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
+def postings_index(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
     """The row-group index of the pinned snapshot's term segments (None: use the view)."""
     try:
         return term_index(Path(reader.settings.index_dir), view.manifest, cache)
@@ -113,7 +116,7 @@ def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list
         return None
 
 
-def chunk_map(reader: Any, view: Any, cache: dict[Any, Any] | None) -> SnapshotChunks | None:
+def chunk_map(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> SnapshotChunks | None:
     """The chunk rows of the pinned snapshot per segment, tombstones attached (cached)."""
     key = ("chunk_map", view.manifest.snapshot_id)
     if cache is not None and key in cache:

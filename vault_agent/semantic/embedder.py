@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -37,6 +37,9 @@ from vault_agent.semantic.store import LEGACY_TABLES, TABLE, file_model, read_ve
 from vault_agent.semantic.store_write import write_embeddings
 from vault_agent.semantic.vectors import quantize
 from vault_agent.supervise import Spawn, plain_thread
+
+if TYPE_CHECKING:
+    from vault_agent.indexer.build import Indexer  # the writer that calls sync
 
 log = logging.getLogger("vault_agent.semantic")
 
@@ -101,7 +104,7 @@ class SemanticIndexer:
             self._thread.join(timeout=60)
             self._thread = None
 
-    def sync(self, indexer: Any) -> Manifest | None:
+    def sync(self, indexer: Indexer) -> Manifest | None:
         """Publish finished embedding files, then point the worker at the newest manifest.
 
         Runs on the writer thread (the only committer). Returns the new manifest when it

@@ -22,7 +22,7 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -35,6 +35,9 @@ from vault_agent.semantic.passages import MAX_SECTIONS
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.store import TABLE, file_model, read_vectors
 from vault_agent.semantic.vectors import VectorBlock, search
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
 KEEP_SNAPSHOTS = 2
 PASSAGES_PER_NOTE = 1 + MAX_SECTIONS  # the note passage and its section passages
@@ -85,7 +88,7 @@ _caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
 
 
-def _cache_for(reader: Any) -> _Cache:
+def _cache_for(reader: SnapshotReader) -> _Cache:
     with _caches_lock:
         cache = _caches.get(reader)
         if cache is None:
@@ -93,7 +96,7 @@ def _cache_for(reader: Any) -> _Cache:
         return cache
 
 
-def _index_dir(reader: Any) -> Path:
+def _index_dir(reader: SnapshotReader) -> Path:
     return Path(reader.settings.index_dir)
 
 
@@ -109,7 +112,7 @@ def _read_file(path: Path) -> _File:
     )
 
 
-def _load(reader: Any, manifest: Manifest, model: str) -> _Vectors:
+def _load(reader: SnapshotReader, manifest: Manifest, model: str) -> _Vectors:
     """The snapshot's vectors: one block per embedding file (each held once in memory,
     shared by the snapshots that name it), with the live rows of this snapshot."""
     cache = _cache_for(reader)
@@ -163,7 +166,7 @@ def _allowed_rows(part: _Part, allowed: frozenset[str] | None) -> np.ndarray | N
 
 
 def semantic_hits(
-    reader: Any, view: Any, query: str, k: int, allowed: frozenset[str] | None = None
+    reader: SnapshotReader, view: SnapshotView, query: str, k: int, allowed: frozenset[str] | None = None
 ) -> list[tuple[str, int, float]] | None:
     """Top `k` notes of the pinned snapshot as (path, chunk ordinal of the best passage,
     cosine), best first, one hit per note; with `allowed`, among those notes only (a
@@ -252,7 +255,7 @@ def semantic_state(manifest: Manifest, *, load_model: bool = True) -> SemanticSt
     return SemanticState(enabled, model_ok, embedded, live)
 
 
-def semantic_warnings(reader: Any, view: Any) -> list[WarningItem]:
+def semantic_warnings(reader: SnapshotReader, view: SnapshotView) -> list[WarningItem]:
     """`SEMANTIC_PENDING` while embeddings lag the snapshot; `SEMANTIC_UNAVAILABLE` once
     when the model cannot be loaded (search answers lexically). Nothing when turned off."""
     state = semantic_state(view.manifest)

@@ -16,7 +16,7 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
@@ -34,6 +34,9 @@ from vault_agent.query.structured.relations import attach, page_notes, segment_f
 from vault_agent.query.structured.sql import SqlBuilder, mismatch_sql, on_columns_only, unique_paths
 from vault_agent.query.structured.values import Clock, system_clock
 from vault_agent.query.structured.warnings import PARTIAL, data_mismatch_warning
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
 QUERY_LIMIT_DEFAULT = 50
 QUERY_LIMIT_MAX = 500
@@ -169,7 +172,7 @@ class _Run:
     """One request against one pinned snapshot."""
 
     def __init__(
-        self, reader: Any, view: Any, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Deadline
+        self, reader: SnapshotReader, view: SnapshotView, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Deadline
     ) -> None:
         self.reader = reader
         self.view = view
@@ -296,7 +299,7 @@ class _Run:
 
 
 def vault_query(
-    reader: Any,
+    reader: SnapshotReader,
     request: QueryRequest,
     *,
     cache: dict[Any, Any] | None = None,
