@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -38,8 +38,17 @@ from vault_agent.semantic.store_write import write_embeddings
 from vault_agent.semantic.vectors import quantize
 from vault_agent.supervise import Spawn, plain_thread
 
-if TYPE_CHECKING:
-    from vault_agent.indexer.build import Indexer  # the writer that calls sync
+
+class SnapshotCommitter(Protocol):
+    """What `sync` needs of the writer that calls it (indexer.build.Indexer; semantic may not
+    import the indexer: tests/kernel/test_boundaries.py)."""
+
+    @property
+    def manifest(self) -> Manifest | None: ...
+
+    def commit_snapshot(
+        self, segments: list[SegmentRef], applied_seq: int, skipped: dict[str, int] | None
+    ) -> Manifest: ...
 
 log = logging.getLogger("vault_agent.semantic")
 
@@ -104,7 +113,7 @@ class SemanticIndexer:
             self._thread.join(timeout=60)
             self._thread = None
 
-    def sync(self, indexer: Indexer) -> Manifest | None:
+    def sync(self, indexer: SnapshotCommitter) -> Manifest | None:
         """Publish finished embedding files, then point the worker at the newest manifest.
 
         Runs on the writer thread (the only committer). Returns the new manifest when it

@@ -22,12 +22,13 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from vault_agent.config import Settings
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, WarningItem
 from vault_agent.heap import release_free_memory
 from vault_agent.semantic.encoder import MODEL_ID, load_encoder, load_error
@@ -36,8 +37,18 @@ from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.store import TABLE, file_model, read_vectors
 from vault_agent.semantic.vectors import VectorBlock, search
 
-if TYPE_CHECKING:
-    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
+
+# What this module needs of the query side's snapshot reader and pinned view (semantic may
+# not import `query`: tests/kernel/test_boundaries.py); SettingsSource/PinnedManifest fit.
+class SettingsSource(Protocol):
+    @property
+    def settings(self) -> Settings: ...
+
+
+class PinnedManifest(Protocol):
+    @property
+    def manifest(self) -> Manifest: ...
+
 
 KEEP_SNAPSHOTS = 2
 PASSAGES_PER_NOTE = 1 + MAX_SECTIONS  # the note passage and its section passages
@@ -88,7 +99,7 @@ _caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
 
 
-def _cache_for(reader: SnapshotReader) -> _Cache:
+def _cache_for(reader: SettingsSource) -> _Cache:
     with _caches_lock:
         cache = _caches.get(reader)
         if cache is None:
@@ -96,7 +107,7 @@ def _cache_for(reader: SnapshotReader) -> _Cache:
         return cache
 
 
-def _index_dir(reader: SnapshotReader) -> Path:
+def _index_dir(reader: SettingsSource) -> Path:
     return Path(reader.settings.index_dir)
 
 
@@ -112,7 +123,7 @@ def _read_file(path: Path) -> _File:
     )
 
 
-def _load(reader: SnapshotReader, manifest: Manifest, model: str) -> _Vectors:
+def _load(reader: SettingsSource, manifest: Manifest, model: str) -> _Vectors:
     """The snapshot's vectors: one block per embedding file (each held once in memory,
     shared by the snapshots that name it), with the live rows of this snapshot."""
     cache = _cache_for(reader)
@@ -166,7 +177,7 @@ def _allowed_rows(part: _Part, allowed: frozenset[str] | None) -> np.ndarray | N
 
 
 def semantic_hits(
-    reader: SnapshotReader, view: SnapshotView, query: str, k: int, allowed: frozenset[str] | None = None
+    reader: SettingsSource, view: PinnedManifest, query: str, k: int, allowed: frozenset[str] | None = None
 ) -> list[tuple[str, int, float]] | None:
     """Top `k` notes of the pinned snapshot as (path, chunk ordinal of the best passage,
     cosine), best first, one hit per note; with `allowed`, among those notes only (a
@@ -255,7 +266,7 @@ def semantic_state(manifest: Manifest, *, load_model: bool = True) -> SemanticSt
     return SemanticState(enabled, model_ok, embedded, live)
 
 
-def semantic_warnings(reader: SnapshotReader, view: SnapshotView) -> list[WarningItem]:
+def semantic_warnings(reader: SettingsSource, view: PinnedManifest) -> list[WarningItem]:
     """`SEMANTIC_PENDING` while embeddings lag the snapshot; `SEMANTIC_UNAVAILABLE` once
     when the model cannot be loaded (search answers lexically). Nothing when turned off."""
     state = semantic_state(view.manifest)
