@@ -25,8 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.property_values import iso_of_micros
-from vault_agent.query.structured.display import Evaluator, NoteContext, rebuild, referenced, to_json
+from vault_agent.query.structured.display import NoteContext, rebuild, referenced, to_json
 from vault_agent.query.structured.dql_compile import compile_dql
+from vault_agent.query.structured.evaluate import Evaluator
 from vault_agent.query.structured.filters import Filters, compile_filters
 from vault_agent.query.structured.links import Links
 from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp, TrueP
