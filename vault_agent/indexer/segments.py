@@ -182,7 +182,7 @@ def _ranks(codes: pa.DictionaryArray) -> pa.Array:
     return pc.take(pc.rank(codes.dictionary, sort_keys="ascending", tiebreaker="first"), codes.indices)
 
 
-# Search reads a hit's chunk text by row group (query/postings.chunk_rows): at 8192 rows a
+# Search reads a hit's chunk text by row group (query/chunk_scores.chunk_rows): at 8192 rows a
 # text row group is ~1 MB of zstd to decode per hit; 1024 rows keep that ~8x smaller.
 CHUNKS_ROW_GROUP_SIZE = 1024
 # vault_query reads one property's or one tag's rows (key-sorted files): small row groups let

@@ -21,18 +21,14 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from vault_agent.query.postings import (
-    SegmentTerms,
+from vault_agent.query.chunk_scores import (
     SnapshotChunks,
     chunk_keys,
     chunk_rows,
-    dead_filter,
-    dead_paths,
-    read_postings,
     score_postings,
     snapshot_chunks,
-    term_index,
 )
+from vault_agent.query.postings import SegmentTerms, dead_filter, dead_paths, read_postings, term_index
 from vault_agent.query.snapshot_cache import remember
 
 if TYPE_CHECKING:
