@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import sys
 import threading
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -31,6 +30,7 @@ import pyarrow.parquet as pq
 from vault_agent.config import Settings
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, WarningItem
 from vault_agent.heap import release_free_memory
+from vault_agent.per_owner import PerOwner
 from vault_agent.semantic.encoder import MODEL_ID, load_encoder, load_error
 from vault_agent.semantic.passages import MAX_SECTIONS
 from vault_agent.semantic.settings import semantic_enabled
@@ -95,16 +95,11 @@ class _Cache:
     snaps: dict[int, _Vectors] = field(default_factory=dict)
 
 
-_caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
-_caches_lock = threading.Lock()
+_caches: PerOwner[_Cache] = PerOwner(_Cache)
 
 
 def _cache_for(reader: SettingsSource) -> _Cache:
-    with _caches_lock:
-        cache = _caches.get(reader)
-        if cache is None:
-            cache = _caches[reader] = _Cache()
-        return cache
+    return _caches.of(reader)
 
 
 def _index_dir(reader: SettingsSource) -> Path:
@@ -194,8 +189,7 @@ def semantic_hits(
     vectors = _load(reader, view.manifest, MODEL_ID)
     encoder = load_encoder()
     if encoder is None:  # the model failed to load: nothing will use the vectors
-        with _caches_lock:
-            _caches.pop(reader, None)
+        _caches.drop(reader)
         return None
     if vectors.count == 0:
         return None

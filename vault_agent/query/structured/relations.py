@@ -18,7 +18,6 @@ They are temporary objects of the request's cursor and end with it.
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from vault_agent.contracts import SEGMENTS_DIR, TABLES
+from vault_agent.per_owner import PerOwner
 from vault_agent.tables import duck_type
 
 if TYPE_CHECKING:
@@ -43,16 +43,11 @@ class _Cache:
     snapshots: dict[int, pa.Table] = field(default_factory=dict)
 
 
-_caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
-_caches_lock = threading.Lock()
+_caches: PerOwner[_Cache] = PerOwner(_Cache)
 
 
 def _cache_for(reader: SnapshotReader) -> _Cache:
-    with _caches_lock:
-        cache = _caches.get(reader)
-        if cache is None:
-            cache = _caches[reader] = _Cache()
-        return cache
+    return _caches.of(reader)
 
 
 def _dead_by_segment(view: SnapshotView) -> dict[int, list[str]]:
