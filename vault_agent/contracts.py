@@ -51,6 +51,7 @@ RANKED_LIMIT_MAX = 50  # search and related: limit 1-50 (SPEC)
 MAX_QUERY_CHARS = 1_000  # search, find and grep queries; the params models say the same
 MAX_NOTE_CHARS_FOR_STRUCTURE = 1_000_000  # SPEC: larger notes → outline TOO_LARGE
 MAX_OUTLINE_HEADINGS = 500
+MAX_TAG_CHARS = 256  # a tag name (vault_rename_tag; tag_syntax)
 
 Freshness = Literal["fresh", "stale", "pending", "updating", "incompatible", "unknown"]
 

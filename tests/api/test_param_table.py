@@ -156,7 +156,8 @@ def cases_of(op: Operation) -> list[Case]:
                     value = LONG_CHAR * (n + 1)
                     out.append(Case(op, "too long", path, _put(base, path, value), f"must be at most {n:,} characters"))
             elif kind == "array":
-                out.append(Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), "must be a list"))
+                # A query string's or a repeatable flag's one value is a list of one: only bodies differ.
+                out.append(Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), "must be a list", cli_ok=False, http_get_ok=False))
             elif kind == "object":
                 out.append(Case(op, "wrong type", path, _put(base, path, 12345), "must be an object", cli_ok=False))
                 walk(prop, path, _put(base, path, _valid_object(prop)))

@@ -22,6 +22,11 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import mdTrim
 from markdown_it.token import Token
 
+# The comment and code-span rules and the comrak depth guard are shared with the tag rename,
+# so they live in the kernel; `blank_comments` and `code_spans` are re-exported for the parser.
+from vault_agent.note_syntax import blank_comments as blank_comments
+from vault_agent.note_syntax import code_spans as code_spans
+from vault_agent.note_syntax import too_deep_for_comrak, unlink_tree
 from vault_agent.text import collapse_ws, nfc
 
 
@@ -67,15 +72,6 @@ _INLINE_SYNTAX_RE = re.compile(r"[\\`*_\[\]<>&!~]")
 _TEXT_TOKENS = frozenset({"text", "code_inline", "html_inline", "text_special"})
 # A blockquote marker opening a continuation line of a setext heading: indentation, `>`.
 _QUOTE_MARK_RE = re.compile(r"[ \t]*>")
-# A line opening 100 or more blockquotes (list markers may sit between them): such a note
-# goes to markdown-it's block parser instead (see `_markdown_it_structure`). comrak caps
-# list nesting itself; blockquotes it nests without limit.
-DEEP_QUOTES = 100
-_LIST_MARK = r"(?:[-+*]|\d{1,9}[.)])(?=[ \t])[ \t]*"
-_DEEP_QUOTES_RE = re.compile(rf"^[ \t]*(?:{_LIST_MARK})*(?:>[ \t]*(?:{_LIST_MARK})*){{{DEEP_QUOTES}}}", re.M)
-# comrak-ext builds its Python tree recursively: inline nodes nested ~25,000 deep overflowed
-# an 8 MB stack. Each inline level opens with `*`, `_` or `[`: past this many, markdown-it.
-DEEP_INLINE = 5_000
 _CONTAINERS = frozenset({comrak.Document, comrak.List, comrak.Item})
 
 
@@ -188,20 +184,8 @@ class _Blocks:
     code_ranges: list[tuple[int, int]]
 
 
-def _unlink(nodes: list[comrak.AstNode]) -> None:
-    """Empty every `children` list in these subtrees: comrak-ext's AstNode (pyo3, no
-    `__traverse__`) links `parent` and `children` in a cycle the GC cannot see, so a linked
-    tree is never freed (~20 KB a note); upward links alone are freed by refcounting."""
-    while nodes:
-        node = nodes.pop()
-        children = node.children
-        if children:
-            node.children = []
-            nodes.extend(children)
-
-
 def _walk(root: comrak.AstNode, out: _Blocks) -> None:
-    """Visit block nodes only, in document order, unlinking the tree (`_unlink`) as it goes;
+    """Visit block nodes only, in document order, unlinking the tree (`unlink_tree`) as it goes;
     inline subtrees (never needed here) and whatever a walk that raised did not reach are
     unlinked after it. Iterative: lists nested by indentation can be 1,000 levels deep."""
     stack: list[tuple[comrak.AstNode, int]] = [(root, 0)]  # (node, blockquotes around it)
@@ -240,12 +224,12 @@ def _walk(root: comrak.AstNode, out: _Blocks) -> None:
                 out.events.append(0)
     finally:
         unvisited.extend(node for node, _ in stack)
-        _unlink(unvisited)
+        unlink_tree(unvisited)
 
 
 def _markdown_it_structure(src: str) -> _Blocks:
     """The same walk over markdown-it-py's block tokens (the block parser before
-    PARSER_VERSION 3), for notes nested past `_too_deep_for_comrak`: markdown-it stops at 20
+    PARSER_VERSION 3), for notes nested past `too_deep_for_comrak`: markdown-it stops at 20
     levels, where comrak's recursion would overflow the stack on a line of ~30,000 `>`."""
     env: dict[str, Any] = {}
     tokens: list[Token] = []
@@ -296,13 +280,6 @@ def _body_available(headings: list[Heading], heading_at: list[int], events: list
         headings[h].body_available = following[pos] < bounds[h]
 
 
-def _too_deep_for_comrak(src: str) -> bool:
-    """Whether comrak could overflow the stack on `src` (counts first: the regex ~25 µs)."""
-    if src.count(">") >= DEEP_QUOTES and _DEEP_QUOTES_RE.search(src):
-        return True
-    return len(src) >= DEEP_INLINE and src.count("*") + src.count("_") + src.count("[") >= DEEP_INLINE
-
-
 def parse_structure(src: str) -> Structure:
     """Headings (with body_available) and code-block line ranges of a body.
 
@@ -311,7 +288,7 @@ def parse_structure(src: str) -> Structure:
     """
     if "\r" in src or "\0" in src:  # not from parse.py: normalize as CommonMark reads it
         src = src.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
-    if _too_deep_for_comrak(src):
+    if too_deep_for_comrak(src):
         out = _markdown_it_structure(src)
     else:
         out = _Blocks(lines=src.split("\n"), sources=[], heading_at=[], events=[], code_ranges=[])
