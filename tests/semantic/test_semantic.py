@@ -131,10 +131,11 @@ def test_fuse_lifts_a_note_found_by_both_lists() -> None:
 def test_fuse_ignores_semantic_hits_far_below_the_best() -> None:
     lexical = [("a.md", 1, 9.0), ("b.md", 2, 5.0)]
     semantic = [("d.md", 0, 0.6), ("b.md", 0, 0.2)]  # b is 0.4 below the best cosine
-    # a: 1/61 + bonus > d: 1/61 > b: 1/62 — b gets no semantic contribution
-    assert [p for p, _, _ in fuse(lexical, semantic, 3)] == ["a.md", "d.md", "b.md"]
+    # equal weights: a: 1/61 + bonus > d: 1/61 > b: 1/62 — b gets no semantic contribution
+    assert [p for p, _, _ in fuse(lexical, semantic, 3, semantic_weight=1.0)] == ["a.md", "d.md", "b.md"]
     # without the margin b gains 1/62: it passes d, not the lexical first hit
-    assert [p for p, _, _ in fuse(lexical, semantic, 3, semantic_margin=None)] == ["a.md", "b.md", "d.md"]
+    equal_no_margin = fuse(lexical, semantic, 3, semantic_weight=1.0, semantic_margin=None)
+    assert [p for p, _, _ in equal_no_margin] == ["a.md", "b.md", "d.md"]
 
 
 def test_passages_are_a_note_passage_then_distinct_sections() -> None:

@@ -53,7 +53,7 @@ class PinnedManifest(Protocol):
 KEEP_SNAPSHOTS = 2
 PASSAGES_PER_NOTE = 1 + MAX_SECTIONS  # the note passage and its section passages
 
-__all__ = ["SemanticState", "semantic_hits", "semantic_state", "semantic_warnings"]
+__all__ = ["SemanticHits", "SemanticState", "semantic_hits", "semantic_search", "semantic_state", "semantic_warnings"]
 
 
 @dataclass
@@ -171,12 +171,22 @@ def _allowed_rows(part: _Part, allowed: frozenset[str] | None) -> np.ndarray | N
     return rows if part.live is None else np.intersect1d(rows, part.live, assume_unique=True)
 
 
-def semantic_hits(
+@dataclass
+class SemanticHits:
+    """A snapshot's top notes for a query: `hits` (path, chunk ordinal of the best passage,
+    cosine), best first, one per note; `vectors[i]` the unit vector of hit i's passage
+    (fusion compares them to find copies of one note)."""
+
+    hits: list[tuple[str, int, float]]
+    vectors: np.ndarray
+
+
+def semantic_search(
     reader: SettingsSource, view: PinnedManifest, query: str, k: int, allowed: frozenset[str] | None = None
-) -> list[tuple[str, int, float]] | None:
-    """Top `k` notes of the pinned snapshot as (path, chunk ordinal of the best passage,
-    cosine), best first, one hit per note; with `allowed`, among those notes only (a
-    search filter: the candidates are narrowed before ranking, not after).
+) -> SemanticHits | None:
+    """Top `k` notes of the pinned snapshot, with their vectors (see SemanticHits); with
+    `allowed`, among those notes only (a search filter: the candidates are narrowed before
+    ranking, not after).
 
     None when there is nothing to rank with: semantic search off, the model failed to
     load, or the snapshot has no embeddings yet (the caller stays lexical). Ties go to
@@ -204,7 +214,7 @@ def semantic_hits(
     keep = k * PASSAGES_PER_NOTE
     flat = np.concatenate([scores for _, _, scores in found]) if found else np.zeros(0, np.float32)
     floor = -np.inf if len(flat) <= keep else float(np.partition(flat, len(flat) - keep)[len(flat) - keep])
-    best: dict[str, tuple[float, int]] = {}
+    best: dict[str, tuple[float, int, int, int]] = {}  # path → (cosine, ordinal, part, row)
     for i, rows, scores in found:
         file = live[i].file
         sel = scores >= floor
@@ -213,9 +223,23 @@ def semantic_hits(
             ordinal = int(file.ordinals[row])
             old = best.get(path)
             if old is None or (-score, ordinal) < (-old[0], old[1]):  # a note's best passage
-                best[path] = (score, ordinal)
+                best[path] = (score, ordinal, i, row)
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0], kv[1][1]))[:k]
-    return [(path, ordinal, score) for path, (score, ordinal) in ranked]
+    vecs = np.zeros((len(ranked), encoder.dim), np.float32)
+    for j, (_, (_, _, i, row)) in enumerate(ranked):
+        block = live[i].file.block
+        v = block.codes[row].astype(np.float32) * block.scale[row]
+        vecs[j] = v / max(float(np.linalg.norm(v)), 1e-9)
+    return SemanticHits([(path, ordinal, score) for path, (score, ordinal, _, _) in ranked], vecs)
+
+
+def semantic_hits(
+    reader: SettingsSource, view: PinnedManifest, query: str, k: int, allowed: frozenset[str] | None = None
+) -> list[tuple[str, int, float]] | None:
+    """Top `k` notes of the pinned snapshot as (path, chunk ordinal of the best passage,
+    cosine), best first, one hit per note (semantic_search without the vectors)."""
+    found = semantic_search(reader, view, query, k, allowed)
+    return None if found is None else found.hits
 
 
 @dataclass(frozen=True)
