@@ -1,4 +1,5 @@
-"""Helpers every test package shares: bounded waits and the one golden-file check.
+"""Helpers every test package shares: bounded waits, the one golden-file check, a parsed
+note's rows.
 
 Golden files are compared byte for byte and rewritten only with `pytest --update-golden`
 (the flag is declared in tests/conftest.py); never edit them by hand.
@@ -10,6 +11,10 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from vault_agent.contracts import ParsedNote
+from vault_agent.term_rows import terms_table
 
 UPDATE_GOLDEN = False  # set from --update-golden by tests/conftest.py
 
@@ -36,3 +41,11 @@ def check_golden(path: Path, text: str) -> None:
         raise AssertionError(f"golden {path.name} is missing; create it with: pytest --update-golden")
     expected = path.read_bytes().decode("utf-8")
     assert text == expected, f"golden {path.name} differs (after a deliberate change: pytest --update-golden)"
+
+
+def parsed_rows(note: ParsedNote, table: str) -> list[dict[str, Any]]:
+    """One parsed note's rows of `table`; its `terms` counted as the indexer counts a batch's."""
+    if table == "terms":
+        rows: list[dict[str, Any]] = terms_table([note]).to_pylist()
+        return rows
+    return [note.note] if table == "notes" else list(getattr(note, table))

@@ -115,19 +115,9 @@ class ParsedNote:
     props: list[dict[str, Any]] = field(default_factory=list)
     tags: list[dict[str, Any]] = field(default_factory=list)  # the `tags` table's rows (not notes.tags)
     # Per chunk, its tokens joined by one space: the search engine's `body` text, and what
-    # the batch's `terms` rows are counted from (term_rows.py, column-wise).
+    # the batch's `terms` rows are counted from (term_rows.py, column-wise; there is no
+    # per-note `terms` list: tests count one note's with `testkit.parsed_rows`).
     chunk_tokens: list[str] = field(default_factory=list)
-
-    @property
-    def terms(self) -> list[dict[str, Any]]:
-        """The terms rows as dicts (tests and fixtures; the indexer counts them per batch)."""
-        from vault_agent.term_rows import terms_table
-
-        rows: list[dict[str, Any]] = terms_table([self]).to_pylist()
-        return rows
-
-    def rows(self, table: str) -> list[dict[str, Any]]:
-        return [self.note] if table == "notes" else getattr(self, table)
 
 
 # --------------------------------------------------------------------------- manifest

@@ -1,5 +1,9 @@
 """Listeners told about a snapshot just before it is published (CURRENT replaced).
 
+The indexer knows nothing of this module: a composition root that runs a writer and
+readers in one process (`api/app.py`) gives the writer `before_publish` bound to its
+state dir (`Indexer(before_publish=...)`).
+
 A snapshot reader in the writer's own process (`serve --watch`) registers here and loads
 the new snapshot's segments while the commit is still private, so the first request after
 a write finds it loaded instead of paying for the load. Listeners are per state dir, run

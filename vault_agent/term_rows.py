@@ -1,7 +1,7 @@
 """The `terms` rows of a parse batch, counted column-wise (Arrow and numpy, no row objects).
 
-In the kernel beside `tables.py`: the indexer writes these rows and `ParsedNote.terms`
-(tests, fixtures) derives them the same way.
+In the kernel beside `tables.py`: the indexer writes these rows, and tests count one note's
+the same way (`testkit.parsed_rows`).
 
 Per chunk: its distinct tokens with their counts (`tf`), in code point order, chunks in
 batch order (each note's in ordinal order). The parser leaves each chunk's tokens joined by

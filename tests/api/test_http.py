@@ -13,7 +13,8 @@ from multidict import MultiDict
 from api.serverkit import LogCapture, ServerThread, make_context
 from api.tempops import ProbeParams, temp_ops
 from vault_agent.api.app import close_context
-from vault_agent.api.http import build_http_app, http_operations, params_from_query
+from vault_agent.api.http import build_http_app, http_operations
+from vault_agent.api.http_invoke import params_from_query
 from vault_agent.api.security import AccessPolicy
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter

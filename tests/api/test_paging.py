@@ -26,7 +26,7 @@ from vault_agent.conversations.store import ConversationStore
 from vault_agent.errors import InvalidParameter
 from vault_agent.indexer.build import build_index
 from vault_agent.query.grep import SEARCH_MAX_CHARS
-from vault_agent.query.toolkit import LS_MAX_CHARS
+from vault_agent.query.limits import LS_MAX_CHARS
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from engine_support import make_settings, write
+from testkit import parsed_rows
 
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
 from vault_agent.errors import Forbidden
@@ -31,7 +32,7 @@ def test_text_note_with_stray_nul_keeps_tags_headings_chunks_links() -> None:
     assert note["tags"] == ["ctf", "reversing"]
     assert [h["text"] for h in parsed.headings] == ["Soln", "Notes"]
     assert any("xorshift" in c["text"] and "\ufffd" in c["text"] for c in parsed.chunks)
-    assert any(t["term"] == "xorshift" for t in parsed.terms)
+    assert any(t["term"] == "xorshift" for t in parsed_rows(parsed, "terms"))
     assert [link["target"] for link in parsed.links] == ["Other"]
 
 

@@ -8,6 +8,7 @@ from collections import Counter
 
 import pyarrow as pa
 import pytest
+from testkit import parsed_rows
 
 from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, TABLES, ParsedNote
 from vault_agent.indexer.parse import MAX_CHUNK_CHARS, PLAIN_WINDOW_LINES, parse_note
@@ -36,7 +37,7 @@ def test_rows_match_contract_schemas_exactly() -> None:
     src = "---\ntitle: T\ntags: [a]\n---\nIntro [[B]]\n\n# H\n\ntext [l](c.md)\n"
     parsed = parse(src, "f/n.md")
     for table, schema in TABLES.items():
-        rows = parsed.rows(table)
+        rows = parsed_rows(parsed, table)
         assert rows, table
         for row in rows:
             assert list(row) == schema.names, table
@@ -138,7 +139,7 @@ def test_binary_note_counts_only() -> None:
         4,
         len(raw),
     )
-    assert (parsed.headings, parsed.chunks, parsed.terms, parsed.links) == ([], [], [], [])
+    assert (parsed.headings, parsed.chunks, parsed_rows(parsed, "terms"), parsed.links) == ([], [], [], [])
 
 
 def test_crlf_and_lone_cr_flags_and_lines() -> None:
@@ -190,7 +191,7 @@ def test_token_count_and_terms() -> None:
     chunk = parsed.chunks[0]
     tokens = tokenize(chunk["text"])
     assert chunk["token_count"] == len(tokens) == 6
-    assert parsed.terms == [
+    assert parsed_rows(parsed, "terms") == [
         {"term": t, "path": "n.md", "chunk_ordinal": 0, "tf": n} for t, n in sorted(Counter(tokens).items())
     ]
 
@@ -250,4 +251,4 @@ def test_deterministic() -> None:
     src = "---\ntags: [b, a]\n---\n# H\n[[x]]\n## I\ntext\n"
     first, second = parse(src), parse(src)
     for table in TABLES:
-        assert first.rows(table) == second.rows(table)
+        assert parsed_rows(first, table) == parsed_rows(second, table)

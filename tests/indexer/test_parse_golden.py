@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testkit import check_golden
+from testkit import check_golden, parsed_rows
 
 from vault_agent.indexer.parse import parse_note
 from vault_agent.paths import Vault
@@ -31,7 +31,7 @@ def vault_rows(name: str) -> dict[str, Any]:
             "links": parsed.links,
             "props": parsed.props,
             "tags": parsed.tags,
-            "term_rows": len(parsed.terms),
+            "term_rows": len(parsed_rows(parsed, "terms")),
         }
     return out
 

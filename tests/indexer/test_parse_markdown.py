@@ -270,7 +270,7 @@ def test_percent_percent_inside_code_span_is_not_a_comment() -> None:
 
 
 def test_code_spans_linear_and_commonmark_like() -> None:
-    from vault_agent.indexer.markdown import code_spans
+    from vault_agent.note_syntax import code_spans
 
     assert code_spans("a `x` b ``y`` `z ``` q `") == [(2, 5), (8, 13), (14, 24)]
     assert code_spans("`` unmatched ` run") == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from testkit import parsed_rows
 
 from vault_agent.contracts import TABLES, ParsedNote
 from vault_agent.indexer.parse import parse_note
@@ -77,12 +78,12 @@ def check(parsed: ParsedNote, raw: bytes) -> None:
         assert 1 <= h["line"] <= note["line_count"]
         assert h["parent_ordinal"] is None or h["parent_ordinal"] < h["ordinal"]
     for table, schema in TABLES.items():
-        rows = parsed.rows(table)
+        rows = parsed_rows(parsed, table)
         assert all(list(r) == schema.names for r in rows)
         pa.Table.from_pylist(rows, schema=schema)
     again = parse_note(note["path"], raw, 0, len(raw))
     for table in TABLES:
-        assert again.rows(table) == parsed.rows(table)
+        assert parsed_rows(again, table) == parsed_rows(parsed, table)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

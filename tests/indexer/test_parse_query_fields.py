@@ -12,9 +12,10 @@ import pytest
 
 from vault_agent.indexer import birthtime
 from vault_agent.indexer.inline_tags import inline_tags
-from vault_agent.indexer.markdown import blank_comments, parse_structure
+from vault_agent.indexer.markdown import parse_structure
 from vault_agent.indexer.parse import parse_note
 from vault_agent.indexer.properties import MAX_ITEMS, MAX_ROWS, property_rows
+from vault_agent.note_syntax import blank_comments
 from vault_agent.property_values import canonical_key, iso_micros, micros
 
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from vault_agent.config import SETTINGS, Settings, env_setting, load_settings
+from vault_agent.config import Settings, env_setting, load_settings
 from vault_agent.errors import InvalidParameter
+from vault_agent.setting_specs import SETTINGS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

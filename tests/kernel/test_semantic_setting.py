@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from vault_agent.config import SPEC_BY_NAME, load_settings
+from vault_agent.config import load_settings
 from vault_agent.errors import InvalidParameter
 from vault_agent.semantic.settings import ENV, semantic_enabled
+from vault_agent.setting_specs import SPEC_BY_NAME
 
 
 def test_the_switch_is_declared_once_in_the_table(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from testkit import parsed_rows
 
 from vault_agent.config import Settings
 from vault_agent.contracts import (
@@ -71,7 +72,7 @@ class SnapFactory:
         self.next_seg += 1
         files: dict[str, str] = {}
         for table, schema in TABLES.items():
-            rows = [r for p in parsed for r in p.rows(table)]
+            rows = [r for p in parsed for r in parsed_rows(p, table)]
             rows.sort(key=lambda r: tuple(r[c] for c in TABLE_SORT[table]))
             tbl = pa.Table.from_pylist(rows, schema=schema)
             name = f"seg-{seg_id}.{table}.parquet"

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from query.conftest import ReaderFactory
-from vault_agent.config import load_settings
+from vault_agent.config import Settings, load_settings
+from vault_agent.contracts import Manifest
 from vault_agent.indexer import build as build_mod
 from vault_agent.indexer.build import build_index
+from vault_agent.publish import before_publish
+
+
+def _build_beside_readers(settings: Settings) -> Manifest:
+    """A build that tells this process's readers (as `serve --watch` wires its writer)."""
+    return build_index(settings, before_publish=partial(before_publish, settings.index_dir))
 
 
 def _loads(caplog: pytest.LogCaptureFixture) -> list[int]:
@@ -35,7 +43,7 @@ def test_the_first_request_after_a_commit_finds_it_loaded(
     caplog.set_level(logging.INFO, logger="vault_agent.query")
     caplog.clear()
     (vault / "b.md").write_text("# B\n", encoding="utf-8")
-    manifest = build_index(settings)
+    manifest = _build_beside_readers(settings)
     assert _loads(caplog) == [manifest.snapshot_id]  # loaded during the commit
     caplog.clear()
     assert _notes(reader) == ["a.md", "b.md"]
@@ -60,7 +68,7 @@ def test_a_preload_whose_commit_failed_is_never_served(
 
     monkeypatch.setattr(build_mod, "commit", failing)
     with pytest.raises(OSError):
-        build_index(settings)  # preloaded (a.md + b.md), never published
+        _build_beside_readers(settings)  # preloaded (a.md + b.md), never published
     assert _notes(reader) == ["a.md"]  # still the published snapshot
     monkeypatch.setattr(build_mod, "commit", real_commit)
     (vault / "b.md").unlink()

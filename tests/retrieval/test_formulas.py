@@ -14,8 +14,8 @@ from vault_agent.query import coverage, files, scan
 from vault_agent.query.audit import parse_artifact, parse_markers
 from vault_agent.query.find import Cand, integrate, normalize
 from vault_agent.query.globmatch import compile_glob
+from vault_agent.query.line_ranges import complement, merge_ranges
 from vault_agent.query.lines import TextFile, page, split_lines
-from vault_agent.query.toolkit import complement, merge_ranges
 
 
 def test_split_lines_matches_the_indexer_line_model() -> None:
@@ -228,7 +228,7 @@ def test_glob_rules() -> None:
 
 
 def test_per_snapshot_cache_keeps_only_the_two_newest_snapshots() -> None:
-    from vault_agent.query.toolkit import remember
+    from vault_agent.query.snapshot_cache import remember
 
     cache: dict[object, object] = {("chunk_seg", "seg-1.chunks.parquet"): "segment entry"}
     for sid in range(1, 6):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from aiohttp import web
@@ -24,6 +25,7 @@ from vault_agent.api.security import AccessPolicy, check_bind_allowed, keep_toke
 from vault_agent.config import Settings
 from vault_agent.conversations.hub import HUB_KEY
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
+from vault_agent.publish import before_publish
 from vault_agent.web.mount import mount_web_page, sign_in_url
 
 if TYPE_CHECKING:
@@ -46,7 +48,8 @@ def _start_writer(settings: Settings) -> Writer:
 
     if writer_lock_held(settings.index_dir):
         raise IndexBusy()  # cheap early answer; the writer's own flock stays authoritative
-    writer = Writer(settings, watch=True)
+    # The readers of this process preload each snapshot before it is published (publish.py).
+    writer = Writer(settings, watch=True, before_publish=partial(before_publish, settings.index_dir))
     writer.start()
     return writer
 

@@ -1,7 +1,7 @@
 """The aiohttp application: one route per registry operation, generated, never hand-written.
 
-Handler = parse (query string or JSON body) → `invoke` in a worker thread → `body_of` →
-`dump_json`. Envelope operations answer `{"data", "warnings"}`; the versioned raw
+Handler = parse (query string or JSON body) → `invoke` in a worker thread (both in
+http_invoke.py) → `body_of` → `dump_json`. Envelope operations answer `{"data", "warnings"}`; the versioned raw
 contracts answer their object and carry freshness in `X-Index-Freshness` (and
 `X-Index-Warnings`, JSON, when there are warnings). Middlewares, outermost first:
 request log → error translation → Host → Origin/CORS → bearer token. Bodies are read
@@ -20,20 +20,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from aiohttp import web
-from multidict import MultiMapping
-from pydantic import BaseModel
 
 from vault_agent.api.asgi_bridge import CORS_REQUEST_KEY as CORS_KEY
 from vault_agent.api.asgi_bridge import McpBridge
-from vault_agent.api.bodies import BODY_LIMITS_KEY, CLIENT_GONE_STATUS, BodyLimits, BodyTimeout, request_body
+from vault_agent.api.bodies import BODY_LIMITS_KEY, CLIENT_GONE_STATUS, BodyLimits, BodyTimeout
 from vault_agent.api.connections import ConnectionGuard, connection_cap
-from vault_agent.api.param_text import container_kind as _container_kind
-from vault_agent.api.param_text import field_info as _field
-from vault_agent.api.param_text import json_text as _json_text
-from vault_agent.api.param_text import nested_model as _nested_model
-from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, invoke, operations
-from vault_agent.api.security import SURFACE_HEADER, VAULT_ID_HEADER, AccessPolicy, bearer_challenge
-from vault_agent.api.surface_names import Surface
+from vault_agent.api.http_invoke import CTX_KEY, invoke_request
+from vault_agent.api.messages_sse import add_conversation_routes
+from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, operations
+from vault_agent.api.security import VAULT_ID_HEADER, AccessPolicy, bearer_challenge
+from vault_agent.contracts import Outcome
 from vault_agent.errors import (
     InvalidParameter,
     NotFound,
@@ -45,7 +41,6 @@ from vault_agent.errors import (
 
 log = logging.getLogger("vault_agent.http")
 
-CTX_KEY = web.AppKey("vault_agent_ctx", AppContext)
 POLICY_KEY = web.AppKey("vault_agent_policy", AccessPolicy)
 BRIDGE_KEY = web.AppKey("vault_agent_mcp_bridge", McpBridge)
 GUARD_KEY = web.AppKey("vault_agent_connection_guard", ConnectionGuard)
@@ -67,63 +62,8 @@ CORS_EXPOSE = "X-Index-Freshness, X-Index-Warnings, Mcp-Session-Id, WWW-Authenti
 CORS_ALLOW_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
 
 
-# ----------------------------------------------------------------------------- params
-def params_from_query(model: type[BaseModel], query: MultiMapping[str]) -> dict[str, Any]:
-    """GET parameters → raw params: camelCase or snake names, dotted keys nest, JSON for containers.
-
-    Raises:
-        InvalidParameter: a scalar given twice, a dotted key that clashes, or bad JSON text.
-    """
-    out: dict[str, Any] = {}
-    for key in dict.fromkeys(query.keys()):
-        values = query.getall(key)
-        parts = key.split(".")
-        node: dict[str, Any] = out
-        node_model: type[BaseModel] | None = model
-        for part in parts[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                raise InvalidParameter(f"parameter '{key}' clashes with another parameter")
-            info = _field(node_model, part)
-            node, node_model = child, _nested_model(info.annotation) if info else None
-        last = parts[-1]
-        info = _field(node_model, last)
-        kind = _container_kind(info.annotation) if info is not None else "scalar"
-        if kind == "scalar":
-            if len(values) > 1:
-                raise InvalidParameter(f"parameter '{key}' is given more than once")
-            node[last] = values[0]
-        elif kind == "list":
-            if len(values) == 1 and values[0].lstrip().startswith("["):
-                node[last] = _json_text(key, values[0])
-            else:
-                node[last] = [_json_text(key, v) if v.lstrip()[:1] == "{" else v for v in values]
-        else:
-            if len(values) > 1:
-                raise InvalidParameter(f"parameter '{key}' is given more than once")
-            node[last] = _json_text(key, values[0]) if values[0].lstrip()[:1] == "{" else values[0]
-    return out
-
-
-def body_params(body: bytes) -> dict[str, Any]:
-    """The raw parameters in a POST body: a JSON object (an empty body is no parameters).
-
-    Raises:
-        InvalidParameter: the body is not a JSON object.
-    """
-    if not body.strip():
-        return {}
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        raise InvalidParameter("the request body must be a JSON object") from None
-    if not isinstance(data, dict):
-        raise InvalidParameter("the request body must be a JSON object")
-    return data
-
-
 # ----------------------------------------------------------------------------- handlers
-def _headers_of(op: Operation, outcome: Any) -> dict[str, str]:
+def _headers_of(op: Operation, outcome: Outcome[Any]) -> dict[str, str]:
     if op.envelope:
         return {}
     headers: dict[str, str] = {}
@@ -132,25 +72,6 @@ def _headers_of(op: Operation, outcome: Any) -> dict[str, str]:
     if outcome.warnings:
         headers["X-Index-Warnings"] = json.dumps([w.model_dump() for w in outcome.warnings])
     return headers
-
-
-async def invoke_request(op: Operation, request: web.Request, extra: dict[str, Any] | None = None) -> Any:
-    """Run `op` on one request's parameters (the query string for GET, the JSON object body
-    for POST, plus `extra` from the route's path) off the event loop; returns its outcome.
-
-    Raises:
-        VaultAgentError: as the operation, or its parameters (see body_params, request_body).
-    """
-    ctx = request.app[CTX_KEY]
-    loop = asyncio.get_running_loop()
-    # The CLI says it is the caller, so that errors name its flags, not query parameters.
-    surface: Surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "http"
-    if request.method == "GET":  # a POST op with http_both takes the query string by GET too
-        raw = {**params_from_query(op.params, request.query), **(extra or {})}
-        return await loop.run_in_executor(None, invoke, op, ctx, raw, surface)
-    async with request_body(request) as raw_body:  # the body budget is held while it runs
-        raw = {**body_params(raw_body), **(extra or {})}
-        return await loop.run_in_executor(None, invoke, op, ctx, raw, surface)
 
 
 def make_handler(op: Operation) -> Handler:
@@ -312,8 +233,6 @@ def build_http_app(ctx: AppContext, policy: AccessPolicy, bridge: McpBridge | No
             app.router.add_get(op.http_path, handler, allow_head=False)
         if op.http_method == "POST" or op.http_both:
             app.router.add_post(op.http_path, handler)
-    from vault_agent.api.messages_sse import add_conversation_routes  # imports this module
-
     add_conversation_routes(app)
     if bridge is not None:
         app[BRIDGE_KEY] = bridge

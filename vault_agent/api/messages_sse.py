@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from vault_agent.api.http import CTX_KEY, invoke_request
+from vault_agent.api.http_invoke import CTX_KEY, invoke_request
 from vault_agent.api.registry import REGISTRY, body_of, dump_json
 from vault_agent.conversations.tools import hub_of
 

@@ -8,8 +8,9 @@ imports stay inside the command functions so `vault-agent --help` stays fast.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,6 +26,9 @@ from vault_agent.cli.common import (
     run_command,
     settings_from,
 )
+
+if TYPE_CHECKING:  # annotations only: the CLI's command table stays light
+    from vault_agent.contracts import Outcome
 
 conversations = typer.Typer(
     help="The record of each agent session: list, show, end, undo its writes, answer its questions, "
@@ -46,7 +50,7 @@ def _context(vault: Path | None, index_dir: Path | None, config: Path | None) ->
     return AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
 
 
-def _emit(as_json: bool, outcome: Any, render: Any) -> None:
+def _emit(as_json: bool, outcome: Outcome[Any], render: Callable[[Any], str]) -> None:
     from vault_agent.api.registry import to_jsonable
 
     body = {"data": to_jsonable(outcome.data), "warnings": [w.model_dump() for w in outcome.warnings]}

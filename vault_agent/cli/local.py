@@ -27,6 +27,7 @@ from vault_agent.cli.common import (
 )
 
 if TYPE_CHECKING:  # annotations only: `vault-agent --help` stays free of the contracts
+    from vault_agent.config import Settings
     from vault_agent.contracts import Manifest
 
 
@@ -159,8 +160,8 @@ def _print_manifest(
     manifest: Manifest,
     seconds: float,
     as_json: bool,
-    settings: Any,
-    typed: Any,
+    settings: Settings,
+    typed: Path | None,
     embedded: tuple[int, list[dict[str, str]]] | None = None,
 ) -> None:
     # An empty index is valid (SPEC), but from a newcomer it usually means the wrong folder.

@@ -13,7 +13,8 @@ import contextlib
 import errno
 import signal
 import sys
-from typing import Annotated
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
@@ -22,6 +23,9 @@ from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, VaultOpt, ru
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
 from vault_agent.server_address import forget_server, record_server
+
+if TYPE_CHECKING:
+    from vault_agent.api.registry import AppContext
 
 HostOpt = Annotated[
     str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).", show_default=False)
@@ -46,42 +50,55 @@ def _settings(vault, index_dir, config, **flags) -> Settings:  # type: ignore[no
     return settings_from(vault, index_dir, config, **{k: v for k, v in flags.items() if v is not None})
 
 
-async def _serve(settings: Settings, watch: bool) -> None:
-    import asyncio  # here, not at the top: the CLI's command table stays light
+@contextlib.contextmanager
+def _started(
+    settings: Settings, command: str, *, watch: bool, follow_if_busy: bool, log_stream: TextIO | None = None
+) -> Iterator[AppContext]:
+    """The start-up both servers share: logging, the context (writer or follower), the one
+    read-only line on stderr; the context is closed (writer stopped, lock released) on exit."""
+    from vault_agent.api.app import build_context, close_context  # here: the CLI's table stays light
+    from vault_agent.api.logging_setup import configure_logging
 
-    from vault_agent.api.app import build_context, close_context, start_server
-
-    ctx = build_context(settings, watch=watch, follow_if_busy=False)
+    configure_logging(settings.log_level, vault=settings.vault, index_dir=settings.index_dir, stream=log_stream)
+    ctx = build_context(settings, watch=watch, follow_if_busy=follow_if_busy)
     try:
-        _say_read_only(ctx, "serve")
-        try:
-            server = await start_server(ctx, settings.host, settings.port)
-        except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                raise
-            # A second `serve` on the same port is a newcomer's first mistake: say what to do.
-            raise InvalidParameter(
-                f"port {settings.port} on {settings.host} is already in use (another 'vault-agent serve'?); "
-                "pick another with --port N, or --port 0 for any free port (it prints the one it got)"
-            ) from None
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        # The CLI finds this server for this vault by itself (server_address.py).
-        record_server(settings.index_dir, server.url, settings.host, server.port)
-        sys.stdout.write(f"listening on {server.url}\n")
-        # Like Jupyter: the owner's page, signed in by this address (it holds the token; the
-        # page trades it for a session cookie and drops it from the address bar).
-        sys.stdout.write(f"web: {server.web_url}\n")
-        sys.stdout.flush()
-        try:
-            await stop.wait()
-        finally:
-            forget_server(settings.index_dir)
-            await server.stop()
+        _say_read_only(ctx, command)
+        yield ctx
     finally:
         close_context(ctx)
+
+
+async def _serve(ctx: AppContext, settings: Settings) -> None:
+    import asyncio  # here, not at the top: the CLI's command table stays light
+
+    from vault_agent.api.app import start_server
+
+    try:
+        server = await start_server(ctx, settings.host, settings.port)
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        # A second `serve` on the same port is a newcomer's first mistake: say what to do.
+        raise InvalidParameter(
+            f"port {settings.port} on {settings.host} is already in use (another 'vault-agent serve'?); "
+            "pick another with --port N, or --port 0 for any free port (it prints the one it got)"
+        ) from None
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    # The CLI finds this server for this vault by itself (server_address.py).
+    record_server(settings.index_dir, server.url, settings.host, server.port)
+    sys.stdout.write(f"listening on {server.url}\n")
+    # Like Jupyter: the owner's page, signed in by this address (it holds the token; the
+    # page trades it for a session cookie and drops it from the address bar).
+    sys.stdout.write(f"web: {server.web_url}\n")
+    sys.stdout.flush()
+    try:
+        await stop.wait()
+    finally:
+        forget_server(settings.index_dir)
+        await server.stop()
 
 
 @app.command(
@@ -106,7 +123,7 @@ def serve(
     tool_profile: ProfileOpt = None,
 ) -> None:
     def body() -> None:
-        from vault_agent.api.logging_setup import configure_logging
+        import asyncio
 
         settings = _settings(
             vault,
@@ -117,10 +134,8 @@ def serve(
             writes_enabled=True if allow_writes else None,
             tool_profile=tool_profile,
         )
-        configure_logging(settings.log_level, vault=settings.vault, index_dir=settings.index_dir)
-        import asyncio
-
-        asyncio.run(_serve(settings, watch))
+        with _started(settings, "serve", watch=watch, follow_if_busy=False) as ctx:
+            asyncio.run(_serve(ctx, settings))
 
     run_command(json_out, body)
 
@@ -167,8 +182,6 @@ def mcp_command(
     def body() -> None:
         import anyio
 
-        from vault_agent.api.app import build_context, close_context
-        from vault_agent.api.logging_setup import configure_logging
         from vault_agent.api.mcp_server import build_mcp_server
 
         settings = _settings(
@@ -178,17 +191,11 @@ def mcp_command(
             writes_enabled=True if allow_writes else None,
             tool_profile=tool_profile,
         )
-        configure_logging(
-            settings.log_level, vault=settings.vault, index_dir=settings.index_dir, stream=sys.stderr
-        )
         signal.signal(signal.SIGTERM, _raise_interrupt)
-        ctx = build_context(settings, watch=not no_watch, follow_if_busy=True)
-        try:
-            _say_read_only(ctx, "mcp")
+        # stdout is the MCP protocol: logs go to stderr.
+        with _started(settings, "mcp", watch=not no_watch, follow_if_busy=True, log_stream=sys.stderr) as ctx:
             server = build_mcp_server(ctx)
             with contextlib.suppress(KeyboardInterrupt):
                 anyio.run(server.run_stdio_async)
-        finally:
-            close_context(ctx)
 
     run_command(json_out, body)

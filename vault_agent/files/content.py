@@ -17,17 +17,17 @@ from vault_agent.errors import (
     empty_parameter,
     out_of_range,
 )
-from vault_agent.files import policy
 from vault_agent.files.atomic import read_current
-from vault_agent.files.diff import unified
 from vault_agent.files.models import FilesContext, ReplaceResult, WriteResult
-from vault_agent.files.pipeline import Applied, apply_change, decode_text, encode_content
+from vault_agent.files.pipeline import Applied
+from vault_agent.files.policy import Action
+from vault_agent.files.write_path import WriteOptions, change_diff, edit_text, write_content
 from vault_agent.names import WRITES_TAKE_PATHS
 from vault_agent.paths import display, normalize_rel_path
 
 
 def _write_result(applied: Applied, written: int, dry_run: bool) -> Outcome[WriteResult]:
-    diff, truncated = unified(applied.rel, applied.before, applied.after) if dry_run else (None, False)
+    diff, truncated = change_diff(applied, dry_run)
     data = WriteResult(
         written_path=applied.rel,
         written_bytes=written,
@@ -41,6 +41,10 @@ def _write_result(applied: Applied, written: int, dry_run: bool) -> Outcome[Writ
         **applied.info.model_dump(),
     )
     return Outcome(data=data, warnings=applied.warnings)
+
+
+def _whole(_current: bytes | None, data: bytes) -> bytes:
+    return data
 
 
 def _missing_for_write(rel: str) -> Exception:
@@ -65,21 +69,12 @@ def create_file(
         Conflict: the file exists. Forbidden: `.system/`, protected, daily name rules.
         InvalidPath: bad path, symlinked parent. TooLarge: content over the cap.
     """
-    rel = normalize_rel_path(path)
-    policy.check_write(ctx.vault, rel, "create")
-    data = encode_content(content)
-    applied = apply_change(
-        ctx,
-        "vault_create",
-        rel,
-        lambda _cur: data,
-        exist="must_not_exist",
-        create_parents=True,
-        expected_sha256=expected_sha256,
-        dry_run=dry_run,
-        wait_for_index=wait_for_index,
+    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
+    applied, written = write_content(
+        ctx, "vault_create", normalize_rel_path(path), "create", content, _whole, options,
+        exist="must_not_exist", create_parents=True,
     )
-    return _write_result(applied, len(data), dry_run)
+    return _write_result(applied, written, dry_run)
 
 
 def write_file(
@@ -100,26 +95,19 @@ def write_file(
     """
     if mode not in ("overwrite", "append"):  # before any I/O: an unknown mode never overwrites
         raise InvalidParameter("parameter 'mode' must be one of: overwrite, append")
-    rel = normalize_rel_path(path)
-    policy.check_write(ctx.vault, rel, "append" if mode == "append" else "overwrite")
-    data = encode_content(content)
-
-    def transform(current: bytes | None) -> bytes:
-        assert current is not None
-        return current + data if mode == "append" else data
-
-    applied = apply_change(
-        ctx,
-        "vault_write",
-        rel,
-        transform,
-        exist="must_exist",
-        missing=_missing_for_write,
-        expected_sha256=expected_sha256,
-        dry_run=dry_run,
-        wait_for_index=wait_for_index,
+    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
+    action: Action = "append" if mode == "append" else "overwrite"
+    combine = _append if mode == "append" else _whole
+    applied, written = write_content(
+        ctx, "vault_write", normalize_rel_path(path), action, content, combine, options,
+        exist="must_exist", missing=_missing_for_write,
     )
-    return _write_result(applied, len(data), dry_run)
+    return _write_result(applied, written, dry_run)
+
+
+def _append(current: bytes | None, data: bytes) -> bytes:
+    assert current is not None  # exist="must_exist"
+    return current + data
 
 
 def put_file(
@@ -136,23 +124,14 @@ def put_file(
     Raises:
         Forbidden / Conflict / InvalidPath / TooLarge: as vault_create or vault_write.
     """
+    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
     rel = normalize_rel_path(path)
     exists = _exists(ctx, rel)
-    policy.check_write(ctx.vault, rel, "overwrite" if exists else "create")
-    data = encode_content(content)
-    applied = apply_change(
-        ctx,
-        "write_file",
-        rel,
-        lambda _cur: data,
-        exist="must_exist" if exists else "must_not_exist",
-        missing=_missing_for_write,
-        create_parents=True,
-        expected_sha256=expected_sha256,
-        dry_run=dry_run,
-        wait_for_index=wait_for_index,
+    applied, written = write_content(
+        ctx, "write_file", rel, "overwrite" if exists else "create", content, _whole, options,
+        exist="must_exist" if exists else "must_not_exist", missing=_missing_for_write, create_parents=True,
     )
-    return _write_result(applied, len(data), dry_run)
+    return _write_result(applied, written, dry_run)
 
 
 def _exists(ctx: FilesContext, rel: str) -> bool:
@@ -193,14 +172,8 @@ def replace_text(
     limit = 1 if max_replacements is None else max_replacements
     if limit < 1:
         raise out_of_range("max_replacements", 1, None)
-    rel = normalize_rel_path(path)
-    policy.check_write(ctx.vault, rel, "replace")
-    encode_content(replace, "replace")
-    counted: list[int] = []
 
-    def transform(current: bytes | None) -> bytes:
-        assert current is not None
-        text = decode_text(current, rel)
+    def replace_all(text: str, rel: str) -> tuple[str, int]:
         count = text.count(find)
         if count == 0:
             raise Conflict(f"find text does not occur in '{display(rel)}'; nothing was replaced")
@@ -209,23 +182,16 @@ def replace_text(
                 f"find text occurs {count} times in '{display(rel)}' but max_replacements is {limit}; "
                 f"nothing was replaced: make find longer so it is unique, or set max_replacements to {count}"
             )
-        counted.append(count)
-        return text.replace(find, replace).encode("utf-8")
+        return text.replace(find, replace), count
 
-    applied = apply_change(
-        ctx,
-        "vault_replace",
-        rel,
-        transform,
-        exist="must_exist",
-        expected_sha256=expected_sha256,
-        dry_run=dry_run,
-        wait_for_index=wait_for_index,
+    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
+    applied, count = edit_text(
+        ctx, "vault_replace", normalize_rel_path(path), "replace", replace_all, options, texts=[(replace, "replace")]
     )
-    diff, truncated = unified(applied.rel, applied.before, applied.after) if dry_run else (None, False)
+    diff, truncated = change_diff(applied, dry_run)
     data = ReplaceResult(
         written_path=applied.rel,
-        replacements=counted[-1],
+        replacements=count,
         size_bytes=len(applied.after),
         sha256=applied.sha256,
         dry_run=dry_run,

@@ -16,10 +16,9 @@ from typing import Literal
 
 from vault_agent.contracts import Outcome
 from vault_agent.errors import Conflict, InvalidParameter
-from vault_agent.files import policy
 from vault_agent.files.diff import unified
 from vault_agent.files.models import EditResult, FilesContext
-from vault_agent.files.pipeline import apply_change, decode_text, encode_content
+from vault_agent.files.write_path import WriteOptions, edit_text
 from vault_agent.paths import display, normalize_rel_path
 
 Form = Literal["replace", "insert", "delete_lines"]
@@ -153,43 +152,25 @@ def edit_file(
     form = _form(
         old_text, new_text, replace_all, insert_after_line, insert_before_line, content, delete_lines
     )
-    rel = normalize_rel_path(path)
-    policy.check_write(ctx.vault, rel, "edit")
-    for piece, name in ((new_text, "new_text"), (content, "content")):
-        if piece is not None:
-            encode_content(piece, name)
-    counted: list[int] = []
 
-    def transform(current: bytes | None) -> bytes:
-        assert current is not None
-        text = decode_text(current, rel)
+    def apply_form(text: str, rel: str) -> tuple[str, int]:
         if form == "replace":
             assert old_text is not None and new_text is not None
-            out, count = _replace(text, rel, old_text, new_text, bool(replace_all))
-        elif form == "insert":
+            return _replace(text, rel, old_text, new_text, bool(replace_all))
+        if form == "insert":
             assert content is not None
-            out, count = _insert(text, rel, insert_after_line, insert_before_line, content)
-        else:
-            assert delete_lines is not None
-            out, count = _delete(text, rel, delete_lines[0], delete_lines[1])
-        counted.append(count)
-        return out.encode("utf-8")
+            return _insert(text, rel, insert_after_line, insert_before_line, content)
+        assert delete_lines is not None
+        return _delete(text, rel, delete_lines[0], delete_lines[1])
 
-    applied = apply_change(
-        ctx,
-        tool,
-        rel,
-        transform,
-        exist="must_exist",
-        expected_sha256=expected_sha256,
-        dry_run=dry_run,
-        wait_for_index=wait_for_index,
-    )
-    diff, truncated = unified(applied.rel, applied.before, applied.after)
+    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
+    texts = [(new_text, "new_text"), (content, "content")]
+    applied, count = edit_text(ctx, tool, normalize_rel_path(path), "edit", apply_form, options, texts=texts)
+    diff, truncated = unified(applied.rel, applied.before, applied.after)  # an edit always answers with its diff
     data = EditResult(
         path=applied.rel,
         operation=form,
-        replacements=counted[-1],
+        replacements=count,
         diff=diff,
         diff_truncated=truncated,
         size_bytes=len(applied.after),

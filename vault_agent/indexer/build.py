@@ -13,29 +13,33 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-import pyarrow as pa
-
 from vault_agent.config import Settings
-from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, Manifest, SegmentRef
+from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, TABLES, Manifest, SegmentRef
 from vault_agent.errors import VaultUnavailable
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
+from vault_agent.indexer.build_paths import event_paths, walk_paths
+from vault_agent.indexer.compaction import plan as compaction_plan
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
-from vault_agent.indexer.parse_pool import Progress, parse_stream
-from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
+from vault_agent.indexer.note_info import NoteInfo, infos_of, note_totals
+
+# Parsing lives in parse_pool; these names stay importable from here for existing callers.
+from vault_agent.indexer.parse_pool import TASK_NOTES, Progress, parse_batch, parse_stream
+from vault_agent.indexer.scan import scan_vault, skipped_counts
 from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
-from vault_agent.paths import Vault
-from vault_agent.publish import before_publish
 
-__all__ = ["Indexer", "NoteInfo", "build_index", "open_writer_dirs"]
+__all__ = ["TASK_NOTES", "CommitHook", "Indexer", "NoteInfo", "Progress", "PublishHook", "build_index", "open_writer_dirs", "parse_batch"]
 
 log = logging.getLogger("vault_agent.indexer")
+
+# What the writer tells a committed-but-unpublished snapshot to (its segments are durable).
+PublishHook = Callable[[Manifest], None]
 
 # A segment is sorted in memory, so its size bounds the writer's peak RSS (the sort copies
 # it once): roll over to a new segment at this many notes or Arrow bytes.
@@ -44,52 +48,7 @@ SEGMENT_MAX_BYTES = 160 << 20
 LOG_COMPACT_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
-class NoteInfo(KnownNote):
-    segment_id: int
-    chunks: int
-    headings: int
-    fm_invalid: bool
-
-
 RESCAN_INSTEAD_OF = 256  # scan differences above this are logged as one `rescan` record
-
-
-def _infos(tables: dict[str, pa.Table], segment_id: int) -> dict[str, NoteInfo]:
-    n = tables["notes"]
-    cols = [n.column(c).to_pylist() for c in ("path", "mtime_ns", "size", "sha256")]
-    chunks = n.column("chunk_count").to_pylist()
-    heads = n.column("heading_count").to_pylist()
-    fm = n.column("fm_status").to_pylist()
-    return {
-        p: NoteInfo(m, s, h, segment_id, c or 0, hc or 0, f == "invalid")
-        for p, m, s, h, c, hc, f in zip(*cols, chunks, heads, fm, strict=True)
-    }
-
-
-def _totals(infos: Iterable[NoteInfo]) -> tuple[int, int, int]:
-    c = h = inv = 0
-    for info in infos:
-        c += info.chunks
-        h += info.headings
-        inv += info.fm_invalid
-    return c, h, inv
-
-
-def _walk_paths(vault: Vault) -> tuple[list[str], dict[str, int]]:
-    """Every note path of the vault (sorted) and the walk's skipped counts, in fresh memory.
-
-    The parse workers fork from this process after the walk and map all of its heap: every
-    page the writer holds then counts once more in each worker's resident size. The walk's
-    entries (~48 MB at 100k notes) are dropped, and the paths copied first, because the
-    entries' memory is interleaved with the original strings and would stay mapped (with
-    the copy, ~29 MB less per process at 100k notes).
-    """
-    scan = scan_vault(vault, {})
-    rels = [(rel + "/")[:-1] for rel in sorted(scan.entries)]  # new str objects, not aliases
-    skipped = skipped_counts(scan.report)
-    del scan
-    return rels, skipped
 
 
 class CommitHook(Protocol):
@@ -104,8 +63,13 @@ class CommitHook(Protocol):
 class Indexer:
     """The writer's view of one index: committed manifest + what it knows of each note."""
 
-    def __init__(self, settings: Settings, log_: EventLog | None = None) -> None:
+    def __init__(
+        self, settings: Settings, log_: EventLog | None = None, *, before_publish: PublishHook | None = None
+    ) -> None:
         self.settings = settings
+        # Told each snapshot after its files are durable and before CURRENT names it: the
+        # composition root passes the in-process readers' preload (publish.py), if any.
+        self.before_publish = before_publish
         self.index_dir = Path(settings.index_dir)
         self.vault = vault_for_settings(settings)
         self.log = log_ or EventLog(self.index_dir, floor_seq=lambda: self.applied_seq)
@@ -137,9 +101,9 @@ class Indexer:
         for ref in self.manifest.segments:
             cols = ["mtime_ns", "size", "sha256", "chunk_count", "heading_count", "fm_status"]
             self.notes.update(
-                _infos({"notes": read_live(self.index_dir, ref, "notes", cols)}, ref.segment_id)
+                infos_of({"notes": read_live(self.index_dir, ref, "notes", cols)}, ref.segment_id)
             )
-        self._totals = _totals(self.notes.values())
+        self._totals = note_totals(self.notes.values())
 
     def _restore_search(self) -> bool:
         """Reset the engine's work dir to the committed snapshot's; a snapshot without a
@@ -177,7 +141,7 @@ class Indexer:
                 if unchanged_ok:
                     same = {
                         p
-                        for p, info in _infos(tables, 0).items()
+                        for p, info in infos_of(tables, 0).items()
                         if (old := self.notes.get(p)) is not None
                         and (old.mtime_ns, old.size, old.sha256) == (info.mtime_ns, info.size, info.sha256)
                     }
@@ -189,7 +153,7 @@ class Indexer:
                     seg_id += 1
                 writer.add(tables)
                 self.search.add_tables(tables)
-                infos.update(_infos(tables, writer.segment_id))
+                infos.update(infos_of(tables, writer.segment_id))
                 if writer.note_count >= SEGMENT_MAX_NOTES or writer.nbytes >= SEGMENT_MAX_BYTES:
                     refs.append(writer.finish())
                     writer = None
@@ -220,11 +184,11 @@ class Indexer:
         """
         add = add or {}
         if replace_all is not None:
-            totals = _totals(replace_all.values())
+            totals = note_totals(replace_all.values())
             count = len(replace_all)
         else:
             touched = [self.notes[p] for p in {*remove, *add} if p in self.notes]
-            old, new = _totals(touched), _totals(add.values())
+            old, new = note_totals(touched), note_totals(add.values())
             totals = (
                 self._totals[0] - old[0] + new[0],
                 self._totals[1] - old[1] + new[1],
@@ -251,7 +215,8 @@ class Indexer:
         )
         try:
             manifest.search_index = self.search.freeze(snap_id)
-            before_publish(self.index_dir, manifest)  # an in-process reader loads it now
+            if self.before_publish is not None:
+                self.before_publish(manifest)  # an in-process reader loads it now
             commit(self.index_dir, manifest)
         except BaseException:
             self.search_rollback()
@@ -269,6 +234,32 @@ class Indexer:
         if self.commit_hook is not None:
             self.commit_hook.committed(manifest)
         return manifest
+
+    def compact(self) -> Manifest | None:
+        """Run one compaction if its policy (compaction.py) asks for it; the new manifest."""
+        manifest = self.manifest
+        if manifest is None or not self.compatible:
+            return None
+        merge = compaction_plan(manifest)
+        if not merge:
+            return None
+        _, seg_id = next_ids(self.index_dir, manifest)
+        writer = SegmentWriter(self.index_dir, seg_id)
+        try:
+            for ref in merge:
+                writer.add({t: read_live(self.index_dir, ref, t) for t in TABLES})
+            merged_paths = writer.paths()
+            new_ref: SegmentRef | None = writer.finish() if writer.note_count else None
+        except BaseException:
+            writer.abort()
+            raise
+        gone = {s.segment_id for s in merge}
+        segments = [s for s in manifest.segments if s.segment_id not in gone]
+        moved: dict[str, NoteInfo] = {}
+        if new_ref is not None:
+            segments.append(new_ref)
+            moved = {p: replace(self.notes[p], segment_id=new_ref.segment_id) for p in merged_paths}
+        return self.commit_snapshot(segments, manifest.applied_seq, manifest.skipped, add=moved)
 
     # ----- builds --------------------------------------------------------------------
     def _same_root(self, before: tuple[int, int]) -> None:
@@ -293,7 +284,7 @@ class Indexer:
         """
         root = self.vault.io.require_root()
         upto = self.log.head_seq()
-        rels, skipped = _walk_paths(self.vault)
+        rels, skipped = walk_paths(self.vault)
         self.search.reset_empty()
         refs, infos, _ = self._write_segments(rels, progress, unchanged_ok=False)
         self._same_root(root)
@@ -319,32 +310,7 @@ class Indexer:
             return self.full_rebuild(progress)
         root = self.vault.io.require_root()
         upto = events[-1].seq
-        candidates: set[str] = set()
-        prefixes: set[str] = set()
-        hash_pass = False
-        for ev in events:  # collapse: the disk decides, so the set of paths is what matters
-            if ev.op == "rescan":
-                prefixes.add(ev.path)
-                hash_pass = hash_pass or ev.dest == "hash"
-                continue
-            for rel in (ev.path, ev.dest) if ev.op == "move" else (ev.path,):
-                if not rel:
-                    continue
-                if self.vault.is_note_name(rel):
-                    candidates.add(rel)
-                else:  # a folder: its known notes are re-checked (new ones arrive as their own events)
-                    candidates.update(p for p in self.notes if p.startswith(rel + "/"))
-        skipped = scanned_skipped
-        if prefixes:
-            scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass, prefixes=prefixes)
-            candidates.update(e.path for e in scan.events)
-            if "" in prefixes:
-                skipped = skipped_counts(scan.report)
-        for rel in candidates.copy():
-            # A path that is no longer eligible (e.g. now excluded) but known must go.
-            if rel not in self.notes and not is_indexable(self.vault, rel):
-                candidates.discard(rel)
-        rels = sorted(candidates)
+        rels, skipped = event_paths(self.vault, self.notes, events, scanned_skipped)
         refs, infos, missing = self._write_segments(rels, progress, unchanged_ok=True)
         # Known notes that vanished come back from the parse as missing (a rescan lists them
         # as delete candidates); nothing else is ever treated as gone.
@@ -389,11 +355,11 @@ class Indexer:
         return self.apply(events, progress, skipped)
 
 
-def open_writer_dirs(settings: Settings, lock: WriterLock) -> Indexer:
+def open_writer_dirs(settings: Settings, lock: WriterLock, before_publish: PublishHook | None = None) -> Indexer:
     """Writer start-up common to `index` and the engine: lock, recover log, clear tmp, load."""
     lock.acquire()
     os.makedirs(settings.index_dir, exist_ok=True)
-    idx = Indexer(settings)
+    idx = Indexer(settings, before_publish=before_publish)
     idx.load()
     if idx.log.recover():
         log.warning("event log: a torn or corrupt tail was cut; a rescan follows")
@@ -405,9 +371,15 @@ EmbedReport = Callable[[int, int, "float | None"], None]  # (embedded notes, liv
 
 
 def build_index(
-    settings: Settings, *, full: bool = False, progress: Progress | None = None, embed: EmbedReport | None = None
+    settings: Settings,
+    *,
+    full: bool = False,
+    progress: Progress | None = None,
+    embed: EmbedReport | None = None,
+    before_publish: PublishHook | None = None,
 ) -> Manifest:
     """Build or catch up the index (full=True: reindex from scratch); returns the manifest.
+    `before_publish`: as `Indexer`'s (readers of this process to preload each snapshot).
 
     With `embed`, then compute the embeddings of every live note in the foreground
     (`index --embed`; semantic/embedder.py), committing each finished batch, and report
@@ -416,18 +388,17 @@ def build_index(
     Raises:
         IndexBusy: another writer holds the lock.
     """
-    from vault_agent.indexer.compaction import maybe_compact
     from vault_agent.indexer.snapshot import GarbageCollector
 
     lock = WriterLock(settings.index_dir)
     try:
-        idx = open_writer_dirs(settings, lock)
+        idx = open_writer_dirs(settings, lock, before_publish)
         if full:
             idx.log.append([NewEvent("rescan", "", None, None, None, "scan")])
             idx.full_rebuild(progress)
         else:
             idx.catch_up(progress)
-        maybe_compact(idx)
+        idx.compact()
         if embed is not None:
             from vault_agent.semantic.embedder import SemanticIndexer
 

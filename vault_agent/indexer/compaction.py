@@ -1,4 +1,6 @@
-"""Background compaction: merge small segments (and segments full of tombstones) into one.
+"""Background compaction's policy: which small segments (and segments full of tombstones)
+to merge into one. The merge itself is `Indexer.compact` (build.py): it rewrites the
+writer's segments and commits a snapshot, so it belongs with the writer's state.
 
 Policy (Lucene-like tiers, bounded memory): small segments (fewer than SMALL_NOTES live
 notes: the ones incremental commits make) are grouped by size class (powers of ten); when
@@ -11,9 +13,7 @@ never holds the whole vault in memory. The result is committed like any other sn
 
 from __future__ import annotations
 
-from vault_agent.contracts import TABLES, Manifest, SegmentRef
-from vault_agent.indexer.segments import SegmentWriter, read_live
-from vault_agent.indexer.snapshot import next_ids
+from vault_agent.contracts import Manifest, SegmentRef
 
 MAX_SMALL_SEGMENTS = 8
 SMALL_NOTES = 2_000
@@ -77,43 +77,3 @@ def due_while_busy(manifest: Manifest) -> bool:
     return overdue(manifest) or any(
         s.note_count and len(s.deleted) / s.note_count > TOMBSTONE_RATIO for s in manifest.segments
     )
-
-
-def maybe_compact(indexer: object) -> Manifest | None:
-    """Run one compaction on an `Indexer` if the policy asks for it; returns the new manifest."""
-    from vault_agent.indexer.build import Indexer, NoteInfo
-
-    assert isinstance(indexer, Indexer)
-    manifest = indexer.manifest
-    if manifest is None or not indexer.compatible:
-        return None
-    merge = plan(manifest)
-    if not merge:
-        return None
-    _, seg_id = next_ids(indexer.index_dir, manifest)
-    writer = SegmentWriter(indexer.index_dir, seg_id)
-    try:
-        for ref in merge:
-            writer.add({t: read_live(indexer.index_dir, ref, t) for t in TABLES})
-        merged_paths = writer.paths()
-        new_ref: SegmentRef | None = writer.finish() if writer.note_count else None
-    except BaseException:
-        writer.abort()
-        raise
-    gone = {s.segment_id for s in merge}
-    segments = [s for s in manifest.segments if s.segment_id not in gone]
-    moved: dict[str, NoteInfo] = {}
-    if new_ref is not None:
-        segments.append(new_ref)
-        for p in merged_paths:
-            info = indexer.notes[p]
-            moved[p] = NoteInfo(
-                info.mtime_ns,
-                info.size,
-                info.sha256,
-                new_ref.segment_id,
-                info.chunks,
-                info.headings,
-                info.fm_invalid,
-            )
-    return indexer.commit_snapshot(segments, manifest.applied_seq, manifest.skipped, add=moved)

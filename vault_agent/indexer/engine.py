@@ -32,8 +32,8 @@ from pathlib import Path
 from vault_agent.config import Settings
 from vault_agent.contracts import WRITER_STATE_FILE, ComponentHealth, Manifest, WriterState
 from vault_agent.errors import VaultUnavailable
-from vault_agent.indexer.build import Indexer, open_writer_dirs
-from vault_agent.indexer.compaction import due_while_busy, maybe_compact
+from vault_agent.indexer.build import Indexer, PublishHook, open_writer_dirs
+from vault_agent.indexer.compaction import due_while_busy
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.failure import describe_failure
 from vault_agent.indexer.heartbeat import Heartbeat
@@ -69,8 +69,10 @@ class Writer(FaultRecovery):
         *,
         watch: bool = True,
         reconcile_interval_s: float = RECONCILE_INTERVAL_S,
+        before_publish: PublishHook | None = None,
     ) -> None:
         self.settings = settings
+        self._before_publish = before_publish  # see Indexer
         self.index_dir = Path(settings.index_dir)
         self.watch = watch
         self.reconcile_interval_s = reconcile_interval_s
@@ -142,7 +144,7 @@ class Writer(FaultRecovery):
         Raises:
             IndexBusy: another writer holds the lock.
         """
-        self._indexer = idx = open_writer_dirs(self.settings, self._lock)
+        self._indexer = idx = open_writer_dirs(self.settings, self._lock, self._before_publish)
         idx.commit_hook = self._semantic  # every commit sets the embedder's target and carries its files
         try:
             self._gc = GarbageCollector(self.index_dir)
@@ -401,7 +403,7 @@ class Writer(FaultRecovery):
         manifest = self._indexer.manifest
         quiet = not self._batcher.pending()
         if quiet or (manifest is not None and due_while_busy(manifest)):
-            for changed in (maybe_compact(self._indexer), self._semantic.sync(self._indexer)):
+            for changed in (self._indexer.compact(), self._semantic.sync(self._indexer)):
                 if changed is not None:
                     with self._cond:
                         self._cond.notify_all()

@@ -38,29 +38,24 @@ OPS: frozenset[str] = frozenset({"upsert", "delete", "move", "rescan"})
 
 
 @dataclass(frozen=True)
-class Event:
-    """One change hint; `path` is vault-relative ('' with `rescan` = the whole vault)."""
+class NewEvent:
+    """One change hint before the log has given it a seq; `path` is vault-relative ('' with
+    `rescan` = the whole vault)."""
+
+    op: Op
+    path: str
+    dest: str | None = None
+    mtime_ns: int | None = None
+    size: int | None = None
+    origin: Origin = "scan"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event(NewEvent):
+    """A logged change hint: the hint, its seq in the log and when it was appended."""
 
     seq: int
     ts: float
-    op: Op
-    path: str
-    dest: str | None = None
-    mtime_ns: int | None = None
-    size: int | None = None
-    origin: Origin = "scan"
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    """An event before the log has given it a seq."""
-
-    op: Op
-    path: str
-    dest: str | None = None
-    mtime_ns: int | None = None
-    size: int | None = None
-    origin: Origin = "scan"
 
 
 def _int(value: object) -> int:

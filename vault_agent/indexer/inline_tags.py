@@ -15,7 +15,7 @@ import bisect
 import re
 
 from vault_agent.indexer.links import blank_spans
-from vault_agent.indexer.markdown import code_spans
+from vault_agent.note_syntax import code_spans
 from vault_agent.text import nfc
 
 # Characters that end a tag: whitespace, ASCII punctuation but `_ - /`, general and CJK

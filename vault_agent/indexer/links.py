@@ -10,7 +10,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from vault_agent.indexer.markdown import code_spans
+from vault_agent.note_syntax import code_spans
 
 _WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
 _MD_RE = re.compile(

@@ -24,8 +24,6 @@ from markdown_it.token import Token
 
 # The comment and code-span rules and the comrak depth guard are shared with the tag rename,
 # so they live in the kernel; `blank_comments` and `code_spans` are re-exported for the parser.
-from vault_agent.note_syntax import blank_comments as blank_comments
-from vault_agent.note_syntax import code_spans as code_spans
 from vault_agent.note_syntax import too_deep_for_comrak, unlink_tree
 from vault_agent.text import collapse_ws, nfc
 

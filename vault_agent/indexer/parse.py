@@ -15,9 +15,10 @@ from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, ParsedNote
 from vault_agent.indexer.frontmatter import Frontmatter, parse_frontmatter
 from vault_agent.indexer.inline_tags import inline_tags
 from vault_agent.indexer.links import extract_links
-from vault_agent.indexer.markdown import Heading, blank_comments, parse_structure
+from vault_agent.indexer.markdown import Heading, parse_structure
 from vault_agent.indexer.parse_fields import facet_values, facets_json, tag_list, title_of
 from vault_agent.indexer.properties import property_rows
+from vault_agent.note_syntax import blank_comments
 from vault_agent.text import heading_id, title_from_stem, tokenize
 
 BOM = b"\xef\xbb\xbf"

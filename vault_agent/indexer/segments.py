@@ -182,8 +182,8 @@ def _ranks(codes: pa.DictionaryArray) -> pa.Array:
     return pc.take(pc.rank(codes.dictionary, sort_keys="ascending", tiebreaker="first"), codes.indices)
 
 
-# Search reads a hit's chunk text by row group (query/postings.chunk_rows): at 8192 rows a
-# text row group is ~1 MB of zstd to decode per hit; 1024 rows keep that ~8x smaller.
+# A reader of a hit's chunk text decodes whole row groups: at 8192 rows a text row group is
+# ~1 MB of zstd to decode per hit; 1024 rows keep that ~8x smaller.
 CHUNKS_ROW_GROUP_SIZE = 1024
 # vault_query reads one property's or one tag's rows (key-sorted files): small row groups let
 # a filter skip the rest by their statistics (a 8192-row group of props decodes ~0.4 MB).

@@ -37,18 +37,10 @@ from typing import Any, Literal
 from vault_agent.contracts import Outcome
 from vault_agent.paths import Vault
 from vault_agent.query.coverage import check_ranges, compute_coverage
+from vault_agent.query.limits import COVERAGE_MIN_RATIO, MARGINAL_GAIN_MIN
 from vault_agent.query.lines import TextFile, load_text, strip_eol
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import (
-    COVERAGE_MIN_RATIO,
-    MARGINAL_GAIN_MIN,
-    NextAction,
-    Wire,
-    action,
-    ratio,
-    scan_params,
-    stop,
-)
+from vault_agent.query.wire import NextAction, Wire, action, ratio, scan_params, stop
 from vault_agent.text import tokenize
 
 MAX_FINDINGS = 100

@@ -15,24 +15,23 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from vault_agent.query.postings import (
-    SegmentTerms,
+from vault_agent.query.chunk_scores import (
     SnapshotChunks,
     chunk_keys,
-    dead_filter,
-    dead_paths,
-    read_postings,
     score_postings,
     snapshot_chunks,
-    term_index,
 )
-from vault_agent.query.toolkit import remember
+from vault_agent.query.postings import SegmentTerms, dead_filter, dead_paths, read_postings, term_index
+from vault_agent.query.snapshot_cache import remember
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
 K1 = 1.2
 MILLION = pa.scalar(1e6, pa.float64())  # typed: bare Python numbers are slow in pyarrow kernels
@@ -104,7 +103,7 @@ BM25_SQL = BM25_TEMPLATE.format(post=VIEW_POSTINGS)
 BM25_FAST_SQL = BM25_TEMPLATE.format(post=READ_POSTINGS)
 
 
-def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
+def postings_index(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
     """The row-group index of the pinned snapshot's term segments (None: use the view)."""
     try:
         return term_index(Path(reader.settings.index_dir), view.manifest, cache)
@@ -112,7 +111,7 @@ def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list
         return None
 
 
-def chunk_map(reader: Any, view: Any, cache: dict[Any, Any] | None) -> SnapshotChunks | None:
+def chunk_map(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> SnapshotChunks | None:
     """The chunk rows of the pinned snapshot per segment, tombstones attached (cached)."""
     key = ("chunk_map", view.manifest.snapshot_id)
     if cache is not None and key in cache:

@@ -14,22 +14,11 @@ from __future__ import annotations
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter, TooLarge
 from vault_agent.paths import Vault
+from vault_agent.query.limits import COVERAGE_MIN_RATIO, MAX_CITED_RANGES
+from vault_agent.query.line_ranges import complement, covered_count, merge_ranges
 from vault_agent.query.lines import load_text
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import (
-    COVERAGE_MIN_RATIO,
-    MAX_CITED_RANGES,
-    LineRange,
-    NextAction,
-    Wire,
-    action,
-    complement,
-    covered_count,
-    merge_ranges,
-    ratio,
-    scan_params,
-    stop,
-)
+from vault_agent.query.wire import LineRange, NextAction, Wire, action, ratio, scan_params, stop
 
 
 class CoverageData(Wire):

@@ -19,20 +19,17 @@ from vault_agent.errors import IndexNotFound, InvalidParameter, InvalidPath, out
 from vault_agent.paging import decode_cursor, encode_cursor, fit, json_chars
 from vault_agent.paths import DIR_FLAGS, Vault, display, has_surrogates, normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
-from vault_agent.query.lines import load_text, number_lines, page, page_stop
-from vault_agent.query.section_read import SectionSpan, choose_address, find_section
-from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import (
+from vault_agent.query.limits import (
     LS_DEFAULT_LIMIT,
     LS_MAX_CHARS,
     LS_MAX_ENTRIES,
     READ_DEFAULT_MAX_CHARS,
     READ_HARD_MAX_CHARS,
-    LineRange,
-    Wire,
-    iso_seconds,
-    omit_none,
 )
+from vault_agent.query.lines import load_text, number_lines, page, page_stop
+from vault_agent.query.section_read import SectionSpan, choose_address, find_section
+from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.query.wire import LineRange, Wire, iso_seconds, omit_none
 from vault_agent.text import nfc
 
 # ================================================================== vault_ls

@@ -35,7 +35,7 @@ import json
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 
@@ -46,22 +46,20 @@ from vault_agent.query.bm25 import postings_index
 from vault_agent.query.budget import Budget
 from vault_agent.query.find_postings import chunks_with_all
 from vault_agent.query.find_rank import Ranked, chunks_of_notes, ranked_candidates, weighted_share
-from vault_agent.query.postings import dead_paths
-from vault_agent.query.scope import Scope, resolve_scope
-from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import (
+from vault_agent.query.limits import (
     FIND_DEFAULT_MAX_CANDIDATES,
     FIND_DEFAULT_TIME_MS,
     FIND_MAX_CANDIDATES_CAP,
     FIND_MAX_TIME_MS,
-    NextAction,
-    Wire,
-    action,
-    omit_none,
-    ratio,
-    stop,
 )
+from vault_agent.query.postings import dead_paths
+from vault_agent.query.scope import Scope, resolve_scope
+from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.query.wire import NextAction, Wire, action, omit_none, ratio, stop
 from vault_agent.text import tokenize
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotView
 
 LOOSE_MIN_OVERLAP = 0.6
 MAX_CANDIDATES_CAP = FIND_MAX_CANDIDATES_CAP
@@ -320,7 +318,7 @@ def vault_find(
         if index is not None:
             view.con.register("q_full", chunks_with_all(index, tokens, dead_paths(view.con), budget))
         try:
-            def stage1(where: str, params: list[Any], v: Any = view) -> tuple[list[Ranked], int]:
+            def stage1(where: str, params: list[Any], v: SnapshotView = view) -> tuple[list[Ranked], int]:
                 ranked, seen_chunks, w = ranked_candidates(reader, v, query, tokens, where, params)
                 weights.update(w)
                 return ranked, seen_chunks

@@ -20,7 +20,7 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -29,6 +29,9 @@ from vault_agent.query.search_engine import open_engine, term_weights
 from vault_agent.query.snapshot import SnapshotView
 from vault_agent.search_fields import analyze_terms
 from vault_agent.text import tokenize
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader
 
 STAGE1_DEPTH = 50  # ranked chunks Stage 1 looks at (the engine's top; deeper hits rarely answer)
 LOOSE_MIN_OVERLAP = 0.6
@@ -86,7 +89,7 @@ def chunks_of_notes(
 
 
 def ranked_candidates(
-    reader: Any, view: Any, query: str, tokens: list[str], where: str, params: list[Any]
+    reader: SnapshotReader, view: SnapshotView, query: str, tokens: list[str], where: str, params: list[Any]
 ) -> tuple[list[Ranked], int, dict[str, float]]:
     """(Stage 1 candidates in rank order, ranked chunks in scope looked at, token weights)."""
     if not tokens:

@@ -35,17 +35,12 @@ from vault_agent.query.grep_sources import (
     read_lines,
     snapshot_hits,
 )
+from vault_agent.query.limits import MAX_CONTEXT_LINES, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT
 from vault_agent.query.scope import resolve_scope
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.structured.candidates import candidate_paths
 from vault_agent.query.structured.filters import Filters
-from vault_agent.query.toolkit import (
-    MAX_CONTEXT_LINES,
-    SEARCH_DEFAULT_LIMIT,
-    SEARCH_MAX_LIMIT,
-    Wire,
-    omit_none,
-)
+from vault_agent.query.wire import Wire, omit_none
 
 TIME_BUDGET_S = 10.0
 # The JSON of one page's results stays within this many characters (next_cursor for the

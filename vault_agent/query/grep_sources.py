@@ -20,9 +20,9 @@ from vault_agent.paths import Vault
 from vault_agent.query.budget import Budget
 from vault_agent.query.grep_match import Matcher
 from vault_agent.query.grep_snapshot import first_lines
+from vault_agent.query.limits import MAX_FILE_BYTES
 from vault_agent.query.lines import decode, split_lines, strip_eol
 from vault_agent.query.scope import Scope
-from vault_agent.query.toolkit import MAX_FILE_BYTES
 
 DISK_BATCH_FILES = 2_000
 

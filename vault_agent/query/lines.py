@@ -16,9 +16,9 @@ from vault_agent.contracts import WarningItem
 from vault_agent.errors import TooLarge
 from vault_agent.names import Resolution
 from vault_agent.paths import Resolved, Vault, display
+from vault_agent.query.limits import MAX_FILE_BYTES
 from vault_agent.query.note_names import resolve_on_disk
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import MAX_FILE_BYTES
 
 BOM = "\ufeff"
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")

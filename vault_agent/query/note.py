@@ -19,7 +19,7 @@ from vault_agent.query.models import Camel
 from vault_agent.query.outline import HEADINGS_NOT_INDEXED, heading_warnings
 from vault_agent.query.section_read import choose_address, find_section
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import omit_none
+from vault_agent.query.wire import omit_none
 
 
 class NoteHeading(Camel):

@@ -8,7 +8,9 @@ Each answer's warnings carry the read that follows (`NEXT_READ`), beside the raw
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import duckdb
 
@@ -158,23 +160,54 @@ def outcome(
     return Outcome(data=data, warnings=warnings, freshness=view.freshness)
 
 
+@dataclass
+class PinnedNote:
+    """One note of a pinned snapshot, as every per-note contract starts: the view, the note,
+    its first headings and whether there are more."""
+
+    view: SnapshotView
+    note: NoteRow
+    heads: list[HeadingRow] = field(default_factory=list)
+    truncated: bool = False
+
+    def outcome(self, data: object, *, next_read_hint: bool = True) -> Outcome:  # type: ignore[type-arg]
+        """The contract's outcome (see `outcome`), with the next read when asked."""
+        hint = next_read(self.note, self.heads) if next_read_hint else None
+        return outcome(self.view, self.note, data, hint, self.truncated)
+
+
+@contextmanager
+def pinned_note(
+    reader: SnapshotReader, raw: object, tool: str, *, headings: bool = True, structure: bool = True
+) -> Iterator[PinnedNote]:
+    """The per-note prologue: check the caller's text, pin a snapshot, resolve the note in it
+    and (with `headings`) read its headings; the snapshot stays pinned inside the block.
+    `structure`: as `resolve_note` (false: a note too large for its structure is served too).
+
+    Raises:
+        InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
+    """
+    check_note_path(reader.vault, raw)
+    with reader.acquire() as view:
+        note = resolve_note(reader, view, raw, tool, structure=structure)
+        heads, truncated = note_headings(view.con, note) if headings else ([], False)
+        yield PinnedNote(view, note, heads, truncated)
+
+
 def get_note_outline(reader: SnapshotReader, path: object) -> Outcome[NoteOutline]:
     """NoteOutline of one note (knowtation.note_outline/v1), read from the snapshot.
 
     Raises:
         InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
-    check_note_path(reader.vault, path)
-    with reader.acquire() as view:
-        note = resolve_note(reader, view, path, "get-note-outline")
-        heads, truncated = note_headings(view.con, note)
+    with pinned_note(reader, path, "get-note-outline") as pinned:
         data = NoteOutline(
-            path=note.path,
-            title=note.title,
-            headings=[OutlineHeading(level=h.level, text=h.text, id=h.id) for h in heads],
-            truncated=truncated,
+            path=pinned.note.path,
+            title=pinned.note.title,
+            headings=[OutlineHeading(level=h.level, text=h.text, id=h.id) for h in pinned.heads],
+            truncated=pinned.truncated,
         )
-        return outcome(view, note, data, next_read(note, heads), truncated)
+        return pinned.outcome(data)
 
 
 def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentTree]:
@@ -183,13 +216,10 @@ def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentT
     Raises:
         InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
-    check_note_path(reader.vault, path)
-    with reader.acquire() as view:
-        note = resolve_note(reader, view, path, "get-document-tree")
-        heads, truncated = note_headings(view.con, note)
+    with pinned_note(reader, path, "get-document-tree") as pinned:
         root = DocRoot(children=[])
-        nodes = [DocNode(id=h.id, level=h.level, text=h.text, children=[]) for h in heads]
-        for idx, parent in enumerate(parents(heads)):
+        nodes = [DocNode(id=h.id, level=h.level, text=h.text, children=[]) for h in pinned.heads]
+        for idx, parent in enumerate(parents(pinned.heads)):
             (root.children if parent is None else nodes[parent].children).append(nodes[idx])
-        data = DocumentTree(path=note.path, title=note.title, root=root, truncated=truncated)
-        return outcome(view, note, data, next_read(note, heads), truncated)
+        data = DocumentTree(path=pinned.note.path, title=pinned.note.title, root=root, truncated=pinned.truncated)
+        return pinned.outcome(data)

@@ -24,11 +24,11 @@ from vault_agent.contracts import Outcome
 from vault_agent.linkpaths import LinkResolver
 from vault_agent.query.bm25 import bm25, chunk_map, corpus_stats, postings_index
 from vault_agent.query.models import Camel
-from vault_agent.query.outline import check_note_path, resolve_note
+from vault_agent.query.outline import pinned_note
 from vault_agent.query.related_index import note_keys, note_term_counts, snapshot_df, snapshot_links
 from vault_agent.query.search import check_limit
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
-from vault_agent.query.toolkit import remember
+from vault_agent.query.snapshot_cache import remember
 
 LINK_WEIGHT = 3.0
 TAG_WEIGHT = 1.0
@@ -154,17 +154,16 @@ def related(
     """Notes related to one note by links both ways, shared tags and term overlap.
 
     Raises:
-        InvalidPath, Forbidden, Ambiguous, NotFound: a bad path or name (outline.resolve_note).
+        InvalidPath, Forbidden, Ambiguous, NotFound: a bad path or name (outline.pinned_note).
         InvalidLimit: limit outside 1–50.
         IndexNotFound, IndexIncompatible: no usable snapshot.
     """
     size = check_limit(limit)
-    check_note_path(reader.vault, path)
     cache = {} if cache is None else cache
     index_dir = Path(reader.settings.index_dir)
-    with reader.acquire() as view:
+    with pinned_note(reader, path, "related", headings=False, structure=False) as pinned:
+        view, note = pinned.view, pinned.note
         con = view.con
-        note = resolve_note(reader, view, path, "related", structure=False)
         me = note.path
         idx = path_index(view, cache)
         scores: dict[str, float] = {}

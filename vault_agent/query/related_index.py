@@ -46,7 +46,7 @@ from vault_agent.heap import release_free_memory
 from vault_agent.query.live_notes import LiveNotes, Mask
 from vault_agent.query.segment_columns import SegmentColumns, Vocab
 from vault_agent.query.snapshot import SnapshotView
-from vault_agent.query.toolkit import remember
+from vault_agent.query.snapshot_cache import remember
 from vault_agent.text import tokenize
 
 _BUILD = threading.Lock()  # one build of a segment's layout at a time (requests share them)

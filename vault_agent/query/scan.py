@@ -16,18 +16,11 @@ from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter, out_of_range
 from vault_agent.paths import Vault
 from vault_agent.query.files import check_line, effective_max_chars, require_reader
+from vault_agent.query.limits import SCAN_DEFAULT_CHUNK_LINES, SCAN_MAX_CHUNK_LINES
 from vault_agent.query.lines import load_text, page, page_stop
 from vault_agent.query.section_read import choose_address, find_section
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.toolkit import (
-    SCAN_DEFAULT_CHUNK_LINES,
-    SCAN_MAX_CHUNK_LINES,
-    LineRange,
-    NextAction,
-    Wire,
-    action,
-    omit_none,
-)
+from vault_agent.query.wire import LineRange, NextAction, Wire, action, omit_none
 
 ScanReason = Literal["max_chars", "chunk_end", "hard_limit", "none"]
 

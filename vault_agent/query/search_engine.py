@@ -35,6 +35,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from vault_agent.contracts import Manifest
 from vault_agent.errors import IndexIncompatible
 from vault_agent.search_fields import (
     DETAIL_FIELD,
@@ -108,7 +109,7 @@ class _Preloader:
     def __init__(self, index_dir: Path) -> None:
         self.index_dir = index_dir
 
-    def on_publish(self, manifest: Any) -> None:
+    def on_publish(self, manifest: Manifest) -> None:
         if manifest.search_index:
             open_engine(self.index_dir, manifest.search_index)
 

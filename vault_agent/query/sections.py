@@ -10,14 +10,7 @@ import json
 
 from vault_agent.contracts import Outcome
 from vault_agent.query.models import Facets, Inferred, MetadataFacets, Section, SectionSource
-from vault_agent.query.outline import (
-    check_note_path,
-    next_read,
-    note_headings,
-    outcome,
-    parents,
-    resolve_note,
-)
+from vault_agent.query.outline import parents, pinned_note
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.text import slugify
 
@@ -33,11 +26,9 @@ def get_section_source(reader: SnapshotReader, path: object) -> Outcome[SectionS
     Raises:
         InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
-    check_note_path(reader.vault, path)
-    with reader.acquire() as view:
-        note = resolve_note(reader, view, path, "get-section-source")
-        heads, truncated = note_headings(view.con, note)
-        done = outcome(view, note, None, next_read(note, heads), truncated)
+    with pinned_note(reader, path, "get-section-source") as pinned:
+        note, heads, truncated = pinned.note, pinned.heads, pinned.truncated
+        done = pinned.outcome(None)
     prefix = slugify(note.path)
     ids = [f"{prefix}:{h.id}" for h in heads]
     parent_of = parents(heads)
@@ -81,10 +72,9 @@ def get_metadata_facets(reader: SnapshotReader, path: object) -> Outcome[Metadat
     Raises:
         InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge, IndexNotFound, IndexIncompatible.
     """
-    check_note_path(reader.vault, path)
-    with reader.acquire() as view:
-        note = resolve_note(reader, view, path, "get-metadata-facets")
-        done = outcome(view, note, None)
+    with pinned_note(reader, path, "get-metadata-facets", headings=False) as pinned:
+        note = pinned.note
+        done = pinned.outcome(None, next_read_hint=False)
     stored = json.loads(note.facets_json or "{}")
     raw = stored.get("facets", {}) if isinstance(stored, dict) else {}
     project = raw.get("project") or infer_project(note.folder)

@@ -35,26 +35,21 @@ from vault_agent.contracts import (
 )
 from vault_agent.errors import IndexIncompatible, IndexNotFound
 from vault_agent.freshness import (
-    compute_freshness,
     incompatible_error,
     is_compatible,
     missing_index_error,
     read_current_manifest,
-    read_writer_state,
-    shared_stat_checker,
-    stale_reason,
-    writer_alive,
 )
 from vault_agent.heap import release_free_memory, release_if_grown, use_system_arrow_pool
 from vault_agent.paths import Vault
 from vault_agent.publish import add_publish_listener, remove_publish_listener
 from vault_agent.query.live_notes import LiveNotes
-from vault_agent.query.snapshot_catalog import SnapshotCatalog
+from vault_agent.query.snapshot_catalog import LOADED_TABLES, SnapshotCatalog
+from vault_agent.query.snapshot_freshness import FreshnessFn, SnapshotFreshness
 
 log = logging.getLogger("vault_agent.query")
 
-__all__ = ["SnapshotReader", "SnapshotView"]
-FreshnessFn = Callable[[Manifest], Freshness]
+__all__ = ["LOADED_TABLES", "FreshnessFn", "SnapshotReader", "SnapshotView"]
 
 
 @dataclass
@@ -144,8 +139,7 @@ class SnapshotReader:
         self._pending_drops: list[_Snap] = []
         self._catalog = SnapshotCatalog(self._state_dir, self._ddl, self._lock)
         self._binder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vault-agent-bind")
-        self._freshness_fn = freshness
-        self._stat_checker = shared_stat_checker(settings)
+        self._freshness = SnapshotFreshness(settings, freshness)
         add_publish_listener(self._state_dir, self.preload)
 
     # ------------------------------------------------------------------ public API
@@ -160,7 +154,7 @@ class SnapshotReader:
         snap, _ = self._pin(cursor=False)
         view: SnapshotView | None = None
         try:
-            state = self._freshness(snap.manifest)
+            state = self._freshness.of(snap.manifest)
             view = SnapshotView(
                 snap.manifest,
                 state,
@@ -219,38 +213,14 @@ class SnapshotReader:
             self._current_sig = None
 
     # ------------------------------------------------------------------ freshness
-    def _freshness(self, manifest: Manifest) -> Freshness:
-        """State of the pinned snapshot now: the writer's published state, else a stat scan
-        (the first one per snapshot inline, then in the background at most every recheck_seconds)."""
-        if self._freshness_fn is not None:
-            return self._freshness_fn(manifest)
-        state = compute_freshness(
-            self.settings, manifest, read_writer_state(self._state_dir), self._stat_checker
-        )
-        if state == "unknown":
-            # No stat scan of this snapshot yet (first request after start or after a new
-            # commit): scan now rather than answer "unknown" for an unmodified vault.
-            state = self._stat_checker.check(manifest, force=True)
-        # An incompatible snapshot never reaches here (acquire raises); keep the type closed.
-        return "unknown" if state == "incompatible" else state
-
     def stale_reason(self) -> str | None:
         """Why the current snapshot is stale, when the writer or the stat scan knows."""
-        return stale_reason(read_writer_state(self._state_dir), self._stat_checker)
+        return self._freshness.stale_reason()
 
     def recheck(self) -> Freshness | None:
         """Force a stat scan now (status on demand); the state, or None without a snapshot."""
         manifest = self.current_manifest()
-        if manifest is None:
-            return None
-        if self._freshness_fn is not None:
-            return self._freshness_fn(manifest)
-        writer = read_writer_state(self._state_dir)
-        if writer_alive(writer) and writer is not None and writer.watching:
-            return compute_freshness(self.settings, manifest, writer, self._stat_checker)
-        if writer_alive(writer) and writer is not None and writer.phase == "building":
-            return "updating"
-        return self._stat_checker.check(manifest, force=True)
+        return None if manifest is None else self._freshness.recheck(manifest)
 
     # ------------------------------------------------------------------ pinning
     def _current_stat(self) -> Sig | None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from vault_agent.config import MAX_EMBED_THREADS, SPEC_BY_NAME, env_setting
+from vault_agent.config import env_setting
 from vault_agent.errors import InvalidParameter
+from vault_agent.setting_specs import MAX_EMBED_THREADS, SPEC_BY_NAME
 
 ENV = SPEC_BY_NAME["semantic"].env
 THREADS_ENV = SPEC_BY_NAME["embed_threads"].env

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest
 from vault_agent.heap import release_free_memory
+from vault_agent.per_owner import PerOwner
 from vault_agent.semantic.store import TABLE, embedding_keys, file_model, map_vectors
 from vault_agent.semantic.vectors import VectorBlock
 
@@ -75,22 +75,16 @@ class _Cache:
     snaps: dict[int, SnapshotVectors] = field(default_factory=dict)
 
 
-_caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
-_caches_lock = threading.Lock()
+_caches: PerOwner[_Cache] = PerOwner(_Cache)
 
 
 def _cache_for(reader: Any) -> _Cache:
-    with _caches_lock:
-        cache = _caches.get(reader)
-        if cache is None:
-            cache = _caches[reader] = _Cache()
-        return cache
+    return _caches.of(reader)
 
 
 def forget_reader(reader: Any) -> None:
     """Drop a reader's vectors (nothing will use them: the model failed to load)."""
-    with _caches_lock:
-        _caches.pop(reader, None)
+    _caches.drop(reader)
 
 
 def _read_file(path: Path) -> EmbeddingFile:

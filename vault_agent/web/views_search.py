@@ -15,7 +15,7 @@ from typing import Any
 from aiohttp import web
 from multidict import MultiDict
 
-from vault_agent.api.http import params_from_query
+from vault_agent.api.http_invoke import params_from_query
 from vault_agent.api.registry import REGISTRY, Operation, body_of, invoke
 from vault_agent.errors import InvalidParameter, TooLarge
 from vault_agent.text import tokenize

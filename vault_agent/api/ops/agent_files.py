@@ -41,7 +41,7 @@ from vault_agent.files.agent_models import (
 )
 from vault_agent.files.races import race_safe
 from vault_agent.lazy import lazy_functions
-from vault_agent.query.toolkit import READ_ANSWER_CHARS
+from vault_agent.query.limits import READ_ANSWER_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.files.content import put_file

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from vault_agent.api.ops.files import LineRange
 from vault_agent.api.registry import NoteName, Params
-from vault_agent.query.toolkit import LS_MAX_ENTRIES, MAX_CONTEXT_LINES, READ_HARD_MAX_CHARS, SEARCH_MAX_LIMIT
+from vault_agent.query.limits import LS_MAX_ENTRIES, MAX_CONTEXT_LINES, READ_HARD_MAX_CHARS, SEARCH_MAX_LIMIT
 
 READ_MAX_LINES = 2_000
 READ_MAX_CHARS = READ_HARD_MAX_CHARS

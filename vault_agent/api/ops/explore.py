@@ -15,7 +15,7 @@ from vault_agent.api.ops.retrieval import FILTER_OPTIONS, search_filters
 from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, defaults_to, register
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.lazy import lazy_modules
-from vault_agent.query.toolkit import (
+from vault_agent.query.limits import (
     COVERAGE_ANSWER_CHARS,
     FIND_DEFAULT_MAX_CANDIDATES,
     FIND_DEFAULT_TIME_MS,

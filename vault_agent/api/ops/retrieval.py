@@ -12,7 +12,7 @@ from vault_agent.api.registry import CliOption, NoteName, Operation, Params, def
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
 from vault_agent.errors import InvalidLimit
 from vault_agent.lazy import lazy_modules
-from vault_agent.query.toolkit import READ_ANSWER_CHARS
+from vault_agent.query.limits import READ_ANSWER_CHARS
 
 if TYPE_CHECKING:
     from vault_agent.query import note, related, search

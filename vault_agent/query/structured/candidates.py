@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vault_agent.query.structured.filters import Filters, selection_preds
 from vault_agent.query.structured.plan import conj
@@ -11,9 +11,12 @@ from vault_agent.query.structured.relations import attach
 from vault_agent.query.structured.sql import SqlBuilder
 from vault_agent.query.structured.values import Clock, system_clock
 
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
+
 
 def candidate_paths(
-    reader: Any, view: Any, filters: Filters, clock: Clock = system_clock
+    reader: SnapshotReader, view: SnapshotView, filters: Filters, clock: Clock = system_clock
 ) -> frozenset[str] | None:
     """The notes a filtered search may answer with; None without filters (all notes).
 

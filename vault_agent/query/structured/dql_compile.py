@@ -3,7 +3,7 @@
 `FROM` sources and `WHERE` conditions become predicates over one note; a comparison needs
 a field on one side and a constant on the other (`due < date(today) - dur(7 days)` folds
 the right side to one date). `SORT` takes fields; `LIMIT` caps the matches. `TABLE` columns
-and LIST's one expression stay expressions, evaluated per result by `display.py`.
+and LIST's one expression stay expressions, evaluated per result by `evaluate.py`.
 """
 
 from __future__ import annotations

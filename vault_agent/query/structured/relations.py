@@ -18,16 +18,19 @@ They are temporary objects of the request's cursor and end with it.
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from vault_agent.contracts import SEGMENTS_DIR, TABLES
+from vault_agent.per_owner import PerOwner
 from vault_agent.tables import duck_type
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
 NOTE_COLUMNS = ("path", "folder", "title", "mtime_ns", "size", "ctime_ns", "all_tags", "aliases")
 KEEP_SNAPSHOTS = 2
@@ -40,26 +43,21 @@ class _Cache:
     snapshots: dict[int, pa.Table] = field(default_factory=dict)
 
 
-_caches: weakref.WeakKeyDictionary[Any, _Cache] = weakref.WeakKeyDictionary()
-_caches_lock = threading.Lock()
+_caches: PerOwner[_Cache] = PerOwner(_Cache)
 
 
-def _cache_for(reader: Any) -> _Cache:
-    with _caches_lock:
-        cache = _caches.get(reader)
-        if cache is None:
-            cache = _caches[reader] = _Cache()
-        return cache
+def _cache_for(reader: SnapshotReader) -> _Cache:
+    return _caches.of(reader)
 
 
-def _dead_by_segment(view: Any) -> dict[int, list[str]]:
+def _dead_by_segment(view: SnapshotView) -> dict[int, list[str]]:
     dead: dict[int, list[str]] = {}
     for seg, path in view.live.dead_rows():
         dead.setdefault(int(seg), []).append(path)
     return dead
 
 
-def live_notes(reader: Any, view: Any, dead: dict[int, list[str]]) -> pa.Table:
+def live_notes(reader: SnapshotReader, view: SnapshotView, dead: dict[int, list[str]]) -> pa.Table:
     """The snapshot's live notes (NOTE_COLUMNS) as one Arrow table (cached per snapshot).
 
     Segments without dead rows are shared, not copied (an Arrow table of chunks)."""
@@ -111,13 +109,13 @@ def page_notes(notes: pa.Table, paths: list[str]) -> list[dict[str, Any]]:
     return [by_path[p] for p in paths if p in by_path]
 
 
-def segment_files(reader: Any, view: Any, table: str, segments: set[int]) -> list[str]:
+def segment_files(reader: SnapshotReader, view: SnapshotView, table: str, segments: set[int]) -> list[str]:
     """The files of `table` of these segments (the rows of a note they hold are all live)."""
     seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR
     return [str(seg_dir / s.files[table]) for s in view.manifest.segments if s.segment_id in segments and table in s.files]
 
 
-def attach(reader: Any, view: Any) -> pa.Table:
+def attach(reader: SnapshotReader, view: SnapshotView) -> pa.Table:
     """Register q_notes and create q_props and q_tags on the request's cursor; returns
     q_notes' table."""
     con = view.con

@@ -10,102 +10,45 @@ answer is `PARTIAL`) and the answer by a size bound (then the page ends early an
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field
 
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.property_values import iso_of_micros
-from vault_agent.query.structured.display import Evaluator, NoteContext, rebuild, referenced, to_json
+from vault_agent.query.structured.display import NoteContext, rebuild, referenced, to_json
 from vault_agent.query.structured.dql_compile import compile_dql
-from vault_agent.query.structured.filters import Filters, compile_filters
+from vault_agent.query.structured.evaluate import Evaluator
+from vault_agent.query.structured.filters import compile_filters
 from vault_agent.query.structured.links import Links
 from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp, TrueP
 from vault_agent.query.structured.relations import attach, page_notes, segment_files
+from vault_agent.query.structured.request import (
+    QueryData,
+    QueryRequest,
+    QueryResult,
+    decode_cursor,
+    encode_cursor,
+)
 from vault_agent.query.structured.sql import SqlBuilder, mismatch_sql, on_columns_only, unique_paths
 from vault_agent.query.structured.values import Clock, system_clock
 from vault_agent.query.structured.warnings import PARTIAL, data_mismatch_warning
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
+
+# The request and answer models are request.py's; api/ops/query.py names them through here.
+__all__ = ["QueryData", "QueryRequest", "QueryResult", "vault_query"]
 
 QUERY_LIMIT_DEFAULT = 50
 QUERY_LIMIT_MAX = 500
 TIME_BUDGET_S = 10.0
 MAX_ANSWER_CHARS = 200_000  # the page ends early past this (RESULTS_TRUNCATED, next_cursor)
-MAX_CURSOR_CHARS = 200
-
-
-class QueryResult(BaseModel):
-    path: str
-    title: str
-    tags: list[str]
-    mtime: str
-    properties: dict[str, Any]
-
-
-class QueryData(BaseModel):
-    """SPEC's answer: `{results, total, next_cursor, indexFreshness}`."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    results: list[QueryResult]
-    total: int | None  # every match (DQL: at most its LIMIT); null when the budget ran out first
-    next_cursor: str | None
-    index_freshness: str = Field(alias="indexFreshness")
-
-
-@dataclass(frozen=True)
-class QueryRequest:
-    filters: Filters
-    dql: str | None = None
-    limit: int | None = None
-    cursor: str | None = None
-
-    def fingerprint(self) -> str:
-        """What a cursor belongs to: the query without its page (limit, cursor)."""
-        f = self.filters
-        raw = [self.dql, f.tags, f.any_tags, [(w.field, w.op, w.value) for w in f.where], f.folder, f.glob,
-               f.modified_after, f.modified_before, f.created_after, f.created_before, f.links_to,
-               f.linked_from, f.sort, f.select]  # fmt: skip
-        text = json.dumps(raw, ensure_ascii=False, sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _encode_cursor(offset: int, fingerprint: str, snapshot_id: int) -> str:
-    raw = f"{offset}:{fingerprint}:{snapshot_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str | None, fingerprint: str) -> tuple[int, int | None]:
-    """(offset, snapshot id of the previous page) of a cursor (0, None without one).
-
-    Raises:
-        InvalidParameter: a cursor that is malformed or belongs to another query.
-    """
-    if cursor is None or cursor == "":
-        return 0, None
-    try:
-        if len(cursor) > MAX_CURSOR_CHARS:
-            raise ValueError
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        offset_s, owner, snap_s = text.split(":")
-        offset, snapshot_id = int(offset_s), int(snap_s)
-        if offset < 0:
-            raise ValueError
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidParameter("parameter 'cursor' is not a cursor of vault_query; use next_cursor as given") from None
-    if owner != fingerprint:
-        raise InvalidParameter(
-            "parameter 'cursor' belongs to another query; repeat the same filters or dql with it"
-        )
-    return offset, snapshot_id
 
 
 class Deadline:
@@ -169,7 +112,7 @@ class _Run:
     """One request against one pinned snapshot."""
 
     def __init__(
-        self, reader: Any, view: Any, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Deadline
+        self, reader: SnapshotReader, view: SnapshotView, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Deadline
     ) -> None:
         self.reader = reader
         self.view = view
@@ -296,7 +239,7 @@ class _Run:
 
 
 def vault_query(
-    reader: Any,
+    reader: SnapshotReader,
     request: QueryRequest,
     *,
     cache: dict[Any, Any] | None = None,
@@ -323,7 +266,7 @@ def vault_query(
     else:
         plan = compile_filters(request.filters, clock)
     fingerprint = request.fingerprint()
-    offset, cursor_snapshot = _decode_cursor(request.cursor, fingerprint)
+    offset, cursor_snapshot = decode_cursor(request.cursor, fingerprint)
     with reader.acquire() as view:
         notes = attach(reader, view)  # before the budget: its cost does not depend on the query
         with Deadline(view.con, time_budget_s) as budget:
@@ -386,7 +329,7 @@ def _answer(run: _Run, notes: pa.Table, page: _Page, time_budget_s: float) -> Ou
     data = QueryData(
         results=results,
         total=total,
-        next_cursor=_encode_cursor(end, fingerprint, snapshot_id) if more and results else None,
+        next_cursor=encode_cursor(end, fingerprint, snapshot_id) if more and results else None,
         indexFreshness=view.freshness,
     )
     return Outcome(data=data, warnings=[*warnings, *run.warnings], freshness=view.freshness)
