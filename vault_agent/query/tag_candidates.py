@@ -34,11 +34,14 @@ UNION
 SELECT path FROM notes
 WHERE len(list_filter(fm_fields, lambda f: lower(f) IN ('tag', 'tags') AND f <> 'tags')) > 0
    OR len(list_filter(tags, lambda t: regexp_matches(t, '[,\s]'))) > 0
-UNION
+"""
+# The few too-large notes by name first: a subquery would read every chunk's path (~160 ms
+# at 100k notes); a list of paths lets the path-sorted chunk segments skip row groups.
+_TOO_LARGE_SQL = "SELECT path FROM notes WHERE too_large"
+_TEXT_SQL = """
 SELECT DISTINCT path FROM chunks
-WHERE path IN (SELECT path FROM notes WHERE too_large)
+WHERE path IN (SELECT unnest($paths::VARCHAR[]))
   AND (strpos(lower(text), $nfc) > 0 OR strpos(lower(text), $nfd) > 0)
-ORDER BY path
 """
 
 
@@ -50,11 +53,15 @@ def tag_candidates(reader: SnapshotReader, tag: str) -> Outcome[list[str]]:
     """
     name = unicodedata.normalize("NFC", tag)
     lower = name.lower()
-    params = {
-        "key": name.casefold(),  # the table's form: the NFC tag casefolded (indexer/parse.py)
+    text = {
         "nfc": "#" + lower,
         "nfd": "#" + unicodedata.normalize("NFD", lower),  # chunk text keeps the file's own form
     }
     with reader.acquire() as view:
-        paths = [p for (p,) in view.con.execute(_SQL, params).fetchall()]
-        return Outcome(data=paths, warnings=view.warnings(), freshness=view.freshness)
+        con = view.con
+        # the table's form: the NFC tag casefolded (indexer/parse.py)
+        paths = {p for (p,) in con.execute(_SQL, {"key": name.casefold()}).fetchall()}
+        too_large = [p for (p,) in con.execute(_TOO_LARGE_SQL).fetchall()]
+        if too_large:
+            paths.update(p for (p,) in con.execute(_TEXT_SQL, {"paths": too_large, **text}).fetchall())
+        return Outcome(data=sorted(paths), warnings=view.warnings(), freshness=view.freshness)
