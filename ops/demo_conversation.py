@@ -21,6 +21,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp import Client
+from mcp.client import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +38,7 @@ async def session(vault: Path) -> str:
         if params.logger == "vault-agent.messages":
             print(f"  [notification] {params.data['text']}")
 
-    async def on_elicit(_context: Any, params: Any) -> types.ElicitResult:
+    async def on_elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
         print(f"  [question] {params.message}\n  [user answers] yes, keep the old one in Archive")
         return types.ElicitResult(action="accept", content={"reply": "yes, keep the old one in Archive"})
 

@@ -122,6 +122,8 @@ def http_block() -> list[str]:
     for op in ops:
         body = "envelope" if op.envelope else "raw contract"
         kind = op.kind + (" (needs `--allow-writes`)" if op.kind == "write" else "")
+        if not op.agent_tool:  # answering a question, undo: the person's own actions, not gated
+            kind = "the person's (no MCP tool)"
         # The person's operations are local `conversations` subcommands and no MCP tool.
         cli = f"`{op.name}`" if op.agent_tool else f"`{op.name.replace('-', ' ', 1)}`"
         tool = f"`{op.mcp_name}`" if op.agent_tool else "–"

@@ -108,8 +108,9 @@ REQUESTS: list[Request] = [
     Request(
         "Rename the tag #todo to #later",
         [("vault_search", {"query": "todo", "mode": "plain", "line_numbers": True})],
-        "renamed",
-        [("vault_rename_tag", {"old": "todo", "new": "later"})],
+        "later",
+        [("vault_rename_tag", {"old": "todo", "new": "later"}),  # the dry run's diffs, then apply
+         ("vault_rename_tag", {"old": "todo", "new": "later", "apply": True})],
         "tag rename (tagrel)",
     ),
     Request(
@@ -262,8 +263,8 @@ def table(rows: list[Row], size: int, count: int) -> str:
         else:
             later = ""
         tools = " → ".join(row.calls)
-        served = "yes" if row.served else "**no**"
-        out.append(f"| {i} | {req.ask} | {len(row.calls)}: {tools} | {row.chars:,} | {served} | {later} |")
+        mark = "yes" if row.served else "**no**"
+        out.append(f"| {i} | {req.ask} | {len(row.calls)}: {tools} | {row.chars:,} | {mark} | {later} |")
     served = sum(r.served for r in rows)
     within = sum(r.served and len(r.calls) <= 2 for r in rows)
     out += ["", f"served: {served} of {len(rows)}; in at most 2 calls: {within}"]
@@ -280,7 +281,9 @@ async def main() -> None:
         build_index(load_settings({"vault": vault}, env={}), full=True)
         params = StdioServerParameters(
             command=VAULT_AGENT,
-            args=["mcp", "--vault", str(vault)],
+            # Writes on: request 11 renames a tag (the list is then the write profile's; the
+            # default read-only list is pinned by tests/api/test_tool_list.py).
+            args=["mcp", "--vault", str(vault), "--allow-writes"],
             env={"VAULT_AGENT_LOG_LEVEL": "WARNING"},
             cwd=tmp,
         )

@@ -1,5 +1,11 @@
-# Sourced by ops/test.sh and ops/demo.sh: make .venv (first run only) and install the
-# project with its test extra whenever pyproject.toml changed since the last install.
+# Sourced by ops/test.sh and ops/demo.sh: sets VENV, the environment they run. By default it
+# is .venv, made on first run, with the project and its test extra installed whenever
+# pyproject.toml changed since the last install. `VENV=/path/to/env` uses that environment as
+# it is (vault-agent installed in it), e.g. one made outside the checkout.
+if [ -n "${VENV:-}" ]; then
+  return 0
+fi
+VENV=.venv
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv

@@ -371,7 +371,6 @@ def read_config_file(path: Path) -> dict[str, Any]:
 def load_settings(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
-    config_file: Path | None = None,
     cwd: Path | None = None,
 ) -> Settings:
     """Resolve settings from flags > env > config file > defaults.
@@ -381,21 +380,9 @@ def load_settings(
     """
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
     env = os.environ if env is None else env
-    values: dict[str, Any] = {}
-    for spec in SETTINGS:
-        if spec.name in flags:
-            values[spec.name] = _coerce(spec, flags[spec.name], "the command line")
-        elif env.get(spec.env) not in (None, ""):
-            values[spec.name] = _coerce(spec, env[spec.env], spec.env)
-    vault = values.get("vault") or (cwd or Path.cwd())
-    vault = Path(vault)
-    explicit = flags.get("config") or env.get("VAULT_AGENT_CONFIG")
-    cfg_path = Path(explicit) if explicit else vault / ".vault-agent" / "config.toml"
-    file_data: dict[str, Any] = {}
-    if cfg_path.is_file():
-        file_data = read_config_file(cfg_path)
-    elif explicit:
-        raise InvalidParameter("the config file given with --config does not exist")
+    values = _from_flags_and_env(flags, env)
+    vault = Path(values.get("vault") or (cwd or Path.cwd()))
+    file_data = _config_file_data(flags.get("config") or env.get("VAULT_AGENT_CONFIG"), vault)
     for spec in SETTINGS:
         if spec.name in values or not spec.toml_key:
             continue
@@ -413,27 +400,60 @@ def load_settings(
         if spec.name not in values and spec.default is not None:
             values[spec.name] = _default(spec.name)
     values = {k: v for k, v in values.items() if v is not None}
+    _check_ranges(values)
+    return Settings(**values)
+
+
+def _from_flags_and_env(flags: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+    """The settings the command line or the environment set (the command line wins)."""
+    values: dict[str, Any] = {}
+    for spec in SETTINGS:
+        if spec.name in flags:
+            values[spec.name] = _coerce(spec, flags[spec.name], "the command line")
+        elif env.get(spec.env) not in (None, ""):
+            values[spec.name] = _coerce(spec, env[spec.env], spec.env)
+    return values
+
+
+def _config_file_data(explicit: str | None, vault: Path) -> dict[str, Any]:
+    """The `--config` file, else the vault's own config.toml when present, else nothing.
+
+    Raises:
+        InvalidParameter: `--config` names a missing file, or the file is not valid TOML.
+    """
+    path = Path(explicit) if explicit else vault / ".vault-agent" / "config.toml"
+    if path.is_file():
+        return read_config_file(path)
+    if explicit:
+        raise InvalidParameter("the config file given with --config does not exist")
+    return {}
+
+
+AT_LEAST_ONE = (
+    "conversations_idle_minutes",
+    "conversations_retention",
+    "conversations_reply_timeout_seconds",
+    "header_timeout_seconds",
+    "body_timeout_seconds",
+    "max_connections",
+    "max_unauthenticated_connections",
+    "max_body_buffer_mb",
+)
+
+
+def _check_ranges(values: Mapping[str, Any]) -> None:
+    """Raises: InvalidParameter naming the first setting out of its range."""
     if not 1 <= values["recheck_seconds"] <= MAX_RECHECK_SECONDS:
         raise InvalidParameter(f"recheck_seconds must be between 1 and {MAX_RECHECK_SECONDS}")
     if not 1 <= values["embed_threads"] <= MAX_EMBED_THREADS:
         raise InvalidParameter(f"VAULT_AGENT_EMBED_THREADS must be between 1 and {MAX_EMBED_THREADS}")
     if not 1 <= values["index_workers"] <= MAX_INDEX_WORKERS:
         raise InvalidParameter(f"index.workers must be between 1 and {MAX_INDEX_WORKERS}")
-    for name in (
-        "conversations_idle_minutes",
-        "conversations_retention",
-        "conversations_reply_timeout_seconds",
-        "header_timeout_seconds",
-        "body_timeout_seconds",
-        "max_connections",
-        "max_unauthenticated_connections",
-        "max_body_buffer_mb",
-    ):
+    for name in AT_LEAST_ONE:
         if values[name] < 1:
             raise InvalidParameter(f"{name} must be at least 1")
     if values["tool_profile"] not in TOOL_PROFILES:
         raise InvalidParameter("tool_profile must be 'default' or 'agent-files'")
-    return Settings(**values)
 
 
 def env_setting(name: str, env: Mapping[str, str] | None = None) -> Any:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored
 # in the engine; 4: notes.ctime_ns/all_tags and the `props` and `tags` tables (vault_query)
@@ -136,6 +136,9 @@ class SegmentRef(BaseModel):
     files: dict[str, str]  # table name → file name inside segments/
     note_count: int
     deleted: list[str] = []  # tombstoned paths (sorted)
+    # Notes covered by the segment's partial embedding files while it is being embedded
+    # (vault_agent/semantic/store.py); 0, and left out of the manifest, otherwise.
+    embedded_notes: int = Field(default=0, exclude_if=lambda v: v == 0)
 
 
 class Manifest(BaseModel):

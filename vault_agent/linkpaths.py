@@ -96,9 +96,6 @@ class LinkResolver:
                 return cand
         return None
 
-    def name_count(self, name: str) -> int:
-        return len(_hits(self.by_name, _fold(name)))
-
     def _suffix(self, target: str, source: str) -> str | None:
         """The file whose path ends with the target (a bare name is a one-part suffix)."""
         want = _fold(target.strip("/"))

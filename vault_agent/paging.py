@@ -62,3 +62,18 @@ def fit(items: Sequence[T], max_chars: int, size: Callable[[T], int]) -> int:
         if used > max_chars and count > 0:
             return count
     return len(items)
+
+
+def offset_of(cursor: str | None) -> int:
+    """The offset an offset cursor stands for (0 without one): listings whose order does not
+    move under a change (a conversation's pages, the web page's lists) give the count of
+    items already returned, as a decimal string.
+
+    Raises:
+        InvalidParameter: not a cursor this server gave.
+    """
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or len(cursor) > 9:
+        raise bad_cursor()
+    return int(cursor)

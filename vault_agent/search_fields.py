@@ -35,9 +35,7 @@ from typing import Any
 
 from vault_agent.text import tokenize
 
-ENGINE_VERSION = (
-    2  # 2: stored `detail`. Bump when the field set, tokens or boosts change (with SCHEMA_VERSION)
-)
+# Changing the field set, the tokenizer or the boosts needs a SCHEMA_VERSION bump (contracts.py).
 SEARCH_DIR = "search"  # under the state dir: work/ (the writer's) + one dir per snapshot
 WORK_DIR = "work"
 TEXT_TOKENIZER = "va_words"  # whitespace split + English Snowball stemmer (registered per open)

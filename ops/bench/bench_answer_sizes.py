@@ -15,12 +15,13 @@ load figure is needed, one run is enough.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import benchkit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,9 +97,9 @@ def measure(tree: Path, vault: Path) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchkit.parser(__doc__)
     parser.add_argument("--baseline-tree", type=Path, help="another checkout's sources (e.g. main)")
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={})
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "tests"))
     from api.widevault import write_wide_vault
@@ -117,7 +118,7 @@ def main() -> None:
     print(head)
     print("| --- |" + " --- |" * (len(runs) + 1))
     for name in names:
-        cells = [f"{runs[k]['sizes'].get(name, ['-'])[0]:,}" for k in runs]  # type: ignore[index,union-attr]
+        cells = [f"{runs[k]['sizes'].get(name, ['-'])[0]:,}" for k in runs]  # type: ignore[attr-defined]
         budget = runs["this"]["sizes"][name][1]  # type: ignore[index]
         print(f"| `{name}` | " + " | ".join(cells) + f" | {budget:,} |")
     for mode in ("legacy", "2026-07-28"):

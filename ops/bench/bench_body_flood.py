@@ -14,7 +14,6 @@ the load average before and after.
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import json
 import os
@@ -28,14 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import benchkit
+
 REPO = Path(__file__).resolve().parents[2]
 VAULT_AGENT = str(Path(sys.executable).parent / "vault-agent")
 BODY_BYTES = 4 * 1024 * 1024 - 512  # just under the 4 MiB cap
 UNBOUNDED_MB = 1 << 16
-
-
-def load() -> list[str]:
-    return Path("/proc/loadavg").read_text().split()[:3]
 
 
 def proc_kib(pid: int, key: str) -> int:
@@ -129,11 +126,11 @@ def one_server(vault: Path, budget_mb: int | None, clients: int) -> dict[str, An
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--clients", type=int, default=60)
-    args = ap.parse_args()
-    load_before = load()
+    args = benchkit.parse(ap, smoke={'rounds': 1, 'clients': 3})
+    load_before = benchkit.load_line()
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
         shutil.copytree(REPO / "fixtures" / "orientation", vault, ignore=shutil.ignore_patterns(".vault-agent"))
@@ -153,7 +150,7 @@ def main() -> int:
     out["growth_ratio_unbounded_over_budget"] = round(
         out["unbounded"]["growth_mb"] / max(out["default_budget"]["growth_mb"], 0.1), 2
     )
-    out["load_after"] = load()
+    out["load_after"] = benchkit.load_line()
     print(json.dumps(out, indent=1))
     return 0
 

@@ -40,12 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_http import ROOT, VAULT_AGENT  # noqa: E402
-
-
-def load() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+import benchkit
+from bench_http import ROOT, VAULT_AGENT
 
 
 def time_once(argv: list[str], env: dict[str, str]) -> tuple[float, float] | None:
@@ -112,18 +108,45 @@ def wheel_install(tree: Path, work: Path) -> str:
     return str(venv / "bin" / "vault-agent")
 
 
+def _time_commands(variants: dict[str, str], word: str, runs: int, env: dict[str, str]) -> dict[str, object]:
+    """Each command under each variant, side by side, `runs` times after one warm-up round."""
+    commands = {
+        "version": ["--version"],
+        "help": ["--help"],
+        "search_help": ["search", "--help"],
+        "overview": ["overview"],
+        "search": ["search", word],
+    }
+    result: dict[str, object] = {}
+    for name, rest in commands.items():
+        times: dict[str, list[tuple[float, float] | None]] = {variant: [] for variant in variants}
+        for i in range(runs + 1):
+            for variant, script in variants.items():
+                elapsed = time_once([script, *rest], env)
+                if i:  # the first round writes bytecode caches and warms the page cache
+                    times[variant].append(elapsed)
+        for variant, values in times.items():
+            for stat, ms in summary(values).items():
+                result[f"{name}_{variant}_{stat}"] = ms
+    return result
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("vault", type=Path)
+    parser = benchkit.parser(__doc__)
+    parser.add_argument("vault", type=Path, nargs="?")
     parser.add_argument("--index-dir", type=Path, help="state dir (default <vault>/.vault-agent)")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--word", default="project")
     parser.add_argument("--baseline", help="another vault-agent console script to time alongside")
     parser.add_argument("--wheel", action="store_true", help="also time a wheel install of this tree")
     parser.add_argument("--baseline-tree", type=Path, help="with --wheel: also a wheel of this checkout")
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={"runs": 1})
+    with benchkit.workdir("cli-vault") as made:
+        benchkit.inputs_or_smoke(parser, args, made, "vault", indexed=False)
+        return _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> int:
     vault = args.vault.resolve()
     env = {
         k: v
@@ -154,25 +177,9 @@ def main() -> int:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip().removeprefix("listening on ")
         env |= {"VAULT_AGENT_SERVER": url, "VAULT_AGENT_VAULT": str(vault)}
-        result["load_before"] = load()
-        commands = {
-            "version": ["--version"],
-            "help": ["--help"],
-            "search_help": ["search", "--help"],
-            "overview": ["overview"],
-            "search": ["search", args.word],
-        }
-        for name, rest in commands.items():
-            times: dict[str, list[tuple[float, float] | None]] = {variant: [] for variant in variants}
-            for i in range(args.runs + 1):
-                for variant, script in variants.items():
-                    elapsed = time_once([script, *rest], env)
-                    if i:  # the first round writes bytecode caches and warms the page cache
-                        times[variant].append(elapsed)
-            for variant, values in times.items():
-                for stat, ms in summary(values).items():
-                    result[f"{name}_{variant}_{stat}"] = ms
-        result["load_after"] = load()
+        result["load_before"] = benchkit.load_line()
+        result |= _time_commands(variants, args.word, args.runs, env)
+        result["load_after"] = benchkit.load_line()
     finally:
         if proc is not None:
             proc.terminate()

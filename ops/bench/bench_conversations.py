@@ -12,33 +12,40 @@ machine load (`uptime`). No timing is asserted anywhere; this only measures.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
+
+import benchkit
+from mcp import Client
+
+from vault_agent.api import mcp_server
+from vault_agent.api.conversation_mcp import recorded_call
+from vault_agent.api.mcp_server import build_mcp_server
+from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.config import load_settings
+from vault_agent.indexer.build import build_index
+from vault_agent.query.snapshot import SnapshotReader
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
 
-from mcp import Client  # noqa: E402
 
-from vault_agent.api.mcp_server import build_mcp_server  # noqa: E402
-from vault_agent.api.registry import AppContext, make_vault  # noqa: E402
-from vault_agent.config import load_settings  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+async def _unrecorded(
+    ctx: AppContext, name: str, arguments: dict[str, Any], context: Any, call: Callable[[], Awaitable[Any]]
+) -> Any:
+    """`recorded_call` with the recording off: the plain call path."""
+    return await call()
 
 
 async def _per_call_ms(ctx: AppContext, calls: int, record: bool) -> float:
     server = build_mcp_server(ctx)
-    if not record:
-        server._app_ctx = None  # type: ignore[attr-defined]  # the hook off: plain SDK call path
+    mcp_server.recorded_call = recorded_call if record else _unrecorded
     times = []
     async with Client(server, mode="legacy") as c:
         for _ in range(calls):
@@ -49,10 +56,10 @@ async def _per_call_ms(ctx: AppContext, calls: int, record: bool) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = benchkit.parser(__doc__)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={"calls": 5, "runs": 1})
     base = Path(tempfile.mkdtemp(prefix="va-bench-conv-"))
     try:
         shutil.copytree(REPO / "fixtures" / "orientation", base / "vault")
@@ -67,13 +74,11 @@ def main() -> None:
             on.append(with_hook)
             off.append(without)
             print(json.dumps({"run": run, "recorded_ms": round(with_hook, 3), "unrecorded_ms": round(without, 3)}))
-        load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-        print(json.dumps({
+        benchkit.report({
             "calls_per_run": args.calls, "runs": args.runs,
             "median_recorded_ms": round(statistics.median(on), 3),
             "median_unrecorded_ms": round(statistics.median(off), 3),
-            "uptime": load,
-        }))
+        })  # fmt: skip
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -19,9 +19,10 @@ import json
 import os
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
+
+import benchkit
 
 from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
@@ -39,12 +40,18 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--index-dir", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--vault", type=Path)
+    ap.add_argument("--index-dir", type=Path)
     ap.add_argument("--edits", type=int, default=15)
     ap.add_argument("--seed", type=int, default=3)
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"edits": 2})
+    with benchkit.workdir("engine-commit") as work:
+        benchkit.inputs_or_smoke(ap, args, work, "vault", "index_dir")
+        _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> None:
     settings = Settings(vault=args.vault, index_dir=args.index_dir)
     freeze_ms: list[float] = []
     real_freeze = SearchIndexWriter.freeze
@@ -104,4 +111,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -19,21 +19,23 @@ Deterministic (no timing). Not part of CI.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import pickle
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import benchkit
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
+from bench_vaults import Row, by_note, chunk_rows  # noqa: E402
 
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.freshness import read_current_manifest, vault_for_settings  # noqa: E402
@@ -44,38 +46,14 @@ from vault_agent.search_fields import decode_detail  # noqa: E402
 from vault_agent.semantic import passages as P  # noqa: E402
 from vault_agent.semantic.encoder import load_encoder  # noqa: E402
 from vault_agent.semantic.evidence import name_overlap  # noqa: E402
-from vault_agent.semantic.fusion import fuse, fuse_adaptive  # noqa: E402
+from vault_agent.semantic.fusion import fuse  # noqa: E402
 
 CUTS = (1, 3, 5, 10)
-Row = tuple[str, int, list[str] | None, str]  # path, ordinal, heading path, text
 
 
 def vault_dir(spec: str) -> Path:
     kind, name = spec.split(":", 1)
     return SHARED / "corpora" / name / "vault" if kind == "shared" else REPO / name
-
-
-def chunk_rows(index_dir: Path) -> tuple[list[Row], dict[str, str | None]]:
-    manifest = read_current_manifest(index_dir)
-    assert manifest is not None
-    rows: list[Row] = []
-    titles: dict[str, str | None] = {}
-    for seg in manifest.segments:
-        base = index_dir / "segments"
-        t = pq.read_table(base / seg.files["chunks"], columns=["path", "ordinal", "heading_path", "text"]).to_pylist()
-        rows += [(r["path"], r["ordinal"], r["heading_path"], r["text"] or "") for r in t if r["path"] not in seg.deleted]
-        n = pq.read_table(base / seg.files["notes"], columns=["path", "title"]).to_pylist()
-        titles.update({r["path"]: r["title"] for r in n})
-    rows.sort(key=lambda r: (r[0], r[1]))
-    return rows, titles
-
-
-# ----- passage variants: (path, ordinal, text) per note -------------------------------
-def by_note(rows: list[Row]) -> dict[str, list[Row]]:
-    out: dict[str, list[Row]] = {}
-    for r in rows:
-        out.setdefault(r[0], []).append(r)
-    return out
 
 
 def v_note(chars: int) -> Callable[[list[Row], dict[str, str | None]], list[tuple[str, int, str]]]:
@@ -229,6 +207,8 @@ ADAPTIVE: dict[str, tuple[float, float, float, float, float]] = {
 SETS = {"dev": "ops/bench/paraphrase-dev.json", "holdout": "ops/bench/paraphrase-holdout.json"}
 
 
+# The fusion constants of rounds 2-3 (this bench's era; issue 22 changed the defaults).
+ROUND3: dict[str, Any] = {"semantic_weight": 1.0, "semantic_margin": 0.15, "lexical_top_bonus": 0.02}
 Lex = tuple[list[tuple[str, int, float]], tuple[float, float]]  # note-grouped lexical hits, name overlap of the first
 
 
@@ -237,8 +217,10 @@ def fused(name: str, lex: Lex, sem: list[tuple[str, int, float]]) -> list[tuple[
     if name in ADAPTIVE:
         n_min, q_min, either_min, weight, bonus = ADAPTIVE[name]
         names = (overlap[0] >= n_min and overlap[1] >= q_min) or max(overlap) >= either_min
-        return fuse_adaptive(hits, sem, 50, names, described_semantic_weight=weight, described_bonus=bonus)
-    return fuse(hits, sem, 50, **FUSIONS[name])
+        if names:  # round 3's rule: a named note keeps the plain fusion and its bonus
+            return fuse(hits, sem, 50, **ROUND3)
+        return fuse(hits, sem, 50, **(ROUND3 | {"semantic_weight": weight, "lexical_top_bonus": bonus}))
+    return fuse(hits, sem, 50, **(ROUND3 | FUSIONS[name]))
 
 
 def lexical(reader: SnapshotReader, query: str) -> Lex:
@@ -266,6 +248,10 @@ def recall(ranks: list[int]) -> dict[str, float]:
 
 
 def load_sets(names: list[str]) -> list[dict[str, Any]]:
+    if names == ["smoke"]:  # --smoke: three questions over a synthetic fixture, no shared corpus
+        doc = json.loads((REPO / "fixtures" / "semantic-queries.json").read_text())
+        queries = [{**q, "lang": q["kind"]} for q in doc["queries"][:3]]
+        return [{"vault": "repo:fixtures/semantic", "queries": queries, "name": "smoke"}]
     out = []
     for name in names:
         for s in json.loads((REPO / SETS[name]).read_text())["sets"]:
@@ -277,15 +263,15 @@ def load_sets(names: list[str]) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--work", type=Path, default=Path("/tmp/bench-granularity"))
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-granularity")
     ap.add_argument("--variants", default="prod-s0")
     ap.add_argument("--fusions", default="rrf60", help=f"{','.join(FUSIONS)},{','.join(ADAPTIVE)}")
     ap.add_argument("--queries", default="raw", help=f"query forms for the model: {','.join(QUERY_FORMS)}")
     ap.add_argument("--sets", default="dev,holdout")
     ap.add_argument("--titles", action="store_true", help="also title-as-query recall@1 over every note (slow on eips)")
     ap.add_argument("--dump", type=Path, help="per-question ranks (JSON) for error analysis")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"sets": "smoke"})
     args.work.mkdir(parents=True, exist_ok=True)
     emb = Embeds(args.work / "cache.pkl")
     sets = load_sets(args.sets.split(","))
@@ -351,11 +337,11 @@ def main() -> None:
                         for f in fusions:
                             title_ranks.setdefault(f"{v}|{f}|{qf}", []).append(rank_of(fused(f, lex, sem), [path]))
             emb.save()
-    out = {k: recall(v) for k, v in sorted(ranks.items())}
+    out: dict[str, Any] = {k: recall(v) for k, v in sorted(ranks.items())}
     out |= {f"titles|{k}": recall(v)["r@1"] for k, v in sorted(title_ranks.items())}
     out["combos"] = [list(c) for c in combos]
-    for r, _, _ in readers.values():
-        r.close()
+    for open_reader, _, _ in readers.values():
+        open_reader.close()
     if args.dump:
         args.dump.write_text(json.dumps(dump, ensure_ascii=False, indent=0))
     print(json.dumps(out, indent=0))

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import aiohttp
+import benchkit
 
 ROOT = Path(__file__).resolve().parents[2]
 VAULT_AGENT = str(Path(sys.executable).parent / "vault-agent")
@@ -129,19 +130,24 @@ async def bench(
                 row[f"{name}_p99_ms"] = pct(times, 0.99)
         row["orientation_rps_8_clients"] = await throughput(url, token, seconds)
         per_run.append(row)
-    return {key: round(statistics.median(r[key] for r in per_run), 2) for key in per_run[0]} | {"runs": runs}
+    out: dict[str, object] = {key: round(statistics.median(r[key] for r in per_run), 2) for key in per_run[0]}
+    return out | {"runs": runs}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("vault", type=Path)
+    parser = benchkit.parser(__doc__)
+    parser.add_argument("vault", type=Path, nargs="?")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--state", type=Path, default=None, help="state dir of an existing index")
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={"runs": 1, "requests": 3, "seconds": 1.0})
+    with benchkit.workdir("http") as work:
+        benchkit.inputs_or_smoke(parser, args, work, "vault", notes=20, indexed=False)
+        return _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> int:
     vault = args.vault.resolve()
     build_s = ensure_index(vault, args.state)
     env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")} | {
@@ -149,7 +155,7 @@ def main() -> int:
     }
     if args.state is not None:
         env["VAULT_AGENT_INDEX_DIR"] = str(args.state.resolve())
-    print(json.dumps({"uptime_start": os.getloadavg()}), file=sys.stderr)
+    print(json.dumps({"uptime_start": benchkit.load_line()}), file=sys.stderr)
     proc = subprocess.Popen(
         [VAULT_AGENT, "serve", "--vault", str(vault), "--port", "0"],
         stdout=subprocess.PIPE,
@@ -168,7 +174,7 @@ def main() -> int:
         proc.terminate()
         proc.wait(60)
     result["index_build_s"] = round(build_s, 1) if build_s is not None else None
-    result["uptime_end"] = [round(x, 1) for x in os.getloadavg()]
+    result["uptime_end"] = benchkit.load_line()
     width = max(len(k) for k in result)
     for key, value in result.items():
         print(f"{key.ljust(width)}  {value}")

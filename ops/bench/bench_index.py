@@ -13,7 +13,6 @@ mtime and the writer reports `fresh`. Prints one JSON object per vault size.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -22,9 +21,12 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+
+import benchkit
 
 REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -174,19 +176,19 @@ def _save_to_fresh(
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, nargs="+", default=[10000])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--edits", type=int, default=100)
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/vault-agent-bench"))
+    ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "vault-agent-bench")
     ap.add_argument("--skip-full", action="store_true", help="only save→fresh (needs a previous run's index)")
     ap.add_argument("--vault", type=Path, help="with --skip-full: an indexed vault (a writable copy) instead of --notes")
     ap.add_argument("--index-dir", type=Path, help="with --vault: its state dir")
     ap.add_argument("--seed", type=int, default=7, help="which notes the edits pick")
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between an edit turning fresh and the next")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={'notes': [40], 'runs': 1, 'edits': 3})
     if args.vault is not None:
-        res = {"vault": args.vault.name, "load_avg_before": os.getloadavg()[0]}
+        res: dict[str, object] = {"vault": args.vault.name, "load_avg_before": os.getloadavg()[0]}
         res.update(_save_to_fresh(args.vault, args.workdir, args.edits, args.seed, args.index_dir, args.gap))
         res["gap_s"] = args.gap
         res["load_avg_after"] = os.getloadavg()[0]
@@ -195,7 +197,7 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     for n in args.notes:
         vault = _ensure_vault(args.workdir, n)
-        res: dict[str, object] = {"vault_notes": n, "load_avg_before": os.getloadavg()[0]}
+        res = {"vault_notes": n, "load_avg_before": os.getloadavg()[0]}
         if not args.skip_full:
             res.update(_full_runs(vault, args.workdir, args.runs))
         res.update(_save_to_fresh(vault, args.workdir, args.edits))

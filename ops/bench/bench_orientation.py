@@ -15,28 +15,29 @@ The transport engineer measures the same over HTTP.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+import benchkit
 
-from vault_agent.api.registry import make_vault  # noqa: E402
-from vault_agent.config import Settings  # noqa: E402
-from vault_agent.contracts import CURRENT_FILE  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.publish import remove_publish_listener  # noqa: E402
-from vault_agent.query import orientation, outline  # noqa: E402
-from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+from vault_agent.api.registry import make_vault
+from vault_agent.config import Settings
+from vault_agent.contracts import CURRENT_FILE
+from vault_agent.indexer.build import build_index
+from vault_agent.publish import remove_publish_listener
+from vault_agent.query import orientation, outline
+from vault_agent.query.snapshot import SnapshotReader
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _pct(samples: list[float], q: float) -> float:
@@ -133,14 +134,14 @@ def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, default=100_000)
-    ap.add_argument("--work", type=Path, default=Path("/tmp/vault-agent-bench-orientation"))
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "vault-agent-bench-orientation")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--vault", type=Path, default=None, help="an indexed vault (with --state)")
     ap.add_argument("--state", type=Path, default=None, help="its state dir (VAULT_AGENT_INDEX_DIR)")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={'notes': 40, 'runs': 1, 'requests': 3})
     args.work.mkdir(parents=True, exist_ok=True)
     settings = _prepare(args.work, args.notes, args.vault, args.state)
     print(json.dumps({"uptime_start": os.getloadavg()}), file=sys.stderr)

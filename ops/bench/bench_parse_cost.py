@@ -23,6 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import benchkit
+
 CHILD = r"""
 import os, sys
 from pathlib import Path
@@ -56,11 +58,19 @@ def instructions(tree: Path, vault: Path, notes: int) -> int:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("vault", type=Path)
-    ap.add_argument("--tree", type=Path, action="append", required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("vault", type=Path, nargs="?")
+    ap.add_argument("--tree", type=Path, action="append", help="a source tree (repeat); required but under --smoke")
     ap.add_argument("--notes", type=int, default=400)
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"tree": [benchkit.REPO], "notes": 3})
+    if not args.tree:
+        ap.error("--tree is required (or --smoke)")
+    with benchkit.workdir("parse-cost-vault") as made:
+        benchkit.inputs_or_smoke(ap, args, made, "vault", notes=5, indexed=False)
+        return _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> int:
     out: dict[str, dict[str, float]] = {}
     for tree in args.tree:
         base = instructions(tree, args.vault, 0)

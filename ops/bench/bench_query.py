@@ -15,31 +15,33 @@ the same state; DQL parse + plan alone (`compile_dql`, no I/O). Prints the media
 
 from __future__ import annotations
 
-import argparse
+import functools
 import json
 import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+import benchkit
 
-from vault_agent.api.registry import make_vault  # noqa: E402
-from vault_agent.config import Settings  # noqa: E402
-from vault_agent.contracts import CURRENT_FILE  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
-from vault_agent.query.structured.dql_compile import compile_dql  # noqa: E402
-from vault_agent.query.structured.filters import Filters, WhereItem  # noqa: E402
-from vault_agent.query.structured.run import QueryRequest, vault_query  # noqa: E402
-from vault_agent.query.structured.values import system_clock  # noqa: E402
+from vault_agent.api.registry import make_vault
+from vault_agent.config import Settings
+from vault_agent.contracts import CURRENT_FILE
+from vault_agent.indexer.build import build_index
+from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.query.structured.dql_compile import compile_dql
+from vault_agent.query.structured.filters import Filters, WhereItem
+from vault_agent.query.structured.run import QueryRequest, vault_query
+from vault_agent.query.structured.values import system_clock
+
+REPO = Path(__file__).resolve().parents[2]
 
 DQL_HEAVY = (
     'TABLE priority, due AS "Due", file.mtime FROM #{tag} OR "projects" '
@@ -150,10 +152,10 @@ def in_process(settings: Settings, n: int) -> tuple[dict[str, Any], str, str]:
         for name, params in cases(tag, folder).items():
             req = request_of(params)
             total = vault_query(reader, req, cache=cache).data.total
-            out[name] = {**timed(lambda req=req: vault_query(reader, req, cache=cache), n), "total": total}
+            out[name] = {**timed(functools.partial(vault_query, reader, req, cache=cache), n), "total": total}
         for name in ("dql_table", "dql_list"):
             text = cases(tag, folder)[name]["dql"]
-            out[f"{name}_parse_plan"] = timed(lambda text=text: compile_dql(text, system_clock), n * 5)
+            out[f"{name}_parse_plan"] = timed(functools.partial(compile_dql, text, system_clock), n * 5)
         return out, tag, folder
     finally:
         reader.close()
@@ -180,22 +182,22 @@ def over_http(settings: Settings, n: int, tag: str, folder: str) -> dict[str, An
 
         server_cpu = process_cpu(proc.pid)
         bodies = {name: json.dumps(params).encode() for name, params in cases(tag, folder).items()}
-        return {name: timed(lambda body=body: post(body), n, server_cpu) for name, body in bodies.items()}
+        return {name: timed(functools.partial(post, body), n, server_cpu) for name, body in bodies.items()}
     finally:
         proc.terminate()
         proc.wait(timeout=60)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, default=100_000)
-    ap.add_argument("--work", type=Path, default=Path("/tmp/bench-query"))
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-query")
     ap.add_argument("--vault", type=Path)
     ap.add_argument("--state", type=Path)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--requests", type=int, default=30)
     ap.add_argument("--no-http", action="store_true")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={'notes': 40, 'runs': 1, 'requests': 3})
     settings = prepare(args.work, args.notes, args.vault, args.state)
     before = load()
     runs = []

@@ -18,7 +18,8 @@ paths, of the whole answer and of the term-overlap notes alone (each side's own 
 for the same terms, computed untimed in the first run). Over HTTP (unless
 --in-process-only): `vault-agent serve` of main's checkout and of this one in turn (port
 --port, then +1), one warm-up request, then GET /related for the sample: p50/p90.
-Prints JSON with the load average before and after each part.
+Prints JSON with the load average before and after each part. --smoke: this tree against
+itself on a small generated vault, in process only.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+
+import benchkit  # noqa: E402  (ops/bench: the script's own directory)
 
 from vault_agent.config import Settings  # noqa: E402
 
@@ -177,19 +180,27 @@ def over_http(sides: dict[str, Side], vault: Path, notes: list[str], port: int) 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--state", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--vault", type=Path)
+    ap.add_argument("--state", type=Path)
     ap.add_argument("--sample", type=int, default=300)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--main-repo", type=Path, required=True, help="a checkout of main with its .venv")
+    ap.add_argument("--main-repo", type=Path, help="a checkout of main with its .venv")
     ap.add_argument("--main-state", type=Path, help="main's index of the same vault (default: --state)")
     ap.add_argument("--exact-ref", default="int", help="the ref whose related scores term overlap exactly ('': none)")
     ap.add_argument("--port", type=int, default=18450)
     ap.add_argument("--http-only", action="store_true", help="skip the in-process comparison")
     ap.add_argument("--in-process-only", action="store_true", help="skip the HTTP comparison")
-    args = ap.parse_args()
-    python = REPO / ".venv/bin/python"
+    args = benchkit.parse(ap, smoke={"sample": 3, "runs": 1, "main_repo": REPO, "exact_ref": "", "in_process_only": True})
+    with benchkit.workdir("bench-related") as work:
+        benchkit.inputs_or_smoke(ap, args, work, state="state")
+        if args.main_repo is None:
+            ap.error("required: --main-repo")
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    python = Path(sys.executable) if args.smoke else REPO / ".venv/bin/python"
     sides: dict[str, Side] = {"main": (args.main_repo, args.main_repo / ".venv/bin/python", args.main_state or args.state)}
     if args.exact_ref:
         sides["exact"] = (exact_tree(args.exact_ref), python, args.state)

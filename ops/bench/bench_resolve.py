@@ -20,31 +20,30 @@ Freshness is pinned (no stat scan of the vault inside the timings). Prints the m
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
 import random
 import statistics
-import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-
+import benchkit
 from bench_orientation import _prepare as prepare_vault  # noqa: E402  (the same generated vault)
 
-from vault_agent.api.registry import make_vault  # noqa: E402
-from vault_agent.config import Settings  # noqa: E402
-from vault_agent.errors import VaultAgentError  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.publish import remove_publish_listener  # noqa: E402
-from vault_agent.query.note_names import resolve_indexed, resolve_on_disk  # noqa: E402
-from vault_agent.query.section_read import SectionAddress, find_section  # noqa: E402
-from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+from vault_agent.api.registry import make_vault
+from vault_agent.config import Settings
+from vault_agent.errors import VaultAgentError
+from vault_agent.indexer.build import build_index
+from vault_agent.publish import remove_publish_listener
+from vault_agent.query.note_names import resolve_indexed, resolve_on_disk
+from vault_agent.query.section_read import SectionAddress, find_section
+from vault_agent.query.snapshot import SnapshotReader
+
+REPO = Path(__file__).resolve().parents[2]
 
 ALIAS_NOTES = 100
 
@@ -154,17 +153,15 @@ def _median(runs: list[dict[str, Any]]) -> Any:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = benchkit.parser(__doc__)
     parser.add_argument("--notes", type=int, default=100_000)
-    parser.add_argument("--work", type=Path, default=Path("/tmp/bench-resolve"))
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-resolve")
     parser.add_argument("--vault", type=Path)
     parser.add_argument("--state", type=Path)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={'notes': 40, 'runs': 1, 'requests': 3})
     settings = _prepare(args.work, args.notes, args.vault, args.state)
     load_before = os.getloadavg()
     runs = [run_once(settings, args.requests, args.seed + i) for i in range(args.runs)]

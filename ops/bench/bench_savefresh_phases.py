@@ -30,6 +30,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
+
+import benchkit
 
 HERE = Path(__file__).resolve().parent
 
@@ -50,7 +53,7 @@ def _manifest_has(idx: Path, rel: str, mtime_ns: int) -> bool:
     return bool(has(idx, rel, mtime_ns))
 
 
-def _run(args: argparse.Namespace, spans_file: Path) -> list[dict[str, float | str | int]]:
+def _run(args: argparse.Namespace, spans_file: Path) -> list[dict[str, Any]]:
     from vault_agent.config import load_settings
     from vault_agent.freshness import compute_freshness, read_current_manifest
 
@@ -67,7 +70,7 @@ def _run(args: argparse.Namespace, spans_file: Path) -> list[dict[str, float | s
         cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=spans_file.parent
     )
     pause = threading.Event()
-    edits: list[dict[str, float | str | int]] = []
+    edits: list[dict[str, Any]] = []
     try:
         line = proc.stderr.readline() if proc.stderr else b""
         if not line.startswith(b"watching"):
@@ -106,54 +109,61 @@ def _run(args: argparse.Namespace, spans_file: Path) -> list[dict[str, float | s
     return edits
 
 
-def _load_spans(path: Path) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    spans, gcs = [], []
+def _load_spans(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    spans: list[dict[str, Any]] = []
+    gcs: list[dict[str, Any]] = []
     for line in path.read_text().splitlines():
         rec = json.loads(line)
         (gcs if rec.get("kind") == "gc" else spans).append(rec)
     return spans, gcs
 
 
-def _overlap(rec: dict[str, object], t0: float, t1: float) -> bool:
-    return float(rec["s"]) < t1 and float(rec["e"]) > t0  # type: ignore[arg-type]
+def _overlap(rec: dict[str, Any], t0: float, t1: float) -> bool:
+    return float(rec["s"]) < t1 and float(rec["e"]) > t0
 
 
 def _describe(
-    edit: dict[str, float | str | int], spans: list[dict[str, object]], gcs: list[dict[str, object]]
+    edit: dict[str, Any], spans: list[dict[str, Any]], gcs: list[dict[str, Any]]
 ) -> str:
     t0, t1 = float(edit["t0"]), float(edit["t1"])
     out = [f"edit {edit['i']}: {edit['ms']:.1f} ms (manifest seen at {edit['seen_ms']:.1f})"]
-    for r in sorted((r for r in spans if _overlap(r, t0, t1)), key=lambda r: float(r["s"])):  # type: ignore[arg-type]
-        s, e = (float(r["s"]) - t0) * 1000, (float(r["e"]) - t0) * 1000  # type: ignore[arg-type]
+    for r in sorted((r for r in spans if _overlap(r, t0, t1)), key=lambda r: float(r["s"])):
+        s, e = (float(r["s"]) - t0) * 1000, (float(r["e"]) - t0) * 1000
         out.append(
             f"   {s:8.1f} {e:8.1f}  wall {e - s:7.1f}  cpu {float(r['cpu']):7.1f}  [{r['thread']}] {r['name']}"
-        )  # type: ignore[arg-type]
+        )
     g = [r for r in gcs if _overlap(r, t0, t1)]
     by_gen: dict[int, list[float]] = {}
     for r in g:
-        by_gen.setdefault(int(r["gen"]), []).append((float(r["e"]) - float(r["s"])) * 1000)  # type: ignore[arg-type]
+        by_gen.setdefault(int(r["gen"]), []).append((float(r["e"]) - float(r["s"])) * 1000)
     for gen, ds in sorted(by_gen.items()):
         out.append(f"   gc gen{gen}: {len(ds)} collections, {sum(ds):.1f} ms total, max {max(ds):.1f} ms")
     return "\n".join(out)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--index-dir", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--vault", type=Path, help="required but under --smoke")
+    ap.add_argument("--index-dir", type=Path, help="required but under --smoke")
     ap.add_argument("--edits", type=int, default=64)
     ap.add_argument("--gap", type=float, default=1.2)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--top", type=int, default=5)
     ap.add_argument("--label", default="")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"edits": 2, "gap": 0.2, "top": 1})
+    with benchkit.workdir("savefresh") as work:
+        benchkit.inputs_or_smoke(ap, args, work, "vault", "index_dir")
+        return _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         spans_file = Path(tmp) / "spans.jsonl"
         load0 = os.getloadavg()[0]
         edits = _run(args, spans_file)
         spans, gcs = _load_spans(spans_file)
     lat = sorted(float(e["ms"]) for e in edits)
-    gen2 = [(float(r["e"]) - float(r["s"])) * 1000 for r in gcs if r["gen"] == 2]  # type: ignore[arg-type]
+    gen2 = [(float(r["e"]) - float(r["s"])) * 1000 for r in gcs if r["gen"] == 2]
     summary = {
         "label": args.label,
         "edits": len(lat),
@@ -163,7 +173,7 @@ def main() -> int:
         "gc_gen2_count": len(gen2),
         "gc_gen2_ms_max": round(max(gen2), 1) if gen2 else 0.0,
         "load_before": round(load0, 2),
-        "load_after": round(os.getloadavg()[0], 2),
+        "uptime_after": benchkit.load_line(),
     }
     print(json.dumps(summary), flush=True)
     ranked = sorted(edits, key=lambda e: -float(e["ms"]))
@@ -172,14 +182,14 @@ def main() -> int:
         print(_describe(e, spans, gcs))
     walls: dict[str, list[float]] = {}
     for r in spans:
-        walls.setdefault(str(r["name"]), []).append((float(r["e"]) - float(r["s"])) * 1000)  # type: ignore[arg-type]
+        walls.setdefault(str(r["name"]), []).append((float(r["e"]) - float(r["s"])) * 1000)
     t_first = float(edits[0]["t0"]) if edits else 0.0
     for r in gcs:
         if r["gen"] != 2:
             continue
-        s, e = float(r["s"]), float(r["e"])  # type: ignore[arg-type]
-        hit = [int(x["i"]) for x in edits if float(x["t0"]) < e and float(x["t1"]) > s]
-        print(f"# gc gen2 at {s - t_first:+8.2f} s: {(e - s) * 1000:.1f} ms, during edits {hit}")
+        gc_s, gc_e = float(r["s"]), float(r["e"])
+        hit = [int(x["i"]) for x in edits if float(x["t0"]) < gc_e and float(x["t1"]) > gc_s]
+        print(f"# gc gen2 at {gc_s - t_first:+8.2f} s: {(gc_e - gc_s) * 1000:.1f} ms, during edits {hit}")
     print("# all spans: name, count, p50 / max wall ms")
     for name, ws in sorted(walls.items()):
         print(f"   {len(ws):5d} {statistics.median(ws):8.1f} {max(ws):8.1f}  {name}")

@@ -23,21 +23,23 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+import benchkit
 
-from vault_agent.api.registry import make_vault  # noqa: E402
-from vault_agent.config import Settings  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.query.find import vault_find  # noqa: E402
-from vault_agent.query.grep import vault_search  # noqa: E402
-from vault_agent.query.search import search  # noqa: E402
-from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+from vault_agent.api.registry import make_vault
+from vault_agent.config import Settings
+from vault_agent.indexer.build import build_index
+from vault_agent.query.find import vault_find
+from vault_agent.query.grep import vault_search
+from vault_agent.query.search import search
+from vault_agent.query.snapshot import SnapshotReader
+
+REPO = Path(__file__).resolve().parents[2]
 
 LATIN = [
     "beacon",
@@ -169,16 +171,16 @@ def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = benchkit.parser(__doc__)
     parser.add_argument("--notes", type=int, default=100_000)
-    parser.add_argument("--work", default="/tmp/bench-search")
+    parser.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "bench-search"))
     parser.add_argument("--vault", default=None, help="Reuse an already indexed vault.")
     parser.add_argument("--index-dir", default=None)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--requests", type=int, default=50)
     parser.add_argument("--skip-grep", action="store_true", help="search and find only")
     parser.add_argument("--skip-find", action="store_true", help="with --skip-grep: search only")
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={'notes': 40, 'runs': 1, 'requests': 3})
     settings = _prepare(args)
     runs = [one_run(settings, args.requests, i, args.skip_grep, args.skip_find) for i in range(args.runs)]
     result = _median(runs)

@@ -31,8 +31,11 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import benchkit
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -64,9 +67,9 @@ def load() -> list[str]:
 def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
     from vault_agent.indexer.build import open_writer_dirs
     from vault_agent.indexer.lock import WriterLock
-    from vault_agent.semantic.embedder import _with_embeddings, segment_passages
+    from vault_agent.semantic.embed_job import segment_passages
     from vault_agent.semantic.encoder import DIM, MODEL_ID
-    from vault_agent.semantic.store_write import write_embeddings
+    from vault_agent.semantic.store_write import Rows, write_complete
     from vault_agent.semantic.vectors import quantize
 
     settings = Settings(vault=vault, index_dir=state)
@@ -85,12 +88,13 @@ def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
                 v = rng.standard_normal((min(20_000, len(passages) - s), DIM)).astype(np.float32)
                 v /= np.linalg.norm(v, axis=1, keepdims=True)
                 codes[s : s + len(v)], scale[s : s + len(v)] = quantize(v)
-            name = write_embeddings(
-                state, seg.segment_id, MODEL_ID, [p.path for p in passages], [p.chunk_ordinal for p in passages],
-                [p.text_sha for p in passages], codes, scale,
+            files = write_complete(
+                state, seg.segment_id, MODEL_ID,
+                Rows([p.path for p in passages], [p.chunk_ordinal for p in passages],
+                     [p.text_sha for p in passages], codes, scale),
             )
             rows += len(passages)
-            segments.append(seg.model_copy(update={"files": _with_embeddings(seg.files, name)}))
+            segments.append(seg.model_copy(update={"files": {**seg.files, **files}}))
         m = idx.commit_snapshot(segments, idx.manifest.applied_seq, idx.manifest.skipped)
     finally:
         lock.release()
@@ -138,7 +142,7 @@ def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
         enc.embed_query(q)
         qe.append((time.perf_counter() - s) * 1000)
     out["query_embedding_p50_ms"] = round(statistics.median(qe), 2)
-    from vault_agent.semantic.query import _cache_for
+    from vault_agent.semantic.snapshot_vectors import _cache_for
 
     cache = _cache_for(reader)
     out["vector_memory_mb"] = round(sum(f.block.nbytes for f in cache.files.values()) / 2**20, 1)
@@ -281,25 +285,31 @@ def sketch_recall(state: Path, k: int = 50) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fake-embed", "latency", "serve-rss", "sketch-recall", "http-overhead"])
-    ap.add_argument("--state", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("what", nargs="?", choices=[*MEASUREMENTS])
+    ap.add_argument("--state", type=Path, help="required but under --smoke")
     ap.add_argument("--vault", type=Path, default=Path("/work/bench-data/v100k"))
     ap.add_argument("--runs", type=int, default=3)
-    args = ap.parse_args()
-    before = load()
-    if args.what == "fake-embed":
-        out = fake_embed(args.state, args.vault)
-    elif args.what == "latency":
-        out = latency(args.state, args.vault, args.runs)
-    elif args.what == "http-overhead":
-        out = http_overhead(args.state, args.vault, args.runs)
-    elif args.what == "serve-rss":
-        out = serve_rss(args.state, args.vault)
-    else:
-        out = sketch_recall(args.state)
-    out["load_before"], out["load_after"] = before, load()
-    print(json.dumps(out, indent=1, ensure_ascii=False))
+    args = benchkit.parse(ap, smoke={"runs": 1})
+    if not args.smoke and args.what is None:
+        ap.error("which measurement (or --smoke)")
+    with benchkit.workdir("semantic-scale") as work:
+        benchkit.inputs_or_smoke(ap, args, work, "vault", "state", notes=30)
+        # --smoke: every measurement, fake-embed first (the others read its vectors)
+        for what in MEASUREMENTS if args.smoke else [args.what]:
+            before = load()
+            out = MEASUREMENTS[what](args)
+            out["load_before"], out["load_after"] = before, load()
+            print(json.dumps(out, indent=1, ensure_ascii=False))
+
+
+MEASUREMENTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
+    "fake-embed": lambda a: fake_embed(a.state, a.vault),
+    "latency": lambda a: latency(a.state, a.vault, a.runs),
+    "http-overhead": lambda a: http_overhead(a.state, a.vault, a.runs),
+    "serve-rss": lambda a: serve_rss(a.state, a.vault),
+    "sketch-recall": lambda a: sketch_recall(a.state),
+}
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import benchkit
+
 QUERIES = [
     "how do I keep notes in sync across devices",
     "quarterly planning meeting notes",
@@ -155,14 +157,24 @@ def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--state", type=Path, action="append", required=True,
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--state", type=Path, action="append",
                     help="once, or once per --repo in order (a checkout of another schema needs its own index)")
     ap.add_argument("--vault", type=Path, default=Path("/work/bench-data/v100k"))
-    ap.add_argument("--repo", type=Path, action="append", required=True)
+    ap.add_argument("--repo", type=Path, action="append", help="a checkout to serve from (repeat); required but under --smoke")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--detail", action="store_true", help="smaps breakdown after every step")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"repo": [benchkit.REPO]})
+    with benchkit.workdir("serve-memory") as work:
+        if args.smoke:
+            made = benchkit.indexed_vault(work / "vault", 30)
+            args.vault, args.state = made.vault, [made.index_dir]
+        elif not args.repo or not args.state:
+            ap.error("--repo and --state are required (or --smoke)")
+        _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> None:
     results: list[dict[str, Any]] = []
     before = load()
     for r in range(args.rounds):

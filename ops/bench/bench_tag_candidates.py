@@ -10,7 +10,8 @@ this checkout's modules: it only needs the snapshot reader). Per tag and side, a
 per run: CPU and wall of the candidate query alone, and of the dry run (`files.rename_tag`
 with those candidates, limit 10: every candidate read and planned); medians over --runs,
 the candidate counts and the notes the rename would change (equal on both sides when the
-table finds what the scan found). Prints JSON with the load before and after.
+table finds what the scan found). Prints JSON with the load before and after. --smoke: a
+small generated vault, this tree's candidates against themselves (--old-ref HEAD).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+
+import benchkit  # noqa: E402  (ops/bench: the script's own directory)
 
 from vault_agent.api.registry import AppContext, make_vault  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
@@ -63,13 +66,19 @@ def timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--state", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--vault", type=Path)
+    ap.add_argument("--state", type=Path)
     ap.add_argument("--tags", nargs="+", default=["session", "priority"])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--old-ref", default="int")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"runs": 1, "old_ref": "HEAD", "tags": ["project"]})
+    with benchkit.workdir("bench-tag-candidates") as work:
+        benchkit.inputs_or_smoke(ap, args, work, state="state")
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     settings = Settings(vault=args.vault, index_dir=args.state, writes_enabled=True)
     vault = make_vault(settings)
     ctx = AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault, freshness=lambda _m: "fresh"))

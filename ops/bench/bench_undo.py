@@ -14,32 +14,26 @@ the load (`uptime`). No timing is asserted anywhere; this only measures.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+import benchkit
+from mcp import Client
 
-from mcp import Client  # noqa: E402
-
-from vault_agent.api.app import close_context  # noqa: E402
-from vault_agent.api.mcp_server import build_mcp_server  # noqa: E402
-from vault_agent.api.registry import AppContext, make_vault  # noqa: E402
-from vault_agent.config import load_settings  # noqa: E402
-from vault_agent.conversations.hub import WRITE_OBSERVER_KEY  # noqa: E402
-from vault_agent.conversations.tools import hub_of  # noqa: E402
-from vault_agent.conversations.undo import undo_conversation  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
+from vault_agent.api.app import close_context
+from vault_agent.api.mcp_server import build_mcp_server
+from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.config import load_settings
+from vault_agent.conversations.hub import WRITE_OBSERVER_KEY
+from vault_agent.conversations.tools import hub_of
+from vault_agent.conversations.undo import undo_conversation
+from vault_agent.indexer.build import build_index
+from vault_agent.query.snapshot import SnapshotReader
 
 BODY = "".join(f"line {i} of a synthetic note, long enough to look like prose.\n" for i in range(32))
 
@@ -76,17 +70,11 @@ async def _agent_writes(ctx: AppContext, files: int, keep_after: bool) -> tuple[
     return times, str(end.structured_content["data"]["conversation"]["id"])
 
 
-def _timed(fn: Any) -> tuple[float, float, Any]:
-    wall, cpu = time.perf_counter(), time.process_time()
-    out = fn()
-    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000, out
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = benchkit.parser(__doc__)
     parser.add_argument("--files", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={"files": 5, "runs": 1})
     rows: list[dict[str, float]] = []
     for run in range(args.runs):
         row: dict[str, float] = {}
@@ -97,10 +85,10 @@ def main() -> None:
                 times, cid = asyncio.run(_agent_writes(ctx, args.files, keep_after))
                 row["write_ms_before_and_after" if keep_after else "write_ms_before_only"] = statistics.median(times)
                 if keep_after:
-                    wall, cpu, dry = _timed(lambda: undo_conversation(ctx, cid, apply=False).data)  # noqa: B023
+                    wall, cpu, dry = benchkit.timed(lambda: undo_conversation(ctx, cid, apply=False).data)  # noqa: B023
                     assert [f.status for f in dry.files] == ["planned"] * args.files
                     row["dry_run_ms"], row["dry_run_cpu_ms"] = wall, cpu
-                    wall, cpu, done = _timed(lambda: undo_conversation(ctx, cid, apply=True).data)  # noqa: B023
+                    wall, cpu, done = benchkit.timed(lambda: undo_conversation(ctx, cid, apply=True).data)  # noqa: B023
                     assert [f.status for f in done.files] == ["done"] * args.files
                     row["apply_ms"], row["apply_cpu_ms"] = wall, cpu
             finally:
@@ -108,9 +96,8 @@ def main() -> None:
                 shutil.rmtree(base, ignore_errors=True)
         rows.append(row)
         print(json.dumps({"run": run, **{k: round(v, 2) for k, v in row.items()}}))
-    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     medians = {k: round(statistics.median(r[k] for r in rows), 2) for k in rows[0]}
-    print(json.dumps({"files": args.files, "runs": args.runs, "median": medians, "uptime": load}))
+    benchkit.report({"files": args.files, "runs": args.runs, "median": medians})
 
 
 if __name__ == "__main__":

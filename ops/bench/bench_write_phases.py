@@ -17,7 +17,6 @@ native ones included) per write. Runs whatever `vault_agent` is first on sys.pat
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import random
@@ -26,94 +25,49 @@ import statistics
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import benchkit
 
 SPANS: dict[str, list[tuple[float, float]]] = defaultdict(list)  # name -> (wall ms, cpu ms)
 _SPAN_LOCK = threading.Lock()
 MARKS: dict[str, float] = {}
 
 
-def _wrap(owner: Any, attr: str, name: str) -> None:
-    real = getattr(owner, attr)
-    if isinstance(real, (staticmethod, classmethod)):
-        raise TypeError(attr)
-
-    @functools.wraps(real)
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        w0, c0 = time.perf_counter(), time.thread_time()
-        try:
-            return real(*args, **kwargs)
-        finally:
-            w1, c1 = time.perf_counter(), time.thread_time()
-            with _SPAN_LOCK:
-                SPANS[name].append(((w1 - w0) * 1000, (c1 - c0) * 1000))
-                MARKS.setdefault(name + ":start", w0)
-
-    setattr(owner, attr, timed)
-
-
-def _wrap_iter(owner: Any, attr: str, name: str) -> None:
-    """A generator function: time spent inside it while iterated (between yields)."""
-    real = getattr(owner, attr)
-
-    @functools.wraps(real)
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        it = real(*args, **kwargs)
-        while True:
-            w0, c0 = time.perf_counter(), time.thread_time()
-            try:
-                item = next(it)
-            except StopIteration:
-                _add(name, w0, c0)
-                return
-            _add(name, w0, c0)
-            yield item
-
-    setattr(owner, attr, timed)
-
-
-def _add(name: str, w0: float, c0: float) -> None:
-    w1, c1 = time.perf_counter(), time.thread_time()
+def _record_span(span: dict[str, Any]) -> None:
     with _SPAN_LOCK:
-        SPANS[name].append(((w1 - w0) * 1000, (c1 - c0) * 1000))
+        SPANS[span["name"]].append(((span["e"] - span["s"]) * 1000, span["cpu"]))
+        MARKS.setdefault(span["name"] + ":start", span["s"])
 
 
 def instrument() -> None:
     from vault_agent.files import events, pipeline
-    from vault_agent.indexer import build, engine, search_index, segments, snapshot
-    from vault_agent.indexer.eventlog import EventLog
+    from vault_agent.indexer import build, search_index, segments
     from vault_agent.query import search_engine, snapshot_catalog
     from vault_agent.query.snapshot import SnapshotReader
 
-    _wrap(pipeline, "replace_atomic", "tool: safe write (replace_atomic)")
-    _wrap(events, "record", "tool: event append (record)")
-    _wrap(events, "wait", "tool: wait_for_index")
-    _wrap(EventLog, "append", "log append (any thread)")
-    _wrap(engine.Writer, "_record", "writer: record batch")
-    _wrap(engine.Writer, "_commit", "writer: _commit (all)")
-    _wrap(engine.Writer, "_maintain", "writer: maintain (compact/GC/semantic)")
-    _wrap(engine.Writer, "_publish", "writer: writer.json")
-    _wrap(build.Indexer, "apply", "apply (all)")
-    _wrap(build, "scan_vault", "apply: scan_vault")
-    _wrap_iter(build, "parse_stream", "apply: parse")
-    _wrap(segments.SegmentWriter, "add", "apply: segment add")
-    _wrap(segments.SegmentWriter, "finish", "apply: segment finish (parquet+fsync)")
-    _wrap(search_index.SearchIndexWriter, "add_tables", "apply: engine add")
-    _wrap(search_index.SearchIndexWriter, "delete_paths", "apply: engine delete")
-    _wrap(build.Indexer, "commit_snapshot", "commit_snapshot (all)")
-    _wrap(build, "next_ids", "commit: next_ids")
-    _wrap(search_index.SearchIndexWriter, "freeze", "commit: engine freeze (all)")
-    _wrap(search_index, "_freeze_committed", "commit: engine link snapshot dir")
-    _wrap(search_index.SearchIndexWriter, "_prune_work", "commit: engine prune work")
-    _wrap(build, "before_publish", "commit: preload (all)")
-    _wrap(SnapshotReader, "preload", "preload: duckdb snapshot")
-    _wrap(snapshot_catalog.SnapshotCatalog, "load_segment", "preload: load segment")
-    _wrap(search_engine._Preloader, "on_publish", "preload: tantivy open")
-    _wrap(build, "commit", "commit: manifest+CURRENT")
-    _wrap(snapshot.GarbageCollector, "collect", "gc collect")
-    _wrap(SnapshotReader, "_switch", "reader: switch")
-    _wrap(SnapshotReader, "_drain_drops", "reader: drain drops")
+    spans = benchkit.Spans(_record_span)
+    spans.wrap_iter(build, build.parse_stream, "apply: parse")
+    phases: list[tuple[object, Callable[..., Any], str]] = [
+        *benchkit.writer_phases(),
+        (pipeline, pipeline.replace_atomic, "tool: safe write (replace_atomic)"),
+        (events, events.record, "tool: event append (record)"),
+        (events, events.wait, "tool: wait_for_index"),
+        (segments.SegmentWriter, segments.SegmentWriter.add, "apply: segment add"),
+        (search_index.SearchIndexWriter, search_index.SearchIndexWriter.delete_paths, "apply: engine delete"),
+        (build, build.next_ids, "commit: next_ids"),
+        (search_index, search_index._freeze_committed, "commit: engine link snapshot dir"),
+        (search_index.SearchIndexWriter, search_index.SearchIndexWriter._prune_work, "commit: engine prune work"),
+        (SnapshotReader, SnapshotReader.preload, "preload: duckdb snapshot"),
+        (snapshot_catalog.SnapshotCatalog, snapshot_catalog.SnapshotCatalog.load_segment, "preload: load segment"),
+        (search_engine._Preloader, search_engine._Preloader.on_publish, "preload: tantivy open"),
+        (SnapshotReader, SnapshotReader._switch, "reader: switch"),
+        (SnapshotReader, SnapshotReader._drain_drops, "reader: drain drops"),
+    ]
+    for owner, function, label in phases:
+        spans.wrap(owner, function, label)
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -127,16 +81,21 @@ def _cpu() -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--state", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--vault", type=Path, help="required but under --smoke")
+    ap.add_argument("--state", type=Path, help="required but under --smoke")
     ap.add_argument("--writes", type=int, default=20)
     ap.add_argument("--gap", type=float, default=1.2)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--settle", type=float, default=0.3, help="seconds after each write counted in its spans")
     ap.add_argument("--label", default=os.environ.get("BENCH_LABEL", ""))
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"writes": 2, "gap": 0.2, "settle": 0.05})
+    with benchkit.workdir("write-phases") as work:
+        benchkit.inputs_or_smoke(ap, args, work, "vault", "state")
+        return _measure(args)
 
+
+def _measure(args: argparse.Namespace) -> int:
     from vault_agent.api.app import build_context, close_context
     from vault_agent.api.registry import REGISTRY, body_of, invoke, operations
     from vault_agent.config import Settings
@@ -207,7 +166,7 @@ def main() -> int:
     summary = {k: {"p50": round(_pct(v, 0.5), 1), "p99": round(_pct(v, 0.99), 1)} for k, v in totals.items()}
     print(
         json.dumps(
-            {"label": args.label, "writes": args.writes, "gap_s": args.gap, "load": os.getloadavg()},
+            {"label": args.label, "writes": args.writes, "gap_s": args.gap, "uptime": benchkit.load_line()},
             indent=None,
         )
     )

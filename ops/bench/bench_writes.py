@@ -18,25 +18,23 @@ Medians over --runs. Prints one JSON line per run and a summary line.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+import benchkit
 
-from vault_agent.api.app import build_context, close_context  # noqa: E402
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations  # noqa: E402
-from vault_agent.config import Settings  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.api.app import build_context, close_context
+from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.config import Settings
+from vault_agent.indexer.build import build_index
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _call(ctx: AppContext, name: str, **raw: Any) -> dict[str, Any]:
@@ -114,7 +112,7 @@ def throughput(ctx: AppContext, notes: list[str], writers: int, per_writer: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--writes", type=int, default=60)
     ap.add_argument("--writers", type=int, default=8)
@@ -122,14 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--gap", type=float, default=0.0, help="seconds between latency writes (0: back to back)")
     ap.add_argument("--workdir", type=Path, default=None)
-    args = ap.parse_args(argv)
+    args = benchkit.parse(ap, smoke={"notes": 30, "writes": 3, "writers": 2, "per_writer": 2, "runs": 1}, argv=argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-writes-"))
     vault = work / "vault"
-    if not vault.exists():
-        subprocess.run(
-            [sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(args.notes)],
-            check=True,
-        )
+    benchkit.generated_vault(vault, args.notes)
     settings = Settings(vault=vault, index_dir=work / "state", writes_enabled=True)
     t0 = time.perf_counter()
     build_index(settings, full=True)

@@ -18,7 +18,6 @@ lines/levels and non-blank code lines it agrees with. Prints a report; exit 0.
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import os
 import random
@@ -28,6 +27,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import benchkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from vault_agent.indexer import markdown as M  # noqa: E402
@@ -296,13 +297,13 @@ def blank_only(src: str, a: Structure, b: Structure) -> bool:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = benchkit.parser(__doc__)
     ap.add_argument("dirs", nargs="*", type=Path)
     ap.add_argument("--fuzz", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--oracle", action="store_true", help="judge each difference with cmark (cmarkgfm)")
     ap.add_argument("--examples", type=int, default=3, help="examples printed per verdict")
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"dirs": [benchkit.REPO / "fixtures" / "demo"], "fuzz": 20})
     reference = M.parse_structure
     candidates = {
         n: f

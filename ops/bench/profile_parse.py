@@ -19,18 +19,26 @@ import sys
 import time
 from pathlib import Path
 
+import benchkit
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from vault_agent.config import load_settings  # noqa: E402
-from vault_agent.indexer.parse_pool import TASK_NOTES, parse_batch  # noqa: E402
-from vault_agent.paths import vault_for_settings  # noqa: E402
+from vault_agent.config import load_settings
+from vault_agent.indexer.parse_pool import TASK_NOTES, parse_batch
+from vault_agent.paths import vault_for_settings
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("vault", type=Path)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("vault", type=Path, nargs="?")
     ap.add_argument("--notes", type=int, default=2000)
     ap.add_argument("--top", type=int, default=35)
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"notes": 20, "top": 5})
+    with benchkit.workdir("profile-parse-vault") as made:
+        benchkit.inputs_or_smoke(ap, args, made, "vault", notes=20, indexed=False)
+        return _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> int:
     vault_dir = args.vault.resolve()
     vault = vault_for_settings(load_settings({"vault": vault_dir, "index_dir": "/tmp/profile-parse"}, env={}))
     rels: list[str] = []

@@ -7,7 +7,8 @@ reads one `note<TAB>0|1` per stdin line and answers one JSON line: wall and proc
 `related(note, limit 10)` (DuckDB threads included), the answer, and (untimed) the note's
 top 10 term-overlap notes as that checkout computes them when the flag is 1 (the exact BM25 pool where
 `query.bm25` exists, else the engine pool), for the agreement figure. The first line is
-answered after the first call, which builds the per-reader layouts.
+answered after the first call, which builds the per-reader layouts. --smoke: this checkout
+over a small generated vault, one note given in place of stdin.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import benchkit  # ops/bench: the script's own directory
 
 
 def term_top10(related: Any, reader: Any, cache: dict[Any, Any], me: str, index_dir: Path) -> list[str]:
@@ -41,12 +45,21 @@ def term_top10(related: Any, reader: Any, cache: dict[Any, Any], me: str, index_
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo", type=Path, required=True)
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--state", type=Path, required=True)
-    args = ap.parse_args()
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[2])
+    ap.add_argument("--vault", type=Path)
+    ap.add_argument("--state", type=Path)
+    args = benchkit.parse(ap, smoke={})
     sys.path.insert(0, str(args.repo.resolve()))
+    lines: Iterable[str] = sys.stdin
+    with benchkit.workdir("related-worker") as work:
+        benchkit.inputs_or_smoke(ap, args, work, state="state")
+        if args.smoke:
+            lines = [sorted(p.relative_to(args.vault).as_posix() for p in args.vault.rglob("*.md"))[0] + "\t1\n"]
+        answer(args, lines)
+
+
+def answer(args: argparse.Namespace, lines: Iterable[str]) -> None:
     from vault_agent.api.registry import make_vault
     from vault_agent.config import Settings
     from vault_agent.query import related
@@ -56,7 +69,7 @@ def main() -> None:
     reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
     cache: dict[Any, Any] = {}
     first = True
-    for line in sys.stdin:
+    for line in lines:
         note, _, want_terms = line.rstrip("\n").partition("\t")
         t, c = time.perf_counter(), time.process_time()
         data = related.related(reader, note, 10, cache).data

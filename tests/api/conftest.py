@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from api.serverkit import CANARY, LogCapture, ServerThread, build_fixture_vault, serving
+from api.serverkit import CANARY, LogCapture, ServerThread, build_fixture_vault, capturing_logs, serving
 from vault_agent.config import Settings
 
 EXTRA_NOTES = {
@@ -24,14 +23,8 @@ def vault_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest.fixture(scope="module")
 def logs(vault_settings: Settings) -> Iterator[LogCapture]:
-    capture = LogCapture(vault_settings)
-    root = logging.getLogger()
-    old_level = root.level
-    root.addHandler(capture)
-    root.setLevel(logging.DEBUG)
-    yield capture
-    root.removeHandler(capture)
-    root.setLevel(old_level)
+    with capturing_logs(vault_settings) as capture:
+        yield capture
 
 
 @pytest.fixture(scope="module")

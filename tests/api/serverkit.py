@@ -96,6 +96,21 @@ class LogCapture(logging.Handler):
         return [json.loads(ln) for ln in self.lines if '"event": "request"' in ln]
 
 
+@contextmanager
+def capturing_logs(settings: Settings) -> Iterator[LogCapture]:
+    """Every log record (DEBUG and up) of the process as JSON lines, while the body runs."""
+    capture = LogCapture(settings)
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(capture)
+    root.setLevel(logging.DEBUG)
+    try:
+        yield capture
+    finally:
+        root.removeHandler(capture)
+        root.setLevel(old_level)
+
+
 class ServerThread:
     """`start_server` on its own event loop in a thread; stop() always cleans up."""
 

@@ -48,7 +48,8 @@ def test_one_route_per_registry_operation(vault_settings: Settings) -> None:
     primary = {(op.http_method, op.http_path) for op in http_operations()}
     expected = primary | {("GET", op.http_path) for op in http_operations() if op.http_both}
     extra = {("GET", "/messages/stream"), ("GET", "/conversations/{id}"),  # conversations' own routes
-             ("GET", "/conversations/{id}/questions"), ("POST", "/conversations/{id}/reply")}
+             ("GET", "/conversations/{id}/questions"), ("POST", "/conversations/{id}/reply"),
+             ("POST", "/conversations/{id}/undo")}
     assert {r for r in routes if r[1] != "/mcp"} == expected | extra
     assert len(primary) == len(http_operations())
 
@@ -196,7 +197,7 @@ def test_writes_disabled_are_forbidden(probe_server: ServerThread) -> None:
 
 
 def test_writes_enabled_are_callable(vault_settings: Settings) -> None:
-    settings = dataclasses.replace(vault_settings, **{"writes_enabled": True})
+    settings = dataclasses.replace(vault_settings, writes_enabled=True)
     with temp_ops():
         ctx = make_context(settings)
         thread = ServerThread(ctx).start()

@@ -144,7 +144,7 @@ def test_write_tools_listed_only_when_enabled(vault_settings: Settings) -> None:
             off = {op.mcp_name for op in listed_operations(False, "default")}
             on = {op.mcp_name: op for op in listed_operations(True, "default")}
             files = {op.mcp_name for op in listed_operations(False, "agent-files")}
-            ctx = make_context(dataclasses.replace(vault_settings, **{"writes_enabled": True}))
+            ctx = make_context(dataclasses.replace(vault_settings, writes_enabled=True))
             tools = asyncio.run(_list_inproc(build_mcp_server(ctx)))
             close_context(ctx)
         finally:

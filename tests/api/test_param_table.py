@@ -60,6 +60,8 @@ SAMPLES: dict[str, Any] = {
     "artifact_path": NOTE,
     "source_path": LONG,
     "id": "20260101T000000Z-unknown",  # the person-only conversation routes (no such conversation)
+    "old": "needle",  # vault_rename_tag: a tag no note carries (a dry run changes nothing)
+    "new": "needle-2",
 }
 LEAKS = (
     "Input should", "String should", "should be", "less than or equal", "greater than or equal",

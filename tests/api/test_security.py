@@ -125,7 +125,7 @@ def test_own_loopback_origin_passes(server: ServerThread, origin: str) -> None:
 
 @pytest.fixture
 def cors_server(vault_settings: Settings) -> Iterator[ServerThread]:
-    settings = dataclasses.replace(vault_settings, **{"allowed_origins": ("http://app.example.test",)})
+    settings = dataclasses.replace(vault_settings, allowed_origins=("http://app.example.test",))
     ctx = make_context(settings)
     thread = ServerThread(ctx).start()
     yield thread
@@ -229,7 +229,7 @@ def test_token_file_is_created_0600_and_reused(fresh_settings: Settings) -> None
 
 
 def test_configured_token_wins_and_writes_no_file(fresh_settings: Settings) -> None:
-    settings = dataclasses.replace(fresh_settings, **{"token": "configured-token-123"})
+    settings = dataclasses.replace(fresh_settings, token="configured-token-123")
     ctx = make_context(settings)
     thread = ServerThread(ctx).start()
     try:

@@ -50,15 +50,11 @@ async def _tools_list(settings: Settings, profile: str, mode: str) -> tuple[str,
     return result.model_dump_json(by_alias=True, exclude_none=True), result.tools
 
 
-def _first_sentence(text: str) -> str:
-    return re.split(r"(?<=[.;])\s", text, maxsplit=1)[0] if ";" not in text else text.split(". ")[0]
-
-
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 @pytest.mark.parametrize(("writes", "profile"), list(BUDGETS))
 def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, profile: str, mode: str) -> None:
     """The JSON of the tools/list result as the client receives it, per profile and revision."""
-    settings = dataclasses.replace(vault_settings, **{"writes_enabled": writes})
+    settings = dataclasses.replace(vault_settings, writes_enabled=writes)
     text, tools = asyncio.run(_tools_list(settings, profile, mode))
     expected = {
         op.mcp_name

@@ -139,6 +139,7 @@ def test_demo_script_hints_hit_its_own_server(tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")}
     env["VAULT_AGENT_SEMANTIC"] = "off"  # no background embedding in a test
+    env["VENV"] = sys.prefix  # the environment running the tests, wherever it lives (ops/venv.sh)
     proc = subprocess.Popen(
         ["bash", "ops/demo.sh", "--port", "0"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, env=env,
@@ -149,7 +150,7 @@ def test_demo_script_hints_hit_its_own_server(tmp_path: Path) -> None:
         while not (line := proc.stdout.readline()).startswith("listening on "):
             assert line, "demo.sh stopped before listening"
             printed.append(line)
-        hints = [m.group(1) for ln in printed if (m := re.search(r"(\.venv/bin/vault-agent .*?)(?:\s{2,}\(|$)", ln))]
+        hints = [m.group(1) for ln in printed if (m := re.search(r"(\S*/bin/vault-agent .*?)(?:\s{2,}\(|$)", ln))]
         assert len(hints) == 2, printed
         for hint in hints:
             argv = shlex.split(hint)

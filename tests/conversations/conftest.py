@@ -22,7 +22,7 @@ from vault_agent.config import Settings  # noqa: E402
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     built = build_fixture_vault(tmp_path)
-    return dataclasses.replace(built, **{"writes_enabled": True})
+    return dataclasses.replace(built, writes_enabled=True)
 
 
 @pytest.fixture

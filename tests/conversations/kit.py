@@ -30,7 +30,6 @@ class Inbox:
         self.notifications: list[Any] = []
         self.questions: list[str] = []
         self.answer = answer
-        self.never_answer = threading.Event()  # never set: a question that gets no reply
 
     async def on_log(self, params: Any) -> None:
         self.notifications.append(params)

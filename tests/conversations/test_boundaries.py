@@ -210,7 +210,7 @@ def test_bad_input(settings: Settings, ctx_factory: Any) -> None:
         ("get_conversation", {"id": "c20300101T000000000Z-abcdef"}),
         ("get_conversation", {"id": "../../etc/passwd"}),
         ("get_conversation", {"limit": 101}),
-        ("get_conversation", {"cursor": "3"}),
+        ("get_conversation", {"cursor": "x"}),
         ("end_conversation", {"title": "t" * 201}),
     ]
     results = asyncio.run(_calls(build_mcp_server(ctx), calls))
@@ -238,7 +238,7 @@ def test_records_and_logs_keep_no_note_text_or_queries(
     raw = b"".join(p.read_bytes() for p in store.dir.glob("*.rec"))
     assert CANARY.encode() not in raw and secret.encode() in raw  # messages are kept, queries are not
     assert all(secret not in rec.getMessage() and CANARY not in rec.getMessage() for rec in caplog.records)
-    other = dataclasses.replace(settings, **{"index_dir": settings.index_dir.parent / "state2"})
+    other = dataclasses.replace(settings, index_dir=settings.index_dir.parent / "state2")
     asyncio.run(_calls(build_mcp_server(ctx_factory(other, conversations_record_queries=True)),
                        [("vault_search", {"query": CANARY})]))
     raw2 = b"".join(p.read_bytes() for p in ConversationStore(other.index_dir).dir.glob("*.rec"))
@@ -247,7 +247,7 @@ def test_records_and_logs_keep_no_note_text_or_queries(
 
 def test_records_are_protected_from_file_tools(settings: Settings, ctx_factory: Any) -> None:
     asyncio.run(_calls(build_mcp_server(ctx_factory(settings)), [("send_message", {"text": "hi"})]))
-    inside = dataclasses.replace(settings, **{"index_dir": settings.vault / "state"})
+    inside = dataclasses.replace(settings, index_dir=settings.vault / "state")
     asyncio.run(_calls(build_mcp_server(ctx_factory(inside)), [("send_message", {"text": "hi"})]))
     rec = ConversationStore(inside.index_dir).ids()[0]
     calls = [

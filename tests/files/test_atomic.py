@@ -16,7 +16,6 @@ from vault_agent.files.atomic import (
     read_current,
     rename_noreplace,
     replace_atomic,
-    verify,
 )
 from vault_agent.files.swap import exchange, swap_back
 
@@ -48,13 +47,6 @@ def test_precheck_abort_leaves_target_and_no_temp(tmp_path: Path, dfd: int) -> N
         replace_atomic(dfd, "n.md", "n.md", b"new", precheck=refuse)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["n.md"]
     assert (tmp_path / "n.md").read_bytes() == b"old"
-
-
-def test_verify_detects_other_bytes(tmp_path: Path, dfd: int) -> None:
-    (tmp_path / "n.md").write_bytes(b"theirs")
-    with pytest.raises(ChangedAfterWrite):
-        verify(dfd, "n.md", "n.md", b"ours!!")
-    verify(dfd, "n.md", "n.md", b"theirs")
 
 
 def test_rename_noreplace(tmp_path: Path, dfd: int) -> None:

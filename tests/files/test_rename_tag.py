@@ -87,11 +87,11 @@ def test_apply_writes_exactly_the_planned_bytes(tags_ctx: AppContext) -> None:
 @pytest.mark.parametrize(
     ("raw", "needle"),
     [
-        ({"old": "idea", "new": "has space"}, "new is not a valid tag name"),
+        ({"old": "idea", "new": "has space"}, "new cannot be a tag name"),
         ({"old": "idea", "new": "1984"}, "not a digit"),
         ({"old": "idea", "new": "a//b"}, "empty level"),
         ({"old": "idea", "new": "a.b"}, "punctuation"),
-        ({"old": "", "new": "x"}, "old is not a valid tag name: it is empty"),
+        ({"old": "", "new": "x"}, "old cannot be a tag name: it is empty"),
         ({"old": "#idea", "new": "idea"}, "same tag"),
         ({"old": "idea", "new": "x", "limit": 0}, "limit"),
         ({"old": "idea", "new": "x", "cursor": "-1"}, "cursor"),

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "vault_agent"
-LAYERS = ("semantic", "indexer", "query", "files", "conversations", "api", "cli")
+LAYERS = ("semantic", "indexer", "query", "files", "conversations", "api", "web", "cli")
 
 
 def _imports(path: Path) -> set[str]:
@@ -50,6 +50,8 @@ def _package(module: str) -> str | None:
 
 
 def _layer(rel: str) -> str:
+    if rel == "__main__.py":
+        return "cli"  # `python -m vault_agent` runs the console script
     head = rel.split("/", 1)[0]
     return head if head in LAYERS else "kernel"
 
@@ -64,9 +66,13 @@ ALLOWED: dict[str, set[str]] = {
     "files": {"kernel", "files"},  # + indexer.tool_events, below
     "conversations": {"kernel", "files", "conversations"},
     "api": {"kernel", "semantic", "indexer", "query", "files", "conversations", "api"},
+    # web: the owner's page, a transport like api's HTTP routes (registry, core functions);
+    # only the composition root `api/app.py` mounts it (FILE_BRIDGES), nothing else imports it.
+    "web": {"kernel", "semantic", "query", "files", "conversations", "api", "web"},
     "cli": {"kernel", "semantic", "indexer", "query", "files", "conversations", "api", "cli"},
 }
 BRIDGES = {("files", "vault_agent.indexer.tool_events")}
+FILE_BRIDGES = {("api/app.py", "vault_agent.web.mount")}
 
 
 def _crosses_boundary(rel: str, name: str) -> bool:
@@ -75,6 +81,8 @@ def _crosses_boundary(rel: str, name: str) -> bool:
         return False
     layer = _layer(rel)
     if any(layer == src and (name == mod or name.startswith(mod + ".")) for src, mod in BRIDGES):
+        return False
+    if (rel, name) in FILE_BRIDGES or (rel, name.rsplit(".", 1)[0]) in FILE_BRIDGES:
         return False
     return target not in ALLOWED[layer]
 
@@ -101,6 +109,11 @@ def test_the_rule_rejects_what_it_should() -> None:
     assert not _crosses_boundary("files/events.py", "vault_agent.indexer.tool_events")
     assert not _crosses_boundary("files/events.py", "vault_agent.indexer.tool_events.record_changes")
     assert not _crosses_boundary("cli/serve.py", "vault_agent.api.app")
+    assert _crosses_boundary("api/http.py", "vault_agent.web.mount")
+    assert _crosses_boundary("cli/serve.py", "vault_agent.web.mount")
+    assert _crosses_boundary("web/page.py", "vault_agent.indexer.engine")
+    assert not _crosses_boundary("api/app.py", "vault_agent.web.mount.mount_web_page")
+    assert not _crosses_boundary("web/page.py", "vault_agent.api.registry")
 
 
 def test_no_relative_imports() -> None:
@@ -111,7 +124,15 @@ def test_only_api_imports_aiohttp_and_mcp() -> None:
     def outside_api(f: str) -> bool:
         return not f.startswith(("api/", "cli/"))
 
-    assert _violations(outside_api, lambda n: n.split(".")[0] in ("aiohttp", "mcp")) == []
+    def outside_transports(f: str) -> bool:
+        return outside_api(f) and not f.startswith("web/")
+
+    assert _violations(outside_api, lambda n: n.split(".")[0] == "mcp") == []
+    assert _violations(outside_transports, lambda n: n.split(".")[0] in ("aiohttp", "multidict")) == []
+
+
+def test_only_web_imports_jinja2() -> None:
+    assert _violations(lambda f: not f.startswith("web/"), lambda n: n.split(".")[0] in ("jinja2", "markupsafe")) == []
 
 
 def test_only_cli_imports_typer() -> None:

@@ -128,10 +128,3 @@ class SnapFactory:
         os.replace(tmp, self.state / CURRENT_FILE)
         return manifest
 
-
-def build_snapshot(vault: Path, files: dict[str, str | bytes]) -> tuple[Settings, Manifest]:
-    """Write `files` into `vault` and commit one snapshot of all its notes."""
-    write_vault(vault, files)
-    settings = settings_for(vault)
-    factory = SnapFactory(settings)
-    return settings, factory.commit(factory.walk())

@@ -24,6 +24,7 @@ from vault_agent.api.security import AccessPolicy, check_bind_allowed, keep_toke
 from vault_agent.config import Settings
 from vault_agent.conversations.hub import HUB_KEY
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
+from vault_agent.web.mount import mount_web_page, sign_in_url
 
 if TYPE_CHECKING:
     from vault_agent.contracts import Freshness, Manifest
@@ -60,9 +61,13 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     Raises:
         IndexBusy: `watch` and another writer holds the lock (unless `follow_if_busy`).
     """
+    from vault_agent.blas import use_one_blas_thread
     from vault_agent.query.snapshot import SnapshotReader
+    from vault_agent.semantic.warmup import warm_model, warm_snapshot
 
     _start_private_state(settings)
+    use_one_blas_thread()  # blas.py: a query's matrix products never wait for BLAS helpers
+    warm_model(settings)  # on a thread, beside the writer's catch-up and the MCP handshake
     vault = make_vault(settings)
     writer: Writer | None = None
     follower = False
@@ -84,6 +89,7 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
             follower, read_only_reason = True, mapped.code
             log.warning("%s: cannot be the index writer; serving the last snapshot read-only", mapped.code)
     reader = SnapshotReader(settings, vault, freshness=_live_freshness(settings, writer))
+    warm_snapshot(reader)  # the first question finds the snapshot and its vectors loaded
     ctx = AppContext(settings=settings, vault=vault, reader=reader, writer=writer)
     ctx.state["follower"] = follower
     ctx.state["read_only_reason"] = read_only_reason
@@ -157,6 +163,13 @@ class RunningServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
+    @property
+    def web_url(self) -> str:
+        """The owner's web page, with the token that signs a browser in (printed by `serve`)."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else "[::1]" if self.host == "::" else None
+        base = f"http://{host}:{self.port}" if host else self.url
+        return sign_in_url(base, self.policy.token)
+
     async def stop(self) -> None:
         self.token_keeper.cancel()
         try:
@@ -177,6 +190,7 @@ async def start_server(ctx: AppContext, host: str, port: int, *, mcp: bool = Tru
     policy = AccessPolicy.from_settings(ctx.settings, token, host)
     bridge = McpBridge(build_mcp_server(ctx), policy) if mcp else None
     app = build_http_app(ctx, policy, bridge)
+    mount_web_page(app, ctx, policy)  # the owner's page at `/` (vault_agent/web)
     runner = JsonErrorAppRunner(
         app, app[GUARD_KEY], access_log=None, shutdown_timeout=5.0, **handler_args(ctx.settings)
     )

@@ -88,8 +88,6 @@ class ConnectionGuard:
         self.max_unauthenticated = max(1, min(max_unauthenticated, max_connections))
         self._unauthenticated: OrderedDict[RequestHandler, None] = OrderedDict()  # oldest first
         self._authenticated: set[RequestHandler] = set()
-        self.evicted = 0
-        self.refused = 0
         self._warn = RateLimitedWarning(log, "connection_limit")
 
     @property
@@ -101,7 +99,6 @@ class ConnectionGuard:
         if len(self._unauthenticated) >= self.max_unauthenticated or self.open >= self.max_connections:
             self._evict_oldest()
         if self.open >= self.max_connections:
-            self.refused += 1
             transport.abort()
             self._warn.hit("connection limit reached; %d connections closed or refused since the last such line")
             return False
@@ -122,7 +119,6 @@ class ConnectionGuard:
         if not self._unauthenticated:
             return
         oldest, _ = self._unauthenticated.popitem(last=False)
-        self.evicted += 1
         oldest.force_close()
         self._warn.hit("connection limit reached; %d connections closed or refused since the last such line")
 

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 from multidict import MultiMapping
@@ -51,6 +51,18 @@ BRIDGE_KEY = web.AppKey("vault_agent_mcp_bridge", McpBridge)
 GUARD_KEY = web.AppKey("vault_agent_connection_guard", ConnectionGuard)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class PageRoutes(Protocol):
+    """The owner's web page (vault_agent/web), mounted by `api.app`: its routes sign in by
+    session cookie (with a CSRF token and a same-origin check on changes), which they check
+    themselves; the bearer token is never asked there, and the cookie is accepted nowhere
+    else, so the API cannot be driven by a cross-site request."""
+
+    def owns(self, request: web.Request) -> bool: ...
+
+
+PAGE_KEY = web.AppKey("vault_agent_page", PageRoutes)
 CORS_EXPOSE = "X-Index-Freshness, X-Index-Warnings, Mcp-Session-Id, WWW-Authenticate"
 CORS_ALLOW_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
 
@@ -226,7 +238,8 @@ async def translate_errors(request: web.Request, handler: Handler) -> web.Stream
 
 @web.middleware
 async def access_checks(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Host, then Origin (with CORS when configured), then the bearer token."""
+    """Host, then Origin (with CORS when configured), then the bearer token (the web page's
+    routes: their session cookie instead, see `PageRoutes`)."""
     policy = request.app[POLICY_KEY]
     policy.check_host(request.headers.get("Host"))
     origin = request.headers.get("Origin")
@@ -237,6 +250,9 @@ async def access_checks(request: web.Request, handler: Handler) -> web.StreamRes
         and "Access-Control-Request-Method" in request.headers
     ):
         return web.Response(status=204, headers=_cors_headers(origin, preflight=True))
+    page = request.app.get(PAGE_KEY)
+    if page is not None and page.owns(request):
+        return await handler(request)  # the page's own sign-in (no CORS: the page is same-origin)
     policy.check_vault(
         request.headers.get(VAULT_ID_HEADER)
     )  # before the token: "another vault", not "wrong token"

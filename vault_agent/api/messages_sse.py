@@ -1,7 +1,8 @@
 """HTTP routes of conversations beyond the generated ones: the live message stream
 (`GET /messages/stream`, server-sent events, token required like every route) and the
 registry's conversation operations with the id in the path: `GET /conversations/{id}`,
-`GET /conversations/{id}/questions`, `POST /conversations/{id}/reply`.
+`GET /conversations/{id}/questions`, `POST /conversations/{id}/reply`,
+`POST /conversations/{id}/undo`.
 
 Messages come from the hub's listeners, which tool calls run in worker threads: each
 stream owns an asyncio queue fed through `call_soon_threadsafe`. A comment line every
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -32,10 +33,11 @@ def sse_frame(event: dict[str, Any]) -> bytes:
     return f"event: {event.get('type', 'message')}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
 
 
-async def stream_messages(request: web.Request) -> web.StreamResponse:
-    """Deliver every message sent from now on, until the client or the server goes away."""
-    ctx = request.app[CTX_KEY]
-    hub = hub_of(ctx)
+@contextlib.asynccontextmanager
+async def hub_events(request: web.Request) -> AsyncIterator[asyncio.Queue[dict[str, Any] | None]]:
+    """A queue of every hub event (message, question, reply) from now on; None once the
+    server shuts down. Shared by `/messages/stream` and the web page's stream."""
+    hub = hub_of(request.app[CTX_KEY])
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_MAX)
 
@@ -49,26 +51,37 @@ async def stream_messages(request: web.Request) -> web.StreamResponse:
     unsubscribe = hub.subscribe(listener)
     streams = request.app[STREAMS_KEY]
     streams.add(put)
-    response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    )
     try:
-        await response.prepare(request)
-        await response.write(b": vault-agent messages\n\n")
-        while True:
-            try:
-                event = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
-            except TimeoutError:
-                await response.write(b": keepalive\n\n")
-                continue
-            if event is None:
-                break
-            await response.write(sse_frame(event))
-    except (ConnectionResetError, RuntimeError):
-        pass  # the client left
+        yield queue
     finally:
         unsubscribe()
         streams.discard(put)
+
+
+def event_stream_response() -> web.StreamResponse:
+    return web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
+
+
+async def stream_messages(request: web.Request) -> web.StreamResponse:
+    """Deliver every message sent from now on, until the client or the server goes away."""
+    response = event_stream_response()
+    async with hub_events(request) as queue:
+        try:
+            await response.prepare(request)
+            await response.write(b": vault-agent messages\n\n")
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    await response.write(b": keepalive\n\n")
+                    continue
+                if event is None:
+                    break
+                await response.write(sse_frame(event))
+        except (ConnectionResetError, RuntimeError):
+            pass  # the client left
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await response.write_eof()
     return response
@@ -100,4 +113,5 @@ def add_conversation_routes(app: web.Application) -> None:
     app.router.add_get("/conversations/{id}", by_id("get-conversation"), allow_head=False)
     app.router.add_get("/conversations/{id}/questions", by_id("conversations-questions"), allow_head=False)
     app.router.add_post("/conversations/{id}/reply", by_id("conversations-reply"))
+    app.router.add_post("/conversations/{id}/undo", by_id("conversations-undo"))
     app.on_shutdown.append(_end_streams)

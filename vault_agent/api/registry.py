@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from vault_agent.api.human.common import data_of  # noqa: F401 - re-exported for renderers
 from vault_agent.api.surface_names import PARAMETER_ERRORS, Surface, reword, validation_error
 from vault_agent.config import Settings
 from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, from_os_error

@@ -152,6 +152,7 @@ COMMANDS: dict[str, CommandSpec] = {
             OptionSpec('--since', 'modified_after', 'str', 'Only notes modified at or after: ISO date or 7d, 2w, 3mo.'),
             OptionSpec('--modified-after', 'modified_after', 'str', 'Same as --since.'),
             OptionSpec('--modified-before', 'modified_before', 'str', 'Only notes modified before: ISO date or 7d.'),
+            OptionSpec('--explain', 'explain', 'bool', 'Add how each hit was ranked.'),
         ),
         render=retrieval.render_search,
     ),

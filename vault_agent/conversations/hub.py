@@ -207,11 +207,6 @@ class ConversationHub:
             self._close(self._open[channel.key], "agent", title, summary, source, at=self.clock())
             return cid
 
-    def open_id(self, channel: Channel) -> str | None:
-        with self._lock:
-            cur = self._open.get(channel.key)
-            return cur.cid if cur is not None else None
-
     # ----- listeners -------------------------------------------------------------------
     def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Add a live listener of messages (thread-safe); returns its unsubscribe."""

@@ -16,7 +16,6 @@ MAX_MESSAGE_CHARS = 4000  # send_message text cap (documented in README)
 MAX_TITLE_CHARS = 200
 MAX_SUMMARY_CHARS = 4000
 
-EndReason = Literal["agent", "idle", "user", "server stopped"]
 SummarySource = Literal["agent", "sampling", "digest"]
 
 

@@ -37,8 +37,8 @@ from vault_agent.conversations.records import (
 )
 from vault_agent.conversations.replies import Answer, wait_for_reply
 from vault_agent.conversations.store import ConversationStore, Line, iso
-from vault_agent.errors import InvalidParameter, TooLarge, bad_cursor, range_text
-from vault_agent.paging import decode_cursor, encode_cursor, fit, json_chars
+from vault_agent.errors import InvalidParameter, TooLarge, range_text
+from vault_agent.paging import decode_cursor, encode_cursor, fit, json_chars, offset_of
 
 log = logging.getLogger("vault_agent.conversations")
 
@@ -294,7 +294,7 @@ def get_conversation(
         raise InvalidParameter(
             f"parameter 'limit' must be an integer {range_text(1, ENTRIES_MAX)} for the entries of one conversation"
         )
-    start = _cursor(cursor)
+    start = offset_of(cursor)
     lines = store.read(cid)
     entries = [_entry(line) for line in lines[1:]]
     page = entries[start : start + n]
@@ -315,14 +315,6 @@ def _now(ctx: ConvContext) -> float:
         return float(hub.clock())
     clock = ctx.state.get(CLOCK_KEY)
     return float(clock()) if clock is not None else time.time()
-
-
-def _cursor(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    if not cursor.isdigit() or len(cursor) > 9:
-        raise bad_cursor()
-    return int(cursor)
 
 
 def _entry(line: Line) -> dict[str, Any]:

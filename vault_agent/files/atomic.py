@@ -244,16 +244,3 @@ def verify_fd(fd: int, rel: str, data: bytes) -> None:
             "read it again before retrying"
         )
 
-
-def verify(dir_fd: int, leaf: str, rel: str, data: bytes) -> None:
-    """Re-read the target and compare size and sha256 with what was meant to be written.
-
-    Raises:
-        Conflict: the file on disk differs (another program wrote it in the meantime).
-    """
-    got = read_current(dir_fd, leaf, rel, max_bytes=max(MAX_FILE_BYTES, len(data)))
-    if got is None or len(got) != len(data) or sha256_hex(got) != sha256_hex(data):
-        raise ChangedAfterWrite(
-            f"'{display(rel)}' changed right after vault-agent wrote it (another program edited it); "
-            "read it again before retrying"
-        )

@@ -81,7 +81,7 @@ def tag_rename(old: str, new: str) -> TagRename:
     for label, name in (("old", old_name), ("new", new_name)):
         problem = name_problem(name)
         if problem is not None:
-            raise InvalidParameter(f"{label} is not a valid tag name: it {problem}")
+            raise InvalidParameter(f"{label} cannot be a tag name: it {problem}")
     if old_name == new_name:
         raise InvalidParameter("new is the same tag as old; nothing to rename")
     return TagRename(old_name, new_name, tag_key(old_name), old_name.count("/") + 1)

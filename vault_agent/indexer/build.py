@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pyarrow as pa
 
@@ -24,9 +25,7 @@ from vault_agent.errors import VaultUnavailable
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
-
-# Parsing lives in parse_pool; these names stay importable from here for existing callers.
-from vault_agent.indexer.parse_pool import TASK_NOTES, Progress, parse_batch, parse_stream
+from vault_agent.indexer.parse_pool import Progress, parse_stream
 from vault_agent.indexer.scan import KnownNote, is_indexable, scan_vault, skipped_counts
 from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live
@@ -34,7 +33,7 @@ from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 from vault_agent.paths import Vault
 from vault_agent.publish import before_publish
 
-__all__ = ["TASK_NOTES", "Indexer", "NoteInfo", "Progress", "build_index", "open_writer_dirs", "parse_batch"]
+__all__ = ["Indexer", "NoteInfo", "build_index", "open_writer_dirs"]
 
 log = logging.getLogger("vault_agent.indexer")
 
@@ -93,6 +92,15 @@ def _walk_paths(vault: Vault) -> tuple[list[str], dict[str, int]]:
     return rels, skipped
 
 
+class CommitHook(Protocol):
+    """Sees every commit of an `Indexer` (the embedder, semantic/embedder.py): `attach`
+    may add files to the segments about to be committed, `committed` learns the result."""
+
+    def attach(self, segments: list[SegmentRef]) -> list[SegmentRef]: ...
+
+    def committed(self, manifest: Manifest) -> None: ...
+
+
 class Indexer:
     """The writer's view of one index: committed manifest + what it knows of each note."""
 
@@ -110,6 +118,7 @@ class Indexer:
         # snapshot and segment ids stay above its ids, because readers in this process
         # keep per-segment columns by id (engine.py, state dir recovery).
         self.ids_above: Manifest | None = None
+        self.commit_hook: CommitHook | None = None
 
     @property
     def applied_seq(self) -> int:
@@ -223,6 +232,8 @@ class Indexer:
             )
             count = len(self.notes) - len(touched) + len(add)
         snap_id, _ = next_ids(self.index_dir, self.manifest or self.ids_above)
+        if self.commit_hook is not None:
+            segments = self.commit_hook.attach(segments)  # embeddings finished since the last commit
         segments = [s for s in segments if len(s.deleted) < s.note_count]
         manifest = Manifest(
             snapshot_id=snap_id,
@@ -255,6 +266,8 @@ class Indexer:
         self.manifest, self.compatible, self._totals = manifest, True, totals
         if self.log.size_bytes() > LOG_COMPACT_BYTES:
             self.log.compact(applied_seq)
+        if self.commit_hook is not None:
+            self.commit_hook.committed(manifest)
         return manifest
 
     # ----- builds --------------------------------------------------------------------
@@ -388,8 +401,17 @@ def open_writer_dirs(settings: Settings, lock: WriterLock) -> Indexer:
     return idx
 
 
-def build_index(settings: Settings, *, full: bool = False, progress: Progress | None = None) -> Manifest:
+EmbedReport = Callable[[int, int, "float | None"], None]  # (embedded notes, live notes, seconds left)
+
+
+def build_index(
+    settings: Settings, *, full: bool = False, progress: Progress | None = None, embed: EmbedReport | None = None
+) -> Manifest:
     """Build or catch up the index (full=True: reindex from scratch); returns the manifest.
+
+    With `embed`, then compute the embeddings of every live note in the foreground
+    (`index --embed`; semantic/embedder.py), committing each finished batch, and report
+    progress through it.
 
     Raises:
         IndexBusy: another writer holds the lock.
@@ -406,6 +428,17 @@ def build_index(settings: Settings, *, full: bool = False, progress: Progress | 
         else:
             idx.catch_up(progress)
         maybe_compact(idx)
+        if embed is not None:
+            from vault_agent.semantic.embedder import SemanticIndexer
+
+            embedder = SemanticIndexer(idx.index_dir, command="index --embed", nice=0)
+            idx.commit_hook = embedder
+            try:
+                embedder.run_to_completion(idx, embed)
+            finally:
+                idx.commit_hook = None
+            if embedder.model_failed:
+                log.warning("semantic model failed to load (%s); the index is lexical only", embedder.last_error)
         GarbageCollector(idx.index_dir).collect()
         assert idx.manifest is not None
         return idx.manifest

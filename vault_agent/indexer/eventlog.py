@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal, cast
 
 from vault_agent.contracts import EVENTS_DIR, fsync_dir
-from vault_agent.framing import FOOT, HEAD, MAGIC, MAX_PAYLOAD  # noqa: F401  (re-exported)
+from vault_agent.framing import FOOT, HEAD, MAX_PAYLOAD
 from vault_agent.framing import frame as _frame
 from vault_agent.framing import parse_frame_at as _parse_at
 from vault_agent.private_dir import make_state_dirs

@@ -39,7 +39,6 @@ from vault_agent.indexer.search_docs import DOCS_TABLE, NAMES_TABLE
 from vault_agent.private_dir import make_state_dirs
 from vault_agent.search_fields import (
     DETAIL_FIELD,
-    FIELD_BOOSTS,
     NAME_FIELDS,
     ORDINAL_FIELD,
     PATH_FIELD,
@@ -379,4 +378,4 @@ def _freeze_committed(work: Path, dst: Path) -> None:
                 raise
 
 
-__all__ = ["FIELD_BOOSTS", "SearchIndexWriter", "frozen_dir", "frozen_ok"]
+__all__ = ["SearchIndexWriter", "frozen_dir", "frozen_ok"]

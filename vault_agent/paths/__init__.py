@@ -21,11 +21,6 @@ from typing import TYPE_CHECKING
 from vault_agent.paths.descriptor_io import DIR_FLAGS, FILE_READ_FLAGS, DescriptorIO, Resolved
 from vault_agent.paths.rules import (
     DAILY_DIR,
-    DEFAULT_EXCLUDED_DIRS,
-    DEFAULT_EXCLUDED_FILES,
-    MAX_COMPONENT_BYTES,
-    PROTECTED_DIRS,
-    SYSTEM_DIR,
     Exclusions,
     Match,
     PathRules,
@@ -36,9 +31,8 @@ from vault_agent.paths.rules import (
     is_system,
     normalize_rel_path,
     top_folder,
-    under_any,
 )
-from vault_agent.paths.walk import WalkEntry, WalkReport, readable_by_us, walk_vault
+from vault_agent.paths.walk import WalkEntry, WalkReport, walk_vault
 from vault_agent.text import nfc
 
 if TYPE_CHECKING:
@@ -46,17 +40,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DAILY_DIR",
-    "DEFAULT_EXCLUDED_DIRS",
-    "DEFAULT_EXCLUDED_FILES",
     "DIR_FLAGS",
     "FILE_READ_FLAGS",
-    "MAX_COMPONENT_BYTES",
-    "PROTECTED_DIRS",
-    "SYSTEM_DIR",
-    "DescriptorIO",
     "Exclusions",
-    "Match",
-    "PathRules",
     "Resolved",
     "Vault",
     "WalkEntry",
@@ -68,9 +54,7 @@ __all__ = [
     "is_protected",
     "is_system",
     "normalize_rel_path",
-    "readable_by_us",
     "top_folder",
-    "under_any",
     "vault_for_settings",
 ]
 

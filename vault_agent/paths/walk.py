@@ -27,6 +27,9 @@ class WalkEntry:
     size: int
 
 
+MAX_NAMED_SKIPS = 10_000  # names kept in `WalkReport.passed_over`; the counts stay exact
+
+
 @dataclass
 class WalkReport:
     """What a walk passed over, by documented rule (counted in `status --verbose`)."""
@@ -41,6 +44,14 @@ class WalkReport:
     # (not indexed), counted, and looked at again by every scan.
     unreadable_files: list[str] = field(default_factory=list)
     unreadable_folders: list[str] = field(default_factory=list)
+    # (rule, vault-relative name) of what the symlink, special-file, hardlink and
+    # undecodable-name rules passed over (for a name that is not Unicode, its folder): the
+    # owner's page names them ("why is my note missing"). Bounded by MAX_NAMED_SKIPS.
+    passed_over: list[tuple[str, str]] = field(default_factory=list)
+
+    def pass_over(self, rule: str, rel: str) -> None:
+        if len(self.passed_over) < MAX_NAMED_SKIPS:
+            self.passed_over.append((rule, rel))
 
 
 def readable_by_us(st: os.stat_result) -> bool:
@@ -66,12 +77,14 @@ def _kept_names(entries: list[os.DirEntry[str]], rel_dir: str, rules: PathRules,
         name = entry.name
         if has_surrogates(name):
             rep.undecodable_names += 1
+            rep.pass_over("undecodable_name", rel_dir)
             continue
         cname = nfc(name)
         rel = _join(rel_dir, cname)
         try:
             if entry.is_symlink():
                 rep.symlinks_skipped += 1
+                rep.pass_over("symlink", rel)
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
             is_file = entry.is_file(follow_symlinks=False)
@@ -79,6 +92,7 @@ def _kept_names(entries: list[os.DirEntry[str]], rel_dir: str, rules: PathRules,
             continue
         if not is_dir and not is_file:
             rep.special_files_skipped += 1
+            rep.pass_over("special_file", rel)
             continue
         if rules.hidden(rel, is_dir):
             continue
@@ -147,6 +161,7 @@ def walk_vault(
                 continue
             if st.st_nlink > 1:
                 rep.hardlinks_skipped += 1
+                rep.pass_over("hardlink", rel)
                 continue
             if notes_only and not readable_by_us(st):
                 rep.unreadable_files.append(rel)

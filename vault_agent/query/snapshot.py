@@ -49,11 +49,11 @@ from vault_agent.heap import release_free_memory, release_if_grown, use_system_a
 from vault_agent.paths import Vault
 from vault_agent.publish import add_publish_listener, remove_publish_listener
 from vault_agent.query.live_notes import LiveNotes
-from vault_agent.query.snapshot_catalog import LOADED_TABLES, SnapshotCatalog
+from vault_agent.query.snapshot_catalog import SnapshotCatalog
 
 log = logging.getLogger("vault_agent.query")
 
-__all__ = ["LOADED_TABLES", "SnapshotReader", "SnapshotView"]
+__all__ = ["SnapshotReader", "SnapshotView"]
 FreshnessFn = Callable[[Manifest], Freshness]
 
 

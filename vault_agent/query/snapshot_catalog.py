@@ -189,10 +189,6 @@ class SnapshotCatalog:
             for obj in made:
                 self._drop_obj(obj)
 
-    def forget_last(self) -> None:
-        """The next load builds its live notes from scratch (the last one was not published)."""
-        self._last_live = None
-
     def _drop_obj(self, obj: str) -> None:
         self._ddl.execute(f"DROP VIEW IF EXISTS main.{obj}")
         if obj.rsplit("_", 1)[-1] in LOADED_TABLES:

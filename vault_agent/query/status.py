@@ -83,10 +83,15 @@ def _details(
             if own:
                 rdr.close()
     paths = found["invalid"]
-    semantic = semantic_state(manifest, load_model=False)
+    semantic = semantic_state(manifest, settings.index_dir, load_model=False)
+    eta = semantic.eta_s
     return StatusDetails(
         semantic_search=semantic.label,
         embedded_share=semantic.share,
+        embedded_notes=semantic.embedded_notes,
+        embedding_eta_seconds=None if eta is None else round(eta),
+        embedder=semantic.embedder_label,
+        embedder_restarts=semantic.embedder.restarts if semantic.embedder is not None else 0,
         skipped=dict(sorted(manifest.skipped.items())),
         invalid_frontmatter_paths=paths[:MAX_DETAIL_PATHS],
         invalid_frontmatter_paths_truncated=len(paths) > MAX_DETAIL_PATHS,
@@ -100,12 +105,14 @@ def _details(
 
 
 def index_status(
-    settings: Settings, *, verbose: bool = False, reader: SnapshotReader | None = None
+    settings: Settings, *, verbose: bool = False, reader: SnapshotReader | None = None, recheck: bool = True
 ) -> Outcome[StatusData]:
     """State of the committed index: counts from its manifest and freshness now.
 
     Without a reader (the CLI), or when this process is not the writer, freshness comes
-    from the writer's published state or an on-demand stat scan.
+    from the writer's published state or an on-demand stat scan. `recheck=False` (the web
+    page's live view, asked every second) takes the reader's freshness as every answer
+    reports it, whose stat scans run at most every `recheck_seconds`, instead of one now.
 
     Raises:
         IndexNotFound: no committed snapshot exists.
@@ -119,7 +126,11 @@ def index_status(
         raise incompatible_error(settings, manifest)
     writer = read_writer_state(settings.index_dir)
     reason: str | None = None
-    if reader is not None:
+    if reader is not None and not recheck:
+        with reader.acquire() as view:
+            state = view.freshness
+        reason = reader.stale_reason()
+    elif reader is not None:
         state = reader.recheck() or "unknown"
         reason = reader.stale_reason()
     else:

@@ -14,7 +14,7 @@ from pydantic import Field
 from vault_agent.api.human.conversations import render_conversations as _render_conversations
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.conversations import replies, tools
+from vault_agent.conversations import replies, tools, undo
 from vault_agent.conversations.records import (
     MAX_MESSAGE_CHARS,
     MAX_TITLE_CHARS,
@@ -23,6 +23,7 @@ from vault_agent.conversations.records import (
     QuestionList,
     ReplyResult,
     SendResult,
+    UndoResult,
 )
 from vault_agent.conversations.tools import ENTRIES_MAX
 
@@ -54,6 +55,16 @@ class ReplyParams(Params):
     id: str = Field(description="the conversation that asked")
     text: str = Field(description=f"1–{MAX_MESSAGE_CHARS:,} characters")
     seq: int | None = Field(None, description="message_seq of the question; needed only when several wait")
+
+
+class UndoParams(Params):
+    id: str = Field(description="the conversation whose writes to revert")
+    apply: bool = Field(False, description="false: dry run, a diff per file")
+    merge: bool = Field(False, description="keep others' edits, take out the agent's")
+
+
+def _undo(ctx: AppContext, p: UndoParams) -> Outcome[Any]:
+    return undo.undo_conversation(ctx, p.id, apply=p.apply, merge=p.merge)
 
 
 def _questions(ctx: AppContext, p: QuestionsParams) -> Outcome[Any]:
@@ -160,6 +171,28 @@ register(
         title="Reply to the agent",
         description="Answer an agent's open question; the waiting send_message returns the text as its reply.",
         result=ReplyResult,
+        idempotent=False,
+        side_effect=True,
+        agent_tool=False,
+    )
+)
+
+# Undo is the owner's action (the web page, `conversations undo`, a bearer-token HTTP call),
+# never the agent's: no MCP tool. It is not gated by --allow-writes, which governs the
+# agent's write tools: undo only puts back what the vault held before an agent's writes and
+# refuses any file someone else changed (docs/web.md, README "Decisions").
+register(
+    Operation(
+        name="conversations-undo",
+        mcp_name="conversation_undo",
+        http_method="POST",
+        http_path="/conversations/undo",
+        params=UndoParams,
+        func=_undo,
+        title="Undo a conversation's writes",
+        description="Revert the files a conversation wrote, every file or none: a dry run with a diff per "
+        "file by default, apply to do it; a file someone else changed since is a conflict unless merge.",
+        result=UndoResult,
         idempotent=False,
         side_effect=True,
         agent_tool=False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
 from vault_agent.api.registry import CliOption, NoteName, Operation, Params, defaults_to, register
@@ -30,6 +31,10 @@ class SearchParams(Params):
     folder: str | None = None
     modified_after: str | None = None
     modified_before: str | None = None
+    # How each hit was ranked (the owner's web page, debugging). Left out of the published
+    # MCP schema: every tools/list pays for it and agents do not need it; HTTP and the CLI
+    # take it (docs/retrieval.md, "Explain").
+    explain: SkipJsonSchema[bool | None] = Field(default=None, description="Add how each hit was ranked.")
 
 
 FILTER_OPTIONS = (
@@ -70,7 +75,7 @@ register(
         http_path="/search",
         params=SearchParams,
         func=lambda ctx, p: search.search(
-            ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group, search_filters(p)
+            ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group, search_filters(p), p.explain
         ),
         description="Passages ranked by words and meaning; use it first for a topic (vault_search for exact text).",
         title="Ranked search",
@@ -82,6 +87,7 @@ register(
             CliOption("--mode", "mode", str, "Default hybrid when notes are embedded, else lexical."),
             CliOption("--group", "group", str, "note: best chunk per note."),
             *FILTER_OPTIONS,
+            CliOption("--explain", "explain", bool, "Add how each hit was ranked."),
         ),
         limit_error=InvalidLimit,
         render=render_search,

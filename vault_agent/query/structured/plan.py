@@ -17,8 +17,6 @@ from vault_agent.query.structured.values import Lit
 CmpOp = Literal["=", "<", "<=", ">", ">="]
 FileField = Literal["path", "name", "folder", "ext", "title", "size", "mtime", "ctime", "mday", "cday"]
 ListField = Literal["tags", "etags", "aliases"]
-FILE_DATES: tuple[str, ...] = ("mtime", "ctime", "mday", "cday")
-FILE_NUMBERS: tuple[str, ...] = ("size",)
 
 
 @dataclass(frozen=True)

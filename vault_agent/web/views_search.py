@@ -1,0 +1,110 @@
+"""Search (`/ui/search`) and the note view (`/ui/note`).
+
+Search passes the page's inputs to the `search` operation as they are: its own parameter
+model validates them, so the page offers exactly what the operation accepts. The filter
+inputs (`tags`, `folder`, `modified_after`, `modified_before`, SPEC "Structured queries")
+and `explain` appear when the operation has those parameters, and each hit's `explain`
+object is shown field by field, whatever fields it holds. The note view shows the outline
+(`get-note-outline`) and one section of text at a time (`web.sections`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from multidict import MultiDict
+
+from vault_agent.api.http import params_from_query
+from vault_agent.api.registry import REGISTRY, Operation, body_of, invoke
+from vault_agent.errors import InvalidParameter, TooLarge
+from vault_agent.text import tokenize
+from vault_agent.web.page import Page
+from vault_agent.web.sections import read_lines, read_section, section_span
+from vault_agent.web.session import Session
+
+FILTERS = ("tags", "folder", "modified_after", "modified_before")  # SPEC names, shown when accepted
+PAGE_INPUTS = ("q", "mode", "group", "limit", *FILTERS)
+RESULTS_LIMIT = "20"
+
+
+def accepted(op: Operation) -> set[str]:
+    """Parameter names (and aliases) the operation's model takes."""
+    names = set(op.params.model_fields)
+    names |= {f.alias for f in op.params.model_fields.values() if f.alias}
+    return names
+
+
+def search_params(op: Operation, query: MultiDict[str] | Any) -> MultiDict[str]:
+    """The page's inputs the operation accepts, blanks dropped; tags split on commas."""
+    takes = accepted(op)
+    out: MultiDict[str] = MultiDict()
+    for key in PAGE_INPUTS:
+        if key not in takes:
+            continue
+        for value in query.getall(key, []):
+            if key == "tags":
+                out.extend(("tags", tag) for tag in (t.strip() for t in value.split(",")) if tag)
+            elif value.strip():
+                out.add(key, value.strip())
+    if "limit" not in out:
+        out["limit"] = RESULTS_LIMIT
+    if "explain" in takes:
+        out["explain"] = "true"
+    return out
+
+
+def _search(page: Page, query: MultiDict[str]) -> dict[str, Any]:
+    op = REGISTRY["search"]
+    outcome = invoke(op, page.ctx, params_from_query(op.params, query))
+    return body_of(op, outcome)
+
+
+async def search(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
+    op = REGISTRY["search"]
+    takes = accepted(op)
+    q = request.query.get("q", "")
+    values: dict[str, Any] = {
+        "q": q, "mode": request.query.get("mode", ""), "group": request.query.get("group", ""),
+        "filters": [(name, request.query.get(name, "")) for name in FILTERS if name in takes],
+        "explains": "explain" in takes, "body": None, "terms": tokenize(q)[:64],
+    }
+    if q.strip():
+        values["body"] = await page.call(_search, page, search_params(op, request.query))
+    return page.page_html(request, session, "search.html", view="search", parts=("results",), **values)
+
+
+def _int(value: str | None, name: str) -> int | None:
+    if value is None or value == "":
+        return None
+    if not value.isdigit() or len(value) > 9:
+        raise InvalidParameter(f"parameter '{name}' must be a whole number")
+    return int(value)
+
+
+def _note(page: Page, path: str, section: str | None, line: int | None, at: int | None,
+          char: int | None) -> dict[str, Any]:
+    ctx = page.ctx
+    outline_op = REGISTRY["get-note-outline"]
+    try:
+        outline: dict[str, Any] | None = body_of(outline_op, invoke(outline_op, ctx, {"path": path}))
+    except TooLarge as exc:  # no outline: read it in pages of lines
+        read = read_lines(ctx, path, at, char)
+        return {"outline": None, "too_large": exc.message, "span": None, "read": body_of(REGISTRY["read"], read),
+                "path": path, "title": path}
+    assert outline is not None
+    span = section_span(ctx, outline["path"], section, line)
+    read = read_section(ctx, span, at, char)
+    return {"outline": outline, "too_large": None, "span": span, "read": body_of(REGISTRY["read"], read),
+            "path": outline["path"], "title": outline["title"] or outline["path"]}
+
+
+async def note(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
+    q = request.query
+    path = q.get("path", "")
+    if not path:
+        raise InvalidParameter("missing required parameter 'path'")
+    values = await page.call(_note, page, path, q.get("section") or None, _int(q.get("line"), "line"),
+                             _int(q.get("at"), "at"), _int(q.get("char"), "char"))
+    return page.page_html(request, session, "note.html", view="search", parts=("section",),
+                          terms=tokenize(q.get("q", ""))[:64], q=q.get("q", ""), **values)
