@@ -1,25 +1,30 @@
-"""`related` at scale: this checkout beside main's `related`, in one run, answers compared.
+"""`related` at scale: this checkout beside main's and the exact term pool's, in one run.
 
     V=/tmp/v100k S=/tmp/state100k     # gen_vault.py V --notes 100000; vault-agent index
     nice .venv/bin/python ops/bench/bench_related.py --vault $V --state $S --sample 300 --runs 3 \
-        --main-repo /work/main --port 18450
+        --main-repo /work/main [--main-state S_MAIN] [--exact-ref REF] --port 18450
 
-In process: one `SnapshotReader` over the state; main's `vault_agent/query/related.py`
-(from `git show <main-ref>:…`, loaded beside this checkout's modules, which it only calls
-through APIs this branch keeps) and this checkout's `related` answer the same sample of
-notes (every k-th note path of the vault, path order), alternating per note, --runs times.
-Per implementation: the first call (it builds the per-snapshot layouts), then p50/p90 of
-wall and process CPU time (DuckDB threads included) over the warm calls, and whether every
-answer equals main's byte for byte (JSON). Over HTTP (--main-repo): `vault-agent serve`
-of main's checkout and of this one in turn on the same state (port --port, then +1), one
-warm-up request, then GET /related for the sample: p50/p90 and the bodies compared.
-Prints JSON with the load average before and after each part.
+Sides: `main` (--main-repo with its own .venv, over --main-state when its index format
+differs, else --state), `exact` (the git ref --exact-ref of this repository, exported to a
+temporary dir and run with this checkout's .venv over --state: the last `related` that
+scored term overlap with exact BM25 over every posting; --exact-ref '' leaves it out) and
+`branch` (this checkout). In process: one worker process per side (`related_worker.py`,
+importing that side's own `vault_agent`, one `SnapshotReader`), answering the same sample
+of notes (every k-th note path of the vault, path order) in turn per note, the order
+rotating per run, --runs times. Per side: the first call (it builds the per-reader layouts),
+then p50/p90 of wall and process CPU time (DuckDB threads included) over the warm calls.
+Against the exact side: answers equal byte for byte, and the mean Jaccard of the top 10
+paths, of the whole answer and of the term-overlap notes alone (each side's own term pool
+for the same terms, computed untimed in the first run). Over HTTP (unless
+--in-process-only): `vault-agent serve` of main's checkout and of this one in turn (port
+--port, then +1), one warm-up request, then GET /related for the sample: p50/p90.
+Prints JSON with the load average before and after each part. --smoke: this tree against
+itself on a small generated vault, in process only.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -35,10 +40,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from vault_agent.api.registry import make_vault  # noqa: E402
+import benchkit  # noqa: E402  (ops/bench: the script's own directory)
+
 from vault_agent.config import Settings  # noqa: E402
-from vault_agent.query import related as new_related  # noqa: E402
-from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 
 
 def load() -> list[str]:
@@ -50,59 +54,89 @@ def _pct(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 2)
 
 
-def _main_module(ref: str) -> Any:
-    """main's related.py as a module of its own (it imports this checkout's query modules)."""
-    source = subprocess.run(
-        ["git", "-C", str(REPO), "show", f"{ref}:vault_agent/query/related.py"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    tmp = Path(tempfile.mkdtemp()) / "related_main.py"
-    tmp.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("related_main", tmp)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["related_main"] = module  # pydantic resolves the models' annotations there
-    spec.loader.exec_module(module)
-    return module
-
-
 def sample(vault: Path, count: int) -> list[str]:
     paths = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     step = max(1, len(paths) // count)
     return paths[::step][:count]
 
 
-def in_process(settings: Settings, notes: list[str], runs: int, ref: str) -> dict[str, Any]:
-    impls = {"main": _main_module(ref), "branch": new_related}
+class Worker:
+    """A `related_worker.py` process of one checkout."""
+
+    def __init__(self, repo: Path, python: Path, vault: Path, state: Path) -> None:
+        cmd = [str(python), str(REPO / "ops/bench/related_worker.py"),
+               "--repo", str(repo), "--vault", str(vault), "--state", str(state)]  # fmt: skip
+        env = {**os.environ, "VAULT_AGENT_SEMANTIC": "off"}
+        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(self, note: str, terms: bool) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{note}\t{int(terms)}\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"worker exited with {self.proc.wait()}")
+        return json.loads(line)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=120)
+
+
+def jaccard(a: list[str], b: list[str]) -> float:
+    union = set(a) | set(b)
+    return len(set(a) & set(b)) / len(union) if union else 1.0
+
+
+Side = tuple[Path, Path, Path]  # (source tree, python, state dir)
+
+
+def exact_tree(ref: str) -> Path:
+    """The ref's source tree, exported to a temporary dir (run with this checkout's .venv)."""
+    out = Path(tempfile.mkdtemp(prefix="related-exact-"))
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "vault_agent"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive.stdout, check=True)
+    return out
+
+
+def in_process(sides: dict[str, Side], vault: Path, notes: list[str], runs: int) -> dict[str, Any]:
     out: dict[str, Any] = {"load_before": load()}
-    stats: dict[str, dict[str, list[float]]] = {k: {"wall_ms": [], "cpu_ms": []} for k in impls}
-    answers: dict[str, dict[str, str]] = {k: {} for k in impls}
-    for name, module in impls.items():  # a fresh reader and cache each: the first call builds
-        reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
-        cache: dict[Any, Any] = {}
-        t, c = time.perf_counter(), time.process_time()
-        module.related(reader, notes[0], 10, cache)
-        out[f"{name}_first_call_ms"] = {
-            "wall": round((time.perf_counter() - t) * 1000, 1),
-            "cpu": round((time.process_time() - c) * 1000, 1),
-        }
-        impls[name] = (module, reader, cache)  # type: ignore[assignment]
-    for run in range(runs):
-        for note in notes:
-            order = list(impls.items()) if run % 2 == 0 else list(impls.items())[::-1]
-            for name, (module, reader, cache) in order:  # type: ignore[misc]
-                t, c = time.perf_counter(), time.process_time()
-                data = module.related(reader, note, 10, cache).data
-                stats[name]["wall_ms"].append((time.perf_counter() - t) * 1000)
-                stats[name]["cpu_ms"].append((time.process_time() - c) * 1000)
-                answers[name].setdefault(note, data.model_dump_json(by_alias=True))
-    for name, (_module, reader, _cache) in impls.items():  # type: ignore[misc]
-        reader.close()
+    workers = {name: Worker(repo, python, vault, state) for name, (repo, python, state) in sides.items()}
+    stats: dict[str, dict[str, list[float]]] = {k: {"wall_ms": [], "cpu_ms": []} for k in workers}
+    answers: dict[str, dict[str, Any]] = {k: {} for k in workers}
+    names = list(workers)
+    try:
+        for name, worker in workers.items():
+            first = worker.ask(notes[0], False)
+            out[f"{name}_first_call_ms"] = {"wall": round(first["wall_ms"], 1), "cpu": round(first["cpu_ms"], 1)}
+        for run in range(runs):
+            for i, note in enumerate(notes):
+                turn = (run + i) % len(names)
+                for name in names[turn:] + names[:turn]:
+                    reply = workers[name].ask(note, run == 0 and name != "main")
+                    stats[name]["wall_ms"].append(reply["wall_ms"])
+                    stats[name]["cpu_ms"].append(reply["cpu_ms"])
+                    answers[name].setdefault(note, reply)
+    finally:
+        for worker in workers.values():
+            worker.close()
+    for name in workers:
         out[name] = {k: {"p50": _pct(v, 0.5), "p90": _pct(v, 0.9), "mean": round(statistics.fmean(v), 2)} for k, v in stats[name].items()}
-    differ = [n for n in notes if answers["main"][n] != answers["branch"][n]]
-    out["answers_equal"] = f"{len(notes) - len(differ)}/{len(notes)}"
-    out["differ"] = differ[:10]
-    out["ratio_p50_wall"] = round(out["branch"]["wall_ms"]["p50"] / out["main"]["wall_ms"]["p50"], 4)
+        out[f"ratio_p50_cpu_{name}_to_main"] = round(out[name]["cpu_ms"]["p50"] / out["main"]["cpu_ms"]["p50"], 4)
+    if "exact" in answers:
+        exact = answers["exact"]
+        for name in (n for n in names if n != "exact"):
+            mine = answers[name]
+            same = sum(mine[n]["answer"] == exact[n]["answer"] for n in notes)
+            paths = [([r["path"] for r in mine[n]["answer"]["related"]], [r["path"] for r in exact[n]["answer"]["related"]]) for n in notes]
+            out[f"{name}_vs_exact"] = {
+                "answers_equal": f"{same}/{len(notes)}",
+                "top10_jaccard_mean": round(statistics.fmean(jaccard(a, b) for a, b in paths), 3),
+            }
+        out["branch_vs_exact"]["term_top10_jaccard_mean"] = round(
+            statistics.fmean(jaccard(answers["branch"][n]["terms_top10"], exact[n]["terms_top10"]) for n in notes), 3
+        )
     out["load_after"] = load()
     return out
 
@@ -133,42 +167,51 @@ def _serve(repo: Path, settings: Settings, port: int, notes: list[str]) -> dict[
         proc.terminate()
         proc.wait(timeout=120)
     ms = [t for t, _ in timed]
-    return {"first_ms": round(first, 1), "p50_ms": _pct(ms, 0.5), "p90_ms": _pct(ms, 0.9),
-            "bodies": {n: b for n, (_, b) in zip(notes, timed, strict=True)}}  # fmt: skip
+    return {"first_ms": round(first, 1), "p50_ms": _pct(ms, 0.5), "p90_ms": _pct(ms, 0.9)}
 
 
-def over_http(settings: Settings, notes: list[str], main_repo: Path, port: int) -> dict[str, Any]:
+def over_http(sides: dict[str, Side], vault: Path, notes: list[str], port: int) -> dict[str, Any]:
     out: dict[str, Any] = {"load_before": load()}
-    for offset, (name, repo) in enumerate((("main", main_repo), ("branch", REPO))):
-        out[name] = _serve(repo, settings, port + offset, notes)
-    differ = [n for n in notes if out["main"]["bodies"][n] != out["branch"]["bodies"][n]]
-    for name in ("main", "branch"):
-        out[name].pop("bodies")
-    out["answers_equal"] = f"{len(notes) - len(differ)}/{len(notes)}"
-    out["differ"] = differ[:10]
+    for offset, name in enumerate(("main", "branch")):
+        repo, _python, state = sides[name]
+        out[name] = _serve(repo, Settings(vault=vault, index_dir=state), port + offset, notes)
     out["load_after"] = load()
     return out
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--state", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--vault", type=Path)
+    ap.add_argument("--state", type=Path)
     ap.add_argument("--sample", type=int, default=300)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--main-ref", default="main")
-    ap.add_argument("--main-repo", type=Path, help="a checkout of main with its .venv (HTTP side by side)")
+    ap.add_argument("--main-repo", type=Path, help="a checkout of main with its .venv")
+    ap.add_argument("--main-state", type=Path, help="main's index of the same vault (default: --state)")
+    ap.add_argument("--exact-ref", default="int", help="the ref whose related scores term overlap exactly ('': none)")
     ap.add_argument("--port", type=int, default=18450)
     ap.add_argument("--http-only", action="store_true", help="skip the in-process comparison")
-    args = ap.parse_args()
-    settings = Settings(vault=args.vault, index_dir=args.state)
+    ap.add_argument("--in-process-only", action="store_true", help="skip the HTTP comparison")
+    args = benchkit.parse(ap, smoke={"sample": 3, "runs": 1, "main_repo": REPO, "exact_ref": "", "in_process_only": True})
+    with benchkit.workdir("bench-related") as work:
+        benchkit.inputs_or_smoke(ap, args, work, state="state")
+        if args.main_repo is None:
+            ap.error("required: --main-repo")
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    python = Path(sys.executable) if args.smoke else REPO / ".venv/bin/python"
+    sides: dict[str, Side] = {"main": (args.main_repo, args.main_repo / ".venv/bin/python", args.main_state or args.state)}
+    if args.exact_ref:
+        sides["exact"] = (exact_tree(args.exact_ref), python, args.state)
+    sides["branch"] = (REPO, python, args.state)
     notes = sample(args.vault, args.sample)
     result: dict[str, Any] = {"notes": len(notes)}
     if not args.http_only:
-        result["in_process"] = in_process(settings, notes, args.runs, args.main_ref)
+        result["in_process"] = in_process(sides, args.vault, notes, args.runs)
         print(json.dumps(result, indent=1), flush=True)
-    if args.main_repo is not None:
-        result["http"] = over_http(settings, notes, args.main_repo, args.port)
+    if not args.in_process_only:
+        result["http"] = over_http(sides, args.vault, notes, args.port)
         print(json.dumps({"http": result["http"]}, indent=1), flush=True)
 
 

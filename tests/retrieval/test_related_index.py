@@ -11,7 +11,6 @@ import pytest
 
 from vault_agent.indexer.build import build_index
 from vault_agent.linkpaths import LinkResolver
-from vault_agent.query.bm25 import chunk_map, corpus_stats, postings_index, rank
 from vault_agent.query.related import TOP_TERMS, _links, _shared_tags, _top_terms, path_index
 from vault_agent.query.related_index import link_keys, note_keys
 
@@ -64,8 +63,8 @@ def _oracle(ctx: Any, me: str) -> tuple[list[str], list[str], dict[str, list[str
         if my_tags:
             for p, tags in con.execute(TAGS_SQL, [my_tags, me, my_tags]).fetchall():
                 shared[p] = sorted(set(tags))
-        stats = corpus_stats(con, None, view.manifest.snapshot_id)
-        terms = [t for (t,) in con.execute(TERMS_SQL, [me, stats[0], TOP_TERMS]).fetchall()]
+        (chunks,) = con.execute("SELECT count(*) FROM chunks").fetchone() or (0,)
+        terms = [t for (t,) in con.execute(TERMS_SQL, [me, chunks, TOP_TERMS]).fetchall()]
     return outgoing, incoming, shared, terms
 
 
@@ -74,11 +73,9 @@ def _new(ctx: Any, me: str, cache: dict[Any, Any]) -> tuple[list[str], list[str]
     with reader.acquire() as view:
         idx = path_index(view, cache)
         outgoing, incoming = _links(view, Path(reader.settings.index_dir), cache, me, idx)
-        chunks = chunk_map(reader, view, cache)
-        assert chunks is not None
-        stats = (chunks.count, chunks.avg)  # what related uses: the SQL's count and avg
-        assert stats == corpus_stats(view.con, None, view.manifest.snapshot_id)
-        terms = list(_top_terms(view, Path(reader.settings.index_dir), cache, me, stats[0]))
+        chunks = view.live.chunk_count()  # what related uses: the live chunks, as the SQL counts them
+        assert (chunks,) == view.con.execute("SELECT count(*) FROM chunks").fetchone()
+        terms = list(_top_terms(view, Path(reader.settings.index_dir), cache, me, chunks))
         return outgoing, incoming, _shared_tags(view, me), terms
 
 
@@ -144,21 +141,3 @@ def test_note_keys() -> None:
     assert note_keys("a/Straße.MD") == {"strasse.md", "strasse"}
     assert note_keys("a/b.txt") == {"b.txt"}
 
-
-def test_the_streamed_pool_equals_the_two_pass_pool(tmp_path: Path) -> None:
-    """With the terms' live frequencies given, each segment is scored as it is read; the
-    ranking equals the one that counts every posting first (after a commit with tombstones)."""
-    root = write_vault(tmp_path / "vault", {**FILES, **EXTRA})
-    ctx = make_ctx(root)
-    cache: dict[Any, Any] = {}
-    try:
-        (root / "graph/hub.md").write_text("# Hub\nlamp beacon lamp weather glass\n")
-        build_index(ctx.settings)
-        for me in _all_notes(ctx):
-            with ctx.reader.acquire() as view:
-                index, chunks = postings_index(ctx.reader, view, cache), chunk_map(ctx.reader, view, cache)
-                assert index is not None and chunks is not None
-                terms = _top_terms(view, Path(ctx.settings.index_dir), cache, me, chunks.count)
-                assert rank(index, chunks, list(terms), 200, terms) == rank(index, chunks, list(terms), 200), me
-    finally:
-        ctx.reader.close()

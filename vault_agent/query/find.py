@@ -42,7 +42,6 @@ import duckdb
 from vault_agent.contracts import MAX_QUERY_CHARS, Manifest, Outcome, WarningItem
 from vault_agent.errors import empty_parameter, out_of_range, too_long_parameter
 from vault_agent.paths import Vault
-from vault_agent.query.bm25 import postings_index
 from vault_agent.query.budget import Budget
 from vault_agent.query.find_postings import chunks_with_all
 from vault_agent.query.find_rank import Ranked, chunks_of_notes, ranked_candidates, weighted_share
@@ -52,7 +51,7 @@ from vault_agent.query.limits import (
     FIND_MAX_CANDIDATES_CAP,
     FIND_MAX_TIME_MS,
 )
-from vault_agent.query.postings import dead_paths
+from vault_agent.query.postings import dead_paths, postings_index
 from vault_agent.query.scope import Scope, resolve_scope
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.wire import NextAction, Wire, action, omit_none, ratio, stop

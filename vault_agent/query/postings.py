@@ -1,11 +1,11 @@
-"""Postings of a few terms, read straight from the snapshot's term-sorted Parquet segments.
+"""Where a few terms' postings are in the snapshot's term-sorted Parquet segments.
 
 The `terms` view scans every row group of every segment per query (hundreds of zone-map
 checks and footer parses at 100k notes). Segments are sorted by term (contracts.TABLE_SORT),
 so the row groups that can hold a term are known from each row group's minimum alone:
-group i holds terms in [min_i, min_{i+1}]. This module keeps that index per snapshot and
-reads only those row groups with pyarrow; `read_postings` leaves tombstones to the caller's
-SQL (`dead_filter`), or chunk_scores.py scores them with pyarrow kernels.
+group i holds terms in [min_i, min_{i+1}]. This module keeps that index per snapshot
+(`postings_index`) and the snapshot's tombstones per segment (`dead_paths`), from which
+`vault_find`'s Stage 0 (find_postings.py) reads only those row groups.
 """
 
 from __future__ import annotations
@@ -16,13 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest
 from vault_agent.query.snapshot_cache import remember
-
-COLUMNS = ["term", "path", "chunk_ordinal", "tf"]
 
 
 @dataclass(frozen=True)
@@ -83,32 +80,12 @@ def term_index(
     return out
 
 
-def read_postings(index: list[SegmentTerms], terms: list[str]) -> pa.Table:
-    """(seg, term, path, chunk_ordinal, tf) rows of the terms in every segment (tombstones
-    not yet applied)."""
-    wanted = pa.array(sorted(set(terms)), pa.string())
-    parts: list[pa.Table] = []
-    for seg in index:
-        groups = seg.groups_for(terms)
-        if not groups:
-            continue
-        table = pq.ParquetFile(seg.file, metadata=seg.metadata).read_row_groups(groups, columns=COLUMNS)
-        table = table.filter(pc.is_in(table["term"], value_set=wanted))
-        if table.num_rows:
-            seg_col = pa.array([seg.segment_id] * table.num_rows, pa.int32())
-            parts.append(table.add_column(0, "seg", seg_col))
-    if not parts:
-        schema = pa.schema(
-            [
-                ("seg", pa.int32()),
-                ("term", pa.string()),
-                ("path", pa.string()),
-                ("chunk_ordinal", pa.int32()),
-                ("tf", pa.int32()),
-            ]
-        )
-        return schema.empty_table()
-    return pa.concat_tables(parts, promote_options="permissive")
+def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
+    """The row-group index of the pinned snapshot's term segments (None: use the view)."""
+    try:
+        return term_index(Path(reader.settings.index_dir), view.manifest, cache)
+    except (OSError, ValueError, pa.ArrowException):
+        return None
 
 
 def dead_paths(con: Any) -> dict[int, list[str]]:
@@ -117,8 +94,3 @@ def dead_paths(con: Any) -> dict[int, list[str]]:
     for seg, path in con.execute("SELECT seg, path FROM _dead").fetchall():
         dead.setdefault(int(seg), []).append(str(path))
     return dead
-
-
-def dead_filter(alias: str) -> str:
-    """SQL condition dropping tombstoned rows (the snapshot schema's `_dead (seg, path)`)."""
-    return f"NOT EXISTS (SELECT 1 FROM _dead d WHERE d.seg = {alias}.seg AND d.path = {alias}.path)"
