@@ -13,7 +13,7 @@ import contextlib
 import errno
 import signal
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,9 @@ from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, VaultOpt, ru
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
 from vault_agent.server_address import forget_server, record_server
+
+if TYPE_CHECKING:
+    from vault_agent.api.registry import AppContext
 
 HostOpt = Annotated[
     str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).", show_default=False)
@@ -120,16 +123,15 @@ def serve(
     run_command(json_out, body)
 
 
-def _say_read_only(ctx: object, command: str) -> None:
+def _say_read_only(ctx: AppContext, command: str) -> None:
     """One stderr line when this process serves without being the writer (stdout of
     `mcp` is the protocol and carries nothing else)."""
-    state = getattr(ctx, "state", {})
-    if state.get("read_only_reason"):
+    if ctx.read_only_reason:
         sys.stderr.write(
             f"vault-agent {command}: the index state dir cannot be written "
-            f"({state['read_only_reason']}); serving the last snapshot read-only\n"
+            f"({ctx.read_only_reason}); serving the last snapshot read-only\n"
         )
-    elif state.get("follower"):
+    elif ctx.follower:
         sys.stderr.write(
             f"vault-agent {command}: another vault-agent process is indexing this vault; "
             "serving read-only from its snapshots\n"

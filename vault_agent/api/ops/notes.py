@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
@@ -14,13 +14,7 @@ from vault_agent.api.human.notes import (
 )
 from vault_agent.api.registry import AppContext, NoteName, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.lazy import lazy_modules
-from vault_agent.query import models
-
-if TYPE_CHECKING:
-    from vault_agent.query import outline, sections
-else:  # the core is imported on first use (the CLI imports this module for the registry)
-    outline, sections = lazy_modules("vault_agent.query", "outline", "sections")
+from vault_agent.query import models, outline, sections
 
 
 class NotePathParams(Params):

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
 from vault_agent.api.human.orientation import render_facets, render_overview, render_tags, render_tree
 from vault_agent.api.registry import AppContext, NoParams, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.lazy import LazyModule
 from vault_agent.query import models
+from vault_agent.query import orientation as core
 from vault_agent.query import orientation_limits as limits
-
-if TYPE_CHECKING:
-    from vault_agent.query import orientation as core
-else:  # the core is imported on first use (the CLI imports this module for the registry)
-    core = LazyModule("vault_agent.query.orientation")
 
 
 class TreeParams(Params):
