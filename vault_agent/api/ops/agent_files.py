@@ -10,6 +10,7 @@ characters, with where to continue).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from vault_agent.api.ops.agent_params import (
@@ -201,7 +202,9 @@ def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[Any]:
     )
 
 
-def _alias(name: str, params: type[Params], func: Any, description: str, **kw: Any) -> Operation:
+def _alias(
+    name: str, params: type[Params], func: Callable[[AppContext, Any], Outcome[Any]], description: str, **kw: Any
+) -> Operation:
     return register(
         Operation(
             name=name,
