@@ -55,7 +55,7 @@ from vault_agent.query.toolkit import READ_ANSWER_CHARS
 
 
 # ------------------------------------------------------------------------------ adapters
-def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
+def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[ReadFileData]:
     out = vault_read(
         ctx.vault,
         p.path,
@@ -87,7 +87,7 @@ def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
     return Outcome(data=data, warnings=out.warnings)
 
 
-def _write_file(ctx: AppContext, p: WriteFileParams) -> Outcome[Any]:
+def _write_file(ctx: AppContext, p: WriteFileParams) -> Outcome[Done]:
     out = put_file(
         ctx,
         p.path,
@@ -102,7 +102,7 @@ def _write_file(ctx: AppContext, p: WriteFileParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _edit_file(ctx: AppContext, p: EditParams) -> Outcome[Any]:
+def _edit_file(ctx: AppContext, p: EditParams) -> Outcome[Done]:
     out = call_edit(ctx, p, tool="edit_file")
     d = out.data
     msg = (
@@ -111,7 +111,7 @@ def _edit_file(ctx: AppContext, p: EditParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
+def _move(ctx: AppContext, p: MoveParams) -> Outcome[Done]:
     out = call_move(ctx, p)
     d = out.data
     if not d.moved and not d.dry_run:
@@ -122,7 +122,7 @@ def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
+def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Done]:
     out = call_delete(ctx, p)
     d = out.data
     where = {"local": f"moved to {d.trashed_to}", "system": "moved to the system trash"}.get(
@@ -132,7 +132,7 @@ def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _create_folder(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
+def _create_folder(ctx: AppContext, p: MkdirParams) -> Outcome[Done]:
     out = call_mkdir(ctx, p)
     d = out.data
     if d.created:
@@ -142,7 +142,7 @@ def _create_folder(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _get_file_info(ctx: AppContext, p: StatParams) -> Outcome[Any]:
+def _get_file_info(ctx: AppContext, p: StatParams) -> Outcome[FileInfoData]:
     out = call_stat(ctx, p)
     d = out.data
     size = f"{d.size_bytes} bytes" if d.size_bytes is not None else f"{d.entries} entries"
@@ -158,7 +158,7 @@ def _get_file_info(ctx: AppContext, p: StatParams) -> Outcome[Any]:
     return Outcome(data=data, warnings=out.warnings)
 
 
-def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[Any]:
+def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[ListFilesData]:
     limit = LIST_DEFAULT if p.limit is None else p.limit
     if not 1 <= limit <= LIST_MAX:
         raise out_of_range("limit", 1, LIST_MAX)
@@ -172,7 +172,7 @@ def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[Any]:
     return Outcome(data=ListFilesData(files=files, truncated=truncated, message=msg), warnings=out.warnings)
 
 
-def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[Any]:
+def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[SearchFilesData]:
     out = vault_search(
         ctx.vault,
         ctx.reader,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from vault_agent.api.human.orientation import render_facets, render_overview, render_tags, render_tree
@@ -45,19 +43,19 @@ class FacetsParams(Params):
     )
 
 
-def _overview(ctx: AppContext, params: Any) -> Outcome[Any]:
+def _overview(ctx: AppContext, params: NoParams) -> Outcome[models.OverviewData]:
     return core.overview(ctx.reader)
 
 
-def _tree(ctx: AppContext, params: TreeParams) -> Outcome[Any]:
+def _tree(ctx: AppContext, params: TreeParams) -> Outcome[models.TreeData]:
     return core.tree(ctx.reader, depth=params.depth, limit=params.limit, direct_only=params.direct_only)
 
 
-def _tags(ctx: AppContext, params: TagsParams) -> Outcome[Any]:
+def _tags(ctx: AppContext, params: TagsParams) -> Outcome[models.TagsData]:
     return core.tags(ctx.reader, limit=params.limit)
 
 
-def _facets(ctx: AppContext, params: FacetsParams) -> Outcome[Any]:
+def _facets(ctx: AppContext, params: FacetsParams) -> Outcome[models.FacetsData]:
     return core.facets(ctx.reader, limit=params.limit)
 
 
