@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored
 # in the engine; 4: notes.ctime_ns/all_tags and the `props` and `tags` tables (vault_query)
@@ -51,6 +51,7 @@ RANKED_LIMIT_MAX = 50  # search and related: limit 1-50 (SPEC)
 MAX_QUERY_CHARS = 1_000  # search, find and grep queries; the params models say the same
 MAX_NOTE_CHARS_FOR_STRUCTURE = 1_000_000  # SPEC: larger notes → outline TOO_LARGE
 MAX_OUTLINE_HEADINGS = 500
+MAX_TAG_CHARS = 256  # a tag name (vault_rename_tag; tag_syntax)
 
 Freshness = Literal["fresh", "stale", "pending", "updating", "incompatible", "unknown"]
 
@@ -135,6 +136,9 @@ class SegmentRef(BaseModel):
     files: dict[str, str]  # table name → file name inside segments/
     note_count: int
     deleted: list[str] = []  # tombstoned paths (sorted)
+    # Notes covered by the segment's partial embedding files while it is being embedded
+    # (vault_agent/semantic/store.py); 0, and left out of the manifest, otherwise.
+    embedded_notes: int = Field(default=0, exclude_if=lambda v: v == 0)
 
 
 class Manifest(BaseModel):

@@ -4,6 +4,7 @@ API (ARCHITECTURE.md "Freshness state machine"):
     read_current_manifest(index_dir) -> Manifest | None   the snapshot CURRENT names
     read_writer_state(index_dir) -> WriterState | None    writer.json, if any
     writer_alive(state) -> bool                           heartbeat recent and pid alive
+    pid_alive(pid) -> bool                                the process exists
     is_compatible(settings, manifest) -> bool             schema/parser/config match
     StatChecker(settings, background=False)               stat scan vs the snapshot's notes
         .check(manifest, force=False) -> "fresh" | "stale" | "unknown"
@@ -59,6 +60,7 @@ __all__ = [
     "StatChecker",
     "compute_freshness",
     "is_compatible",
+    "pid_alive",
     "read_current_manifest",
     "read_writer_state",
     "shared_stat_checker",
@@ -94,7 +96,8 @@ def read_writer_state(index_dir: Path) -> WriterState | None:
         return None
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (ours or another user's)."""
     if pid <= 0:
         return False
     try:
@@ -111,7 +114,7 @@ def writer_alive(state: WriterState | None, now: float | None = None) -> bool:
     if state is None:
         return False
     now = time.time() if now is None else now
-    return now - state.heartbeat_at <= HEARTBEAT_STALE_S and _pid_alive(state.pid)
+    return now - state.heartbeat_at <= HEARTBEAT_STALE_S and pid_alive(state.pid)
 
 
 def is_compatible(settings: Settings, manifest: Manifest) -> bool:

@@ -33,7 +33,7 @@ SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
+from bench_vaults import Row, by_note, chunk_rows  # noqa: E402
 
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.freshness import read_current_manifest, vault_for_settings  # noqa: E402
@@ -44,38 +44,14 @@ from vault_agent.search_fields import decode_detail  # noqa: E402
 from vault_agent.semantic import passages as P  # noqa: E402
 from vault_agent.semantic.encoder import load_encoder  # noqa: E402
 from vault_agent.semantic.evidence import name_overlap  # noqa: E402
-from vault_agent.semantic.fusion import fuse, fuse_adaptive  # noqa: E402
+from vault_agent.semantic.fusion import fuse  # noqa: E402
 
 CUTS = (1, 3, 5, 10)
-Row = tuple[str, int, list[str] | None, str]  # path, ordinal, heading path, text
 
 
 def vault_dir(spec: str) -> Path:
     kind, name = spec.split(":", 1)
     return SHARED / "corpora" / name / "vault" if kind == "shared" else REPO / name
-
-
-def chunk_rows(index_dir: Path) -> tuple[list[Row], dict[str, str | None]]:
-    manifest = read_current_manifest(index_dir)
-    assert manifest is not None
-    rows: list[Row] = []
-    titles: dict[str, str | None] = {}
-    for seg in manifest.segments:
-        base = index_dir / "segments"
-        t = pq.read_table(base / seg.files["chunks"], columns=["path", "ordinal", "heading_path", "text"]).to_pylist()
-        rows += [(r["path"], r["ordinal"], r["heading_path"], r["text"] or "") for r in t if r["path"] not in seg.deleted]
-        n = pq.read_table(base / seg.files["notes"], columns=["path", "title"]).to_pylist()
-        titles.update({r["path"]: r["title"] for r in n})
-    rows.sort(key=lambda r: (r[0], r[1]))
-    return rows, titles
-
-
-# ----- passage variants: (path, ordinal, text) per note -------------------------------
-def by_note(rows: list[Row]) -> dict[str, list[Row]]:
-    out: dict[str, list[Row]] = {}
-    for r in rows:
-        out.setdefault(r[0], []).append(r)
-    return out
 
 
 def v_note(chars: int) -> Callable[[list[Row], dict[str, str | None]], list[tuple[str, int, str]]]:
@@ -229,6 +205,8 @@ ADAPTIVE: dict[str, tuple[float, float, float, float, float]] = {
 SETS = {"dev": "ops/bench/paraphrase-dev.json", "holdout": "ops/bench/paraphrase-holdout.json"}
 
 
+# The fusion constants of rounds 2-3 (this bench's era; issue 22 changed the defaults).
+ROUND3: dict[str, Any] = {"semantic_weight": 1.0, "semantic_margin": 0.15, "lexical_top_bonus": 0.02}
 Lex = tuple[list[tuple[str, int, float]], tuple[float, float]]  # note-grouped lexical hits, name overlap of the first
 
 
@@ -237,8 +215,10 @@ def fused(name: str, lex: Lex, sem: list[tuple[str, int, float]]) -> list[tuple[
     if name in ADAPTIVE:
         n_min, q_min, either_min, weight, bonus = ADAPTIVE[name]
         names = (overlap[0] >= n_min and overlap[1] >= q_min) or max(overlap) >= either_min
-        return fuse_adaptive(hits, sem, 50, names, described_semantic_weight=weight, described_bonus=bonus)
-    return fuse(hits, sem, 50, **FUSIONS[name])
+        if names:  # round 3's rule: a named note keeps the plain fusion and its bonus
+            return fuse(hits, sem, 50, **ROUND3)
+        return fuse(hits, sem, 50, **(ROUND3 | {"semantic_weight": weight, "lexical_top_bonus": bonus}))
+    return fuse(hits, sem, 50, **(ROUND3 | FUSIONS[name]))
 
 
 def lexical(reader: SnapshotReader, query: str) -> Lex:

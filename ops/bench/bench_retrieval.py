@@ -16,9 +16,14 @@ Sets measured (each vault is indexed once into --work, outside the vault):
 - --typos: every title of each shared corpus with one typo in its longest word
   (with_typo), r@1 of the note itself per mode, on the states --work already holds;
 - --sets a.json,b.json (with --find-only: only vault_find): query sets in the paraphrase/holdout2 format (`sets` of
-  {vault: "shared:<corpus>" | "fixture:<dir>" | "inline:<name>" with `notes` {path: text},
-  queries [{q, targets, kind?}]}), recall per kind and per --modes (group note), plus
-  vault_find: first read right, `ready` rate, and ready-and-right (first read right when ready).
+  {vault: "shared:<corpus>" | "fixture:<dir>" | "inline:<name>" with `notes` {path: text} |
+  "git:<owner>/<name>@<commit>" with `paths` (bench_vaults.py), queries [{q, targets, kind?}]}),
+  recall per kind and per --modes (group note), plus vault_find: first read right, `ready`
+  rate, and ready-and-right (first read right when ready);
+- --sets ... --classes: the issue-22 report, per set x class x mode: r@1/@5/@10 and MRR
+  (bridge: share of targets), made-up queries refused, translated copies in the top 5
+  (bench_metrics.py); dev and held-out side by side:
+      --sets ops/bench/dev3.json,ops/bench/holdout3.json --classes --embed --modes lexical,semantic,hybrid
 Recall counts distinct notes in rank order (chunk hits collapse to their note). Prints
 JSON. Not part of CI; quality numbers are deterministic (no timing).
 """
@@ -37,6 +42,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "ops" / "bench"))
+
+from bench_metrics import kind_of, markdown_table, score, summarize  # noqa: E402
+from bench_vaults import vault_key, vault_path  # noqa: E402
 
 from vault_agent.api.registry import make_vault  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
@@ -135,18 +144,7 @@ def run_set(reader: SnapshotReader, queries: list[dict[str, Any]], modes: list[s
 
 
 def _set_vault(s: dict[str, Any], work: Path) -> Path:
-    kind, rel = s["vault"].split(":", 1)
-    if kind == "shared":
-        return SHARED / "corpora" / rel / "vault"
-    if kind == "inline":  # a synthetic vault written from the set file itself
-        root = work / f"inline-{rel}-vault"
-        if root.exists():
-            shutil.rmtree(root)
-        for path, text in s["notes"].items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text, encoding="utf-8")
-        return root
-    return REPO / rel
+    return vault_path(s, work)
 
 
 def _sets_of(file: Path) -> list[dict[str, Any]]:
@@ -172,20 +170,24 @@ def _find_outcome(reader: SnapshotReader, settings: Settings, q: str, cache: dic
     return reads, str(dump["summary"]["integration_status"])
 
 
-def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bool) -> dict[str, Any]:
-    """Recall per set file x kind x mode, and vault_find's first read / ready rate per kind."""
+def _start(work: Path, embed: bool) -> dict[str, tuple[SnapshotReader, Settings]]:
+    """Set EMBED, make the work dir; the (empty) readers by vault a report fills."""
     global EMBED
     EMBED = embed
     work.mkdir(parents=True, exist_ok=True)
-    readers: dict[str, tuple[SnapshotReader, Settings]] = {}
+    return {}
+
+
+def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bool) -> dict[str, Any]:
+    """Recall per set file x kind x mode, and vault_find's first read / ready rate per kind."""
+    readers = _start(work, embed)
     report: dict[str, Any] = {}
     for f in files:
         per: dict[str, dict[str, list[tuple[list[str], list[str]]]]] = defaultdict(lambda: defaultdict(list))
         finds: dict[str, list[tuple[bool, bool, bool]]] = defaultdict(list)
         for s in _sets_of(Path(f)):
             if s["vault"] not in readers:
-                name = s["vault"].split(":", 1)[1].replace("/", "_")
-                readers[s["vault"]] = _reader(_set_vault(s, work), work, name)
+                readers[s["vault"]] = _reader(_set_vault(s, work), work, vault_key(s))
             reader, settings = readers[s["vault"]]
             cache: dict[Any, Any] = {}
             for item in s["queries"]:
@@ -211,6 +213,44 @@ def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bo
             for k, v in sorted(finds.items())
         }
         report[Path(f).stem] = rep
+    for r, _ in readers.values():
+        r.close()
+    return report
+
+
+def answer_notes(reader: SnapshotReader, q: str, mode: str | None) -> list[str] | None:
+    """Distinct notes of a search answer (note-grouped, 50), None when it says
+    NO_CONFIDENT_MATCH (made-up words must get no confident result)."""
+    out = search_mod.search(reader, q, 50, None, mode, "note")
+    if any(w.code == "NO_CONFIDENT_MATCH" for w in out.warnings):
+        return None
+    return list(dict.fromkeys(r.path for r in out.data.results))
+
+
+def classes_report(work: Path, files: list[str], modes: list[str], embed: bool) -> dict[str, Any]:
+    """Per set file x query class x mode: r@1/@5/@10 and MRR (bench_metrics.score), the share
+    of made-up queries refused, and for English questions on obsidian-help the number of
+    other-language notes in the top 5 (`crowd@5`: translated copies crowding the answer)."""
+    readers = _start(work, embed)
+    report: dict[str, Any] = {}
+    for f in files:
+        per: dict[str, list[dict[str, float]]] = defaultdict(list)
+        for s in _sets_of(Path(f)):
+            key = vault_key(s)
+            if key not in readers:
+                readers[key] = _reader(_set_vault(s, work), work, key)
+            reader, _ = readers[key]
+            for item in s["queries"]:
+                kind = kind_of(item)
+                for mode in modes:
+                    notes = answer_notes(reader, item["q"], mode)
+                    m = score(item["targets"], notes, kind)
+                    if kind != "nonsense" and item.get("lang") == "en" and "obsidian-help" in key:
+                        m["crowd@5"] = float(sum(not n.startswith("en/") for n in (notes or [])[:5]))
+                    per[f"{kind}|{mode}"].append(m)
+                    if kind != "nonsense":
+                        per[f"all|{mode}"].append({k: m[k] for k in ("r@1", "r@5", "r@10", "mrr")})
+        report[Path(f).stem] = {k: summarize(v) for k, v in sorted(per.items())}
     for r, _ in readers.values():
         r.close()
     return report
@@ -278,6 +318,11 @@ def main() -> None:
     ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
     ap.add_argument("--typos", action="store_true", help="typo'd titles of each corpus (reuses --work states)")
     ap.add_argument("--sets", default="", help="comma-separated query set files (holdout2.json format)")
+    ap.add_argument(
+        "--classes",
+        action="store_true",
+        help="with --sets: r@1/5/10, MRR per class and mode (nonsense: share refused); prints a markdown table",
+    )
     args = ap.parse_args()
     global REUSE
     REUSE = args.reuse
@@ -288,6 +333,12 @@ def main() -> None:
     if args.typos:
         REUSE = True
         print(json.dumps(typo_report(Path(args.work), [m or None for m in args.modes.split(",")]), indent=1))
+        return
+    if args.sets and args.classes:
+        modes_c = [m for m in args.modes.split(",") if m]
+        report_c = classes_report(Path(args.work), args.sets.split(","), modes_c, args.embed)
+        print(json.dumps(report_c, indent=1, ensure_ascii=False))
+        print(markdown_table(report_c, modes_c))
         return
     if args.sets:
         modes_ = [m or None for m in args.modes.split(",")]

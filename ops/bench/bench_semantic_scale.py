@@ -64,9 +64,9 @@ def load() -> list[str]:
 def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
     from vault_agent.indexer.build import open_writer_dirs
     from vault_agent.indexer.lock import WriterLock
-    from vault_agent.semantic.embedder import _with_embeddings, segment_passages
+    from vault_agent.semantic.embed_job import segment_passages
     from vault_agent.semantic.encoder import DIM, MODEL_ID
-    from vault_agent.semantic.store_write import write_embeddings
+    from vault_agent.semantic.store_write import Rows, write_complete
     from vault_agent.semantic.vectors import quantize
 
     settings = Settings(vault=vault, index_dir=state)
@@ -85,12 +85,13 @@ def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
                 v = rng.standard_normal((min(20_000, len(passages) - s), DIM)).astype(np.float32)
                 v /= np.linalg.norm(v, axis=1, keepdims=True)
                 codes[s : s + len(v)], scale[s : s + len(v)] = quantize(v)
-            name = write_embeddings(
-                state, seg.segment_id, MODEL_ID, [p.path for p in passages], [p.chunk_ordinal for p in passages],
-                [p.text_sha for p in passages], codes, scale,
+            files = write_complete(
+                state, seg.segment_id, MODEL_ID,
+                Rows([p.path for p in passages], [p.chunk_ordinal for p in passages],
+                     [p.text_sha for p in passages], codes, scale),
             )
             rows += len(passages)
-            segments.append(seg.model_copy(update={"files": _with_embeddings(seg.files, name)}))
+            segments.append(seg.model_copy(update={"files": {**seg.files, **files}}))
         m = idx.commit_snapshot(segments, idx.manifest.applied_seq, idx.manifest.skipped)
     finally:
         lock.release()
@@ -138,7 +139,7 @@ def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
         enc.embed_query(q)
         qe.append((time.perf_counter() - s) * 1000)
     out["query_embedding_p50_ms"] = round(statistics.median(qe), 2)
-    from vault_agent.semantic.query import _cache_for
+    from vault_agent.semantic.snapshot_vectors import _cache_for
 
     cache = _cache_for(reader)
     out["vector_memory_mb"] = round(sum(f.block.nbytes for f in cache.files.values()) / 2**20, 1)

@@ -68,11 +68,13 @@ def mix(vault: Path) -> list[tuple[str, str, dict[str, Any]]]:
                                    "select": "due", "sort": "-priority", "limit": 200}),  # fmt: skip
         ("query_dql", "/query", {"dql": "TABLE priority, due FROM #review OR \"projects\" WHERE !done SORT due DESC"}),
         ("query_all_sorted", "/query", {"sort": "-priority", "limit": 500, "select": "priority"}),
+        ("related", "/related", {"path": notes[2]}),  # issue 21: its links and term layouts
     ]
     for q in QUERIES * 2:
         steps.append(("more_search", "/search", {"q": q}))
     for p in notes:
         steps.append(("more_outline", "/note-outline", {"path": p}))
+        steps.append(("more_related", "/related", {"path": p}))
     return steps
 
 

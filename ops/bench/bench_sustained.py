@@ -2,17 +2,27 @@
 """Sustained editing: do reads degrade while an editor saves one note every 0.2 s?
 
     .venv/bin/python ops/bench/bench_sustained.py [--notes 10000] [--minutes 10]
-        [--idle-s 60] [--edit-every 0.2] [--workdir DIR]
+        [--idle-s 60] [--edit-every 0.2] [--workdir DIR] [--semantic on|off]
+        [--worker-nice N] [--code OTHER_CHECKOUT]
 
-Setup: `ops/gen_vault.py` (deterministic) into a temp dir, a full index, then one in-process
-live writer with its watcher (`build_context(watch=True)`, what `serve --watch` runs).
-1. idle: two query threads (`overview`, `search` with a rotating query) for --idle-s;
+Setup: `ops/gen_vault.py` (deterministic) into a temp dir, a full index (a catch-up when
+--workdir already holds one), with --semantic on (the default, what users run) every note
+embedded in the foreground (`index --embed`), then the first queries (warm), then one
+in-process live writer with its watcher (`build_context(watch=True)`, what `serve
+--watch` runs), whose embedder (a niced worker process) re-embeds every edited note.
+1. idle: two query threads (`overview`, `search` with a rotating query, default mode:
+   hybrid when embedded) for --idle-s, every note embedded, nothing to do: the baseline;
 2. sustained: an "editor" thread rewrites a random note on disk (not through the write
    tools: the watcher path) every --edit-every seconds for --minutes, queries continuing.
 Every 5 s a sampler records live segments (CURRENT manifest), files under segments/ and
 snapshots/, and the state dir's size. Reports p50/p99 of each query over the idle phase
 and over the last 2 minutes of editing (the last 40% when shorter), their ratio, and the
-max/last samples. Prints JSON lines; the last one is the summary.
+max/last samples, and (semantic on) the passages the embedder computed during the edits
+and the share embedded at the end. Prints JSON lines; the last one is the summary. Issue 20's
+target: search and overview p99 over the edits at most 3x idle, with embeddings on.
+
+Side by side: `--code OTHER_CHECKOUT` runs that checkout's vault_agent under this bench (an
+older one embeds with its own background writer during setup); run both on one --workdir.
 """
 
 from __future__ import annotations
@@ -30,7 +40,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+# --code DIR: measure another checkout's code with this bench (a side by side: run it once
+# per checkout on the same --workdir); read before anything imports vault_agent.
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else REPO
+sys.path.insert(0, str(CODE))
 
 from vault_agent.api.app import build_context, close_context  # noqa: E402
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations  # noqa: E402
@@ -38,6 +51,11 @@ from vault_agent.config import Settings  # noqa: E402
 from vault_agent.contracts import SEGMENTS_DIR, SNAPSHOTS_DIR  # noqa: E402
 from vault_agent.freshness import read_current_manifest  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
+
+try:
+    from vault_agent.semantic.progress import semantic_state
+except ImportError:  # --code of a checkout before issue 22
+    from vault_agent.semantic.query import semantic_state  # type: ignore[no-redef]
 
 QUERIES = ["project plan", "meeting notes", "pipeline", "budget review", "garden", "kernel module"]
 
@@ -53,7 +71,17 @@ def _call(ctx: AppContext, name: str, **raw: Any) -> None:
 
 
 def _dir_stats(state: Path) -> dict[str, int]:
-    size = sum(p.stat().st_size for p in state.rglob("*") if p.is_file())
+    # Each file once (the engine's snapshot dirs hard-link the same files), and files GC
+    # deletes during the walk skipped, not fatal to the sampler.
+    seen: dict[tuple[int, int], int] = {}
+    for root, _, files in os.walk(state):
+        for name in files:
+            try:
+                st = os.stat(os.path.join(root, name))
+            except FileNotFoundError:
+                continue
+            seen[(st.st_dev, st.st_ino)] = st.st_size
+    size = sum(seen.values())
     seg = len(os.listdir(state / SEGMENTS_DIR)) if (state / SEGMENTS_DIR).exists() else 0
     snaps = len(os.listdir(state / SNAPSHOTS_DIR)) if (state / SNAPSHOTS_DIR).exists() else 0
     manifest = read_current_manifest(state)
@@ -72,7 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--idle-s", type=float, default=60.0)
     ap.add_argument("--edit-every", type=float, default=0.2)
     ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--semantic", choices=["on", "off"], default="on")
+    ap.add_argument("--code", type=Path, default=REPO, help="the checkout whose vault_agent is measured")
+    ap.add_argument(
+        "--worker-nice", type=int, default=None, help="the embedding worker's nice value (default: the product's, 10)"
+    )
     args = ap.parse_args(argv)
+    os.environ["VAULT_AGENT_SEMANTIC"] = args.semantic
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-sustained-"))
     vault, state = work / "vault", work / "state"
     if not vault.exists():
@@ -82,8 +116,24 @@ def main(argv: list[str] | None = None) -> int:
         )
     settings = Settings(vault=vault, index_dir=state)
     t0 = time.perf_counter()
-    build_index(settings, full=True)
+    build_index(settings, full=not state.exists())  # a kept --workdir: catch up (embeddings kept)
     print(json.dumps({"setup": "index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}))
+    manifest = read_current_manifest(state)
+    assert manifest is not None
+    if args.semantic == "on" and semantic_state(manifest, load_model=False).pending:
+        t0 = time.perf_counter()
+        try:
+            build_index(settings, embed=lambda done, total, eta: None)
+        except TypeError:  # code before `index --embed`: its writer embeds in the background
+            from vault_agent.indexer.engine import Writer
+
+            with Writer(settings, watch=False):
+                while semantic_state(read_current_manifest(state), load_model=False).pending:  # type: ignore[arg-type]
+                    time.sleep(1.0)
+        manifest = read_current_manifest(state)
+        assert manifest is not None
+        share = semantic_state(manifest, load_model=False).share
+        print(json.dumps({"setup": "embed", "share": share, "seconds": round(time.perf_counter() - t0, 1)}))
     print(json.dumps({"uptime": os.getloadavg()}))
     operations()
     notes = sorted(p for p in vault.rglob("*.md"))
@@ -123,6 +173,16 @@ def main(argv: list[str] | None = None) -> int:
             stats.append(row)
             print(json.dumps(row), flush=True)
 
+    embedder = ctx.writer._semantic if ctx.writer is not None else None
+    if embedder is not None and args.worker_nice is not None:
+        embedder.nice = args.worker_nice  # taken by the next worker it starts (none runs while all is embedded)
+    embedded_before = [0]
+    # Warm first (the first search loads the snapshot, its vectors and the model): the idle
+    # phase is the steady state, not a cold start (bench_first_answer.py measures that).
+    t0 = time.perf_counter()
+    _call(ctx, "overview")
+    _call(ctx, "search", q=QUERIES[0])
+    print(json.dumps({"setup": "first queries", "seconds": round(time.perf_counter() - t0, 1)}))
     started = time.monotonic()
     threads = [threading.Thread(target=query, args=(n,), daemon=True) for n in samples]
     threads += [threading.Thread(target=editor, daemon=True), threading.Thread(target=sampler, daemon=True)]
@@ -131,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             t.start()
         stop.wait(args.idle_s)
         idle_end = time.monotonic()
+        embedded_before[0] = getattr(embedder, "passages_embedded", 0)
         editing.set()
         stop.wait(args.minutes * 60)
         end = time.monotonic()
@@ -138,9 +199,22 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
         for t in threads:
             t.join(60)
+        final = read_current_manifest(state)
+        embedder_stats = (
+            {
+                "passages_embedded_during_edits": getattr(embedder, "passages_embedded", 0) - embedded_before[0],
+                "worker_restarts": getattr(embedder, "restarts", None),
+                "share_at_end": semantic_state(final, load_model=False).share if final else None,
+            }
+            if embedder is not None
+            else {}
+        )
         close_context(ctx)
     tail_s = min(120.0, 0.4 * (end - idle_end))
     summary: dict[str, Any] = {
+        "semantic": args.semantic,
+        "worker_nice": getattr(embedder, "nice", None),
+        **embedder_stats,
         "notes": args.notes,
         "minutes": args.minutes,
         "edit_every_s": args.edit_every,

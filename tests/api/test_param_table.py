@@ -60,6 +60,8 @@ SAMPLES: dict[str, Any] = {
     "artifact_path": NOTE,
     "source_path": LONG,
     "id": "20260101T000000Z-unknown",  # the person-only conversation routes (no such conversation)
+    "old": "needle",  # vault_rename_tag: a tag no note carries (a dry run changes nothing)
+    "new": "needle-2",
 }
 LEAKS = (
     "Input should", "String should", "should be", "less than or equal", "greater than or equal",
@@ -156,7 +158,8 @@ def cases_of(op: Operation) -> list[Case]:
                     value = LONG_CHAR * (n + 1)
                     out.append(Case(op, "too long", path, _put(base, path, value), f"must be at most {n:,} characters"))
             elif kind == "array":
-                out.append(Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), "must be a list"))
+                # A query string's or a repeatable flag's one value is a list of one: only bodies differ.
+                out.append(Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), "must be a list", cli_ok=False, http_get_ok=False))
             elif kind == "object":
                 out.append(Case(op, "wrong type", path, _put(base, path, 12345), "must be an object", cli_ok=False))
                 walk(prop, path, _put(base, path, _valid_object(prop)))

@@ -121,6 +121,10 @@ def test_status_local_verbose_and_real_freshness(snap) -> None:
         "appliedSeq": 1,
         "semanticSearch": "pending",  # no writer has embedded this index yet
         "embeddedShare": 0.0,
+        "embeddedNotes": 0,
+        "embeddingEtaSeconds": None,
+        "embedder": "none",  # and none computes them now
+        "embedderRestarts": 0,
         "staleReason": None,
         "restarts": {},  # no live writer: no supervised threads to report
     }

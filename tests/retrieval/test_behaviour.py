@@ -79,7 +79,8 @@ def test_search_without_terms_is_empty(mctx: AppContext) -> None:
         "results": [],
         "indexFreshness": "fresh",
     }
-    assert [w["code"] for w in body["warnings"]] == ["NO_SEARCH_TERMS"]
+    # and, like every search answer while notes lack embeddings, how far they are
+    assert [w["code"] for w in body["warnings"]] == ["NO_SEARCH_TERMS", "SEMANTIC_OFF"]
 
 
 def test_not_fresh_answers_carry_the_state_and_one_warning(tmp_path: Path) -> None:
@@ -87,7 +88,8 @@ def test_not_fresh_answers_carry_the_state_and_one_warning(tmp_path: Path) -> No
     try:
         body = call(ctx, "search", {"query": "lamp", "limit": 1})
         assert body["data"]["indexFreshness"] == "stale"
-        assert [w["code"] for w in body["warnings"]] == ["INDEX_STALE"]
+        # one freshness warning (then the embedding state every search answer carries)
+        assert [w["code"] for w in body["warnings"]] == ["INDEX_STALE", "SEMANTIC_OFF"]
         find = call(ctx, "find", {"query": "lamp"})
         assert find["data"]["summary"]["warnings"] == 1
         assert [w["code"] for w in find["warnings"]] == ["INDEX_STALE"]

@@ -17,7 +17,7 @@ from vault_agent.indexer.engine import Writer
 from vault_agent.paths import vault_for_settings
 from vault_agent.query.search import FUSION_POOL, query_terms, ranked_hits
 from vault_agent.semantic.evidence import name_overlap, names_note
-from vault_agent.semantic.fusion import fuse, fuse_adaptive
+from vault_agent.semantic.fusion import fuse, fuse_explained
 from vault_agent.text import tokenize
 
 from .conftest import FIXTURE, reader_for
@@ -48,14 +48,19 @@ LEX = [("a.md", 0, 9.0), ("b.md", 0, 5.0), ("c.md", 0, 4.0)]
 SEM = [("b.md", 0, 0.61), ("d.md", 0, 0.60), ("e.md", 0, 0.30)]
 
 
-def test_named_keeps_the_lexical_first_hit_first() -> None:
-    assert [h[0] for h in fuse_adaptive(LEX, SEM, 10, True)] == ["a.md", "b.md", "d.md", "c.md"]
+def _order(described: bool) -> list[str]:
+    return [h.path for h in fuse_explained(LEX, SEM, 10, described=described)]
 
 
-def test_described_lets_the_model_lead() -> None:
-    # b is in both lists; d only the model found (1.5x weight) outranks a, the lexical first
-    # hit that merely shares words; e is beyond the semantic margin
-    assert [h[0] for h in fuse_adaptive(LEX, SEM, 10, False)] == ["b.md", "d.md", "a.md", "c.md"]
+def test_a_keyword_query_keeps_the_lexical_first_hit_first() -> None:
+    # the model weighs SEMANTIC_WEIGHT (0.25) and a gets the bonus: the engine's order, d
+    # (only the model found it) after the engine's hits; e is beyond the cosine margin
+    assert _order(False) == ["a.md", "b.md", "c.md", "d.md"]
+
+
+def test_a_described_query_lets_the_agreement_of_both_lists_lead() -> None:
+    # equal weights and no bonus: b, in both lists, outranks a, which merely shares words
+    assert _order(True) == ["b.md", "a.md", "d.md", "c.md"]
 
 
 hits = st.lists(
@@ -64,18 +69,16 @@ hits = st.lists(
 
 
 @settings(max_examples=60, deadline=None)
-@given(lexical=hits, semantic=hits, named=st.booleans(), k=st.integers(1, 20))
+@given(lexical=hits, semantic=hits, described=st.booleans(), k=st.integers(1, 20))
 def test_adaptive_fusion_is_fusion_of_the_same_hits(
-    lexical: list[tuple[str, int, float]], semantic: list[tuple[str, int, float]], named: bool, k: int
+    lexical: list[tuple[str, int, float]], semantic: list[tuple[str, int, float]], described: bool, k: int
 ) -> None:
     lexical, semantic = (sorted(h, key=lambda x: -x[2]) for h in (lexical, semantic))  # ranked lists
-    got = fuse_adaptive(lexical, semantic, k, named)
-    if named:
-        assert got == fuse(lexical, semantic, k)
+    got = [h.hit for h in fuse_explained(lexical, semantic, k, described=described)]
     keys = [(p, o) for p, o, _ in got]
     assert len(keys) == len(set(keys)) <= k
     assert [h[2] for h in got] == sorted((h[2] for h in got), reverse=True)
-    assert got == fuse_adaptive(lexical, semantic, k, named)  # deterministic
+    assert got == [h.hit for h in fuse_explained(lexical, semantic, k, described=described)]  # deterministic
 
 
 def _search(settings_: Settings, **raw: Any) -> dict[str, Any]:
@@ -89,15 +92,15 @@ def _search(settings_: Settings, **raw: Any) -> dict[str, Any]:
 
 
 def _plain_first(settings_: Settings, query: str) -> str:
-    """The first hit of plain RRF (+ lexical-top bonus, the previous ranking) over the same
-    real lexical and semantic lists search fuses."""
+    """The first hit of plain RRF (+ lexical-top bonus, equal weights, margin 0.15: round 2's
+    ranking) over the same real lexical and semantic lists search fuses."""
     reader = reader_for(settings_)
     try:
         with reader.acquire() as view:
             terms = query_terms(query)
             lex, _, _ = ranked_hits(reader, view, query, terms, FUSION_POOL, "lexical", "note")
             sem, _, _ = ranked_hits(reader, view, query, terms, FUSION_POOL, "semantic", "note")
-        return fuse(lex, sem, 1)[0][0]
+        return fuse(lex, sem, 1, semantic_weight=1.0, semantic_margin=0.15)[0][0]
     finally:
         reader.close()
 
@@ -113,8 +116,11 @@ def test_titles_stay_first_and_paraphrases_come_first_more_often(embedded_vault:
     ]
     plain = [_plain_first(settings_, q["q"]) in q["targets"] for q in QUERIES]
     # The fixture's 20 paraphrase questions (zh, ja, cross-language, en): measured first hit
-    # right for 17 with adaptive fusion, 13 with plain RRF + bonus.
-    assert sum(adaptive) >= 16 and sum(adaptive) > sum(plain), (adaptive, plain)
+    # right for 15 with the shipped fusion, 13 with plain RRF + bonus (round 4's fusion: 17;
+    # it weighed the model 1.5x for any question and lost rare terms and keywords to the
+    # engine alone: docs/retrieval.md). The misses: English questions whose answer is a
+    # Chinese or Japanese note, where an English note shares the question's common words.
+    assert sum(adaptive) >= 15 and sum(adaptive) > sum(plain), (adaptive, plain)
 
 
 def _find_first_read(settings_: Settings, query: str) -> str | None:
@@ -140,5 +146,6 @@ def test_vault_find_reads_first_what_hybrid_search_ranks_first(embedded_vault: t
         agree += first == top
         right += first in q["targets"]
     # Measured: find's first read is search's first hit for 20 of 20 questions, and right for
-    # 17 (before: find kept only chunks covering >= 60 % / 30 % of the query's words).
-    assert agree >= 18 and right >= 16, (agree, right)
+    # 15, as search's (before round 3: find kept only chunks covering >= 60 % / 30 % of the
+    # query's words).
+    assert agree >= 18 and right >= 15, (agree, right)

@@ -18,8 +18,9 @@ from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.engine import Writer
 from vault_agent.query.search import search
 from vault_agent.semantic import semantic_state, semantic_warnings
+from vault_agent.semantic.progress import read_embedder_state
 
-from .conftest import REPO, copy_vault, fully_embedded, reader_for, settings_for, wait_until
+from .conftest import REPO, copy_vault, fully_embedded, process_running, reader_for, settings_for, wait_until
 
 BROKEN_MODEL_SCRIPT = textwrap.dedent(
     """
@@ -76,7 +77,8 @@ def test_model_that_fails_to_load_leaves_lexical_search_and_one_warning(tmp_path
         "warnings": ["SEMANTIC_UNAVAILABLE"],
         "lexical": ["english/Sourdough Bread.md"],
     }
-    assert proc.stderr.count("semantic model failed to load") == 1
+    # Said once by each process that tried: the embedder's worker, and the search side.
+    assert proc.stderr.count("semantic model failed to load") == 2
 
 
 def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) -> None:
@@ -95,22 +97,29 @@ def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) 
         stderr=subprocess.DEVNULL,
     )
     try:
-        def lexical_committed() -> bool:
+        def worker_embedding() -> bool:
             m = read_current_manifest(settings.index_dir)
-            return m is not None and m.note_count == 116
+            state = read_embedder_state(settings.index_dir)
+            return m is not None and m.note_count == 116 and state is not None and state.phase == "running"
 
-        assert wait_until(lexical_committed)
+        assert wait_until(worker_embedding)
+        state = read_embedder_state(settings.index_dir)
+        assert state is not None and state.worker_pid is not None
+        worker_pid = state.worker_pid
         manifest = read_current_manifest(settings.index_dir)
         assert manifest is not None and semantic_state(manifest, load_model=False).pending
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
-    # The snapshot CURRENT names is complete: lexical answers, semantic says it lags.
+    # The worker follows its writer (its stdin closes): no orphan keeps computing.
+    assert wait_until(lambda: not process_running(worker_pid))
+    # The snapshot CURRENT names is complete: lexical answers, semantic says it lags and
+    # that nothing computes the rest any more (the writer's heartbeat stopped).
     reader = reader_for(settings)
     try:
         assert [r.path for r in search(reader, "sourdough", limit=1).data.results] == ["english/Sourdough Bread.md"]
         with reader.acquire() as view:
-            assert [w.code for w in semantic_warnings(reader, view)] == ["SEMANTIC_PENDING"]
+            assert [w.code for w in semantic_warnings(reader, view)] == ["SEMANTIC_OFF"]
     finally:
         reader.close()
     # A new writer catches up: every note embedded, nothing lost.

@@ -48,4 +48,6 @@ def test_lexical_mode_ignores_the_embeddings(embedded_vault: tuple[Settings, Wri
     body = _search(settings, q="zzqx-no-such-word", mode="lexical")
     assert (body["data"]["mode"], body["data"]["results"], body["warnings"]) == ("lexical", [], [])
     hybrid = _search(settings, q="zzqx-no-such-word")
-    assert hybrid["data"]["mode"] == "hybrid"  # semantic always ranks something: nearest notes
+    # the model always has a nearest note, but none is near enough for words no note holds
+    assert (hybrid["data"]["mode"], hybrid["data"]["results"]) == ("hybrid", [])
+    assert [w["code"] for w in hybrid["warnings"]] == ["NO_CONFIDENT_MATCH"]

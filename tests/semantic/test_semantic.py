@@ -67,9 +67,10 @@ def test_cjk_paraphrase_queries_find_their_note(embedded_vault: tuple[Settings, 
         assert sum(found) >= len(found) - 1, kind  # recall@3 on the set: at most one miss
 
 
-def test_only_changed_notes_are_embedded_again(embedded_vault: tuple[Settings, Writer], encoder: Encoder) -> None:
+def test_only_changed_notes_are_embedded_again(embedded_vault: tuple[Settings, Writer]) -> None:
     settings, writer = embedded_vault
-    before = encoder.passages_embedded
+    before = writer._semantic.passages_embedded  # computed by the real model in the worker process
+    assert before == 0 and writer._semantic.worker_pid is None  # a restart re-embeds nothing
     snap = read_current_manifest(settings.index_dir)
     assert snap is not None
     note = Path(settings.vault) / "english" / "Tax Return.md"
@@ -91,22 +92,23 @@ def test_only_changed_notes_are_embedded_again(embedded_vault: tuple[Settings, W
         "path"
     ].to_pylist()
     assert sorted(set(rows)) == ["english/New.md", "english/Tax Return.md"]
-    assert encoder.passages_embedded - before == len(rows)
+    assert writer._semantic.passages_embedded - before == len(rows)
     assert "english/New.md" in _hits(settings, "flying kites", k=2)
     # The edited note's old vector (older segment, tombstoned) is never answered twice.
     paths = _hits(settings, "filing taxes", k=17)
     assert len(paths) == len(set(paths)) == 17
 
 
-def test_pending_until_embeddings_catch_up(tmp_path: Path, encoder: Encoder) -> None:
+def test_off_until_a_process_computes_them(tmp_path: Path, encoder: Encoder) -> None:
     settings = settings_for(copy_vault(tmp_path / "vault"))
     build_index(settings, full=True)  # lexical only: no writer has embedded anything yet
     reader = reader_for(settings)
     try:
         with reader.acquire() as view:
             warnings = semantic_warnings(reader, view)
-            assert [w.code for w in warnings] == ["SEMANTIC_PENDING"]
-            assert "0%" in warnings[0].message
+            assert [w.code for w in warnings] == ["SEMANTIC_OFF"]  # nothing computes them: say what would
+            assert warnings[0].message.startswith("embeddings cover 0% of notes (0 of 16) and no process")
+            assert "'vault-agent index --embed'" in warnings[0].message
             assert semantic_hits(reader, view, "anything", 5) is None
         with Writer(settings, watch=False):
             assert wait_until(lambda: fully_embedded(settings))
@@ -131,10 +133,11 @@ def test_fuse_lifts_a_note_found_by_both_lists() -> None:
 def test_fuse_ignores_semantic_hits_far_below_the_best() -> None:
     lexical = [("a.md", 1, 9.0), ("b.md", 2, 5.0)]
     semantic = [("d.md", 0, 0.6), ("b.md", 0, 0.2)]  # b is 0.4 below the best cosine
-    # a: 1/61 + bonus > d: 1/61 > b: 1/62 — b gets no semantic contribution
-    assert [p for p, _, _ in fuse(lexical, semantic, 3)] == ["a.md", "d.md", "b.md"]
+    # equal weights: a: 1/61 + bonus > d: 1/61 > b: 1/62 — b gets no semantic contribution
+    assert [p for p, _, _ in fuse(lexical, semantic, 3, semantic_weight=1.0)] == ["a.md", "d.md", "b.md"]
     # without the margin b gains 1/62: it passes d, not the lexical first hit
-    assert [p for p, _, _ in fuse(lexical, semantic, 3, semantic_margin=None)] == ["a.md", "b.md", "d.md"]
+    equal_no_margin = fuse(lexical, semantic, 3, semantic_weight=1.0, semantic_margin=None)
+    assert [p for p, _, _ in equal_no_margin] == ["a.md", "b.md", "d.md"]
 
 
 def test_passages_are_a_note_passage_then_distinct_sections() -> None:

@@ -58,9 +58,13 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     Raises:
         IndexBusy: `watch` and another writer holds the lock (unless `follow_if_busy`).
     """
+    from vault_agent.blas import use_one_blas_thread
     from vault_agent.query.snapshot import SnapshotReader
+    from vault_agent.semantic.warmup import warm_model, warm_snapshot
 
     _start_private_state(settings)
+    use_one_blas_thread()  # blas.py: a query's matrix products never wait for BLAS helpers
+    warm_model(settings)  # on a thread, beside the writer's catch-up and the MCP handshake
     vault = make_vault(settings)
     writer: Writer | None = None
     follower = False
@@ -82,6 +86,7 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
             follower, read_only_reason = True, mapped.code
             log.warning("%s: cannot be the index writer; serving the last snapshot read-only", mapped.code)
     reader = SnapshotReader(settings, vault, freshness=_live_freshness(settings, writer))
+    warm_snapshot(reader)  # the first question finds the snapshot and its vectors loaded
     return AppContext(
         settings=settings,
         vault=vault,

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from vault_agent.api.human import conversations, explore, files, notes, orientation, query, retrieval
+from vault_agent.api.human import (
+    conversations,
+    explore,
+    files,
+    notes,
+    orientation,
+    query,
+    rename_tag,
+    retrieval,
+)
 from vault_agent.cli.command_spec import ArgSpec, CommandSpec, OptionSpec
 
 # fmt: off
@@ -143,6 +152,7 @@ COMMANDS: dict[str, CommandSpec] = {
             OptionSpec('--since', 'modified_after', 'str', 'Only notes modified at or after: ISO date or 7d, 2w, 3mo.'),
             OptionSpec('--modified-after', 'modified_after', 'str', 'Same as --since.'),
             OptionSpec('--modified-before', 'modified_before', 'str', 'Only notes modified before: ISO date or 7d.'),
+            OptionSpec('--explain', 'explain', 'bool', 'Add how each hit was ranked.'),
         ),
         render=retrieval.render_search,
     ),
@@ -332,5 +342,17 @@ COMMANDS: dict[str, CommandSpec] = {
             OptionSpec('--dql', 'dql', 'str', 'A Dataview query: LIST or TABLE … FROM … WHERE … SORT … LIMIT.'),
         ),
         render=query.render_query,
+    ),
+    'rename-tag': CommandSpec(
+        'rename-tag', 'POST', '/files/rename-tag', True,
+        'Rename a tag across the vault.\n\n\x08\nExample: vault-agent rename-tag project/old project/new --apply\n\nNeeds a running server: vault-agent serve --watch --vault PATH.',
+        args=(ArgSpec('old', 'str', True, "tag to rename, '#' optional; its children follow"), ArgSpec('new', 'str', True, 'new name; an existing tag merges'),),
+        options=(
+            OptionSpec('--apply', 'apply', 'bool', 'write the notes (default: dry run)'),
+            OptionSpec('--limit', 'limit', 'int', 'notes listed with their diff (1-50, default 10)'),
+            OptionSpec('--cursor', 'cursor', 'str', 'next page of a dry run'),
+            OptionSpec('--wait-for-index', 'wait_for_index', 'bool', 'return once the index holds the writes'),
+        ),
+        render=rename_tag.render_rename_tag,
     ),
 }

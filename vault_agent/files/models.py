@@ -127,3 +127,45 @@ class StatResult(BaseModel):
     created: str | None  # ISO 8601 UTC birth time; null when the file system does not record it
     modified: str  # ISO 8601 UTC
     sha256: str | None = None  # of a file's bytes (files up to 16 MiB), for expected_sha256
+
+
+RENAME_TAG_LIMIT_DEFAULT, RENAME_TAG_LIMIT_MAX = 10, 50  # notes listed (with diffs) per answer
+
+
+class TagNoteChange(BaseModel):
+    """vault_rename_tag: one note whose tags change (or changed)."""
+
+    path: str
+    occurrences: int  # tag names renamed in this note
+    frontmatter: int  # of which in the frontmatter `tags`/`tag` values
+    inline: int  # of which `#tags` in the body
+    sha256_before: str  # the bytes the rename is for: a note that no longer has them is skipped
+    sha256: str  # after the rename
+    diff: str
+    diff_truncated: bool
+
+
+SkipReason = Literal["changed", "missing", "forbidden", "not_utf8", "too_large", "too_nested"]
+
+
+class TagNoteSkipped(BaseModel):
+    path: str
+    reason: SkipReason
+
+
+class RenameTagResult(IndexInfo):
+    """vault_rename_tag (dry run by default)."""
+
+    old_tag: str
+    new_tag: str
+    dry_run: bool
+    notes_total: int  # notes that change (dry run) or changed (applied)
+    occurrences_total: int
+    notes: list[TagNoteChange]  # one page, path order, each diff bounded
+    next_cursor: str | None  # dry run: the next page; null on the last page and when applied
+    truncated: bool  # more notes changed than `notes` lists
+    merged: bool  # a renamed tag already existed: the two now merge into one
+    merged_tags: list[str]  # which ones (at most 20)
+    skipped_total: int
+    skipped: list[TagNoteSkipped]  # at most 50, path order
+    index_freshness: str  # of the snapshot the candidate notes came from

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pyarrow as pa
 
@@ -93,6 +94,15 @@ def _walk_paths(vault: Vault) -> tuple[list[str], dict[str, int]]:
     return rels, skipped
 
 
+class CommitHook(Protocol):
+    """Sees every commit of an `Indexer` (the embedder, semantic/embedder.py): `attach`
+    may add files to the segments about to be committed, `committed` learns the result."""
+
+    def attach(self, segments: list[SegmentRef]) -> list[SegmentRef]: ...
+
+    def committed(self, manifest: Manifest) -> None: ...
+
+
 class Indexer:
     """The writer's view of one index: committed manifest + what it knows of each note."""
 
@@ -110,6 +120,7 @@ class Indexer:
         # snapshot and segment ids stay above its ids, because readers in this process
         # keep per-segment columns by id (engine.py, state dir recovery).
         self.ids_above: Manifest | None = None
+        self.commit_hook: CommitHook | None = None
 
     @property
     def applied_seq(self) -> int:
@@ -223,6 +234,8 @@ class Indexer:
             )
             count = len(self.notes) - len(touched) + len(add)
         snap_id, _ = next_ids(self.index_dir, self.manifest or self.ids_above)
+        if self.commit_hook is not None:
+            segments = self.commit_hook.attach(segments)  # embeddings finished since the last commit
         segments = [s for s in segments if len(s.deleted) < s.note_count]
         manifest = Manifest(
             snapshot_id=snap_id,
@@ -255,6 +268,8 @@ class Indexer:
         self.manifest, self.compatible, self._totals = manifest, True, totals
         if self.log.size_bytes() > LOG_COMPACT_BYTES:
             self.log.compact(applied_seq)
+        if self.commit_hook is not None:
+            self.commit_hook.committed(manifest)
         return manifest
 
     # ----- builds --------------------------------------------------------------------
@@ -388,8 +403,17 @@ def open_writer_dirs(settings: Settings, lock: WriterLock) -> Indexer:
     return idx
 
 
-def build_index(settings: Settings, *, full: bool = False, progress: Progress | None = None) -> Manifest:
+EmbedReport = Callable[[int, int, "float | None"], None]  # (embedded notes, live notes, seconds left)
+
+
+def build_index(
+    settings: Settings, *, full: bool = False, progress: Progress | None = None, embed: EmbedReport | None = None
+) -> Manifest:
     """Build or catch up the index (full=True: reindex from scratch); returns the manifest.
+
+    With `embed`, then compute the embeddings of every live note in the foreground
+    (`index --embed`; semantic/embedder.py), committing each finished batch, and report
+    progress through it.
 
     Raises:
         IndexBusy: another writer holds the lock.
@@ -406,6 +430,17 @@ def build_index(settings: Settings, *, full: bool = False, progress: Progress | 
         else:
             idx.catch_up(progress)
         maybe_compact(idx)
+        if embed is not None:
+            from vault_agent.semantic.embedder import SemanticIndexer
+
+            embedder = SemanticIndexer(idx.index_dir, command="index --embed", nice=0)
+            idx.commit_hook = embedder
+            try:
+                embedder.run_to_completion(idx, embed)
+            finally:
+                idx.commit_hook = None
+            if embedder.model_failed:
+                log.warning("semantic model failed to load (%s); the index is lexical only", embedder.last_error)
         GarbageCollector(idx.index_dir).collect()
         assert idx.manifest is not None
         return idx.manifest

@@ -8,7 +8,7 @@ and committed, paced by `CommitPacer`. Small segments are compacted and garbage 
 while idle. The other jobs live in their own classes, which the writer composes: stale
 state (`Staleness`), the periodic reconcile scan (`Reconciler`), `writer.json`'s heartbeat
 (`Heartbeat`), retries (`Backoff`), GC (`GarbageCollector`), embeddings
-(`SemanticIndexer`, following the lexical commits on its own thread), the watcher and the
+(`SemanticIndexer`: a niced worker process following the commits), the watcher and the
 vault folder it watches (`WatchKeeper`), and the state dir under the lock (`state_dir.py`).
 The heartbeat, the build loop and the embedder run under a `Supervisor`: an exception
 restarts them after a backoff, and `writer.json` publishes the restarts. Each heartbeat
@@ -143,6 +143,7 @@ class Writer(FaultRecovery):
             IndexBusy: another writer holds the lock.
         """
         self._indexer = idx = open_writer_dirs(self.settings, self._lock)
+        idx.commit_hook = self._semantic  # every commit sets the embedder's target and carries its files
         try:
             self._gc = GarbageCollector(self.index_dir)
             self._echoes = ToolEchoes(idx.vault)
@@ -265,6 +266,7 @@ class Writer(FaultRecovery):
             self._batcher.wake()  # another process appended (write tools without a writer)
         self._head = max(self._head, head)
         self._publish()
+        self._semantic.publish_state()  # embedder.json: its heartbeat says embeddings are being computed
 
     def append(self, items: list[NewEvent]) -> int:
         """Append events (write tools) through the live writer; returns the last seq.

@@ -16,6 +16,9 @@ from typing import Any
 
 from frontmatter.default_handlers import YAMLHandler
 
+# The fence rule is shared with the tag rename (`vault_agent.tag_syntax`), so it lives in the kernel.
+from vault_agent.note_syntax import find_frontmatter_close as find_block
+
 MAX_FM_BYTES = 64 * 1024
 MAX_FM_DEPTH = 64
 MAX_FM_ALIASES = 64
@@ -34,18 +37,6 @@ class Frontmatter:
     error: str | None = None  # too_large | too_deep | too_many_aliases | yaml_error | not_mapping
     fields: dict[str, Any] = field(default_factory=dict)  # stringified top-level keys, file order
     end_line: int = 0  # 1-based file line of the closing fence (0 = no frontmatter)
-
-
-def find_block(lines: list[str]) -> int | None:
-    """Index (0-based) of the closing fence when lines[0] opens a frontmatter block, else None."""
-    if not lines or lines[0].rstrip(" \t") != "---":
-        return None
-    for i in range(1, len(lines)):
-        line = lines[i]
-        # Fast reject: a fence line is 3 characters plus optional trailing blanks.
-        if len(line) >= 3 and line[0] in "-." and line.rstrip(" \t") in ("---", "..."):
-            return i
-    return None
 
 
 def nesting_depth(text: str) -> int:

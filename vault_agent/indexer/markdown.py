@@ -11,7 +11,6 @@ markdown-it's heading rules cut it, and inline-parsed only when it holds inline 
 
 from __future__ import annotations
 
-import bisect
 import logging
 import re
 import sys
@@ -23,6 +22,11 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import mdTrim
 from markdown_it.token import Token
 
+# The comment and code-span rules and the comrak depth guard are shared with the tag rename,
+# so they live in the kernel; `blank_comments` and `code_spans` are re-exported for the parser.
+from vault_agent.note_syntax import blank_comments as blank_comments
+from vault_agent.note_syntax import code_spans as code_spans
+from vault_agent.note_syntax import too_deep_for_comrak, unlink_tree
 from vault_agent.text import collapse_ws, nfc
 
 
@@ -63,23 +67,11 @@ _COMRAK_OPTS = comrak.ParseOptions(sourcepos_chars=True)
 _MD = _make_parser()
 _silence_rule_debug_logs()  # after MarkdownIt(): every rule module is imported by then
 
-# Fenced code opener/closer as seen by the comment scan (also inside lists/blockquotes).
-_FENCE_RE = re.compile(r"^ {0,3}(?:(?:>|[-*+]|\d{1,9}[.)]) {0,4})*(`{3,}|~{3,})(.*)$")
 # Characters that can start inline syntax (emphasis, code, links, html, entities, escapes).
 _INLINE_SYNTAX_RE = re.compile(r"[\\`*_\[\]<>&!~]")
-_BACKTICKS_RE = re.compile(r"`+")
 _TEXT_TOKENS = frozenset({"text", "code_inline", "html_inline", "text_special"})
 # A blockquote marker opening a continuation line of a setext heading: indentation, `>`.
 _QUOTE_MARK_RE = re.compile(r"[ \t]*>")
-# A line opening 100 or more blockquotes (list markers may sit between them): such a note
-# goes to markdown-it's block parser instead (see `_markdown_it_structure`). comrak caps
-# list nesting itself; blockquotes it nests without limit.
-DEEP_QUOTES = 100
-_LIST_MARK = r"(?:[-+*]|\d{1,9}[.)])(?=[ \t])[ \t]*"
-_DEEP_QUOTES_RE = re.compile(rf"^[ \t]*(?:{_LIST_MARK})*(?:>[ \t]*(?:{_LIST_MARK})*){{{DEEP_QUOTES}}}", re.M)
-# comrak-ext builds its Python tree recursively: inline nodes nested ~25,000 deep overflowed
-# an 8 MB stack. Each inline level opens with `*`, `_` or `[`: past this many, markdown-it.
-DEEP_INLINE = 5_000
 _CONTAINERS = frozenset({comrak.Document, comrak.List, comrak.Item})
 
 
@@ -97,73 +89,6 @@ class Heading:
 class Structure:
     headings: list[Heading]
     code_ranges: list[tuple[int, int]]  # 1-based inclusive file-line ranges of code blocks
-
-
-def code_spans(line: str) -> list[tuple[int, int]]:
-    """(start, end) of the code spans on one line: a backtick run up to the next run of the
-    same length (CommonMark's rule, line-local). Linear, unlike a backtracking regex."""
-    runs = [m.span() for m in _BACKTICKS_RE.finditer(line)]
-    by_len: dict[int, list[int]] = {}
-    for k, (a, b) in enumerate(runs):
-        by_len.setdefault(b - a, []).append(k)
-    spans: list[tuple[int, int]] = []
-    k = 0
-    while k < len(runs):
-        a, b = runs[k]
-        same = by_len[b - a]
-        nxt = bisect.bisect_right(same, k)
-        if nxt < len(same):
-            close = same[nxt]
-            spans.append((a, runs[close][1]))
-            k = close + 1
-        else:
-            k += 1
-    return spans
-
-
-def blank_comments(text: str) -> str:
-    """Remove Obsidian `%% … %%` comments outside fenced code, keeping every newline.
-
-    An unclosed `%%` comments out the rest of the note (Obsidian renders it that way).
-    """
-    if "%%" not in text:
-        return text
-    out: list[str] = []
-    fence: str | None = None  # the opening fence run while inside fenced code
-    in_comment = False
-    for line in text.split("\n"):
-        if fence is not None:
-            match = _FENCE_RE.match(line)
-            closes = match is not None and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
-            if closes and match is not None and not match.group(2).strip():
-                fence = None
-            out.append(line)
-            continue
-        if not in_comment:
-            match = _FENCE_RE.match(line)
-            if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-                fence = match.group(1)
-                out.append(line)
-                continue
-        spans = code_spans(line) if "`" in line else []
-        kept: list[str] = []
-        pos = 0
-        search = 0
-        while True:
-            idx = line.find("%%", search)
-            if idx < 0:
-                if not in_comment:
-                    kept.append(line[pos:])
-                break
-            if not in_comment and any(a <= idx < b for a, b in spans):
-                search = idx + 2  # `%%` inside a code span is literal text
-                continue
-            if not in_comment:
-                kept.append(line[pos:idx])
-            in_comment = not in_comment
-            pos = search = idx + 2
-        out.append("".join(kept))
-    return "\n".join(out)
 
 
 def _inline_text(tokens: list[Token], parts: list[str]) -> None:
@@ -259,20 +184,8 @@ class _Blocks:
     code_ranges: list[tuple[int, int]]
 
 
-def _unlink(nodes: list[comrak.AstNode]) -> None:
-    """Empty every `children` list in these subtrees: comrak-ext's AstNode (pyo3, no
-    `__traverse__`) links `parent` and `children` in a cycle the GC cannot see, so a linked
-    tree is never freed (~20 KB a note); upward links alone are freed by refcounting."""
-    while nodes:
-        node = nodes.pop()
-        children = node.children
-        if children:
-            node.children = []
-            nodes.extend(children)
-
-
 def _walk(root: comrak.AstNode, out: _Blocks) -> None:
-    """Visit block nodes only, in document order, unlinking the tree (`_unlink`) as it goes;
+    """Visit block nodes only, in document order, unlinking the tree (`unlink_tree`) as it goes;
     inline subtrees (never needed here) and whatever a walk that raised did not reach are
     unlinked after it. Iterative: lists nested by indentation can be 1,000 levels deep."""
     stack: list[tuple[comrak.AstNode, int]] = [(root, 0)]  # (node, blockquotes around it)
@@ -311,12 +224,12 @@ def _walk(root: comrak.AstNode, out: _Blocks) -> None:
                 out.events.append(0)
     finally:
         unvisited.extend(node for node, _ in stack)
-        _unlink(unvisited)
+        unlink_tree(unvisited)
 
 
 def _markdown_it_structure(src: str) -> _Blocks:
     """The same walk over markdown-it-py's block tokens (the block parser before
-    PARSER_VERSION 3), for notes nested past `_too_deep_for_comrak`: markdown-it stops at 20
+    PARSER_VERSION 3), for notes nested past `too_deep_for_comrak`: markdown-it stops at 20
     levels, where comrak's recursion would overflow the stack on a line of ~30,000 `>`."""
     env: dict[str, Any] = {}
     tokens: list[Token] = []
@@ -367,13 +280,6 @@ def _body_available(headings: list[Heading], heading_at: list[int], events: list
         headings[h].body_available = following[pos] < bounds[h]
 
 
-def _too_deep_for_comrak(src: str) -> bool:
-    """Whether comrak could overflow the stack on `src` (counts first: the regex ~25 µs)."""
-    if src.count(">") >= DEEP_QUOTES and _DEEP_QUOTES_RE.search(src):
-        return True
-    return len(src) >= DEEP_INLINE and src.count("*") + src.count("_") + src.count("[") >= DEEP_INLINE
-
-
 def parse_structure(src: str) -> Structure:
     """Headings (with body_available) and code-block line ranges of a body.
 
@@ -382,7 +288,7 @@ def parse_structure(src: str) -> Structure:
     """
     if "\r" in src or "\0" in src:  # not from parse.py: normalize as CommonMark reads it
         src = src.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
-    if _too_deep_for_comrak(src):
+    if too_deep_for_comrak(src):
         out = _markdown_it_structure(src)
     else:
         out = _Blocks(lines=src.split("\n"), sources=[], heading_at=[], events=[], code_ranges=[])

@@ -36,7 +36,9 @@ from vault_agent.freshness import read_current_manifest
 from vault_agent.private_dir import make_state_dirs
 
 MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
-SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z_]+\.parquet$")
+# Every file a segment lists: its tables (Parquet) and its mapped embedding files (Arrow;
+# semantic/store.py). Digits too: `embeddings_v2` files went uncollected without them.
+SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z0-9_]+\.(?:parquet|arrow)$")
 GC_KEEP_MANIFESTS = 3
 GC_GRACE_S = 120.0
 MANIFEST_GRACE_SHARE = 1 / 12  # of the grace: 10 s by default

@@ -125,14 +125,14 @@ def chunk_map(reader: Any, view: Any, cache: dict[Any, Any] | None) -> SnapshotC
 
 
 def rank(
-    index: list[SegmentTerms], chunks: SnapshotChunks, terms: list[str], limit: int
+    index: list[SegmentTerms], chunks: SnapshotChunks, terms: list[str], limit: int, df: dict[str, int] | None = None
 ) -> list[tuple[str, int, float, int]]:
     """Top (path, chunk ordinal, score, global chunk row) for terms, best first, scored with
     pyarrow kernels: the SQL's formula and operation order, DuckDB's round() (scale,
     round half away from zero, unscale) and its tie-break, so answers match the SQL's."""
     if not terms or chunks.count == 0:
         return []
-    table = score_postings(index, chunks, terms, K1, B)
+    table = score_postings(index, chunks, terms, K1, B, df)
     if not table.num_rows:
         return []
     scaled = pc.round(pc.multiply(table["score"], MILLION), round_mode="half_towards_infinity")
@@ -157,13 +157,16 @@ def bm25(
     stats: tuple[int, float],
     index: list[SegmentTerms] | None = None,
     chunks: SnapshotChunks | None = None,
+    df: dict[str, int] | None = None,
 ) -> list[tuple[str, int, float]]:
-    """Top (path, chunk ordinal, score) for terms, best first (pyarrow with a chunk map, else SQL)."""
+    """Top (path, chunk ordinal, score) for terms, best first (pyarrow with a chunk map, else
+    SQL); `df`, the terms' live postings when the caller knows them, lets the pyarrow path
+    read one segment at a time."""
     n, avg = stats
     if not terms or n == 0:
         return []
     if index is not None and chunks is not None:
-        return [(p, o, sc) for p, o, sc, _ in rank(index, chunks, terms, limit)]
+        return [(p, o, sc) for p, o, sc, _ in rank(index, chunks, terms, limit, df)]
     ensure_lengths(con)
     params = [terms, n, K1, K1, B, B, max(avg, 1e-9), limit]
     if index is None:

@@ -153,6 +153,10 @@ class LiveNotes:
         """Every segment's columns with its live mask (None: all rows live), newest first."""
         return tuple((seg.columns, seg.live) for seg in self._segments)
 
+    def vocab(self, column: str) -> Vocab:
+        """The reader-wide vocabulary of a list column (codes of `SegmentColumns.lists`)."""
+        return self._vocabs.lists[column]
+
     def dead_rows(self) -> list[tuple[int, str]]:
         """(segment id, path) of every row of the snapshot's segments that is not live."""
         out: list[tuple[int, str]] = []

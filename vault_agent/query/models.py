@@ -97,6 +97,14 @@ class StatusDetails(Camel):
     # its seven keys, so the lag is reported here and as SEMANTIC_PENDING on search).
     semantic_search: str = "off"
     embedded_share: float = 0.0
+    # Progress of the embeddings: notes with vectors of the current model (of noteCount),
+    # the time left at the embedder's recent rate (None: unknown or nothing computes them),
+    # and what computes them: the embedder's phase (starting | running | idle | restarting |
+    # failed) or `none`, with its worker restarts after crashes.
+    embedded_notes: int = 0
+    embedding_eta_seconds: int | None = None
+    embedder: str = "none"
+    embedder_restarts: int = 0
     # Why the index is stale (contracts.STALE_REASONS keys, e.g. "vault-missing"), and the
     # restarts of the live writer's supervised threads and watcher (vault_agent/supervise.py).
     stale_reason: str | None = None

@@ -13,17 +13,21 @@ relative path, then path suffix / bare name, several matches broken as Obsidian 
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
 from typing import Any
 
-import duckdb
+import numpy as np
+import numpy.typing as npt
 
 from vault_agent.contracts import Outcome
 from vault_agent.linkpaths import LinkResolver
 from vault_agent.query.bm25 import bm25, chunk_map, corpus_stats, postings_index
 from vault_agent.query.models import Camel
 from vault_agent.query.outline import check_note_path, resolve_note
+from vault_agent.query.related_index import note_keys, note_term_counts, snapshot_df, snapshot_links
 from vault_agent.query.search import check_limit
-from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.toolkit import remember
 
 LINK_WEIGHT = 3.0
@@ -47,15 +51,101 @@ class RelatedData(Camel):
     index_freshness: str
 
 
-def path_index(con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int) -> LinkResolver:
-    """The Obsidian link resolver over the snapshot's notes (cached per snapshot)."""
-    key = ("related_paths", snapshot_id)
+def path_index(view: SnapshotView, cache: dict[Any, Any] | None) -> LinkResolver:
+    """The Obsidian link resolver over the snapshot's live notes (cached per snapshot; built
+    from the path strings the loaded segments hold, not from a query that copies them)."""
+    key = ("related_paths", view.manifest.snapshot_id)
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[no-any-return]
-    idx = LinkResolver(p for (p,) in con.execute("SELECT path FROM notes ORDER BY path").fetchall())
+    paths = [
+        path
+        for cols, live in view.live.segment_views()
+        for row, path in enumerate(cols.paths)
+        if live is None or live[row]
+    ]
+    idx = LinkResolver(sorted(paths))
     if cache is not None:
-        remember(cache, "related_paths", snapshot_id, idx)
+        remember(cache, "related_paths", view.manifest.snapshot_id, idx)
     return idx
+
+
+def _links(
+    view: SnapshotView, index_dir: Path, cache: dict[Any, Any], me: str, idx: LinkResolver
+) -> tuple[list[str], list[str]]:
+    """(notes `me` links to, in its link order; notes linking to `me`, in path order), each once."""
+    segments = snapshot_links(index_dir, view, cache)
+    found = view.live.lookup(me)
+    outgoing: list[str] = []
+    for links, cols, _live in segments:
+        if found is not None and cols.segment_id == found[0]:
+            for target, markdown in links.of_note(cols.row_of[me]):
+                hit = idx.resolve(target, me, markdown)
+                if hit is not None and hit[0] not in outgoing:
+                    outgoing.append(hit[0])
+    hashes = [hash(k) for k in note_keys(me)]
+    incoming: set[str] = set()
+    for links, cols, live in segments:
+        for row in links.naming(hashes):
+            source_row = int(links.sources[row])
+            if live is not None and not live[source_row]:
+                continue
+            source = cols.paths[source_row]
+            if source == me or source in incoming:
+                continue
+            hit = idx.resolve(str(links.targets[row].as_py()), source, bool(links.markdown[row]))
+            if hit is not None and hit[0] == me:
+                incoming.add(source)
+    return outgoing, sorted(incoming)
+
+
+def _shared_tags(view: SnapshotView, me: str) -> dict[str, list[str]]:
+    """Per other note, the tags it shares with `me` (sorted), from the live tag codes."""
+    vocab = view.live.vocab("tags")
+    mine: npt.NDArray[np.int32] | None = None
+    for cols, live in view.live.segment_views():
+        row = cols.row_of.get(me)
+        if row is not None and (live is None or live[row]):
+            flat = cols.lists["tags"]
+            mine = np.unique(flat.codes[flat.rows == row])
+            break
+    shared: dict[str, list[str]] = {}
+    if mine is None or not len(mine):
+        return shared
+    for cols, live in view.live.segment_views():
+        flat = cols.lists["tags"]
+        hit = np.isin(flat.codes, mine)
+        if live is not None:
+            hit &= live[flat.rows]
+        rows, codes = flat.rows[hit], flat.codes[hit]
+        order = np.lexsort((codes, rows))
+        rows, codes = rows[order].tolist(), codes[order].tolist()
+        start = 0
+        while start < len(rows):  # one run of equal rows per note (its tags once each: parser rule)
+            end = start + 1
+            while end < len(rows) and rows[end] == rows[start]:
+                end += 1
+            path = cols.paths[rows[start]]
+            if path != me:
+                shared[path] = sorted({vocab.name(c) for c in codes[start:end]})
+            start = end
+    return shared
+
+
+def _top_terms(view: SnapshotView, index_dir: Path, cache: dict[Any, Any], me: str, chunks: int) -> dict[str, int]:
+    """The note's TOP_TERMS most distinctive terms (with their live chunk counts): tf (over
+    its chunks) · idf (chunk df), best first, ties by term; one-character terms left out."""
+    counts = note_term_counts(view, me)
+    if not counts:
+        return {}
+    live_df, vocab = snapshot_df(index_dir, view, cache)
+    n = float(chunks)
+    scored: list[tuple[float, str, int]] = []
+    for term, tf in counts.items():
+        code = vocab.code(term)
+        df = int(live_df.df[code]) if code is not None and code < len(live_df.df) else 0
+        if df > 0 and len(term) > 1:
+            scored.append((-(float(tf) * math.log(1 + (n - df + 0.5) / (df + 0.5))), term, df))
+    return {term: df for _, term, df in sorted(scored)[:TOP_TERMS]}
 
 
 def related(
@@ -70,17 +160,15 @@ def related(
     """
     size = check_limit(limit)
     check_note_path(reader.vault, path)
+    cache = {} if cache is None else cache
+    index_dir = Path(reader.settings.index_dir)
     with reader.acquire() as view:
         con = view.con
         note = resolve_note(reader, view, path, "related", structure=False)
         me = note.path
-        table = view.segment_table("notes", note.segment_id)
-        tags_row = con.execute(f"SELECT tags FROM {table} WHERE path = ?", [me]).fetchone()
-        my_tags = list(tags_row[0] or []) if tags_row else []
-        idx = path_index(con, cache, view.manifest.snapshot_id)
+        idx = path_index(view, cache)
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {}
-        shared: dict[str, list[str]] = {}
 
         def add(p: str, why: str, value: float) -> None:
             if p == me:
@@ -89,48 +177,22 @@ def related(
             if why not in reasons.setdefault(p, []):
                 reasons[p].append(why)
 
-        for target, kind in con.execute(
-            "SELECT target, kind FROM links WHERE path = ? ORDER BY ordinal", [me]
-        ).fetchall():
-            found = idx.resolve(target or "", me, kind == "markdown")
-            hit = found[0] if found else None
-            if hit and "links_to" not in reasons.get(hit, []):
-                add(hit, "links_to", LINK_WEIGHT)
-        name = me.rsplit("/", 1)[-1]
-        stem = name[:-3] if name.casefold().endswith(".md") else name
-        incoming = con.execute(
-            "SELECT path, target, kind FROM links WHERE path <> ? AND strpos(lower(target), lower(?)) > 0 "
-            "ORDER BY path, ordinal",
-            [me, stem],
-        ).fetchall()
-        for src, target, kind in incoming:
-            found = idx.resolve(target or "", src, kind == "markdown")
-            if found is not None and found[0] == me and "linked_from" not in reasons.get(src, []):
-                add(src, "linked_from", LINK_WEIGHT)
-        if my_tags:
-            for p, tags in con.execute(
-                "SELECT path, list_intersect(tags, ?::VARCHAR[]) FROM notes WHERE path <> ? "
-                "AND len(list_intersect(tags, ?::VARCHAR[])) > 0",
-                [my_tags, me, my_tags],
-            ).fetchall():
-                common = sorted(set(tags))
-                shared[p] = common
-                add(p, "shared_tags", TAG_WEIGHT * len(common))
-        stats = corpus_stats(con, cache, view.manifest.snapshot_id)
-        terms = [
-            t
-            for (t,) in con.execute(
-                "WITH mine AS (SELECT term, sum(tf) AS tf FROM terms WHERE path = ? GROUP BY term), "
-                "df AS (SELECT term, count(*) AS df FROM terms WHERE term IN (SELECT term FROM mine) GROUP BY term) "
-                "SELECT term FROM mine JOIN df USING (term) WHERE length(term) > 1 "
-                "ORDER BY mine.tf * ln(1 + (?::DOUBLE - df + 0.5) / (df + 0.5)) DESC, term LIMIT ?",
-                [me, stats[0], TOP_TERMS],
-            ).fetchall()
-        ]
-        best: dict[str, float] = {}
+        outgoing, incoming = _links(view, index_dir, cache, me, idx)
+        for hit in outgoing:
+            add(hit, "links_to", LINK_WEIGHT)
+        for src in incoming:
+            add(src, "linked_from", LINK_WEIGHT)
+        shared = _shared_tags(view, me)
+        for p, common in shared.items():
+            add(p, "shared_tags", TAG_WEIGHT * len(common))
         index = postings_index(reader, view, cache)
         chunks = chunk_map(reader, view, cache) if index is not None else None
-        for hit_path, _, score in bm25(con, terms, TERM_POOL, stats, index, chunks):
+        # The chunk map holds the live chunk count and mean length (what the SQL's count and
+        # avg give); without it the SQL fallback copies the lengths into DuckDB once.
+        stats = (chunks.count, chunks.avg) if chunks is not None else corpus_stats(con, cache, view.manifest.snapshot_id)
+        terms = _top_terms(view, index_dir, cache, me, stats[0])
+        best: dict[str, float] = {}
+        for hit_path, _, score in bm25(con, list(terms), TERM_POOL, stats, index, chunks, terms):
             if hit_path != me and hit_path not in best:
                 best[hit_path] = score
         top = max(best.values(), default=0.0)
@@ -138,15 +200,10 @@ def related(
             if top > 0:
                 add(p, "term_overlap", TERM_WEIGHT * s / top)
         ranked = sorted(scores, key=lambda p: (-round(scores[p], 6), p))[:size]
-        titles = dict(
-            con.execute(
-                "SELECT path, title FROM notes WHERE list_contains(?::VARCHAR[], path)", [ranked]
-            ).fetchall()
-        )
         items = [
             RelatedNote(
                 path=p,
-                title=titles.get(p),
+                title=_title(view, p),
                 score=round(scores[p], 6),
                 reasons=reasons[p],
                 shared_tags=shared.get(p, []),
@@ -155,3 +212,8 @@ def related(
         ]
         data = RelatedData(path=me, related=items, index_freshness=view.freshness)
         return Outcome(data=data, warnings=[*view.warnings(), *note.warnings()], freshness=view.freshness)
+
+
+def _title(view: SnapshotView, path: str) -> str | None:
+    found = view.live.lookup(path)
+    return found[1].title if found is not None else None

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from vault_agent.contracts import MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome, WarningItem
 from vault_agent.errors import (
     InvalidLimit,
@@ -22,6 +24,7 @@ from vault_agent.errors import (
 from vault_agent.query.engine_details import engine_details
 from vault_agent.query.models import Camel
 from vault_agent.query.search_engine import open_engine, ranked_chunks, ranked_notes
+from vault_agent.query.search_explain import HitExplain, explain_hits
 from vault_agent.query.search_modes import (
     GROUPS,
     MODES,
@@ -29,12 +32,15 @@ from vault_agent.query.search_modes import (
     embeddings_available,
     fuse,
     lead_agreed,
-    semantic_hits,
+    lexical_evidence,
     semantic_warnings,
 )
 from vault_agent.query.structured.candidates import candidate_paths
 from vault_agent.query.structured.filters import Filters
-from vault_agent.search_fields import decode_detail
+from vault_agent.search_fields import FIELD_BOOSTS, analyze_terms, decode_detail
+from vault_agent.semantic.encoder import CONFIDENT_COSINE
+from vault_agent.semantic.fusion import FusedHit
+from vault_agent.semantic.query import semantic_search
 from vault_agent.text import tokenize
 
 SEARCH_LIMIT_DEFAULT = 10
@@ -51,6 +57,7 @@ class SearchResult(Camel):
     end_line: int
     score: float
     snippet: str
+    explain: HitExplain | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class SearchData(Camel):
@@ -188,6 +195,21 @@ def lexical_hits(
 FUSION_POOL = 50  # candidates each ranker contributes to hybrid fusion (then cut to the limit)
 
 
+def any_term_held(reader: Any, view: Any, terms: list[str]) -> bool:
+    """Whether any field of any chunk holds one of the query's (analyzed) terms."""
+    _, searcher = open_engine(Path(reader.settings.index_dir), view.manifest.search_index)
+    return any(searcher.doc_freq(field, t) > 0 for t in analyze_terms(terms) for field in FIELD_BOOSTS)
+
+
+def no_confident_match(best: float | None) -> WarningItem:
+    near = "nothing" if best is None else f"the nearest note's similarity is {best:.2f}, below {CONFIDENT_COSINE:.2f}"
+    return WarningItem(
+        code="NO_CONFIDENT_MATCH",
+        message=f"no note holds the query's words and none is close in meaning ({near}); "
+        "try other words, or mode=lexical for exact matches only",
+    )
+
+
 def ranked_hits(
     reader: Any,
     view: Any,
@@ -199,34 +221,60 @@ def ranked_hits(
     details: dict[tuple[str, int], bytes] | None = None,
     evidence: dict[str, bool] | None = None,
     allowed: frozenset[str] | None = None,
+    explained: list[FusedHit] | None = None,
 ) -> tuple[list[Hit], str, list[WarningItem]]:
     """(hits, mode answered, warnings) for one pinned snapshot: the one ranking every
     surface uses (search, vault_find). `details`: see hit_details. `evidence`, when given,
-    receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed). `allowed`: the
-    notes the search filters leave (None: all), narrowed in each ranker before ranking."""
+    receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed); `explained`
+    receives how each hit was ranked (fusion.FusedHit, in hit order). `allowed`: the notes
+    the search filters leave (None: all), narrowed in each ranker before ranking.
+
+    A semantic or hybrid query that no note holds a word of and whose nearest note is
+    below the model's CONFIDENT_COSINE answers no hits with NO_CONFIDENT_MATCH (made-up
+    words must not get ten confident-looking results)."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
-    if wanted == "lexical":
-        return lexical_hits(reader, view, terms, limit, group, details, allowed), "lexical", []
+    if wanted == "lexical":  # every answer says how far embeddings are (SEMANTIC_PENDING / _OFF)
+        warnings = semantic_warnings(reader, view, lexical_answer=mode is None)
+        hits = lexical_hits(reader, view, terms, limit, group, details, allowed)
+        if explained is not None:
+            explained.extend(FusedHit(p, o, s, lexical_rank=i, lexical_score=s) for i, (p, o, s) in enumerate(hits, 1))
+        return hits, "lexical", warnings
     pool = max(limit, FUSION_POOL)
-    semantic = semantic_hits(reader, view, query, pool, allowed)
-    warnings = semantic_warnings(reader, view)
-    if semantic is None:  # answered lexical: one warning says so (and why), not two
-        broken = [w for w in warnings if w.code == "SEMANTIC_UNAVAILABLE"]  # the model cannot load
-        lag = " (they are being computed)" if any(w.code == "SEMANTIC_PENDING" for w in warnings) else ""
-        warnings = broken or [
+    found = semantic_search(reader, view, query, pool, allowed)
+    warnings = semantic_warnings(reader, view, lexical_answer=found is None)
+    if found is None:  # answered lexical: one warning says so (and why), not two
+        warnings = warnings or [
             WarningItem(
                 code="SEMANTIC_UNAVAILABLE",
-                message=f"{wanted} search needs embeddings and this index has none yet{lag}; answered lexical",
+                message=f"{wanted} search needs embeddings and this index has none; this answer is lexical",
             )
         ]
         return lexical_hits(reader, view, terms, limit, group, details, allowed), "lexical", warnings
-    if group == "note":  # the best chunk per note, in rank order
-        semantic = list({h[0]: h for h in reversed(semantic)}.values())[::-1]
-    if wanted == "semantic":
-        return semantic[:limit], "semantic", warnings
+    semantic, vectors = found.hits, found.vectors
     stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
-    lexical = lexical_hits(reader, view, terms, pool, group, stored, allowed) if terms else []
-    fused = fuse(lexical, semantic, limit, terms, stored)
+    lexical: list[Hit] = []
+    if wanted == "semantic":  # only whether any note holds a query word: dictionary look-ups
+        held = bool(terms) and any_term_held(reader, view, terms)
+    else:
+        lexical = lexical_hits(reader, view, terms, pool, group, stored, allowed) if terms else []
+        # With a filter, a query word held only by notes it leaves out is still a real word:
+        # the confidence gate is for queries no note of the vault holds a word of.
+        held = bool(lexical) or (allowed is not None and bool(terms) and any_term_held(reader, view, terms))
+    if not held:  # no note holds a word of the query: only confident neighbours answer
+        confident = [i for i, h in enumerate(semantic) if h[2] >= CONFIDENT_COSINE]
+        if not confident:
+            return [], wanted, [*warnings, no_confident_match(semantic[0][2] if semantic else None)]
+        semantic, vectors = [semantic[i] for i in confident], vectors[confident]
+    if wanted == "semantic":
+        if explained is not None:
+            explained.extend(FusedHit(p, o, s, semantic_rank=i, cosine=s) for i, (p, o, s) in enumerate(semantic[:limit], 1))
+        return semantic[:limit], "semantic", warnings
+    engine = open_engine(Path(reader.settings.index_dir), view.manifest.search_index) if lexical else None
+    ev = lexical_evidence(engine, query, terms, lexical, stored)
+    ranked = fuse(lexical, semantic, limit, ev, vectors)
+    fused = [h.hit for h in ranked]
+    if explained is not None:
+        explained.extend(ranked)
     if evidence is not None:
         evidence["lead_agreed"] = lead_agreed(fused, lexical, semantic, terms, stored)
     return fused, "hybrid", warnings
@@ -240,9 +288,11 @@ def search(
     mode: str | None = None,
     group: str | None = None,
     filters: Filters | None = None,
+    explain: bool | None = None,
 ) -> Outcome[SearchData]:
     """Ranked chunks for a query, with title, heading path, line span and snippet; with
-    `filters` (tags, folder, modified_after/before), among the notes they select.
+    `filters` (tags, folder, modified_after/before), among the notes they select; with
+    `explain`, each hit also says how it was ranked (search_explain.HitExplain).
 
     Raises:
         InvalidParameter: empty or over-long query, unknown mode or group.
@@ -266,9 +316,13 @@ def search(
             )
         stored: dict[tuple[str, int], bytes] = {}
         allowed = candidate_paths(reader, view, filters) if filters is not None else None
-        hits, answered, extra = ranked_hits(reader, view, q, terms, size, mode, grouping, stored, allowed=allowed)
+        explained: list[FusedHit] | None = [] if explain else None
+        hits, answered, extra = ranked_hits(
+            reader, view, q, terms, size, mode, grouping, stored, allowed=allowed, explained=explained
+        )
         warnings += extra
         details = hit_details(view, hits, stored, Path(reader.settings.index_dir))
+        why = explain_hits(reader, view, terms, explained, details) if explained is not None else [None] * len(hits)
         results = [
             SearchResult(
                 path=path,
@@ -278,8 +332,9 @@ def search(
                 end_line=int(end),
                 score=score,
                 snippet=make_snippet(text or "", terms),
+                explain=reason,
             )
-            for (path, _, score), (title, hp, start, end, text) in zip(hits, details, strict=True)
+            for (path, _, score), (title, hp, start, end, text), reason in zip(hits, details, why, strict=True)
         ]
         data = SearchData(
             query_terms=len(terms),

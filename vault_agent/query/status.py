@@ -83,10 +83,15 @@ def _details(
             if own:
                 rdr.close()
     paths = found["invalid"]
-    semantic = semantic_state(manifest, load_model=False)
+    semantic = semantic_state(manifest, settings.index_dir, load_model=False)
+    eta = semantic.eta_s
     return StatusDetails(
         semantic_search=semantic.label,
         embedded_share=semantic.share,
+        embedded_notes=semantic.embedded_notes,
+        embedding_eta_seconds=None if eta is None else round(eta),
+        embedder=semantic.embedder_label,
+        embedder_restarts=semantic.embedder.restarts if semantic.embedder is not None else 0,
         skipped=dict(sorted(manifest.skipped.items())),
         invalid_frontmatter_paths=paths[:MAX_DETAIL_PATHS],
         invalid_frontmatter_paths_truncated=len(paths) > MAX_DETAIL_PATHS,

@@ -3,11 +3,13 @@
 Public entry points (see each module):
 - `semantic_hits(reader, view, query, k)`: cosine top-k of one pinned snapshot (query.py)
 - `fuse(lexical, semantic, k)`: reciprocal rank fusion (fusion.py)
-- `semantic_warnings(reader, view)`, `semantic_state(manifest)`: lag and model health
+- `semantic_warnings(reader, view)`, `semantic_state(manifest, index_dir)`: lag, who
+  computes the rest, and model health (progress.py)
 - `SemanticIndexer`: the writer's background embedder (embedder.py)
 """
 
 from vault_agent.semantic.fusion import fuse
-from vault_agent.semantic.query import SemanticState, semantic_hits, semantic_state, semantic_warnings
+from vault_agent.semantic.progress import SemanticState, semantic_state, semantic_warnings
+from vault_agent.semantic.query import semantic_hits
 
 __all__ = ["SemanticState", "fuse", "semantic_hits", "semantic_state", "semantic_warnings"]

@@ -26,8 +26,18 @@ log = logging.getLogger("vault_agent.semantic")
 MODEL_ID = "use-multilingual-v3"  # recorded in every embedding file
 DIM = 512
 BATCH = 32  # passages per model call: amortizes weight streaming, bounds the transient
+# A query no note holds a word of answers only notes at least this close (cosine); below
+# it, NO_CONFIDENT_MATCH. Calibrated on 300 made-up queries against every dev vault (2,400
+# nearest-note cosines: 97.9% below it) and the dev questions no note shares a word with
+# (90% above it): ops/bench/bench_candidates.py --calibrate 300; docs/retrieval.md.
+CONFIDENT_COSINE = 0.22
+# Two notes at least this close are copies of each other (a translation, an export): the
+# copy with weaker lexical evidence moves down (fusion.py). For this model an English help
+# page and its German copy have median cosine 0.85, an English page and its nearest other
+# English page 0.67 (p90 0.78), measured on obsidian-help (docs/retrieval.md).
+DUPLICATE_COSINE = 0.8
 
-__all__ = ["DIM", "MODEL_ID", "Encoder", "load_encoder", "load_error"]
+__all__ = ["CONFIDENT_COSINE", "DIM", "DUPLICATE_COSINE", "MODEL_ID", "Encoder", "load_encoder", "load_error"]
 
 
 class Encoder:

@@ -1,20 +1,29 @@
-"""Does the query name the lexical list's first note? The switch of adaptive fusion.
+"""What the lexical evidence says about a query: does it name the lexical first note, or
+pin it by an exact rare term or a quoted phrase? The switches of hybrid fusion.
 
-A query that names a note (its title or file name, or a query holding that name) is
-answered best by the engine's fielded match: hybrid keeps the lexical first hit first.
+A query that names a note (its title, file name or an alias) is answered best by the
+engine's fielded match; so is a query holding a word that only a handful of chunks hold
+(an error code, a product name, a person: the note that has it is what was asked for),
+and a quoted phrase that the lexical first note holds verbatim. Then the lexical first
+note is *locked*: fusion never moves it off first place (fusion.fuse).
 A query that describes a note in other words shares few tokens with any note's name, and
 there the lexical first hit is often a note that merely shares common words; the model's
-ranking deserves the larger say (fusion.fuse_adaptive).
+ranking deserves the larger say (fusion.fuse, `names_top` false).
 
 `name_overlap` is the share of the note name's tokens found in the query, or of the
 query's tokens found in the name, whichever is larger (tokens as the engine makes them:
-words, CJK bigrams). Cheap: the lexical hit's title comes with the engine's stored detail.
+words, CJK bigrams). Cheap: the lexical hit's title and text come with the engine's
+stored detail; document frequencies are the engine's own (a dictionary look-up).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from vault_agent.search_fields import analyze_terms
 from vault_agent.text import tokenize
 
 # Measured on ops/bench/paraphrase-dev.json, confirmed on paraphrase-holdout.json
@@ -22,25 +31,158 @@ from vault_agent.text import tokenize
 # ≥ 1/3" tie; a single share (either one ≥ 1/2) loses title-as-query or paraphrase r@1.
 NAME_SHARE = 0.5
 QUERY_SHARE = 0.5
+# A query token (or CJK run) held by at most this many notes is an exact rare term: the
+# lexical first note holding it is locked. Chosen on the dev sets
+# (ops/bench/bench_candidates.py, docs/retrieval.md).
+RARE_MAX_NOTES = 3
+# A query of fewer words is a keyword or a name, not a description (a CJK run counts one
+# word per three characters): fusion keeps equal weights. Chosen on the dev sets.
+DESCRIBED_MIN_WORDS = 4
+CJK_CHARS = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+CJK_RUN_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{3,}")
+ANCHOR_RE = re.compile(r"\{#[^}]*\}")
+QUOTE_RE = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|『([^』]+)』")
 
-__all__ = ["NAME_SHARE", "QUERY_SHARE", "name_overlap", "names_note"]
+__all__ = [
+    "NAME_SHARE",
+    "QUERY_SHARE",
+    "DESCRIBED_MIN_WORDS",
+    "RARE_MAX_NOTES",
+    "cjk_runs",
+    "exact_lead",
+    "lock_reason",
+    "name_overlap",
+    "names_note",
+    "quoted_phrases",
+    "word_count",
+]
 
 
-def name_overlap(query_terms: list[str], title: str | None, path: str) -> tuple[float, float]:
+def word_count(query: str) -> int:
+    """Words of a query: Latin-like words, and one per three characters of a CJK run (the
+    engine's bigrams would count "基本文法" as three tokens)."""
+    text = unicodedata.normalize("NFKC", query)
+    runs = re.findall(CJK_CHARS, text)
+    return len(tokenize(re.sub(CJK_CHARS, " ", text))) + sum((len(run) + 2) // 3 for run in runs)
+
+
+def _names(title: str | None, path: str, heading: str | None) -> list[set[str]]:
+    """Token sets of a note's names: title, file stem and, given, the top heading, whole and
+    after its last colon ("第一部: 基本文法 {#basic-grammar}" → "基本文法")."""
+    names = [title or "", PurePosixPath(path).stem]
+    if heading:
+        heading = ANCHOR_RE.sub("", heading).strip()
+        names += [heading, re.split(r"[:：]", heading)[-1]]
+    return [set(tokenize(n)) for n in names]
+
+
+def name_overlap(
+    query_terms: list[str], title: str | None, path: str, heading: str | None = None
+) -> tuple[float, float]:
     """(name share, query share): how much of the note's name the query holds (the
-    larger of its title's and its file stem's share: "eip-1052" must not dilute
-    "EXTCODEHASH opcode"), and how much of the query is made of name tokens."""
+    largest share among its title, its file stem and, given, its top heading: "eip-1052"
+    must not dilute "EXTCODEHASH opcode", and a README's name is its first heading), and
+    how much of the query is made of name tokens."""
     q = set(query_terms)
     if not q:
         return 0.0, 0.0
-    names = [set(tokenize(title or "")), set(tokenize(PurePosixPath(path).stem))]
+    names = _names(title, path, heading)
     name_share = max((len(q & n) / len(n) for n in names if n), default=0.0)
-    return name_share, len(q & (names[0] | names[1])) / len(q)
+    return name_share, len(q & set().union(*names)) / len(q)
 
 
-def names_note(query_terms: list[str], title: str | None, path: str) -> bool:
+def names_note(query_terms: list[str], title: str | None, path: str, heading: str | None = None) -> bool:
     """Whether the query names this note: it holds at least half of the note's name and
     at least half of it is name tokens ("Recurring Tasks", "recurring tasks setup"; not
     "how do I fill in a to-do's dates ..." against a note titled "Dates")."""
-    name_share, query_share = name_overlap(query_terms, title, path)
+    name_share, query_share = name_overlap(query_terms, title, path, heading)
     return name_share >= NAME_SHARE and query_share >= QUERY_SHARE
+
+
+def quoted_phrases(query: str) -> list[str]:
+    """The query's quoted phrases ("…", “…”, 「…」, 『…』), whitespace folded, casefolded."""
+    out = []
+    for groups in QUOTE_RE.findall(query):
+        phrase = " ".join(next(g for g in groups if g).split()).casefold()
+        if phrase:
+            out.append(phrase)
+    return out
+
+
+
+
+def cjk_runs(query: str) -> list[str]:
+    """The query's runs of at least three CJK characters: a word the engine splits into
+    bigrams ("メタデータ" → メタ, タデ, デー, ータ), so its rarity is the run's, not a bigram's."""
+    return CJK_RUN_RE.findall(query)
+
+
+def lock_reason(
+    query: str,
+    terms: list[str],
+    analyzed: list[str],
+    title: str | None,
+    path: str,
+    text: str,
+    note_freq: Callable[[str], int],
+    alias_holds: Callable[[list[str]], bool] | None = None,
+    heading: str | None = None,
+    run_freq: Callable[[str], int] | None = None,
+) -> str | None:
+    """Why the lexical first note (`title`, `path`, its best chunk's `text`) keeps first
+    place, or None: "title" (the query names it), "alias" (every query term is in its
+    aliases), "quote" (it holds a quoted phrase verbatim), "rare" (a keyword query, fewer
+    than DESCRIBED_MIN_WORDS words, one of which it holds and at most RARE_MAX_NOTES notes
+    hold). `analyzed`: the query's terms as the engine analyzed
+    them; `note_freq(term)`: notes holding an analyzed term; `alias_holds(terms)`: whether
+    the note's aliases hold all of them (None: not checked); `heading`: the hit chunk's top
+    heading (a name too, see name_overlap); `run_freq(run)`: notes holding a CJK run (a
+    rare run held by the note locks it like a rare word; None: not checked)."""
+    if names_note(terms, title, path, heading):
+        return "title"
+    if alias_holds is not None and analyzed and alias_holds(analyzed):
+        return "alias"
+    haystack = " ".join(f"{title or ''} {text}".split()).casefold()
+    if any(phrase in haystack for phrase in quoted_phrases(query)):
+        return "quote"
+    if word_count(query) >= DESCRIBED_MIN_WORDS:
+        # A question holding a rare word is still a question: in a small vault most words
+        # are rare, and the note that shares one incidental word is rarely what was asked.
+        return None
+    if run_freq is not None:
+        folded = unicodedata.normalize("NFKC", haystack)
+        for run in cjk_runs(unicodedata.normalize("NFKC", query)):
+            if run in folded and run_freq(run) <= RARE_MAX_NOTES:
+                return "rare"
+    rare = [t for t in analyzed if note_freq(t) <= RARE_MAX_NOTES]
+    if rare:
+        held = set(analyze_terms(tokenize(f"{title or ''}\n{PurePosixPath(path).stem}\n{text}")))
+        if any(t in held for t in rare):
+            return "rare"
+    return None
+
+
+def exact_forms(query: str) -> list[str]:
+    """The query's words as typed, where the engine's matching is looser: Latin words its
+    stemmer changes ("tagged" also matches "tags") and CJK runs (matched by bigrams)."""
+    text = unicodedata.normalize("NFKC", query).casefold()
+    words = [w for w in tokenize(re.sub(CJK_CHARS, " ", text)) if w.isalpha() and analyze_terms([w]) != [w]]
+    return words + cjk_runs(text)
+
+
+def exact_lead(query: str, texts: list[str]) -> int | None:
+    """For a keyword query (fewer than DESCRIBED_MIN_WORDS words): the index of the first of
+    the lexical hits (`texts`: each hit's name and chunk text, in rank order) that holds one
+    of the query's words exactly as typed, when at most RARE_MAX_NOTES of them do and the
+    first hit does not ("tagged": the engine ranks the notes about tags first; the one note
+    that says "tagged" is what was asked for). None otherwise."""
+    if word_count(query) >= DESCRIBED_MIN_WORDS:
+        return None
+    for form in exact_forms(query):
+        if CJK_RUN_RE.fullmatch(form):
+            holding = [i for i, t in enumerate(texts) if form in unicodedata.normalize("NFKC", t).casefold()]
+        else:
+            holding = [i for i, t in enumerate(texts) if form in tokenize(t)]
+        if holding and holding[0] > 0 and len(holding) <= RARE_MAX_NOTES:
+            return holding[0]
+    return None

@@ -1,55 +1,214 @@
-"""Hybrid ranking: reciprocal rank fusion of a lexical and a semantic ranked list.
+"""Hybrid ranking: reciprocal rank fusion of a lexical and a semantic ranked list, with
+the lexical evidence deciding how much each list may move.
 
 score(d) = Σ over lists L holding d of  w_L / (RRF_K + rank_L(d)),  rank 1-based,
-           + LEXICAL_TOP_BONUS when d is the lexical list's first hit.
+           + LEXICAL_TOP_BONUS when d is the lexical lead and the query is not described.
 
+Rules, in order (each chosen on the dev sets: docs/retrieval.md, docs/benchmarks.md):
+1. A locked lead stays first whatever the model says: the lexical first hit when the query
+   names it, every term is in its aliases, it holds a quoted phrase, or a keyword query's
+   rare word (evidence.lock_reason); or the hit holding a keyword typed exactly where the
+   stemmer matched more notes (evidence.exact_lead, `lead`).
+2. Only semantic hits within SEMANTIC_MARGIN of the best cosine take part (the semantic
+   list ranks every note, so without a cut a note that both lists rank mediocrely beats
+   the note only the model found).
+3. Weights by query shape: a query that describes a note in other words (`described`: it
+   names no note and has evidence.DESCRIBED_MIN_WORDS words or more) weighs the semantic
+   list DESCRIBED_SEMANTIC_WEIGHT; a name or a few keywords weigh it SEMANTIC_WEIGHT and
+   the lead keeps LEXICAL_TOP_BONUS.
+4. Near-duplicates: a hit whose vector is within DUPLICATE_COSINE of a hit ranked above it,
+   with no better lexical evidence of its own, is moved below the others (a translated copy
+   of the same note: the model puts translations next to each other, the query's words
+   tell which copy was asked for; no language is named anywhere).
 Why RRF and not a score blend: BM25 scores are unbounded and query-dependent while cosine
 similarities sit in a narrow band, so a linear blend needs per-vault calibration; ranks
-need none. RRF_K = 60 is the constant of Cormack et al. (2009); the semantic list gets the
-same weight as the lexical one, and only semantic hits within SEMANTIC_MARGIN of the best
-cosine count (measured in ops/bench/bench_semantic.py on the dev set, the CJK fixture and
-the demo vault: margins 0.1–0.2 form a plateau; 1.5x semantic weight helped
-cross-language questions but cost keyword recall@3).
-Adaptive (fuse_adaptive, what search uses): the bonus is kept only when the query names
-the lexical first note (evidence.names_note); a query that describes a note in other words
-gets no bonus and a 1.5x semantic weight (measured: DESCRIBED_SEMANTIC_WEIGHT).
-Ties go to the lexical order, then path and chunk ordinal, so answers are byte-stable.
+need none. Ties go to the lexical order, then path and chunk ordinal (byte-stable).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 RRF_K = 60
 LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 1.0
-# Only semantic hits within this cosine margin of the best one take part. The semantic list
-# ranks every note, so without a cut a note that both lists rank mediocrely (a stop-word
-# lexical match, a middling cosine) outranks the note only the model found.
-SEMANTIC_MARGIN = 0.15
-# The lexical list's first hit keeps its place unless both lists agree on another note: a
-# query that names a note (its title, file name or alias) is answered best by the engine's
-# fielded match, and equal-weight RRF let a semantically close neighbour overtake it
-# (title-as-query recall@1 on obsidian-tasks-docs: lexical 0.983, plain RRF 0.822, with this
-# bonus 0.983; dev-set recall@3 0.800 -> 0.833, paraphrase recall@10 unchanged at 0.8;
-# measured with ops/bench/bench_retrieval.py --embed). 0.02 exceeds one RRF rank-1 share
-# (1/61), less than two.
+# The semantic list's weight for a query that names a note or is a few keywords: such a
+# query says exactly what it wants, and the model's neighbours of a word or a name are
+# noise more often than not; the model may reorder the engine's hits, rarely add to them.
+SEMANTIC_WEIGHT = 0.25
+# Only semantic hits within this cosine of the best one take part (the semantic list ranks
+# every note: without a cut, a note the model ranks mediocrely still outranks lexical hits).
+SEMANTIC_MARGIN = 0.07
+# The lexical list's first hit keeps its place when the query names it unless both lists
+# agree on another note. 0.02 exceeds one RRF rank-1 share (1/61), less than two.
 LEXICAL_TOP_BONUS = 0.02
-
-# When the query does not name the lexical first note (evidence.names_note) it describes
-# a note in other words: the lexical first hit loses its bonus and the semantic list
-# weighs 1.5x. Measured with ops/bench/bench_granularity.py on paraphrase-dev.json and
-# confirmed on paraphrase-holdout.json: paraphrase recall@1 .288 → .356 (dev) and
-# .323 → .468 (held-out), recall@5 .729 → .729 and .677 → .694; title-as-query r@1 .976 →
-# .978, dev keyword r@1/3 unchanged (.773/.909). Weight 1.0: held-out r@1 .452; 2.0: no
-# better, keyword r@1 lower in other splits; dropping the bonus for every query (no
-# evidence check): title r@1 .835.
-DESCRIBED_SEMANTIC_WEIGHT = 1.5
+# A query that describes a note in other words (evidence.DESCRIBED_MIN_WORDS words or more,
+# naming no note): the lists weigh the same and the lexical first hit gets no bonus.
+DESCRIBED_SEMANTIC_WEIGHT = 1.0
 DESCRIBED_BONUS = 0.0
+# Two notes whose vectors are this close are copies of each other (translations, exports):
+# the shipped model's value is encoder.DUPLICATE_COSINE, passed in by search.
+DUPLICATE_COSINE = 0.8
 
 Hit = tuple[str, int, float]  # (path, chunk ordinal, score)
 
-__all__ = ["DESCRIBED_SEMANTIC_WEIGHT", "LEXICAL_TOP_BONUS", "RRF_K", "SEMANTIC_MARGIN", "Hit", "fuse", "fuse_adaptive"]
+__all__ = [
+    "DESCRIBED_SEMANTIC_WEIGHT",
+    "DUPLICATE_COSINE",
+    "LEXICAL_TOP_BONUS",
+    "RRF_K",
+    "SEMANTIC_MARGIN",
+    "FusedHit",
+    "Hit",
+    "fuse",
+    "fuse_explained",
+]
+
+
+@dataclass
+class FusedHit:
+    """One ranked hit and how fusion placed it (what `search` explains per hit)."""
+
+    path: str
+    ordinal: int
+    score: float = 0.0
+    lexical_rank: int | None = None
+    lexical_score: float | None = None
+    semantic_rank: int | None = None
+    cosine: float | None = None
+    lexical_part: float = 0.0
+    semantic_part: float = 0.0
+    bonus: float = 0.0
+    lock: str | None = None  # why a locked lexical first hit kept first place
+    duplicate_of: str | None = None
+
+    @property
+    def hit(self) -> Hit:
+        return (self.path, self.ordinal, self.score)
+
+
+def fuse_explained(
+    lexical: Sequence[Hit],
+    semantic: Sequence[Hit] | None,
+    k: int,
+    *,
+    described: bool = False,
+    locked: str | None = None,
+    lead: int = 0,
+    vectors: np.ndarray | None = None,
+    rrf_k: int = RRF_K,
+    lexical_weight: float = LEXICAL_WEIGHT,
+    semantic_weight: float | None = None,
+    semantic_margin: float | None = SEMANTIC_MARGIN,
+    lexical_top_bonus: float | None = None,
+    duplicate_cosine: float | None = DUPLICATE_COSINE,
+) -> list[FusedHit]:
+    """The top `k` hits of both lists, best first, each with its evidence.
+
+    `lexical` and `semantic` are ranked best first (semantic: one hit per note, cosine as
+    score); `vectors[i]` is the unit vector of `semantic[i]` (None: no duplicate check).
+    `described`/`locked` (the lock's reason): the lexical evidence (module doc, rules 1
+    and 3); `lead`: the lexical hit the lock and the bonus go to (the engine's first, or
+    the one that holds the query's exact form, evidence.exact_lead). With no
+    semantic list the lexical one comes back unchanged (cut to k)."""
+    if k <= 0:
+        return []
+    lead = lead if 0 <= lead < len(lexical) else 0
+    if not semantic:
+        first = [lead] if locked and lexical else []
+        return [
+            FusedHit(
+                lexical[i][0],
+                lexical[i][1],
+                lexical[i][2],
+                lexical_rank=i + 1,
+                lexical_score=lexical[i][2],
+                lock=locked if first and i == lead else None,
+            )
+            for i in [*first, *(i for i in range(len(lexical)) if i not in first)][:k]
+        ]
+    sem_w = semantic_weight if semantic_weight is not None else (DESCRIBED_SEMANTIC_WEIGHT if described else SEMANTIC_WEIGHT)
+    bonus = lexical_top_bonus if lexical_top_bonus is not None else (DESCRIBED_BONUS if described else LEXICAL_TOP_BONUS)
+    floor = semantic[0][2] - semantic_margin if semantic_margin is not None else -np.inf
+    hits: dict[tuple[str, int], FusedHit] = {}
+    order: dict[tuple[str, int], int] = {}  # first seen: lexical order, then semantic
+    best_chunk: dict[str, tuple[str, int]] = {}  # path → its best lexical chunk
+    for rank, (path, ordinal, score) in enumerate(lexical, start=1):
+        key = (path, ordinal)
+        h = hits.setdefault(key, FusedHit(path, ordinal))
+        order.setdefault(key, len(order))
+        if h.lexical_rank is None:
+            h.lexical_rank, h.lexical_score = rank, score
+        h.lexical_part += lexical_weight / (rrf_k + rank)
+        best_chunk.setdefault(path, key)
+    if lexical and bonus:
+        hits[(lexical[lead][0], lexical[lead][1])].bonus = bonus
+    vec_of: dict[tuple[str, int], np.ndarray] = {}
+    for rank, (path, ordinal, cosine) in enumerate(semantic, start=1):
+        # Semantic hits are note-level evidence: they lift the note's best lexical chunk,
+        # or stand on the chunk of the note's best passage when lexical missed it.
+        key = best_chunk.get(path, (path, ordinal))
+        if key not in hits:
+            if cosine < floor:
+                continue
+            hits[key] = FusedHit(path, key[1])
+            order.setdefault(key, len(order))
+        h = hits[key]
+        if h.semantic_rank is None:
+            h.semantic_rank, h.cosine = rank, cosine
+            if vectors is not None:
+                vec_of[key] = vectors[rank - 1]
+        if cosine >= floor:
+            h.semantic_part += sem_w / (rrf_k + rank)
+    for h in hits.values():
+        h.score = round(h.lexical_part + h.semantic_part + h.bonus, 6)
+    ranked = sorted(hits, key=lambda key: (-round(hits[key].score, 9), order[key], key))
+    if locked and lexical:
+        top = (lexical[lead][0], lexical[lead][1])
+        hits[top].lock = locked
+        ranked.remove(top)
+        ranked.insert(0, top)
+    if vec_of and duplicate_cosine is not None:
+        ranked = _demote_duplicates(ranked, hits, vec_of, duplicate_cosine, k)
+    return [hits[key] for key in ranked[:k]]
+
+
+def _demote_duplicates(
+    ranked: list[tuple[str, int]],
+    hits: dict[tuple[str, int], FusedHit],
+    vec_of: dict[tuple[str, int], np.ndarray],
+    threshold: float,
+    k: int,
+) -> list[tuple[str, int]]:
+    """`ranked` with near-duplicates of a better-ranked hit moved after the others (their
+    relative order kept). A copy keeps its place when it has better lexical evidence than
+    every copy above it: the query's words chose it."""
+    kept: list[tuple[str, int]] = []
+    moved: list[tuple[str, int]] = []
+    shown: list[tuple[tuple[str, int], np.ndarray]] = []
+    for key in ranked:
+        if len(kept) >= k:
+            kept.append(key)
+            continue
+        vec = vec_of.get(key)
+        h = hits[key]
+        if vec is not None:
+            twin = next((other for other, v in shown if float(v @ vec) >= threshold), None)
+            if twin is not None and h.lock is None and _lexically_weaker(h, hits[twin]):
+                h.duplicate_of = twin[0]
+                moved.append(key)
+                continue
+            shown.append((key, vec))
+        kept.append(key)
+    return kept[:k] + moved + kept[k:]
+
+
+def _lexically_weaker(h: FusedHit, twin: FusedHit) -> bool:
+    if h.lexical_rank is None:
+        return True
+    return twin.lexical_rank is not None and twin.lexical_rank < h.lexical_rank
 
 
 def fuse(
@@ -63,58 +222,19 @@ def fuse(
     semantic_margin: float | None = SEMANTIC_MARGIN,
     lexical_top_bonus: float = LEXICAL_TOP_BONUS,
 ) -> list[Hit]:
-    """The top `k` (path, chunk ordinal, fused score) of both lists, best first.
-
-    `lexical` and `semantic` are ranked best first; a chunk in both lists adds both
-    contributions. With no semantic list the lexical one comes back unchanged (cut to k).
-    """
-    if k <= 0:
-        return []
-    if not semantic:
-        return list(lexical[:k])
-    if semantic_margin is not None:
-        floor = semantic[0][2] - semantic_margin
-        semantic = [hit for hit in semantic if hit[2] >= floor]
-    scores: dict[tuple[str, int], float] = {}
-    first_seen: dict[tuple[str, int], int] = {}
-    best_chunk: dict[str, tuple[str, int]] = {}  # path → its best lexical chunk
-    for rank, (path, ordinal, _) in enumerate(lexical, start=1):
-        key = (path, ordinal)
-        scores[key] = scores.get(key, 0.0) + lexical_weight / (rrf_k + rank)
-        first_seen.setdefault(key, len(first_seen))
-        best_chunk.setdefault(path, key)
-    if lexical and lexical_top_bonus:
-        top = (lexical[0][0], lexical[0][1])
-        scores[top] += lexical_top_bonus
-    for rank, (path, ordinal, _) in enumerate(semantic, start=1):
-        # Semantic hits are note-level evidence (one vector per note): they lift the note's
-        # best lexical chunk, or stand on the note's first chunk when lexical missed it.
-        key = best_chunk.get(path, (path, ordinal))
-        scores[key] = scores.get(key, 0.0) + semantic_weight / (rrf_k + rank)
-        first_seen.setdefault(key, len(first_seen))
-    order = sorted(scores, key=lambda key: (-round(scores[key], 9), first_seen[key], key))
-    return [(path, ordinal, round(scores[(path, ordinal)], 6)) for path, ordinal in order[:k]]
-
-
-def fuse_adaptive(
-    lexical: Sequence[Hit],
-    semantic: Sequence[Hit] | None,
-    k: int,
-    names_top: bool,
-    *,
-    described_semantic_weight: float = DESCRIBED_SEMANTIC_WEIGHT,
-    described_bonus: float = DESCRIBED_BONUS,
-) -> list[Hit]:
-    """`fuse`, adapted to the lexical evidence: when the query names the lexical first
-    note (`names_top`, evidence.name_overlap), plain `fuse` (its first hit keeps its
-    place); otherwise the query describes a note in other words and the lexical first
-    hit gets no bonus, the semantic list `described_semantic_weight`."""
-    if names_top:
-        return fuse(lexical, semantic, k)
-    return fuse(
-        lexical,
-        semantic,
-        k,
-        semantic_weight=described_semantic_weight,
-        lexical_top_bonus=described_bonus,
-    )
+    """The top `k` (path, chunk ordinal, fused score) of both lists, best first: plain RRF
+    with the lexical first hit's bonus (no lock, no duplicate check)."""
+    return [
+        h.hit
+        for h in fuse_explained(
+            lexical,
+            semantic,
+            k,
+            rrf_k=rrf_k,
+            lexical_weight=lexical_weight,
+            semantic_weight=semantic_weight,
+            semantic_margin=semantic_margin,
+            lexical_top_bonus=lexical_top_bonus,
+            duplicate_cosine=None,
+        )
+    ]

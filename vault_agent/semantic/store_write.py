@@ -1,9 +1,15 @@
-"""Writing an embedding file (writer side only: readers import store.py, never this)."""
+"""Writing embedding files (writer side only: readers import store.py, never this).
+
+Every file is written like a segment file: tmp/ first, fsync, rename into segments/, fsync
+the folder, all before any manifest names it, so a crash leaves at most an unnamed file
+for GC and CURRENT always names complete files.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -12,55 +18,115 @@ import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, TMP_DIR, fsync_dir, segment_file_name
 from vault_agent.private_dir import make_state_dirs
-from vault_agent.semantic.store import TABLE, embedding_schema
+from vault_agent.semantic.store import TABLE, VECTORS, arrow_file_name, embedding_schema, vectors_schema
+from vault_agent.semantic.vectors import VectorBlock
 
-__all__ = ["write_embeddings"]
+__all__ = ["Rows", "write_complete", "write_part", "write_vectors_twin"]
 
 
-def write_embeddings(
-    index_dir: Path,
-    segment_id: int,
-    model: str,
-    paths: list[str],
-    ordinals: list[int],
-    shas: list[str],
-    codes: np.ndarray,
-    scale: np.ndarray,
-) -> str:
-    """Write, fsync and publish the embedding file of one segment (int8 codes and per-row
-    scales: store.py); returns its file name.
+class Rows:
+    """The rows of one embedding file: passages (path, chunk ordinal, text hash) and their
+    int8 codes and scales (vectors.quantize)."""
 
-    Like every segment file: tmp/ first, fsync, rename into segments/, fsync the folder,
-    all before any manifest names it (a crash leaves at most an unnamed file for GC).
-    """
-    dim = int(codes.shape[1]) if codes.ndim == 2 else 0
-    schema = embedding_schema(dim, model)
-    flat = pa.array(np.ascontiguousarray(codes, dtype=np.int8).reshape(-1), pa.int8())
-    table = pa.Table.from_arrays(
-        [
-            pa.array(paths, pa.string()),
-            pa.array(ordinals, pa.int32()),
-            pa.array(shas, pa.string()),
-            pa.FixedSizeListArray.from_arrays(flat, dim),
-            pa.array(np.asarray(scale, dtype=np.float32), pa.float32()),
-        ],
-        schema=schema,
-    )
-    name = segment_file_name(segment_id, TABLE)
+    def __init__(
+        self, paths: Sequence[str], ordinals: Sequence[int], shas: Sequence[str], codes: np.ndarray, scale: np.ndarray
+    ) -> None:
+        self.paths = list(paths)
+        self.ordinals = [int(o) for o in ordinals]
+        self.shas = list(shas)
+        self.codes = np.ascontiguousarray(codes, dtype=np.int8)
+        self.scale = np.asarray(scale, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    @property
+    def dim(self) -> int:
+        return int(self.codes.shape[1]) if self.codes.ndim == 2 else 0
+
+
+def _publish(index_dir: Path, name: str, write: Callable[[Path], None]) -> str:
     tmp_dir, seg_dir = Path(index_dir) / TMP_DIR, Path(index_dir) / SEGMENTS_DIR
     make_state_dirs(tmp_dir, Path(index_dir))
     tmp = tmp_dir / name
     try:
-        pq.write_table(table, tmp, compression="zstd")
+        write(tmp)
         fd = os.open(tmp, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, seg_dir / name)
-        fsync_dir(seg_dir)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+    return name
+
+
+def _arrow(rows: Rows, model: str) -> Callable[[Path], None]:
+    block = VectorBlock.build(rows.codes, rows.scale)
+    width = int(block.basis.shape[1])
+    schema = vectors_schema(rows.dim, width, model, block.mean, block.basis)
+    sketch = pa.array(np.ascontiguousarray(block.sketch, dtype=np.float32).reshape(-1), pa.float32())
+    batch = pa.record_batch(
+        [
+            pa.array(rows.paths, pa.string()).dictionary_encode(),
+            pa.array(rows.ordinals, pa.int32()),
+            pa.array(rows.shas, pa.string()),
+            pa.FixedSizeListArray.from_arrays(pa.array(rows.codes.reshape(-1), pa.int8()), rows.dim),
+            pa.array(rows.scale, pa.float32()),
+            pa.FixedSizeListArray.from_arrays(sketch, width),
+        ],
+        schema=schema,
+    )
+
+    def write(tmp: Path) -> None:
+        # Uncompressed, one record batch: readers map it and view its buffers as numpy.
+        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, schema) as out:
+            out.write_batch(batch)
+
+    return write
+
+
+def _parquet(rows: Rows, model: str) -> Callable[[Path], None]:
+    table = pa.Table.from_arrays(
+        [
+            pa.array(rows.paths, pa.string()),
+            pa.array(rows.ordinals, pa.int32()),
+            pa.array(rows.shas, pa.string()),
+            pa.FixedSizeListArray.from_arrays(pa.array(rows.codes.reshape(-1), pa.int8()), rows.dim),
+            pa.array(rows.scale, pa.float32()),
+        ],
+        schema=embedding_schema(rows.dim, model),
+    )
+
+    def write(tmp: Path) -> None:
+        pq.write_table(table, tmp, compression="zstd")
+
+    return write
+
+
+def write_complete(index_dir: Path, segment_id: int, model: str, rows: Rows) -> dict[str, str]:
+    """The complete embedding files of a segment (Parquet, and its mapped Arrow twin);
+    returns their `SegmentRef.files` entries."""
+    names = {
+        TABLE: _publish(index_dir, segment_file_name(segment_id, TABLE), _parquet(rows, model)),
+        VECTORS: _publish(index_dir, arrow_file_name(segment_id, VECTORS), _arrow(rows, model)),
+    }
+    fsync_dir(Path(index_dir) / SEGMENTS_DIR)
+    return names
+
+
+def write_part(index_dir: Path, segment_id: int, key: str, model: str, rows: Rows) -> str:
+    """One partial file (Arrow, mapped by readers like a complete `_vec` file)."""
+    name = _publish(index_dir, arrow_file_name(segment_id, key), _arrow(rows, model))
+    fsync_dir(Path(index_dir) / SEGMENTS_DIR)
+    return name
+
+
+def write_vectors_twin(index_dir: Path, segment_id: int, model: str, rows: Rows) -> str:
+    """The mapped twin of a complete Parquet file an older version wrote without one."""
+    name = _publish(index_dir, arrow_file_name(segment_id, VECTORS), _arrow(rows, model))
+    fsync_dir(Path(index_dir) / SEGMENTS_DIR)
     return name

@@ -13,7 +13,23 @@ def render_search(body: dict[str, Any]) -> str:
         where = " > ".join(r.get("headingPath") or [])
         out.append(f"{i:>2}. {r['path']}:{r['startLine']}-{r['endLine']}  {r['score']:.3f}  {where}")
         out.append(f"    {r['snippet']}")
+        if r.get("explain"):
+            out.append("    " + explain_line(r["explain"]))
     return "\n".join(out) or "(no results)"
+
+
+def explain_line(e: dict[str, Any]) -> str:
+    """One line of `search --explain`: ranks, scores, fusion shares, matched fields."""
+    f = e.get("fusion") or {}
+    lex = f"lexical #{e['lexicalRank']} ({e['lexicalScore']:.2f})" if e.get("lexicalRank") else "lexical -"
+    sem = f"semantic #{e['semanticRank']} (cos {e['cosine']:.3f})" if e.get("semanticRank") else "semantic -"
+    parts = [lex, sem, f"fusion {f.get('lexical', 0):.4f}+{f.get('semantic', 0):.4f}+{f.get('bonus', 0):.4f}"]
+    if f.get("locked"):
+        parts.append(f"locked: {f['locked']}")
+    if f.get("duplicateOf"):
+        parts.append(f"copy of {f['duplicateOf']}")
+    parts.append("fields: " + (", ".join(e.get("matchedFields") or []) or "-"))
+    return "  ".join(parts)
 
 
 def render_note(body: dict[str, Any]) -> str:

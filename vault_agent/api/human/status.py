@@ -20,8 +20,7 @@ def render_status(body: dict[str, Any]) -> str:
         lines.append(f"segments: {details['segmentCount']}   applied seq: {details['appliedSeq']}")
         lines.append(f"skipped: {skipped}")
         if "semanticSearch" in details:
-            share = round(details["embeddedShare"] * 100)
-            lines.append(f"semantic search: {details['semanticSearch']} (embedded {share}% of notes)")
+            lines.append(f"semantic search: {details['semanticSearch']}; {_embedding_line(d, details)}")
         for path in details["invalidFrontmatterPaths"]:
             lines.append(f"  invalid frontmatter: {path}")
         if details["invalidFrontmatterPathsTruncated"]:
@@ -30,3 +29,15 @@ def render_status(body: dict[str, Any]) -> str:
         lines += [f"  case twin: {path}" for path in details.get("caseTwinPaths", [])]
     lines += [f"warning {w['code']}: {w['message']}" for w in body.get("warnings", [])]
     return "\n".join(lines)
+
+
+def _embedding_line(data: dict[str, Any], details: dict[str, Any]) -> str:
+    """'4200 of 10000 notes embedded (42%), about 2 min left, embedder running'."""
+    pct = int(details["embeddedShare"] * 100)
+    line = f"{details.get('embeddedNotes', 0)} of {data['noteCount']} notes embedded ({pct}%)"
+    eta = details.get("embeddingEtaSeconds")
+    if eta is not None:
+        from vault_agent.semantic.progress import format_eta  # only when there is one to show
+
+        line += f", {format_eta(eta)} left"
+    return line + f", embedder {details.get('embedder', 'none')}"

@@ -14,5 +14,6 @@ from vault_agent.api.ops import (  # noqa: F401 - imported for their registratio
     notes,
     orientation,
     query,
+    rename_tag,
     retrieval,
 )

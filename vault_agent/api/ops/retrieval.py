@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal, Protocol
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
 from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, defaults_to, register
@@ -27,6 +28,10 @@ class SearchParams(Params):
     folder: str | None = None
     modified_after: str | None = None
     modified_before: str | None = None
+    # How each hit was ranked (the owner's web page, debugging). Left out of the published
+    # MCP schema: every tools/list pays for it and agents do not need it; HTTP and the CLI
+    # take it (docs/retrieval.md, "Explain").
+    explain: SkipJsonSchema[bool | None] = Field(default=None, description="Add how each hit was ranked.")
 
 
 FILTER_OPTIONS = (
@@ -57,7 +62,8 @@ def search_filters(p: FilterFields) -> filters.Filters | None:
 
 
 def _search(ctx: AppContext, p: SearchParams) -> Outcome[SearchData]:
-    return search.search(ctx.reader, p.query, p.limit, ctx.snapshot_cache, p.mode, p.group, search_filters(p))
+    cache, filters_ = ctx.snapshot_cache, search_filters(p)
+    return search.search(ctx.reader, p.query, p.limit, cache, p.mode, p.group, filters_, p.explain)
 
 
 def _get_note(ctx: AppContext, p: NoteParams) -> Outcome[NoteData]:
@@ -98,6 +104,7 @@ register(
             CliOption("--mode", "mode", str, "Default hybrid when notes are embedded, else lexical."),
             CliOption("--group", "group", str, "note: best chunk per note."),
             *FILTER_OPTIONS,
+            CliOption("--explain", "explain", bool, "Add how each hit was ranked."),
         ),
         limit_error=InvalidLimit,
         render=render_search,

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
-
 from vault_agent.linkpaths import LinkResolver
 from vault_agent.query.related import path_index
+from vault_agent.query.snapshot import SnapshotView
 
 # The last path component of a link target, lower-cased, without `.md`.
 _BASENAME = r"regexp_replace(lower(regexp_extract(target, '[^/]*$')), '\.md$', '')"
@@ -30,16 +29,16 @@ def _stem(path: str) -> str:
 class Links:
     """Link lookups over one pinned snapshot (its cursor and resolver)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, cache: dict[Any, Any] | None, snapshot_id: int) -> None:
-        self.con = con
+    def __init__(self, view: SnapshotView, cache: dict[Any, Any] | None) -> None:
+        self.view = view
+        self.con = view.con
         self.cache = cache
-        self.snapshot_id = snapshot_id
         self._resolver: LinkResolver | None = None
 
     @property
     def resolver(self) -> LinkResolver:
         if self._resolver is None:
-            self._resolver = path_index(self.con, self.cache, self.snapshot_id)
+            self._resolver = path_index(self.view, self.cache)
         return self._resolver
 
     def note(self, target: str) -> str | None:

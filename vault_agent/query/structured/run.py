@@ -177,7 +177,7 @@ class _Run:
         self.plan = plan
         self.clock = clock
         self.budget = budget
-        self.links = Links(self.con, cache, view.manifest.snapshot_id)
+        self.links = Links(view, cache)
         self.warnings: list[WarningItem] = [WarningItem(code=c, message=m) for c, m in plan.warnings]
 
     def sql(self) -> tuple[str, list[Any], str, list[Any]]:

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""First answer of a fresh `vault-agent mcp`: spawn → initialize, initialize → first hybrid answer.
+
+    nice .venv/bin/python ops/bench/bench_first_answer.py --vault V --state S \\
+        [--old CHECKOUT] [--runs 5] [--query "..."] [--work DIR] [--profile]
+
+What a desktop client does: it spawns `vault-agent mcp` (stdio), runs the MCP handshake and
+asks its first question. Driven by the real MCP SDK client (`mcp.Client`, legacy handshake)
+against a real subprocess. S is a state dir whose snapshot is fully embedded (e.g. made by
+`vault-agent index --embed --vault V --index-dir S`); every run starts from a fresh copy of
+it (mtimes kept, so the writer's catch-up finds nothing to do) and a cold process.
+
+Side by side in one run: this checkout ("new") and, with --old, another checkout (e.g.
+`git worktree add /tmp/main-ref main`), alternating, same venv, same state, children
+started outside any checkout (PYTHONPATH names the side's code). Reports per side the
+median of --runs of: spawn → initialize, initialize → first answer (mode hybrid, checked),
+the second answer; and the load (/proc/loadavg) at start and end. The issue's targets:
+first answer ≤ 1 s after initialize at 10k notes, ≤ 2 s at 100k.
+
+--profile: also runs each side once in-process under cProfile (build the server context,
+then the first hybrid search) and prints the top functions by cumulative time: where the
+first answer's time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+RUN_CLI = "import sys; from vault_agent.cli.main import run; sys.argv[0] = 'vault-agent'; run()"
+
+PROFILE_SCRIPT = textwrap.dedent(
+    """
+    import cProfile, pstats, sys, time, io
+    from pathlib import Path
+    vault, state, query = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    t0 = time.perf_counter()
+    prof = cProfile.Profile()
+    prof.enable()
+    from vault_agent.config import Settings
+    from vault_agent.api.app import build_context, close_context
+    from vault_agent.query.search import search
+    t_import = time.perf_counter()
+    ctx = build_context(Settings(vault=vault, index_dir=state), watch=True, follow_if_busy=True)
+    t_ctx = time.perf_counter()
+    out = search(ctx.reader, query, mode="hybrid")
+    t_first = time.perf_counter()
+    prof.disable()
+    close_context(ctx)
+    print(f"imports {t_import - t0:.2f} s, context (writer catch-up) {t_ctx - t_import:.2f} s, "
+          f"first hybrid search {t_first - t_ctx:.2f} s (mode {out.data.mode})")
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(30)
+    print(buf.getvalue())
+    """
+)
+
+
+def load() -> list[str]:
+    return Path("/proc/loadavg").read_text().split()[:3]
+
+
+async def one_run(checkout: Path, vault: Path, state: Path, work: Path, query: str) -> dict[str, Any]:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", RUN_CLI, "mcp", "--vault", str(vault), "--index-dir", str(state)],
+        env={"PYTHONPATH": str(checkout), "VAULT_AGENT_LOG_LEVEL": "WARNING"},
+        cwd=str(work),
+    )
+    with (work / "stderr.txt").open("a") as errlog:
+        t0 = time.perf_counter()
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:  # type: ignore[arg-type]
+            t_init = time.perf_counter()
+            first = await client.call_tool("search", {"query": query, "mode": "hybrid"})
+            t_first = time.perf_counter()
+            await client.call_tool("search", {"query": query + " notes", "mode": "hybrid"})
+            t_second = time.perf_counter()
+    body = first.structured_content or {}
+    return {
+        "spawn_to_initialize_s": round(t_init - t0, 3),
+        "initialize_to_first_answer_s": round(t_first - t_init, 3),
+        "second_answer_s": round(t_second - t_first, 3),
+        "mode": body.get("data", {}).get("mode"),
+        "warnings": [w["code"] for w in body.get("warnings", [])],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vault", type=Path, required=True)
+    ap.add_argument("--state", type=Path, required=True, help="an embedded state dir (copied per run)")
+    ap.add_argument("--old", type=Path, default=None, help="another checkout to run side by side")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--query", default="how do we plan the release review")
+    ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench-first-answer-"))
+    work.mkdir(parents=True, exist_ok=True)
+    sides = {"new": REPO} | ({"old": args.old.resolve()} if args.old else {})
+    print(json.dumps({"load_start": load(), "sides": {k: str(v) for k, v in sides.items()}}))
+    if args.profile:
+        for side, checkout in sides.items():
+            state = work / f"state-{side}-profile"
+            shutil.rmtree(state, ignore_errors=True)
+            shutil.copytree(args.state, state)
+            print(f"== {side}: in-process profile")
+            subprocess.run(
+                [sys.executable, "-c", PROFILE_SCRIPT, str(args.vault), str(state), args.query],
+                env={"PYTHONPATH": str(checkout), "PATH": "/usr/bin:/bin"},
+                cwd=work,
+                check=True,
+            )
+            shutil.rmtree(state, ignore_errors=True)
+    results: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    for i in range(args.runs):
+        for side, checkout in sides.items():
+            state = work / f"state-{side}"
+            shutil.rmtree(state, ignore_errors=True)
+            shutil.copytree(args.state, state)
+            subprocess.run(["sync"], check=False)
+            row = asyncio.run(one_run(checkout, args.vault, state, work, args.query))
+            row |= {"side": side, "run": i + 1, "load": load()}
+            results[side].append(row)
+            print(json.dumps(row), flush=True)
+            shutil.rmtree(state, ignore_errors=True)
+    summary: dict[str, Any] = {"runs": args.runs, "load_end": load()}
+    for side, rows in results.items():
+        summary[side] = {
+            key: round(statistics.median(r[key] for r in rows), 3)
+            for key in ("spawn_to_initialize_s", "initialize_to_first_answer_s", "second_answer_s")
+        } | {"modes": sorted({str(r["mode"]) for r in rows})}
+    if "old" in summary:
+        for key in ("spawn_to_initialize_s", "initialize_to_first_answer_s"):
+            summary[f"{key}_new_over_old"] = round(summary["new"][key] / max(summary["old"][key], 1e-6), 2)
+    print(json.dumps({"summary": summary}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
