@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vault_agent.api.mcp_server import annotations_of  # noqa: E402
-from vault_agent.api.registry import Operation, operations, result_model  # noqa: E402
+from vault_agent.api.registry import Operation, operations  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- params
@@ -174,7 +174,7 @@ def _result_line(op: Operation) -> str:
 
     A root model over a union (get_conversation) lists each alternative's fields.
     """
-    model = result_model(op)
+    model = op.result
     assert model is not None
     schema = model.model_json_schema(by_alias=True, mode="serialization")
     where = "`data` holds" if op.envelope else "the body (a versioned contract) holds"

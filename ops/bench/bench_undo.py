@@ -29,7 +29,6 @@ from vault_agent.api.app import close_context
 from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import AppContext, make_vault
 from vault_agent.config import load_settings
-from vault_agent.conversations.hub import WRITE_OBSERVER_KEY
 from vault_agent.conversations.tools import hub_of
 from vault_agent.conversations.undo import undo_conversation
 from vault_agent.indexer.build import build_index
@@ -53,10 +52,13 @@ async def _agent_writes(ctx: AppContext, files: int, keep_after: bool) -> tuple[
     server = build_mcp_server(ctx)
     hub_of(ctx)
     if not keep_after:  # the recording before issue 20: only the bytes before a write are kept
-        observer = ctx.state[WRITE_OBSERVER_KEY]
-        ctx.state[WRITE_OBSERVER_KEY] = lambda tool, rel, before, _after, moved_to=None: observer(
-            tool, rel, before, None, moved_to  # (its record line then reads as a delete: not undone here)
-        )
+        observer = ctx.write_observer
+        assert observer is not None
+
+        def before_only(tool: str, rel: str, before: bytes | None, _after: bytes | None, moved_to: str | None = None) -> None:
+            observer(tool, rel, before, None, moved_to)  # (its record line then reads as a delete: not undone here)
+
+        ctx.write_observer = before_only
     times = []
     async with Client(server, mode="legacy") as c:
         for round_ in range(2):

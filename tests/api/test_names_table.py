@@ -110,8 +110,7 @@ def names_server(names_settings: Settings) -> Iterator[ServerThread]:
 
 def _forget_audits(ctx: AppContext) -> None:
     """artifact_audit remembers each pair's coverage (marginal gain): start every call afresh."""
-    for key in [k for k in ctx.state if isinstance(k, tuple) and k[:1] == ("artifact_audit",)]:
-        del ctx.state[key]
+    ctx.audit_history.clear()
 
 
 def _in_process(ctx: AppContext, op: Operation, args: dict[str, Any]) -> tuple[Any, list[dict[str, str]]]:

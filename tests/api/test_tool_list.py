@@ -16,7 +16,7 @@ from mcp import Client
 from api.serverkit import make_context
 from vault_agent.api.app import close_context
 from vault_agent.api.mcp_server import build_mcp_server
-from vault_agent.api.registry import operations, result_model
+from vault_agent.api.registry import operations
 from vault_agent.api.tool_schema import input_schema, without_descriptions
 from vault_agent.config import Settings
 
@@ -156,15 +156,15 @@ def test_answers_match_their_result_models(vault_settings: Settings) -> None:
     failures, checked = [], []
     try:
         for op, args in runnable():
-            assert result_model(op) is not None, op.name
+            assert op.result is not None, op.name
             body = body_of(op, invoke(op, ctx, {**args, **extra.get(op.name, {})}))
             checked.append(op.name)
             data = body["data"] if op.envelope else body
-            schema = result_model(op).model_json_schema(by_alias=True, mode="serialization")
+            schema = op.result.model_json_schema(by_alias=True, mode="serialization")
             errors = [e.message for e in Draft202012Validator(schema).iter_errors(data)]
             if errors:
                 failures.append((op.name, errors[:2]))
     finally:
         close_context(ctx)
     assert (failures, len(checked)) == ([], len(runnable()))
-    assert [op.mcp_name for op in operations() if result_model(op) is None] == []
+    assert [op.mcp_name for op in operations() if op.result is None] == []

@@ -24,7 +24,7 @@ from vault_agent.config import Settings
 HEAVY = ("duckdb", "pyarrow", "mcp", "aiohttp", "markdown_it", "numpy", "vault_agent.indexer")
 # What building every command from the registry used to import: pydantic models by the dozen.
 REGISTRY = ("vault_agent.api.registry", "vault_agent.api.ops", "vault_agent.contracts", "vault_agent.query",
-            "vault_agent.files")
+            "vault_agent.files", "vault_agent.conversations", "vault_agent.semantic")
 
 # Runs the console script's entry point, then prints the heavy modules it imported, even
 # when the command exits through SystemExit (typer always does).
@@ -126,3 +126,17 @@ def test_a_local_command_still_loads_the_registry(tmp_path: Path) -> None:
     proc, loaded = probe("index", "--vault", str(vault), heavy=REGISTRY)
     assert proc.returncode == 0, proc.stderr
     assert "vault_agent.contracts" in loaded
+
+
+def test_the_registry_imports_the_cores_it_binds() -> None:
+    """The other side of the tests above: ops bind their cores by import (no deferred
+    imports), so loading the registry loads the cores and DuckDB. Only the generated
+    command table keeps the CLI light, and the probes above would see the registry."""
+    code = (
+        "import json, sys; from vault_agent.api.registry import operations; operations(); "
+        "print(json.dumps(sorted(m for m in ('duckdb', 'vault_agent.query.search', 'vault_agent.files.edit', "
+        "'vault_agent.conversations.tools') if m in sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(proc.stdout) == ["duckdb", "vault_agent.conversations.tools", "vault_agent.files.edit",
+                                       "vault_agent.query.search"]

@@ -21,7 +21,6 @@ from vault_agent.api.app import close_context
 from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import AppContext
 from vault_agent.config import Settings
-from vault_agent.conversations.hub import CLOCK_KEY
 from vault_agent.conversations.replies import open_questions, reply_to_question
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.errors import Conflict
@@ -46,7 +45,7 @@ def ctx_factory(clock: FakeClock) -> Iterator[Any]:
 
     def make(settings: Settings, **update: Any) -> AppContext:
         ctx = make_context(dataclasses.replace(settings, **update) if update else settings)
-        ctx.state[CLOCK_KEY] = clock
+        ctx.conversation_clock = clock
         made.append(ctx)
         return ctx
 

@@ -14,7 +14,6 @@ from testkit import wait_until
 
 from conversations.kit import cli
 from vault_agent.config import Settings
-from vault_agent.conversations.hub import HUB_KEY
 
 
 def test_messages_follow_prints_each_message_as_it_comes(server: ServerThread, settings: Settings) -> None:
@@ -28,7 +27,8 @@ def test_messages_follow_prints_each_message_as_it_comes(server: ServerThread, s
     reader.start()
     try:
         server.request("POST", "/messages", body=b'{"text": "warm up"}')  # builds the hub
-        hub = server.ctx.state[HUB_KEY]
+        hub = server.ctx.hub
+        assert hub is not None
         wait_until(lambda: len(hub._listeners) == 1, what="the terminal to subscribe")
         for text in ("first", "second"):
             status, _, _ = server.request("POST", "/messages", body=json.dumps({"text": text}).encode())

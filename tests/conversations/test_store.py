@@ -77,7 +77,9 @@ class _Ctx:
         from vault_agent.config import load_settings
 
         self.settings = load_settings({"vault": index_dir.parent, "index_dir": index_dir}, env={})
-        self.state: dict[str, object] = {}
+        self.hub = None  # the rest of conversations.hub.ConvContext: no hub, the system clock
+        self.conversation_clock = None
+        self.write_observer = None
 
 
 def test_a_corrupt_record_is_skipped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -24,7 +24,6 @@ from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
 from vault_agent.conversations.undo import undo_conversation
 from vault_agent.errors import Forbidden, InvalidParameter
-from vault_agent.files.lock import write_lock
 from vault_agent.indexer.build import build_index
 
 from .conftest import sha, tree
@@ -153,7 +152,7 @@ def test_a_note_changed_between_plan_and_write_is_skipped_and_named(
     vault = _vault(tags_ctx)
     out: dict[str, Any] = {}
     worker = threading.Thread(target=lambda: out.update(body=_call(tags_ctx, old="idea", new="seed", apply=True)))
-    with write_lock(tags_ctx.state, tags_ctx.settings.index_dir).hold():  # every write of the rename waits here
+    with tags_ctx.write_lock.hold():  # every write of the rename waits here
         worker.start()
         wait_until(lambda: any("rename-tag planned" in r.getMessage() for r in caplog.records), what="the plan")
         with (vault / GARDEN).open("a", encoding="utf-8") as editor:  # an editor's in-place save

@@ -179,7 +179,7 @@ def test_read_only_state_dir_serves_the_last_snapshot_and_names_the_error(
             assert json.loads(res.stdout)["error"]["code"] == "STORAGE_READ_ONLY"
         ctx = build_context(settings, watch=True, follow_if_busy=True)  # what `mcp` does
         try:
-            assert ctx.writer is None and ctx.state["read_only_reason"] == "STORAGE_READ_ONLY"
+            assert ctx.writer is None and ctx.read_only_reason == "STORAGE_READ_ONLY"
             with ctx.reader.acquire() as view:  # type: ignore[union-attr]
                 assert view.con.execute("SELECT count(*) FROM notes").fetchone() == (8,)
         finally:

@@ -23,7 +23,6 @@ from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.registry import AppContext, make_vault
 from vault_agent.api.security import AccessPolicy, check_bind_allowed, keep_token_file, read_or_create_token
 from vault_agent.config import Settings
-from vault_agent.conversations.hub import HUB_KEY
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
 from vault_agent.publish import before_publish
 from vault_agent.web.mount import mount_web_page, sign_in_url
@@ -58,8 +57,7 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     """Vault, snapshot reader and (with `watch`) the running writer of one process.
 
     With `follow_if_busy` (the `mcp` command), a held writer lock is not an error: the
-    context serves read-only from the other writer's snapshots and records
-    `state["follower"] = True`.
+    context serves read-only from the other writer's snapshots (`follower`).
 
     Raises:
         IndexBusy: `watch` and another writer holds the lock (unless `follow_if_busy`).
@@ -93,10 +91,14 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
             log.warning("%s: cannot be the index writer; serving the last snapshot read-only", mapped.code)
     reader = SnapshotReader(settings, vault, freshness=_live_freshness(settings, writer))
     warm_snapshot(reader)  # the first question finds the snapshot and its vectors loaded
-    ctx = AppContext(settings=settings, vault=vault, reader=reader, writer=writer)
-    ctx.state["follower"] = follower
-    ctx.state["read_only_reason"] = read_only_reason
-    return ctx
+    return AppContext(
+        settings=settings,
+        vault=vault,
+        reader=reader,
+        writer=writer,
+        follower=follower,
+        read_only_reason=read_only_reason,
+    )
 
 
 def _start_private_state(settings: Settings) -> None:
@@ -136,7 +138,7 @@ def close_context(ctx: AppContext) -> None:
     """Stop the writer (releasing the lock) and close the reader; safe to call twice."""
     writer, ctx.writer = ctx.writer, None
     try:
-        hub = ctx.state.pop(HUB_KEY, None)
+        hub, ctx.hub = ctx.hub, None
         if hub is not None:
             try:
                 hub.close_all()  # its open conversations end with reason `server stopped`
@@ -145,6 +147,7 @@ def close_context(ctx: AppContext) -> None:
         if writer is not None:
             writer.close()
     finally:
+        ctx.write_lock.close()  # idempotent; reopened if a write comes after all
         ctx.reader.close()  # idempotent
 
 

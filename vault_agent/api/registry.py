@@ -19,13 +19,14 @@ from pydantic.alias_generators import to_camel
 from vault_agent.api.surface_names import PARAMETER_ERRORS, Surface, reword, validation_error
 from vault_agent.config import Settings
 from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, from_os_error
+from vault_agent.files.lock import WriteLock
+from vault_agent.files.models import WriteObserver
 
-if TYPE_CHECKING:  # the CLI imports this registry: keep it free of pathspec and pyarrow
+if TYPE_CHECKING:
     from vault_agent.contracts import Outcome
-    from vault_agent.paths import Vault
-
-if TYPE_CHECKING:  # imported for types only: the CLI loads the registry without them
+    from vault_agent.conversations.hub import ConversationHub
     from vault_agent.indexer.engine import Writer
+    from vault_agent.paths import Vault
     from vault_agent.query.snapshot import SnapshotReader
 
 log = logging.getLogger("vault_agent.api")
@@ -55,6 +56,13 @@ NOTE_NAME = NoteNameMark()
 NoteName = Annotated[str, NOTE_NAME]  # bounds stay each field's own (the published schemas)
 
 
+# Lines start_line..end_line of a file, both inclusive: a cited range, lines to delete.
+# (No docstring: it would be published in every schema that uses the model.)
+class LineRange(Params):
+    start_line: int
+    end_line: int
+
+
 def note_name_params(params: type[BaseModel]) -> list[str]:
     """The parameters of a params model that take a note name (NoteName)."""
     return [name for name, info in params.model_fields.items() if NOTE_NAME in info.metadata]
@@ -69,14 +77,35 @@ def defaults_to(value: Any, description: str | None = None, **constraints: Any) 
 
 @dataclass
 class AppContext:
-    """Everything a core function may need, built once by a composition root."""
+    """Everything a core function may need, built once by a composition root.
+
+    The files cores see it as `files.models.FilesContext`, the conversation cores as
+    `conversations.hub.ConvContext`: structural views of the fields each one reads.
+    """
 
     settings: Settings
     vault: Vault
     reader: SnapshotReader
     writer: Writer | None = None  # the engine when this process is the writer, else None
     clock: Callable[[], datetime] | None = None  # "now" of relative dates (vault_query); None: the system's
-    state: dict[str, Any] = field(default_factory=dict)  # per-process caches (e.g. audit history)
+    # Serving without being the index writer: another process writes (follower), or the state
+    # dir cannot be written (read_only_reason: the error code, e.g. STORAGE_READ_ONLY).
+    follower: bool = False
+    read_only_reason: str | None = None
+    # This process's open conversations, built on first use (conversations.tools.hub_of),
+    # which also installs `write_observer` so that each write is recorded for undo.
+    hub: ConversationHub | None = None
+    conversation_clock: Callable[[], float] | None = None  # the hub's clock; None: time.time (tests inject one)
+    write_observer: WriteObserver | None = None
+    # Per-snapshot caches of the query cores, keyed (kind, snapshot_id) (query.toolkit.remember).
+    snapshot_cache: dict[tuple[str, int], object] = field(default_factory=dict)
+    # artifact_audit's last coverage per (tool, artifact, source), for its marginal gain.
+    audit_history: dict[tuple[str, str, str], float] = field(default_factory=dict)
+    # Orders the read-modify-write of write tools: threads here, other processes by flock.
+    write_lock: WriteLock = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.write_lock = WriteLock(self.settings.index_dir)
 
 
 def make_vault(settings: Settings) -> Vault:
@@ -138,10 +167,8 @@ class Operation:
     # an HTTP route (its CLI is a local `conversations` command), never an MCP tool.
     agent_tool: bool = True
     title: str = ""  # short human name shown by MCP clients, e.g. "Folder tree"
-    # Model of `data` (envelope) or of the raw body → MCP outputSchema. A "module:Class"
-    # string names a model of a core module, imported only when a server lists its tools,
-    # so that the CLI, which imports this registry, stays free of DuckDB and pyarrow.
-    result: type[BaseModel] | str | None = None
+    # Model of `data` (envelope) or of the raw body: the tool's documented answer shape.
+    result: type[BaseModel] | None = None
     long_running: bool = False  # may take seconds: MCP sends progress while it runs (writes always may)
     # (core name, this tool's name) of parameters a shared core function names otherwise in its
     # messages, e.g. seed 003's search_files passes `max_results` as vault_search's `limit`.
@@ -228,14 +255,3 @@ def body_of(op: Operation, outcome: Outcome[Any]) -> dict[str, Any]:
         return data  # type: ignore[no-any-return]
     return {"data": data, "warnings": [w.model_dump() for w in outcome.warnings]}
 
-
-def result_model(op: Operation) -> type[BaseModel] | None:
-    """The result model of an operation, importing its core module if it is named by string."""
-    if op.result is None or isinstance(op.result, type):
-        return op.result
-    from vault_agent.lazy import import_named
-
-    model = import_named(op.result)
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
-        raise TypeError(f"{op.result} is not a pydantic model")
-    return model

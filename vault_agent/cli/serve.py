@@ -140,16 +140,15 @@ def serve(
     run_command(json_out, body)
 
 
-def _say_read_only(ctx: object, command: str) -> None:
+def _say_read_only(ctx: AppContext, command: str) -> None:
     """One stderr line when this process serves without being the writer (stdout of
     `mcp` is the protocol and carries nothing else)."""
-    state = getattr(ctx, "state", {})
-    if state.get("read_only_reason"):
+    if ctx.read_only_reason:
         sys.stderr.write(
             f"vault-agent {command}: the index state dir cannot be written "
-            f"({state['read_only_reason']}); serving the last snapshot read-only\n"
+            f"({ctx.read_only_reason}); serving the last snapshot read-only\n"
         )
-    elif state.get("follower"):
+    elif ctx.follower:
         sys.stderr.write(
             f"vault-agent {command}: another vault-agent process is indexing this vault; "
             "serving read-only from its snapshots\n"

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from vault_agent.conversations.hub import ConvContext
 from vault_agent.conversations.records import ConversationPage, ConversationSummary
 from vault_agent.errors import Conflict
 
@@ -56,7 +57,7 @@ def to_markdown(row: ConversationSummary, entries: list[dict[str, Any]]) -> str:
     return "\n".join(front + body).rstrip("\n") + "\n"
 
 
-def write_export(ctx: Any, cid: str, folder: Path) -> Path:
+def write_export(ctx: ConvContext, cid: str, folder: Path) -> Path:
     """Write conversation `cid` as `<folder>/<cid>.md` (never overwriting); returns the file.
 
     Raises:

@@ -20,19 +20,29 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from vault_agent.config import Settings
 from vault_agent.conversations.digest import digest, end_line
 from vault_agent.conversations.liveness import SERVER_STOPPED, OwnerLock
 from vault_agent.conversations.store import ConversationStore, Line
 from vault_agent.errors import NotFound
+from vault_agent.files.models import WriteObserver
 
 log = logging.getLogger("vault_agent.conversations")
 
-HUB_KEY = "conversations.hub"
-CLOCK_KEY = "conversations.clock"  # tests put a fake clock here before the hub is built
-WRITE_OBSERVER_KEY = "write_observer"  # files.pipeline calls it after each content write
 # Questions of plain HTTP callers wait in the server's request threads (a handful): a few
 # must not leave none for other requests. MCP calls wait in the SDK's own worker threads.
 MAX_HTTP_WAITS = 2
+
+
+class ConvContext(Protocol):
+    """What the conversation cores need from `api.registry.AppContext` (structural, no import):
+    the hub once built, the clock to build it with, and the write hook it installs
+    (files.pipeline calls it after each write)."""
+
+    settings: Settings
+    hub: ConversationHub | None
+    conversation_clock: Callable[[], float] | None
+    write_observer: WriteObserver | None
 
 
 class Channel(Protocol):

@@ -25,7 +25,7 @@ from typing import Any
 
 from vault_agent.contracts import Outcome
 from vault_agent.conversations.digest import end_line
-from vault_agent.conversations.hub import HUB_KEY, MAX_HTTP_WAITS, Channel, ConversationHub
+from vault_agent.conversations.hub import MAX_HTTP_WAITS, Channel, ConvContext, ConversationHub
 from vault_agent.conversations.liveness import OPEN, owner_alive
 from vault_agent.conversations.records import (
     MAX_MESSAGE_CHARS,
@@ -157,12 +157,11 @@ def _open_ids(store: ConversationStore) -> list[str]:
         return []
 
 
-def _now(ctx: Any) -> float:
-    hub = ctx.state.get(HUB_KEY)
-    return float(hub.clock()) if hub is not None else time.time()
+def _now(ctx: ConvContext) -> float:
+    return float(ctx.hub.clock()) if ctx.hub is not None else time.time()
 
 
-def open_questions(ctx: Any, cid: str | None) -> Outcome[QuestionList]:
+def open_questions(ctx: ConvContext, cid: str | None) -> Outcome[QuestionList]:
     """The questions waiting for the person's reply: of one conversation, or of every open one.
 
     Raises:
@@ -178,7 +177,7 @@ def open_questions(ctx: Any, cid: str | None) -> Outcome[QuestionList]:
     return Outcome(data=QuestionList(questions=questions))
 
 
-def reply_to_question(ctx: Any, cid: str, text: str, seq: int | None, via: ReplyVia) -> Outcome[ReplyResult]:
+def reply_to_question(ctx: ConvContext, cid: str, text: str, seq: int | None, via: ReplyVia) -> Outcome[ReplyResult]:
     """Deliver the person's reply to the send_message waiting on it (see the module docstring).
 
     Raises:
@@ -208,7 +207,6 @@ def reply_to_question(ctx: Any, cid: str, text: str, seq: int | None, via: Reply
     stands = store.append_once(cid, line, _is_reply_to(target))
     if stands is not line:
         raise Conflict(f"question {target} was answered or timed out a moment ago; your reply was not delivered")
-    hub = ctx.state.get(HUB_KEY)
-    if hub is not None:
-        hub.reply_arrived(cid, target)
+    if ctx.hub is not None:
+        ctx.hub.reply_arrived(cid, target)
     return Outcome(data=ReplyResult(conversation_id=cid, message_seq=target, delivered=True))

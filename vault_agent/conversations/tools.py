@@ -13,19 +13,11 @@ import hashlib
 import logging
 import threading
 import time
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from vault_agent.contracts import Outcome
 from vault_agent.conversations.digest import digest, end_line, summary_of
-from vault_agent.conversations.hub import (
-    CLOCK_KEY,
-    CURRENT,
-    HUB_KEY,
-    WRITE_OBSERVER_KEY,
-    Channel,
-    ConversationHub,
-    DetachedChannel,
-)
+from vault_agent.conversations.hub import CURRENT, Channel, ConvContext, ConversationHub, DetachedChannel
 from vault_agent.conversations.records import (
     MAX_MESSAGE_CHARS,
     MAX_SUMMARY_CHARS,
@@ -51,37 +43,28 @@ _DETACHED = DetachedChannel()
 _hub_lock = threading.Lock()
 
 
-class ConvContext(Protocol):
-    """What these functions need from `api.registry.AppContext` (structural, no import)."""
-
-    settings: Any
-    state: dict[str, Any]
-
-
 def hub_of(ctx: ConvContext) -> ConversationHub:
     """This process's hub (built once per context; installs the write hook)."""
-    hub = ctx.state.get(HUB_KEY)
+    hub = ctx.hub
     if hub is not None:
-        return hub  # type: ignore[no-any-return]
+        return hub
     with _hub_lock:
-        hub = ctx.state.get(HUB_KEY)
-        if hub is None:
+        if ctx.hub is None:
             s = ctx.settings
-            kwargs: dict[str, Any] = {}
-            if ctx.state.get(CLOCK_KEY) is not None:
-                kwargs["clock"] = ctx.state[CLOCK_KEY]
-            hub = ConversationHub(
+            built = ConversationHub(
                 ConversationStore(s.index_dir),
                 idle_s=s.conversations_idle_minutes * 60.0,
                 retention=s.conversations_retention,
                 reply_timeout_s=float(s.conversations_reply_timeout_seconds),
-                **kwargs,
+                clock=ctx.conversation_clock or time.time,
             )
-            ctx.state[WRITE_OBSERVER_KEY] = lambda tool, rel, before, after, moved_to=None: observe_write(
-                hub, tool, rel, before, after, moved_to
-            )
-            ctx.state[HUB_KEY] = hub
-    return hub
+
+            def record(tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None) -> None:
+                observe_write(built, tool, rel, before, after, moved_to)
+
+            ctx.write_observer = record
+            ctx.hub = built
+        return ctx.hub
 
 
 def _channel() -> Channel:
@@ -310,10 +293,9 @@ def get_conversation(
 
 
 def _now(ctx: ConvContext) -> float:
-    hub = ctx.state.get(HUB_KEY)
-    if hub is not None:
-        return float(hub.clock())
-    clock = ctx.state.get(CLOCK_KEY)
+    if ctx.hub is not None:
+        return float(ctx.hub.clock())
+    clock = ctx.conversation_clock
     return float(clock()) if clock is not None else time.time()
 
 

@@ -24,7 +24,6 @@ from vault_agent.errors import Conflict, NotFound, VaultAgentError
 from vault_agent.files import events
 from vault_agent.files.atomic import read_current, sha256_hex
 from vault_agent.files.batch_swap import Change, SwapFailed, swap_all
-from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext
 from vault_agent.paths import display
 
@@ -112,7 +111,7 @@ def undo_conversation(
     todo = [p for p in plans if p.item.status == "planned"]
     if not todo:
         return Outcome(data=result)  # every file is already undone: nothing to do, nothing to record
-    with write_lock(ctx.state, ctx.settings.index_dir).hold():
+    with ctx.write_lock.hold():
         try:
             report = swap_all(ctx, [Change(p.item.path, p.now, p.restored) for p in todo], before_swap=before_swap)
         except SwapFailed as exc:

@@ -27,7 +27,6 @@ from vault_agent.errors import Conflict, Forbidden, InvalidParameter, InvalidPat
 from vault_agent.files import events, policy
 from vault_agent.files.atomic import fsync_dir, read_current, rename_noreplace, sha256_hex
 from vault_agent.files.events import Change
-from vault_agent.files.lock import write_lock
 from vault_agent.files.models import DeleteResult, FilesContext
 from vault_agent.files.move import folder_files
 from vault_agent.files.pipeline import check_sha, observe_write
@@ -194,7 +193,7 @@ def delete_path(
                 "to delete for good"
             )
         method = option
-    with write_lock(ctx.state, ctx.settings.index_dir).hold():
+    with ctx.write_lock.hold():
         try:
             resolved = ctx.vault.resolve(rel, match="normalized")
         except NotFound:
@@ -214,7 +213,7 @@ def delete_path(
                     )
             # The conversation recorder (when installed) keeps the bytes so undo can restore them.
             recorded = None
-            if not dry_run and not resolved.is_dir and "write_observer" in ctx.state:
+            if not dry_run and not resolved.is_dir and ctx.write_observer is not None:
                 recorded = read_current(parent_fd, leaf, canon)
             trashed_to: str | None = None
             if dry_run:

@@ -15,17 +15,16 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from vault_agent.private_dir import make_state_dirs
 
 LOCK_NAME = "files.lock"
-_STATE_KEY = "files.write_lock"
-_CREATE = threading.Lock()
 
 
 class WriteLock:
-    """Thread lock + advisory file lock; re-entrant use is not needed (one hold per tool call)."""
+    """Thread lock + advisory file lock; re-entrant use is not needed (one hold per tool call).
+
+    One per `AppContext` (its `write_lock`); the file is opened on first hold."""
 
     def __init__(self, index_dir: Path) -> None:
         self._thread = threading.Lock()
@@ -61,12 +60,3 @@ class WriteLock:
                 os.close(self._fd)
                 self._fd = None
 
-
-def write_lock(state: dict[str, Any], index_dir: Path) -> WriteLock:
-    """The process-wide lock of a context (created on first use)."""
-    with _CREATE:
-        lock = state.get(_STATE_KEY)
-        if lock is None:
-            lock = WriteLock(index_dir)
-            state[_STATE_KEY] = lock
-        return lock

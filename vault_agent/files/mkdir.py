@@ -11,7 +11,6 @@ from vault_agent.contracts import Outcome
 from vault_agent.errors import Conflict, NotFound
 from vault_agent.files import policy
 from vault_agent.files.atomic import fsync_dir
-from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext, MkdirResult
 from vault_agent.paths import display, normalize_rel_path
 
@@ -27,7 +26,7 @@ def make_folder(ctx: FilesContext, path: str, *, dry_run: bool = False) -> Outco
     """
     rel = normalize_rel_path(path)
     policy.check_write(ctx.vault, rel, "mkdir")
-    with write_lock(ctx.state, ctx.settings.index_dir).hold():
+    with ctx.write_lock.hold():
         try:
             fd, leaf, canon = ctx.vault.open_parent(rel, create=not dry_run)
         except NotFound:

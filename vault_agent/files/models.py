@@ -6,7 +6,7 @@ Field names are snake_case on every surface: seed 002's schemas (`written_path`,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -14,7 +14,17 @@ from vault_agent.config import Settings
 from vault_agent.paths import Vault
 
 if TYPE_CHECKING:  # the files layer reaches the indexer only through its event-log entry point
+    from vault_agent.files.lock import WriteLock
     from vault_agent.indexer.tool_events import Writer
+
+
+class WriteObserver(Protocol):
+    """Told of each write once it is durable: the file's bytes before and after (None: absent)
+    and, for a move, where it went. The conversation recorder installs one (for undo)."""
+
+    def __call__(
+        self, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+    ) -> None: ...
 
 
 class FilesContext(Protocol):
@@ -23,7 +33,8 @@ class FilesContext(Protocol):
     settings: Settings
     vault: Vault
     writer: Writer | None
-    state: dict[str, Any]
+    write_lock: WriteLock
+    write_observer: WriteObserver | None
 
 
 class IndexInfo(BaseModel):

@@ -29,7 +29,6 @@ from vault_agent.files.atomic import (
 )
 from vault_agent.files.events import Change
 from vault_agent.files.links import LinkIndex, RewriteContext, may_link, rewrite_links, stems_of
-from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext, LinkUpdate, MoveResult
 from vault_agent.files.pipeline import check_sha
 from vault_agent.names import write_not_found
@@ -166,7 +165,7 @@ def move_path(
     policy.check_write(ctx.vault, src_rel, "move_from")
     policy.check_write(ctx.vault, dst_rel, "move_to")
     expected = check_sha(expected_sha256)
-    with write_lock(ctx.state, ctx.settings.index_dir).hold():
+    with ctx.write_lock.hold():
         try:
             src = ctx.vault.resolve(src_rel, match="normalized")
         except NotFound:

@@ -20,7 +20,6 @@ from vault_agent.contracts import WarningItem
 from vault_agent.errors import Conflict, InvalidParameter, NotFound, TooLarge
 from vault_agent.files import events
 from vault_agent.files.atomic import open_original, read_current, replace_atomic, sha256_hex
-from vault_agent.files.lock import write_lock
 from vault_agent.files.models import FilesContext, IndexInfo
 from vault_agent.files.swap import ChangedAfterWrite, Original
 from vault_agent.names import write_not_found
@@ -141,7 +140,7 @@ def apply_change(
         NotFound / InvalidPath / TooLarge / InvalidParameter: from resolution or `transform`.
     """
     expected = check_sha(expected_sha256)
-    lock = write_lock(ctx.state, ctx.settings.index_dir)
+    lock = ctx.write_lock
     with lock.hold() if not dry_run else contextlib.nullcontext():
         try:
             dir_fd, leaf, canon = _open_parent(ctx, rel, create_parents, dry_run)
@@ -211,7 +210,7 @@ def observe_write(
     ctx: FilesContext, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
 ) -> None:
     """Tell the conversation recorder, when one is installed, what a write replaced (for undo)."""
-    observer = ctx.state.get("write_observer")
+    observer = ctx.write_observer
     if observer is None:
         return
     try:

@@ -38,7 +38,7 @@ def _health(page: Page, cursor: str | None) -> dict[str, Any]:
         return {"status": None, "problem": exc, "missing": None, "warnings": []}
     data = to_jsonable(status.data)
     details = data.pop("details", None) or {}
-    missing = to_jsonable(missing_files(ctx.reader, cursor, MISSING_LIMIT_DEFAULT, ctx.state).data)
+    missing = to_jsonable(missing_files(ctx.reader, cursor, MISSING_LIMIT_DEFAULT, ctx.snapshot_cache).data)
     return {"status": data, "details": details, "embedding": embedding_items(details), "problem": None,
             "missing": missing, "warnings": [w.model_dump() for w in status.warnings]}
 

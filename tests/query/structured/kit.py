@@ -94,7 +94,7 @@ def request(**kw: Any) -> QueryRequest:
 
 
 def query(ctx: AppContext, **kw: Any) -> Outcome[QueryData]:
-    return vault_query(ctx.reader, request(**kw), cache=ctx.state, clock=clock)
+    return vault_query(ctx.reader, request(**kw), cache=ctx.snapshot_cache, clock=clock)
 
 
 def paths(ctx: AppContext, **kw: Any) -> list[str]:

@@ -99,7 +99,7 @@ def test_cursors_are_checked(ctx: AppContext) -> None:
 
 
 def test_the_time_budget_ends_in_partial_not_an_error(ctx: AppContext) -> None:
-    out = vault_query(ctx.reader, request(sort="-rating"), cache=ctx.state, clock=clock, time_budget_s=1e-9)
+    out = vault_query(ctx.reader, request(sort="-rating"), cache=ctx.snapshot_cache, clock=clock, time_budget_s=1e-9)
     assert (out.data.results, out.data.total, out.data.next_cursor) == ([], None, None)
     assert [w.code for w in out.warnings] == ["PARTIAL"]
 

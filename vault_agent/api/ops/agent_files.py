@@ -10,23 +10,31 @@ characters, with where to continue).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from vault_agent.api.ops.agent_params import (
     LIST_DEFAULT,
     LIST_MAX,
     READ_MAX_CHARS,
     READ_MAX_LINES,
-    DeleteParams,
-    EditFileParams,
     ListFilesParams,
-    MoveParams,
-    PathParams,
     ReadFileParams,
     SearchFilesParams,
     WriteFileParams,
 )
-from vault_agent.api.ops.files import MkdirParams
+from vault_agent.api.ops.files import (
+    DeleteParams,
+    EditParams,
+    MkdirParams,
+    MoveParams,
+    StatParams,
+    call_delete,
+    call_edit,
+    call_mkdir,
+    call_move,
+    call_stat,
+)
 from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.errors import out_of_range
@@ -39,33 +47,15 @@ from vault_agent.files.agent_models import (
     ReadFileData,
     SearchFilesData,
 )
+from vault_agent.files.content import put_file
 from vault_agent.files.races import race_safe
-from vault_agent.lazy import lazy_functions
+from vault_agent.query.files import vault_ls, vault_read
+from vault_agent.query.grep import vault_search
 from vault_agent.query.limits import READ_ANSWER_CHARS
 
-if TYPE_CHECKING:
-    from vault_agent.files.content import put_file
-    from vault_agent.files.delete import delete_path
-    from vault_agent.files.edit import edit_file
-    from vault_agent.files.mkdir import make_folder
-    from vault_agent.files.move import move_path
-    from vault_agent.files.stat import stat_path
-    from vault_agent.query.files import vault_ls, vault_read
-    from vault_agent.query.grep import vault_search
-    from vault_agent.query.note_names import snapshot_names
-else:  # the core is imported on first call (the CLI imports this module for the registry)
-    (put_file,) = lazy_functions("vault_agent.files.content", "put_file")
-    (delete_path,) = lazy_functions("vault_agent.files.delete", "delete_path")
-    (edit_file,) = lazy_functions("vault_agent.files.edit", "edit_file")
-    (make_folder,) = lazy_functions("vault_agent.files.mkdir", "make_folder")
-    (move_path,) = lazy_functions("vault_agent.files.move", "move_path")
-    (stat_path,) = lazy_functions("vault_agent.files.stat", "stat_path")
-    vault_ls, vault_read = lazy_functions("vault_agent.query.files", "vault_ls", "vault_read")
-    (snapshot_names,) = lazy_functions("vault_agent.query.note_names", "snapshot_names")
-    (vault_search,) = lazy_functions("vault_agent.query.grep", "vault_search")
 
 # ------------------------------------------------------------------------------ adapters
-def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
+def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[ReadFileData]:
     out = vault_read(
         ctx.vault,
         p.path,
@@ -97,7 +87,7 @@ def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[Any]:
     return Outcome(data=data, warnings=out.warnings)
 
 
-def _write_file(ctx: AppContext, p: WriteFileParams) -> Outcome[Any]:
+def _write_file(ctx: AppContext, p: WriteFileParams) -> Outcome[Done]:
     out = put_file(
         ctx,
         p.path,
@@ -112,23 +102,8 @@ def _write_file(ctx: AppContext, p: WriteFileParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _edit_file(ctx: AppContext, p: EditFileParams) -> Outcome[Any]:
-    dl = (p.delete_lines.start_line, p.delete_lines.end_line) if p.delete_lines is not None else None
-    out = edit_file(
-        ctx,
-        p.path,
-        old_text=p.old_text,
-        new_text=p.new_text,
-        replace_all=p.replace_all,
-        insert_after_line=p.insert_after_line,
-        insert_before_line=p.insert_before_line,
-        content=p.content,
-        delete_lines=dl,
-        dry_run=p.dry_run,
-        expected_sha256=p.expected_sha256,
-        wait_for_index=p.wait_for_index,
-        tool="edit_file",
-    )
+def _edit_file(ctx: AppContext, p: EditParams) -> Outcome[Done]:
+    out = call_edit(ctx, p, tool="edit_file")
     d = out.data
     msg = (
         f"{'would edit' if p.dry_run else 'edited'} {d.path} ({d.operation}, {d.replacements}); diff follows"
@@ -136,16 +111,8 @@ def _edit_file(ctx: AppContext, p: EditFileParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
-    out = move_path(
-        ctx,
-        p.source,
-        p.destination,
-        update_links=p.update_links,
-        dry_run=p.dry_run,
-        expected_sha256=p.expected_sha256,
-        wait_for_index=p.wait_for_index,
-    )
+def _move(ctx: AppContext, p: MoveParams) -> Outcome[Done]:
+    out = call_move(ctx, p)
     d = out.data
     if not d.moved and not d.dry_run:
         msg = f"{d.source} is already at {d.destination}; nothing moved"
@@ -155,15 +122,8 @@ def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
-    out = delete_path(
-        ctx,
-        p.path,
-        permanent=p.permanent,
-        dry_run=p.dry_run,
-        expected_sha256=p.expected_sha256,
-        wait_for_index=p.wait_for_index,
-    )
+def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Done]:
+    out = call_delete(ctx, p)
     d = out.data
     where = {"local": f"moved to {d.trashed_to}", "system": "moved to the system trash"}.get(
         d.method, "deleted permanently"
@@ -172,8 +132,8 @@ def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _create_folder(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
-    out = make_folder(ctx, p.path, dry_run=p.dry_run)
+def _create_folder(ctx: AppContext, p: MkdirParams) -> Outcome[Done]:
+    out = call_mkdir(ctx, p)
     d = out.data
     if d.created:
         msg = f"{'would create' if p.dry_run else 'created'} folder {d.path}"
@@ -182,8 +142,8 @@ def _create_folder(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
     return Outcome(data=Done(message=msg, result=d.model_dump()), warnings=out.warnings)
 
 
-def _get_file_info(ctx: AppContext, p: PathParams) -> Outcome[Any]:
-    out = stat_path(ctx, p.path, snapshot_names(ctx.reader))
+def _get_file_info(ctx: AppContext, p: StatParams) -> Outcome[FileInfoData]:
+    out = call_stat(ctx, p)
     d = out.data
     size = f"{d.size_bytes} bytes" if d.size_bytes is not None else f"{d.entries} entries"
     data = FileInfoData(
@@ -198,7 +158,7 @@ def _get_file_info(ctx: AppContext, p: PathParams) -> Outcome[Any]:
     return Outcome(data=data, warnings=out.warnings)
 
 
-def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[Any]:
+def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[ListFilesData]:
     limit = LIST_DEFAULT if p.limit is None else p.limit
     if not 1 <= limit <= LIST_MAX:
         raise out_of_range("limit", 1, LIST_MAX)
@@ -212,7 +172,7 @@ def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[Any]:
     return Outcome(data=ListFilesData(files=files, truncated=truncated, message=msg), warnings=out.warnings)
 
 
-def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[Any]:
+def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[SearchFilesData]:
     out = vault_search(
         ctx.vault,
         ctx.reader,
@@ -242,7 +202,9 @@ def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[Any]:
     )
 
 
-def _alias(name: str, params: type[Params], func: Any, description: str, **kw: Any) -> Operation:
+def _alias(
+    name: str, params: type[Params], func: Callable[[AppContext, Any], Outcome[Any]], description: str, **kw: Any
+) -> Operation:
     return register(
         Operation(
             name=name,
@@ -281,7 +243,7 @@ _alias(
 )
 _alias(
     "edit_file",
-    EditFileParams,
+    EditParams,
     _edit_file,
     "Edit part of a file and get a diff; use it for a change inside a file (write_file replaces it all). Forms: old_text+new_text, insert_after_line or insert_before_line+content, delete_lines.",
     title="Edit file",
@@ -333,7 +295,7 @@ _alias(
 )
 _alias(
     "get_file_info",
-    PathParams,
+    StatParams,
     _get_file_info,
     "Type, size, times and sha256 of a file or folder; use it to check a path exists or to get expected_sha256.",
     title="File info",

@@ -2,13 +2,14 @@
 
 Kept apart from the adapters in `agent_files.py` so each module has one job: these models
 are what MCP's input schemas are generated from; the limits are the core's constants.
+edit_file, move, delete and create_folder take the default profile's parameters
+(`api/ops/files.py`: EditParams, MoveParams, DeleteParams, MkdirParams): one model per core.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from vault_agent.api.ops.files import LineRange
 from vault_agent.api.registry import NoteName, Params
 from vault_agent.query.limits import LS_MAX_ENTRIES, MAX_CONTEXT_LINES, READ_HARD_MAX_CHARS, SEARCH_MAX_LIMIT
 
@@ -34,37 +35,6 @@ class WriteFileParams(Params):
     wait_for_index: bool = False
 
 
-class EditFileParams(Params):
-    path: str
-    old_text: str | None = None
-    new_text: str | None = None
-    replace_all: bool | None = None
-    insert_after_line: int | None = None
-    insert_before_line: int | None = None
-    content: str | None = None
-    delete_lines: LineRange | None = None
-    expected_sha256: str | None = None
-    dry_run: bool = False
-    wait_for_index: bool = False
-
-
-class MoveParams(Params):
-    source: str
-    destination: str
-    update_links: bool = True
-    expected_sha256: str | None = None
-    dry_run: bool = False
-    wait_for_index: bool = False
-
-
-class DeleteParams(Params):
-    path: str
-    permanent: bool = False
-    expected_sha256: str | None = None
-    dry_run: bool = False
-    wait_for_index: bool = False
-
-
 class SearchFilesParams(Params):
     pattern: str = Field(description="regex, matched line by line")
     file_pattern: str | None = Field(None, description="case-insensitive glob")
@@ -77,7 +47,3 @@ class ListFilesParams(Params):
     pattern: str | None = Field(None, description="case-insensitive glob")
     path: str | None = Field(None, description="folder; default the vault root")
     limit: int | None = Field(None, ge=1, le=LIST_MAX, description=f"default {LIST_DEFAULT}")
-
-
-class PathParams(Params):
-    path: NoteName

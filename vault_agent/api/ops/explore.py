@@ -6,15 +6,29 @@ payloads are seed 002's output schemas inside the {data, warnings} envelope.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from vault_agent.api.human.explore import parse_ranges, render_find, render_grep, render_ls, render_text
 from vault_agent.api.ops.retrieval import FILTER_OPTIONS, search_filters
-from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, defaults_to, register
+from vault_agent.api.registry import (
+    AppContext,
+    CliOption,
+    LineRange,
+    NoteName,
+    Operation,
+    Params,
+    defaults_to,
+    register,
+)
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
-from vault_agent.lazy import lazy_modules
+from vault_agent.query import audit, coverage, files, find, grep, scan
+from vault_agent.query.audit import AuditData
+from vault_agent.query.coverage import CoverageData
+from vault_agent.query.files import LsData, ReadData
+from vault_agent.query.find import FindData
+from vault_agent.query.grep import SearchData
 from vault_agent.query.limits import (
     COVERAGE_ANSWER_CHARS,
     FIND_DEFAULT_MAX_CANDIDATES,
@@ -31,13 +45,7 @@ from vault_agent.query.limits import (
     SEARCH_DEFAULT_LIMIT,
     SEARCH_MAX_LIMIT,
 )
-
-if TYPE_CHECKING:
-    from vault_agent.query import audit, coverage, files, find, grep, scan
-else:  # the core is imported on first use (the CLI imports this module for the registry)
-    audit, coverage, files, find, grep, scan = lazy_modules(
-        "vault_agent.query", "audit", "coverage", "files", "find", "grep", "scan"
-    )
+from vault_agent.query.scan import ScanData
 
 
 # ------------------------------------------------------------------------ vault_ls
@@ -49,6 +57,10 @@ class LsParams(Params):
     cursor: str | None = Field(default=None)
 
 
+def _ls(ctx: AppContext, p: LsParams) -> Outcome[LsData]:
+    return files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort, p.limit, p.cursor)
+
+
 register(
     Operation(
         name="ls",
@@ -56,11 +68,11 @@ register(
         http_method="GET",
         http_path="/ls",
         params=LsParams,
-        func=lambda ctx, p: files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort, p.limit, p.cursor),
+        func=_ls,
         description="Folder entries (size, mtime) or glob matches; use it for exact file names (vault_tree for "
         "counts).",
         title="List folder",
-        result="vault_agent.query.files:LsData",
+        result=LsData,
         cli_args=("relative_dir",),
         cli_help="List a folder (direct children, or glob matches below it). Example: vault-agent ls projects",
         render=render_ls,
@@ -89,7 +101,7 @@ class ReadParams(Params):
     line_numbers: bool | None = Field(default=None)
 
 
-def _read(ctx: AppContext, p: ReadParams) -> Outcome[Any]:
+def _read(ctx: AppContext, p: ReadParams) -> Outcome[ReadData]:
     r = p.range or ReadRange()
     return files.vault_read(
         ctx.vault,
@@ -122,7 +134,7 @@ register(
         func=_read,
         description="A file's exact lines or one section; use it once a search or an outline gave a path.",
         title="Read lines",
-        result="vault_agent.query.files:ReadData",
+        result=ReadData,
         max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Read lines of a file. Example: vault-agent read notes/a.md --start 1 --end 40",
@@ -156,7 +168,7 @@ class FindParams(Params):
     budget: FindBudget | None = Field(default=None)
 
 
-def _find(ctx: AppContext, p: FindParams) -> Outcome[Any]:
+def _find(ctx: AppContext, p: FindParams) -> Outcome[FindData]:
     s = p.scope or FindScope()
     b = p.budget or FindBudget()
     return find.vault_find(
@@ -167,7 +179,7 @@ def _find(ctx: AppContext, p: FindParams) -> Outcome[Any]:
         glob=s.glob,
         max_candidates=b.max_candidates,
         time_ms=b.time_ms,
-        cache=ctx.state,
+        cache=ctx.snapshot_cache,
     )
 
 
@@ -181,7 +193,7 @@ register(
         func=_find,
         description="What to read to answer a question; use it when search snippets are not enough.",
         title="Find and plan reads",
-        result="vault_agent.query.find:FindData",
+        result=FindData,
         long_running=True,
         cli_args=("query",),
         cli_help="Find where a query is answered and what to read next. Example: vault-agent find 'lens cleaning'",
@@ -211,7 +223,7 @@ class ScanParams(Params):
     limits: ReadLimits | None = Field(default=None)
 
 
-def _scan(ctx: AppContext, p: ScanParams) -> Outcome[Any]:
+def _scan(ctx: AppContext, p: ScanParams) -> Outcome[ScanData]:
     c = p.cursor or ScanCursor()
     return scan.vault_scan(
         ctx.vault,
@@ -236,7 +248,7 @@ register(
         func=_scan,
         description="A file chunk by chunk; use it to read a long note whole (vault_read for one range).",
         title="Read in chunks",
-        result="vault_agent.query.scan:ScanData",
+        result=ScanData,
         max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Read a file in chunks. Example: vault-agent scan notes/a.md --cursor 201",
@@ -252,18 +264,17 @@ register(
 
 
 # ------------------------------------------------------------------------ vault_coverage
-class CitedRange(Params):
-    start_line: int
-    end_line: int
-
-
-def _pairs(ranges: list[CitedRange] | None) -> list[tuple[int, int]] | None:
+def _pairs(ranges: list[LineRange] | None) -> list[tuple[int, int]] | None:
     return None if ranges is None else [(r.start_line, r.end_line) for r in ranges]
 
 
 class CoverageParams(Params):
     path: NoteName = Field(max_length=MAX_PATH_CHARS)
-    cited_ranges: list[CitedRange]
+    cited_ranges: list[LineRange]
+
+
+def _coverage(ctx: AppContext, p: CoverageParams) -> Outcome[CoverageData]:
+    return coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or [], ctx.reader)
 
 
 register(
@@ -273,10 +284,10 @@ register(
         http_method="POST",
         http_path="/coverage",
         params=CoverageParams,
-        func=lambda ctx, p: coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or [], ctx.reader),
+        func=_coverage,
         description="Which lines of a file your citations cover; use it before finishing a summary.",
         title="Citation coverage",
-        result="vault_agent.query.coverage:CoverageData",
+        result=CoverageData,
         max_answer_chars=COVERAGE_ANSWER_CHARS,
         kind="read",
         cli_args=("path",),
@@ -292,9 +303,14 @@ register(
 class AuditParams(Params):
     artifact_path: NoteName = Field(description="file with [L12-L20] markers")
     source_path: NoteName
-    cited_ranges: list[CitedRange] | None = Field(
+    cited_ranges: list[LineRange] | None = Field(
         default=None, description="default: its markers"
     )
+
+
+def _audit(ctx: AppContext, p: AuditParams) -> Outcome[AuditData]:
+    cited = _pairs(p.cited_ranges)
+    return audit.artifact_audit(ctx.vault, p.artifact_path, p.source_path, cited, ctx.audit_history, ctx.reader)
 
 
 register(
@@ -304,12 +320,10 @@ register(
         http_method="POST",
         http_path="/artifact-audit",
         params=AuditParams,
-        func=lambda ctx, p: audit.artifact_audit(
-            ctx.vault, p.artifact_path, p.source_path, _pairs(p.cited_ranges), ctx.state, ctx.reader
-        ),
+        func=_audit,
         description="Checks a summary's [L12-L20] citations; use it to find unsupported claims.",
         title="Audit citations",
-        result="vault_agent.query.audit:AuditData",
+        result=AuditData,
         long_running=True,
         idempotent=False,
         cli_args=("artifact_path", "source_path"),
@@ -339,7 +353,7 @@ class GrepParams(Params):
     modified_before: str | None = None
 
 
-def _grep(ctx: AppContext, p: GrepParams) -> Outcome[Any]:
+def _grep(ctx: AppContext, p: GrepParams) -> Outcome[SearchData]:
     return grep.vault_search(
         ctx.vault,
         ctx.reader,
@@ -365,7 +379,7 @@ register(
         func=_grep,
         description="Lines matching text or a regex; use it for an exact name or pattern (search for topics).",
         title="Text or regex search",
-        result="vault_agent.query.grep:SearchData",
+        result=SearchData,
         long_running=True,
         cli_args=("query",),
         cli_help="Search note lines by regex or text. Example: vault-agent grep 'TODO|FIXME' --context 1",

@@ -2,20 +2,26 @@
 
 Thin adapters: each Params model maps 1:1 onto a core function in `vault_agent.files`.
 Write tools are kind="write": refused (FORBIDDEN) and unlisted unless writes are enabled.
+The agent-files profile (`agent_files.py`) takes the edit, move and delete parameters of
+this module and calls its adapters (`call_edit`, `call_move`, `call_delete`) underneath.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from vault_agent.api.human.files import line_range as _line_range
 from vault_agent.api.human.files import render_info as _render_info
 from vault_agent.api.human.files import render_write as _render_write
-from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, register
+from vault_agent.api.registry import AppContext, CliOption, LineRange, NoteName, Operation, Params, register
 from vault_agent.contracts import Outcome
+from vault_agent.files.content import create_file, replace_text, write_file
+from vault_agent.files.delete import delete_path
+from vault_agent.files.edit import edit_file
+from vault_agent.files.mkdir import make_folder
 from vault_agent.files.models import (
     DeleteResult,
     EditResult,
@@ -25,27 +31,10 @@ from vault_agent.files.models import (
     StatResult,
     WriteResult,
 )
+from vault_agent.files.move import move_path
 from vault_agent.files.races import race_safe
-from vault_agent.lazy import lazy_functions
-
-if TYPE_CHECKING:
-    from vault_agent.files.content import create_file, replace_text, write_file
-    from vault_agent.files.delete import delete_path
-    from vault_agent.files.edit import edit_file
-    from vault_agent.files.mkdir import make_folder
-    from vault_agent.files.move import move_path
-    from vault_agent.files.stat import stat_path
-    from vault_agent.query.note_names import snapshot_names
-else:  # the core is imported on first call (the CLI imports this module for the registry)
-    create_file, replace_text, write_file = lazy_functions(
-        "vault_agent.files.content", "create_file", "replace_text", "write_file"
-    )
-    (delete_path,) = lazy_functions("vault_agent.files.delete", "delete_path")
-    (edit_file,) = lazy_functions("vault_agent.files.edit", "edit_file")
-    (make_folder,) = lazy_functions("vault_agent.files.mkdir", "make_folder")
-    (move_path,) = lazy_functions("vault_agent.files.move", "move_path")
-    (stat_path,) = lazy_functions("vault_agent.files.stat", "stat_path")
-    (snapshot_names,) = lazy_functions("vault_agent.query.note_names", "snapshot_names")
+from vault_agent.files.stat import stat_path
+from vault_agent.query.note_names import snapshot_names
 
 _SHA = "sha256 of what you read; CONFLICT if the file changed since"
 _WAIT = "return once the index holds this write (up to 10 s)"
@@ -77,11 +66,6 @@ class ReplaceParams(_WriteCommon):
     expected_sha256: str | None = None
 
 
-class LineRange(BaseModel):
-    start_line: int
-    end_line: int
-
-
 class EditParams(_WriteCommon):
     path: str
     old_text: str | None = None
@@ -97,13 +81,15 @@ class EditParams(_WriteCommon):
 class MoveParams(_WriteCommon):
     source: str
     destination: str
-    update_links: bool = Field(True, description="rewrite links to the moved files")
-    expected_sha256: str | None = Field(None, description=_SHA)
+    # No field descriptions: both tool descriptions already say so (move and vault_move), and
+    # every byte here is paid in each session of both profiles.
+    update_links: bool = True
+    expected_sha256: str | None = None
 
 
 class DeleteParams(_WriteCommon):
     path: str
-    permanent: bool = Field(False, description="delete for good, not to the trash")
+    permanent: bool = False  # "permanent=true deletes for good": in both tool descriptions
     expected_sha256: str | None = None
 
 
@@ -119,17 +105,17 @@ def _kw(p: _WriteCommon, *names: str) -> dict[str, Any]:
     return {n: getattr(p, n) for n in names}
 
 
-def _create(ctx: AppContext, p: CreateParams) -> Outcome[Any]:
+def _create(ctx: AppContext, p: CreateParams) -> Outcome[WriteResult]:
     return create_file(ctx, p.path, p.content, **_kw(p, "dry_run", "expected_sha256", "wait_for_index"))
 
 
-def _write(ctx: AppContext, p: WriteParams) -> Outcome[Any]:
+def _write(ctx: AppContext, p: WriteParams) -> Outcome[WriteResult]:
     return write_file(
         ctx, p.path, p.content, p.mode, **_kw(p, "dry_run", "expected_sha256", "wait_for_index")
     )
 
 
-def _replace(ctx: AppContext, p: ReplaceParams) -> Outcome[Any]:
+def _replace(ctx: AppContext, p: ReplaceParams) -> Outcome[ReplaceResult]:
     return replace_text(
         ctx,
         p.path,
@@ -140,7 +126,8 @@ def _replace(ctx: AppContext, p: ReplaceParams) -> Outcome[Any]:
     )
 
 
-def _edit(ctx: AppContext, p: EditParams) -> Outcome[Any]:
+def call_edit(ctx: AppContext, p: EditParams, tool: str = "vault_edit") -> Outcome[EditResult]:
+    """vault_edit, and edit_file of the agent-files profile (`tool` names it in the record)."""
     dl = (p.delete_lines.start_line, p.delete_lines.end_line) if p.delete_lines is not None else None
     return edit_file(
         ctx,
@@ -148,24 +135,29 @@ def _edit(ctx: AppContext, p: EditParams) -> Outcome[Any]:
         delete_lines=dl,
         **_kw(p, "old_text", "new_text", "replace_all", "insert_after_line", "insert_before_line", "content"),
         **_kw(p, "dry_run", "expected_sha256", "wait_for_index"),
+        tool=tool,
     )
 
 
-def _move(ctx: AppContext, p: MoveParams) -> Outcome[Any]:
+def call_move(ctx: AppContext, p: MoveParams) -> Outcome[MoveResult]:
+    """vault_move, and move of the agent-files profile."""
     return move_path(
         ctx, p.source, p.destination, **_kw(p, "update_links", "dry_run", "expected_sha256", "wait_for_index")
     )
 
 
-def _delete(ctx: AppContext, p: DeleteParams) -> Outcome[Any]:
+def call_delete(ctx: AppContext, p: DeleteParams) -> Outcome[DeleteResult]:
+    """vault_delete, and delete of the agent-files profile."""
     return delete_path(ctx, p.path, **_kw(p, "permanent", "dry_run", "expected_sha256", "wait_for_index"))
 
 
-def _mkdir(ctx: AppContext, p: MkdirParams) -> Outcome[Any]:
+def call_mkdir(ctx: AppContext, p: MkdirParams) -> Outcome[MkdirResult]:
+    """vault_mkdir, and create_folder of the agent-files profile."""
     return make_folder(ctx, p.path, dry_run=p.dry_run)
 
 
-def _info(ctx: AppContext, p: StatParams) -> Outcome[Any]:
+def call_stat(ctx: AppContext, p: StatParams) -> Outcome[StatResult]:
+    """vault_stat, and get_file_info of the agent-files profile."""
     return stat_path(ctx, p.path, snapshot_names(ctx.reader))
 
 
@@ -234,7 +226,7 @@ WRITE_OPS = [
         http_method="POST",
         http_path="/files/edit",
         params=EditParams,
-        func=_edit,
+        func=call_edit,
         kind="write",
         destructive=True,
         idempotent=False,
@@ -263,7 +255,7 @@ WRITE_OPS = [
         http_method="POST",
         http_path="/files/move",
         params=MoveParams,
-        func=_move,
+        func=call_move,
         kind="write",
         destructive=True,
         idempotent=False,
@@ -271,6 +263,12 @@ WRITE_OPS = [
         title="Move or rename",
         result=MoveResult,
         cli_args=("source", "destination"),
+        cli_options=(
+            CliOption("--dry-run", "dry_run", bool),
+            CliOption("--wait-for-index", "wait_for_index", bool),
+            CliOption("--update-links", "update_links", bool, help="rewrite links to the moved files"),
+            CliOption("--expected-sha256", "expected_sha256", help=_SHA),
+        ),
         cli_help="Move or rename. Example: vault-agent mv inbox/idea.md projects/idea.md",
         render=_render_write,
     ),
@@ -280,7 +278,7 @@ WRITE_OPS = [
         http_method="POST",
         http_path="/files/delete",
         params=DeleteParams,
-        func=_delete,
+        func=call_delete,
         kind="write",
         destructive=True,
         idempotent=False,
@@ -288,6 +286,12 @@ WRITE_OPS = [
         title="Delete to trash",
         result=DeleteResult,
         cli_args=("path",),
+        cli_options=(
+            CliOption("--dry-run", "dry_run", bool),
+            CliOption("--wait-for-index", "wait_for_index", bool),
+            CliOption("--permanent", "permanent", bool, help="delete for good, not to the trash"),
+            CliOption("--expected-sha256", "expected_sha256"),
+        ),
         cli_help="Move to trash. Example: vault-agent rm inbox/old.md",
         render=_render_write,
     ),
@@ -297,7 +301,7 @@ WRITE_OPS = [
         http_method="POST",
         http_path="/files/mkdir",
         params=MkdirParams,
-        func=_mkdir,
+        func=call_mkdir,
         kind="write",
         destructive=False,
         idempotent=True,
@@ -320,7 +324,7 @@ register(
         http_method="GET",
         http_path="/info",
         params=StatParams,
-        func=_info,
+        func=call_stat,
         kind="read",
         description="A path's type, size, times and sha256; use it to check a path or get expected_sha256.",
         title="File info",

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from vault_agent.api.human.status import render_status
 from vault_agent.api.registry import AppContext, NoParams, Operation, register
 from vault_agent.contracts import Outcome
-from vault_agent.lazy import lazy_functions
 from vault_agent.query.models import StatusData
-
-if TYPE_CHECKING:
-    from vault_agent.query.status import index_status
-else:  # the core is imported on first call (the CLI imports this module for the registry)
-    (index_status,) = lazy_functions("vault_agent.query.status", "index_status")
+from vault_agent.query.status import index_status
 
 
-def _status(ctx: AppContext, params: Any) -> Outcome[Any]:
+def _status(ctx: AppContext, params: NoParams) -> Outcome[StatusData]:
     return index_status(ctx.settings, reader=ctx.reader)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from pydantic import Field
 
 from vault_agent.api.human.notes import (
@@ -14,32 +12,26 @@ from vault_agent.api.human.notes import (
 )
 from vault_agent.api.registry import AppContext, NoteName, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.lazy import lazy_modules
-from vault_agent.query import models
-
-if TYPE_CHECKING:
-    from vault_agent.query import outline, sections
-else:  # the core is imported on first use (the CLI imports this module for the registry)
-    outline, sections = lazy_modules("vault_agent.query", "outline", "sections")
+from vault_agent.query import models, outline, sections
 
 
 class NotePathParams(Params):
     path: NoteName = Field(max_length=4096)
 
 
-def _outline(ctx: AppContext, params: NotePathParams) -> Outcome[Any]:
+def _outline(ctx: AppContext, params: NotePathParams) -> Outcome[models.NoteOutline]:
     return outline.get_note_outline(ctx.reader, params.path)
 
 
-def _document_tree(ctx: AppContext, params: NotePathParams) -> Outcome[Any]:
+def _document_tree(ctx: AppContext, params: NotePathParams) -> Outcome[models.DocumentTree]:
     return outline.get_document_tree(ctx.reader, params.path)
 
 
-def _section_source(ctx: AppContext, params: NotePathParams) -> Outcome[Any]:
+def _section_source(ctx: AppContext, params: NotePathParams) -> Outcome[models.SectionSource]:
     return sections.get_section_source(ctx.reader, params.path)
 
 
-def _metadata_facets(ctx: AppContext, params: NotePathParams) -> Outcome[Any]:
+def _metadata_facets(ctx: AppContext, params: NotePathParams) -> Outcome[models.MetadataFacets]:
     return sections.get_metadata_facets(ctx.reader, params.path)
 
 

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from pydantic import Field
 
 from vault_agent.api.human.orientation import render_facets, render_overview, render_tags, render_tree
 from vault_agent.api.registry import AppContext, NoParams, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.lazy import LazyModule
 from vault_agent.query import models
+from vault_agent.query import orientation as core
 from vault_agent.query import orientation_limits as limits
-
-if TYPE_CHECKING:
-    from vault_agent.query import orientation as core
-else:  # the core is imported on first use (the CLI imports this module for the registry)
-    core = LazyModule("vault_agent.query.orientation")
 
 
 class TreeParams(Params):
@@ -50,19 +43,19 @@ class FacetsParams(Params):
     )
 
 
-def _overview(ctx: AppContext, params: Any) -> Outcome[Any]:
+def _overview(ctx: AppContext, params: NoParams) -> Outcome[models.OverviewData]:
     return core.overview(ctx.reader)
 
 
-def _tree(ctx: AppContext, params: TreeParams) -> Outcome[Any]:
+def _tree(ctx: AppContext, params: TreeParams) -> Outcome[models.TreeData]:
     return core.tree(ctx.reader, depth=params.depth, limit=params.limit, direct_only=params.direct_only)
 
 
-def _tags(ctx: AppContext, params: TagsParams) -> Outcome[Any]:
+def _tags(ctx: AppContext, params: TagsParams) -> Outcome[models.TagsData]:
     return core.tags(ctx.reader, limit=params.limit)
 
 
-def _facets(ctx: AppContext, params: FacetsParams) -> Outcome[Any]:
+def _facets(ctx: AppContext, params: FacetsParams) -> Outcome[models.FacetsData]:
     return core.facets(ctx.reader, limit=params.limit)
 
 

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import Field, WithJsonSchema
 
 from vault_agent.api.human.query import parse_where, render_query
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
 from vault_agent.contracts import Outcome
-from vault_agent.lazy import LazyModule
-
-if TYPE_CHECKING:
-    from vault_agent.query.structured import filters, run, values
-else:  # the core is imported on first use (the CLI imports this module for the registry)
-    filters = LazyModule("vault_agent.query.structured.filters")
-    run = LazyModule("vault_agent.query.structured.run")
-    values = LazyModule("vault_agent.query.structured.values")
-
-LIMIT_MAX = 500  # run.QUERY_LIMIT_MAX (not imported: the CLI loads this module without the core)
+from vault_agent.query.structured import filters, run, values
+from vault_agent.query.structured.run import QUERY_LIMIT_MAX as LIMIT_MAX
+from vault_agent.query.structured.run import QueryData
 
 
 class WhereParams(Params):
@@ -50,7 +43,7 @@ class QueryParams(Params):
     dql: str | None = Field(default=None, description="Dataview LIST/TABLE query, alone")
 
 
-def _query(ctx: AppContext, p: QueryParams) -> Outcome[Any]:
+def _query(ctx: AppContext, p: QueryParams) -> Outcome[QueryData]:
     request = run.QueryRequest(
         filters=filters.Filters(
             tags=tuple(p.tags or ()),
@@ -71,7 +64,7 @@ def _query(ctx: AppContext, p: QueryParams) -> Outcome[Any]:
         limit=p.limit,
         cursor=p.cursor,
     )
-    return run.vault_query(ctx.reader, request, cache=ctx.state, clock=ctx.clock or values.system_clock)
+    return run.vault_query(ctx.reader, request, cache=ctx.snapshot_cache, clock=ctx.clock or values.system_clock)
 
 
 register(
@@ -86,7 +79,7 @@ register(
         description="Notes by tags, properties, dates, folder or links, or a Dataview query; use it to list "
         "notes by what they are (search finds words).",
         title="Select notes",
-        result="vault_agent.query.structured.run:QueryData",
+        result=QueryData,
         cli_help="Select notes by tags, properties, dates or links. Example: vault-agent query --tag project "
         "--where 'status = active' --sort -mtime",
         cli_options=(

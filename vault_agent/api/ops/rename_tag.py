@@ -6,8 +6,6 @@ The adapter hands the core (`files.rename_tag`) the snapshot's candidate notes
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from pydantic import Field
 
 from vault_agent.api.human.rename_tag import render_rename_tag
@@ -15,14 +13,9 @@ from vault_agent.api.registry import AppContext, CliOption, Operation, Params, r
 from vault_agent.contracts import MAX_TAG_CHARS, Outcome
 from vault_agent.files.models import RENAME_TAG_LIMIT_DEFAULT, RENAME_TAG_LIMIT_MAX, RenameTagResult
 from vault_agent.files.races import race_safe
-from vault_agent.lazy import lazy_functions
+from vault_agent.files.rename_tag import rename_tag
+from vault_agent.query.tag_candidates import tag_candidates
 
-if TYPE_CHECKING:
-    from vault_agent.files.rename_tag import rename_tag
-    from vault_agent.query.tag_candidates import tag_candidates
-else:  # the core is imported on first call (the CLI imports this module for the registry)
-    (rename_tag,) = lazy_functions("vault_agent.files.rename_tag", "rename_tag")
-    (tag_candidates,) = lazy_functions("vault_agent.query.tag_candidates", "tag_candidates")
 
 class RenameTagParams(Params):
     old: str = Field(max_length=MAX_TAG_CHARS + 1, description="tag to rename, '#' optional; its children follow")
@@ -35,7 +28,7 @@ class RenameTagParams(Params):
     wait_for_index: bool = False
 
 
-def _rename_tag(ctx: AppContext, p: RenameTagParams) -> Outcome[Any]:
+def _rename_tag(ctx: AppContext, p: RenameTagParams) -> Outcome[RenameTagResult]:
     return rename_tag(
         ctx,
         p.old,

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal, Protocol
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
-from vault_agent.api.registry import CliOption, NoteName, Operation, Params, defaults_to, register
-from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX
+from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, defaults_to, register
+from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome
 from vault_agent.errors import InvalidLimit
-from vault_agent.lazy import lazy_modules
+from vault_agent.query import note, related, search
 from vault_agent.query.limits import READ_ANSWER_CHARS
-
-if TYPE_CHECKING:
-    from vault_agent.query import note, related, search
-    from vault_agent.query.structured import filters
-else:  # the core is imported on first use (the CLI imports this module for the registry)
-    note, related, search = lazy_modules("vault_agent.query", "note", "related", "search")
-    (filters,) = lazy_modules("vault_agent.query.structured", "filters")
+from vault_agent.query.note import NoteData
+from vault_agent.query.related import RelatedData
+from vault_agent.query.search import SearchData
+from vault_agent.query.structured import filters
 
 
 class SearchParams(Params):
@@ -46,13 +43,35 @@ FILTER_OPTIONS = (
 )
 
 
-def search_filters(p: Any) -> filters.Filters | None:
+class FilterFields(Protocol):
+    """The search filter fields of `search` and `vault_search` params (vault_query's rules)."""
+
+    tags: list[str] | None
+    folder: str | None
+    modified_after: str | None
+    modified_before: str | None
+
+
+def search_filters(p: FilterFields) -> filters.Filters | None:
     """The search filters of `search` / `vault_search` params (None: none given)."""
     if not (p.tags or p.folder is not None or p.modified_after or p.modified_before):
         return None
     return filters.Filters(
         tags=tuple(p.tags or ()), folder=p.folder, modified_after=p.modified_after, modified_before=p.modified_before
     )
+
+
+def _search(ctx: AppContext, p: SearchParams) -> Outcome[SearchData]:
+    cache, filters_ = ctx.snapshot_cache, search_filters(p)
+    return search.search(ctx.reader, p.query, p.limit, cache, p.mode, p.group, filters_, p.explain)
+
+
+def _get_note(ctx: AppContext, p: NoteParams) -> Outcome[NoteData]:
+    return note.get_note(ctx.reader, p.path, p.max_chars, p.section_id, p.heading)
+
+
+def _related(ctx: AppContext, p: RelatedParams) -> Outcome[RelatedData]:
+    return related.related(ctx.reader, p.path, p.limit, ctx.snapshot_cache)
 
 
 class NoteParams(Params):
@@ -74,12 +93,10 @@ register(
         http_method="GET",
         http_path="/search",
         params=SearchParams,
-        func=lambda ctx, p: search.search(
-            ctx.reader, p.query, p.limit, ctx.state, p.mode, p.group, search_filters(p), p.explain
-        ),
+        func=_search,
         description="Passages ranked by words and meaning; use it first for a topic (vault_search for exact text).",
         title="Ranked search",
-        result="vault_agent.query.search:SearchData",
+        result=SearchData,
         cli_args=("query",),
         cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5 --group note",
         cli_options=(
@@ -101,10 +118,10 @@ register(
         http_method="GET",
         http_path="/note",
         params=NoteParams,
-        func=lambda ctx, p: note.get_note(ctx.reader, p.path, p.max_chars, p.section_id, p.heading),
+        func=_get_note,
         description="A note's text with title, tags and headings; use it to read a short note whole.",
         title="Note with metadata",
-        result="vault_agent.query.note:NoteData",
+        result=NoteData,
         max_answer_chars=READ_ANSWER_CHARS,
         cli_args=("path",),
         cli_help="Show one note with its metadata. Example: vault-agent get projects/plan.md",
@@ -119,10 +136,10 @@ register(
         http_method="GET",
         http_path="/related",
         params=RelatedParams,
-        func=lambda ctx, p: related.related(ctx.reader, p.path, p.limit, ctx.state),
+        func=_related,
         description="Notes linked with a note or sharing its tags; use it to explore around a note.",
         title="Related notes",
-        result="vault_agent.query.related:RelatedData",
+        result=RelatedData,
         cli_args=("path",),
         cli_help="Notes related to a note. Example: vault-agent related projects/plan.md --limit 5",
         limit_error=InvalidLimit,
