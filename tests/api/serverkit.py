@@ -207,7 +207,7 @@ def http_mcp_client(url: str, token: str | None, mode: str = "legacy") -> Abstra
     http_client = httpx2.AsyncClient(headers=headers, timeout=60)
     return ClosingClient(
         Client(streamable_http_client(url + "/mcp", http_client=http_client), mode=mode), http_client
-    )  # type: ignore[arg-type]
+    )
 
 
 class ClosingClient:
@@ -236,4 +236,4 @@ def stdio_mcp_client(
         env={"VAULT_AGENT_LOG_LEVEL": "WARNING", **(env or {})},
         cwd=str(settings.vault),
     )
-    return Client(params, mode=mode)  # type: ignore[arg-type]
+    return Client(params, mode=mode)

@@ -183,7 +183,7 @@ class RawMcp:
         self.proc.stdin.flush()
 
     def next_message(self) -> dict[str, Any]:
-        return json.loads(self.lines.get(timeout=60))  # type: ignore[no-any-return]
+        return json.loads(self.lines.get(timeout=60))
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One request; notifications that arrive first are skipped."""
@@ -200,7 +200,7 @@ class RawMcp:
         self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self.request("tools/call", {"name": name, "arguments": arguments})["result"]  # type: ignore[no-any-return]
+        return self.request("tools/call", {"name": name, "arguments": arguments})["result"]
 
     def kill(self) -> None:
         """SIGKILL: nothing of the process runs after it."""

@@ -181,7 +181,7 @@ def test_read_only_state_dir_serves_the_last_snapshot_and_names_the_error(
         ctx = build_context(settings, watch=True, follow_if_busy=True)  # what `mcp` does
         try:
             assert ctx.writer is None and ctx.read_only_reason == "STORAGE_READ_ONLY"
-            with ctx.reader.acquire() as view:  # type: ignore[union-attr]
+            with ctx.reader.acquire() as view:
                 assert view.con.execute("SELECT count(*) FROM notes").fetchone() == (8,)
         finally:
             close_context(ctx)
