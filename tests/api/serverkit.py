@@ -24,6 +24,7 @@ from vault_agent.api.app import RunningServer, close_context, start_server
 from vault_agent.api.logging_setup import JsonFormatter, default_scrubber
 from vault_agent.api.registry import AppContext, make_vault
 from vault_agent.config import Settings, load_settings
+from vault_agent.contracts import Freshness
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
@@ -58,7 +59,7 @@ def build_fixture_vault(
     return settings
 
 
-def make_context(settings: Settings, *, pinned: str | None = "fresh") -> AppContext:
+def make_context(settings: Settings, *, pinned: Freshness | None = "fresh") -> AppContext:
     """A read-only context; `pinned` fixes the snapshot freshness for deterministic answers."""
     from vault_agent.query.snapshot import SnapshotReader
 
@@ -70,7 +71,7 @@ def make_context(settings: Settings, *, pinned: str | None = "fresh") -> AppCont
 
 
 @contextmanager
-def serving(settings: Settings, *, pinned: str | None = "fresh") -> Iterator[ServerThread]:
+def serving(settings: Settings, *, pinned: Freshness | None = "fresh") -> Iterator[ServerThread]:
     """A real server for `settings` on loopback; stopped and its context closed on exit."""
     ctx = make_context(settings, pinned=pinned)
     thread = ServerThread(ctx).start()
@@ -206,7 +207,7 @@ def http_mcp_client(url: str, token: str | None, mode: str = "legacy") -> Abstra
     http_client = httpx2.AsyncClient(headers=headers, timeout=60)
     return ClosingClient(
         Client(streamable_http_client(url + "/mcp", http_client=http_client), mode=mode), http_client
-    )  # type: ignore[arg-type]
+    )
 
 
 class ClosingClient:
@@ -235,4 +236,4 @@ def stdio_mcp_client(
         env={"VAULT_AGENT_LOG_LEVEL": "WARNING", **(env or {})},
         cwd=str(settings.vault),
     )
-    return Client(params, mode=mode)  # type: ignore[arg-type]
+    return Client(params, mode=mode)

@@ -19,7 +19,7 @@ MUST_BE_DESTRUCTIVE = {
 }
 
 
-def _hints(op):  # type: ignore[no-untyped-def]
+def _hints(op):
     return annotations_of(op).model_dump(exclude={"title"})
 
 

@@ -7,7 +7,7 @@ import asyncio
 import dataclasses
 import json
 import socket
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -75,7 +75,7 @@ def tight_server(tmp_path: Path) -> Iterator[tuple[ServerThread, LogCapture]]:
     yield from _serve_with_logs(settings)
 
 
-def _serve_with_logs(settings: Settings) -> Iterator[tuple[ServerThread, LogCapture]]:
+def _serve_with_logs(settings: Settings) -> Generator[tuple[ServerThread, LogCapture], None, None]:
     import gc
     import logging
 

@@ -181,7 +181,8 @@ def test_accept_failures_are_one_line_and_serving_resumes(tmp_path: Path) -> Non
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     socks: list[socket.socket] = []
     err_lines: list[str] = []
-    drain = threading.Thread(target=lambda: err_lines.extend(iter(proc.stderr.readline, "")), daemon=True)
+    stderr = proc.stderr
+    drain = threading.Thread(target=lambda: err_lines.extend(iter(stderr.readline, "")), daemon=True)
     drain.start()
     try:
         port = int(proc.stdout.readline())

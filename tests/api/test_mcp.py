@@ -19,13 +19,14 @@ from vault_agent.config import Settings
 from vault_agent.indexer.lock import WriterLock
 
 PLAN = "projects/alpha/plan.md"
+ToolCalls = list[tuple[str, dict[str, Any]]]  # (tool name, arguments), called in order
 
 
 def _dump(result: Any) -> dict[str, Any]:
     return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-async def _session(client_cm: Any, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
+async def _session(client_cm: Any, calls: ToolCalls) -> tuple[list[Any], list[Any]]:
     async with client_cm as client:
         tools = (await client.list_tools()).tools
         results = [await client.call_tool(name, args) for name, args in calls]
@@ -34,7 +35,7 @@ async def _session(client_cm: Any, calls: list[tuple[str, dict[str, Any]]]) -> t
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_http_mcp_lists_the_registry_and_answers_like_http(server: ServerThread, mode: str) -> None:
-    calls = [
+    calls: ToolCalls = [
         ("vault_overview", {}),
         ("vault_tree", {"depth": 1, "direct_only": True}),
         ("get_note_outline", {"path": PLAN}),
@@ -76,7 +77,7 @@ def test_http_mcp_lists_the_registry_and_answers_like_http(server: ServerThread,
 
 
 def test_http_mcp_errors_are_the_canonical_object(server: ServerThread) -> None:
-    calls = [
+    calls: ToolCalls = [
         ("get_note_outline", {"path": "../escape.md"}),
         ("vault_tree", {"depth": 99}),
         ("vault_tags", {"bogus": 1}),
@@ -170,7 +171,7 @@ async def _list_inproc(server: Any) -> list[Any]:
 
 def test_stdio_mcp_serves_the_same_bodies_as_http(fresh_settings: Settings) -> None:
     stdio_settings = fresh_settings
-    calls = [("vault_overview", {}), ("vault_tags", {"limit": 3}), ("get_note_outline", {"path": PLAN})]
+    calls: ToolCalls = [("vault_overview", {}), ("vault_tags", {"limit": 3}), ("get_note_outline", {"path": PLAN})]
     tools, results = asyncio.run(_session(stdio_mcp_client(stdio_settings, "--no-watch"), calls))
     assert sorted(t.name for t in tools) == sorted(op.mcp_name for op in listed_operations(False, "default"))
     ctx = make_context(stdio_settings, pinned=None)

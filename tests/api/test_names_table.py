@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 from mcp import Client
 
@@ -149,7 +150,7 @@ def test_every_note_name_parameter_is_in_the_table() -> None:
 @pytest.mark.parametrize("form", list(FORMS))
 def test_every_tool_resolves_every_step_in_process(names_settings: Settings, form: str) -> None:
     ctx = make_context(names_settings)
-    failures = []
+    failures: list[tuple[str, str, list[Any]]] = []
     try:
         for op, param in cases():
             want_data, want_warnings = _in_process(ctx, op, _expected_args(op, param, form))
@@ -221,7 +222,9 @@ def test_every_tool_resolves_every_step_over_mcp(names_settings: Settings) -> No
                         step == "exact" or any(f"(resolved_from: {step})" in m for m in _resolved(meta))
                     )
                     if not ok:
-                        failures.append((op.mcp_name, param, form, result.content[0].text[:200]))
+                        first = result.content[0]
+                        assert isinstance(first, types.TextContent), first
+                        failures.append((op.mcp_name, param, form, first.text[:200]))
         return failures
 
     try:

@@ -350,8 +350,8 @@ def test_bad_parameters_speak_one_voice_on_every_surface(server: ServerThread, w
     for case in ALL_CASES:
         if case.op.mcp_only or (case.op.http_method == "GET" and not case.http_get_ok):
             continue
-        method, target, body = http_request(case.op, case.args)
-        status, _, text = server.request(method, target, body=body)
+        method, target, request_body = http_request(case.op, case.args)
+        status, _, text = server.request(method, target, body=request_body)
         _check(case, "http", status, json.loads(text), problems)
         checked["http"] += 1
 

@@ -15,6 +15,7 @@ import httpx2
 import mcp_types as types
 from api.serverkit import VAULT_AGENT, ClosingClient
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -34,7 +35,7 @@ class Inbox:
     async def on_log(self, params: Any) -> None:
         self.notifications.append(params)
 
-    async def on_elicit(self, _context: Any, params: Any) -> types.ElicitResult:
+    async def on_elicit(self, context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
         self.questions.append(params.message)
         if self.answer is None:
             return types.ElicitResult(action="decline")
@@ -137,7 +138,12 @@ class Answerer:
 
         try:
             found: list[dict[str, Any]] = []
-            wait_until(lambda: bool(found.extend(self.questions()) or found), what="an open question")
+
+            def question_open() -> bool:
+                found.extend(self.questions())
+                return bool(found)
+
+            wait_until(question_open, what="an open question")
             self.answered.append(found[0])
             self.reply(found[0])
         except BaseException as exc:  # reported by join()
@@ -177,7 +183,7 @@ class RawMcp:
         self.proc.stdin.flush()
 
     def next_message(self) -> dict[str, Any]:
-        return json.loads(self.lines.get(timeout=60))  # type: ignore[no-any-return]
+        return json.loads(self.lines.get(timeout=60))
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One request; notifications that arrive first are skipped."""
@@ -194,7 +200,7 @@ class RawMcp:
         self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self.request("tools/call", {"name": name, "arguments": arguments})["result"]  # type: ignore[no-any-return]
+        return self.request("tools/call", {"name": name, "arguments": arguments})["result"]
 
     def kill(self) -> None:
         """SIGKILL: nothing of the process runs after it."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
@@ -202,7 +202,7 @@ def test_declined_and_unanswered_questions(settings: Settings, ctx_factory: Any)
 
 def test_bad_input(settings: Settings, ctx_factory: Any) -> None:
     ctx = ctx_factory(settings)
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("send_message", {"text": "   "}),
         ("send_message", {"text": "x" * 4001}),
         ("send_message", {"text": "x" * 4000}),
@@ -311,9 +311,13 @@ def test_http_questions_wait_two_at_a_time_and_several_need_seq(settings: Settin
     results: list[Any] = []
     threads = [threading.Thread(target=lambda t=t: results.append(send_message(ctx, t, "normal", True).data))
                for t in ("first?", "second?")]
+
+    def open_count_is(n: int) -> Callable[[], bool]:
+        return lambda: len(open_questions(ctx, None).data.questions) == n
+
     for n, thread in enumerate(threads, 1):
         thread.start()
-        wait_until(lambda n=n: len(open_questions(ctx, None).data.questions) == n, what=f"{n} open questions")
+        wait_until(open_count_is(n), what=f"{n} open questions")
     third = send_message(ctx, "third?", "normal", True).data
     assert (third.reason, third.note) == ("unsupported", "2 questions sent over HTTP are already waiting for the "
                                           "user; ask this one in your own reply to the user instead")

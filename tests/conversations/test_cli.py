@@ -23,7 +23,14 @@ def test_messages_follow_prints_each_message_as_it_comes(server: ServerThread, s
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     lines: queue.Queue[str] = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True)  # type: ignore[union-attr]
+    stdout = proc.stdout
+    assert stdout is not None
+
+    def pump() -> None:
+        for ln in stdout:
+            lines.put(ln)
+
+    reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     try:
         server.request("POST", "/messages", body=b'{"text": "warm up"}')  # builds the hub

@@ -20,7 +20,7 @@ PLAN = "projects/alpha/plan.md"
 def _row(settings: Settings, cid: str) -> dict[str, object]:
     code, body, err = cli(settings, "conversations", "show", cid)
     assert code == 0, err
-    return body["data"]["conversation"]  # type: ignore[no-any-return]
+    return body["data"]["conversation"]
 
 
 def _opened(settings: Settings, text: str) -> tuple[RawMcp, str]:

@@ -105,6 +105,7 @@ def test_undo_merge_never_drops_a_line_only_the_person_added(
         result = merge(after, result, before)
         if result is None:
             return  # a conflict is always allowed: the file is left alone
+    assert result is not None  # merged, or the join when there is no history
     lines = set(split_lines(result))
     assert person_lines <= lines  # never lose a line only the person added
     assert not (agent_lines & lines)  # and the agent's lines are all gone

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from testkit import wait_until
 
+from vault_agent.conversations.hub import ConversationHub
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.conversations.tools import get_conversation
 from vault_agent.errors import NotFound
+from vault_agent.files.models import WriteObserver
 
 WRITER = """
 import sys
@@ -77,9 +80,10 @@ class _Ctx:
         from vault_agent.config import load_settings
 
         self.settings = load_settings({"vault": index_dir.parent, "index_dir": index_dir}, env={})
-        self.hub = None  # the rest of conversations.hub.ConvContext: no hub, the system clock
-        self.conversation_clock = None
-        self.write_observer = None
+        # the rest of conversations.hub.ConvContext: no hub, the system clock
+        self.hub: ConversationHub | None = None
+        self.conversation_clock: Callable[[], float] | None = None
+        self.write_observer: WriteObserver | None = None
 
 
 def test_a_corrupt_record_is_skipped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -21,7 +21,7 @@ from vault_agent.files.swap import exchange, swap_back
 
 
 @pytest.fixture
-def dfd(tmp_path: Path):  # type: ignore[no-untyped-def]
+def dfd(tmp_path: Path):
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     yield fd
     os.close(fd)

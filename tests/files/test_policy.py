@@ -101,7 +101,7 @@ def test_daily_folder_itself(tmp_path: Path) -> None:
     check_write(Vault(tmp_path), "daily", "mkdir")
     for action in ("delete", "move_from", "move_to"):
         with pytest.raises(Forbidden):
-            check_write(Vault(tmp_path), "daily", action)  # type: ignore[arg-type]
+            check_write(Vault(tmp_path), "daily", action)
 
 
 def test_temp_names_and_root(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from vault_agent.files.edit import _delete, _insert, split_lines
 from vault_agent.files.links import LinkIndex, RewriteContext, rewrite_links
 
-LINE = st.text(alphabet=st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=12)
+LINE = st.text(alphabet=st.characters(exclude_characters="\n\r", exclude_categories=["Cs"]), max_size=12)
 LINES = st.lists(LINE, max_size=12)
 
 

@@ -204,11 +204,12 @@ def test_writes_disabled_answers_before_the_params_are_checked(vault_dir: Path) 
 
 def test_special_files_refused(call: Call, vault_dir: Path) -> None:
     os.mkfifo(vault_dir / "notes/fifo.md")
-    for name, raw in [
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("write", {"path": "notes/fifo.md", "content": "x", "mode": "append"}),
         ("edit", {"path": "notes/fifo.md", "insert_after_line": 0, "content": "x"}),
         ("create", {"path": "notes/fifo.md", "content": "x"}),
-    ]:
+    ]
+    for name, raw in cases:
         with pytest.raises(InvalidPath):
             call(name, **raw)
 

@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from vault_agent.config import Settings, load_settings
-from vault_agent.contracts import SEGMENTS_DIR, TABLE_SORT, TABLES
+from vault_agent.contracts import SEGMENTS_DIR, TABLE_SORT, TABLES, Manifest
 from vault_agent.freshness import read_current_manifest
 
 REPO = Path(__file__).resolve().parents[2]  # the checkout (subprocess cwd)
@@ -33,6 +33,13 @@ def write(vault: Path, rel: str, text: str) -> Path:
 
 def note_text(i: int, extra: str = "") -> str:
     return f"---\ntitle: Note {i}\ntags: [t{i % 5}, common]\n---\n# Heading {i}\n\nbody {i} {extra}\n\n## Sub\n\nmore [[n{i + 1}]]\n"
+
+
+def current_manifest(index_dir: Path) -> Manifest:
+    """The CURRENT snapshot's manifest; the test fails when none is published yet."""
+    manifest = read_current_manifest(index_dir)
+    assert manifest is not None, "no snapshot published"
+    return manifest
 
 
 def snapshot_rows(index_dir: Path) -> dict[str, list[tuple[Any, ...]]]:

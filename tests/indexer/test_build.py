@@ -254,7 +254,7 @@ def test_a_parser_crash_loses_only_that_note(tmp_path: Path, monkeypatch: pytest
     write(vault, "d1/crash.md", "# boom\n")
     real = parse_mod.parse_note
 
-    def crashing(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None = None):  # type: ignore[no-untyped-def]
+    def crashing(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None = None):
         if rel == "d1/crash.md" and raw:
             os.kill(os.getpid(), _signal.SIGSEGV)  # what a libyaml stack overflow does
         return real(rel, raw, mtime_ns, size, ctime_ns)

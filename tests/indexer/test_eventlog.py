@@ -8,10 +8,10 @@ from pathlib import Path
 
 from engine_support import PY
 
-from vault_agent.indexer.eventlog import EventLog, NewEvent, scan_bytes
+from vault_agent.indexer.eventlog import EventLog, NewEvent, Origin, scan_bytes
 
 
-def _ev(i: int, origin: str = "watcher") -> NewEvent:
+def _ev(i: int, origin: Origin = "watcher") -> NewEvent:
     return NewEvent("upsert", f"notes/n{i}.md", None, 1000 + i, 10 + i, origin)
 
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from engine_support import make_settings, note_text, write
+from engine_support import current_manifest, make_settings, note_text, write
 from testkit import wait_until
 
 from vault_agent.contracts import HEARTBEAT_STALE_S, WriterState
@@ -122,7 +122,7 @@ def test_live_writer_reports_pending_updating_fresh(tmp_path: Path, monkeypatch:
     with Writer(s, watch=False) as w:
 
         def state() -> str:
-            return compute_freshness(s, read_current_manifest(s.index_dir), stat_checker=None)
+            return compute_freshness(s, current_manifest(s.index_dir), stat_checker=None)
 
         wait_until(lambda: read_writer_state(s.index_dir) is not None, 10, "writer.json")
         # not watching and idle: the stat checker decides; with none given → unknown
@@ -147,7 +147,7 @@ def test_watching_writer_states(tmp_path: Path) -> None:
     with Writer(s) as w:
 
         def state() -> str:
-            st = compute_freshness(s, read_current_manifest(s.index_dir), stat_checker=None)
+            st = compute_freshness(s, current_manifest(s.index_dir), stat_checker=None)
             seen.add(st)
             return st
 

@@ -14,18 +14,16 @@ from vault_agent.contracts import MAX_NOTE_CHARS_FOR_STRUCTURE, TABLES, ParsedNo
 from vault_agent.indexer.parse import MAX_CHUNK_CHARS, PLAIN_WINDOW_LINES, parse_note
 from vault_agent.text import tokenize
 
-EMPTY_FACETS = {
-    "facets": {
-        "causal_chain_id": None,
-        "date": None,
-        "entity": [],
-        "episode_id": None,
-        "project": None,
-        "tags": [],
-        "updated": None,
-    },
-    "truncated": False,
+EMPTY_FACET_FIELDS: dict[str, object] = {
+    "causal_chain_id": None,
+    "date": None,
+    "entity": [],
+    "episode_id": None,
+    "project": None,
+    "tags": [],
+    "updated": None,
 }
+EMPTY_FACETS = {"facets": EMPTY_FACET_FIELDS, "truncated": False}
 
 
 def parse(raw: bytes | str, rel: str = "n.md") -> ParsedNote:
@@ -63,7 +61,7 @@ def test_notes_row_whole() -> None:
         "type_values": ["plan"],
         "status_values": ["a", "b"],
         "facets_json": json.dumps(
-            {**EMPTY_FACETS, "facets": {**EMPTY_FACETS["facets"], "tags": ["x", "y"]}},
+            {**EMPTY_FACETS, "facets": {**EMPTY_FACET_FIELDS, "tags": ["x", "y"]}},
             ensure_ascii=False,
             sort_keys=True,
         ),

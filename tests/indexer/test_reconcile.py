@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def _commit_now(idx: Indexer, rel: str, op: str = "upsert") -> None:
     idx.apply(idx.log.read_after(idx.applied_seq))
 
 
-def _run_scan(idx: Indexer, during_walk: list[object], runs: int = 1) -> list[int]:
+def _run_scan(idx: Indexer, during_walk: Sequence[Callable[[], object]], runs: int = 1) -> list[int]:
     """One reconcile scan; `during_walk` callables run (once each) at the walk's first pause,
     i.e. after the scan copied the known notes. Returns the seqs it logged."""
     appended: list[int] = []
@@ -43,7 +44,7 @@ def _run_scan(idx: Indexer, during_walk: list[object], runs: int = 1) -> list[in
 
     def wait_writer_idle(_timeout: float) -> None:
         while pending:
-            pending.pop(0)()  # type: ignore[operator]
+            pending.pop(0)()
 
     r = Reconciler(
         idx,

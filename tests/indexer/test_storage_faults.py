@@ -140,8 +140,9 @@ def test_writer_survives_a_full_disk_stays_stale_and_resumes(disk: SmallDisk, tm
 
     ctx = build_context(settings, watch=True)  # serve --watch: must start, not refuse
     try:
-        assert ctx.writer is not None and ctx.reader is not None
-        assert ctx.writer.state().stale_reason == "storage-full"
+        writer = ctx.writer
+        assert writer is not None and ctx.reader is not None
+        assert writer.state().stale_reason == "storage-full"
         with ctx.reader.acquire() as view:
             assert view.freshness in ("stale", "updating")  # never "fresh" while behind
             assert view.con.execute("SELECT count(*) FROM notes").fetchone() == (10,)
@@ -151,7 +152,7 @@ def test_writer_survives_a_full_disk_stays_stale_and_resumes(disk: SmallDisk, tm
             timeout=120,
             what="the writer to resume after space returned",
         )
-        wait_until(lambda: ctx.writer.state().stale_reason is None, timeout=60, what="stale to clear")
+        wait_until(lambda: writer.state().stale_reason is None, timeout=60, what="stale to clear")
     finally:
         close_context(ctx)
     assert snapshot_rows(state) == _clean_rows(vault, tmp_path)
@@ -180,7 +181,7 @@ def test_read_only_state_dir_serves_the_last_snapshot_and_names_the_error(
         ctx = build_context(settings, watch=True, follow_if_busy=True)  # what `mcp` does
         try:
             assert ctx.writer is None and ctx.read_only_reason == "STORAGE_READ_ONLY"
-            with ctx.reader.acquire() as view:  # type: ignore[union-attr]
+            with ctx.reader.acquire() as view:
                 assert view.con.execute("SELECT count(*) FROM notes").fetchone() == (8,)
         finally:
             close_context(ctx)

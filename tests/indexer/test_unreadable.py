@@ -79,7 +79,7 @@ def _index_as_user(vault: Path, index_dir: Path) -> dict[str, object]:
         [PY, "-c", CHILD, str(vault), str(index_dir)], capture_output=True, text=True, timeout=120, cwd=REPO
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def test_unreadable_note_and_folder_are_skipped_counted_and_recovered(shared_dir: Path) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from engine_support import PY, disk_notes, make_settings, note_text, snapshot_rows, write
+from engine_support import PY, current_manifest, disk_notes, make_settings, note_text, snapshot_rows, write
 from testkit import wait_until
 
 from vault_agent.config import Settings
@@ -41,7 +41,7 @@ def _converged(s: Settings) -> bool:
 def _wait_fresh(s: Settings, timeout: float = 60.0) -> None:
     wait_until(lambda: _converged(s), timeout, "the snapshot to match the disk")
     wait_until(
-        lambda: compute_freshness(s, read_current_manifest(s.index_dir), stat_checker=None) == "fresh",
+        lambda: compute_freshness(s, current_manifest(s.index_dir), stat_checker=None) == "fresh",
         timeout,
         "fresh",
     )
@@ -170,7 +170,7 @@ def _overflow(tmp_path: Path, n_files: int) -> None:
             (d / f"x{i}.md").write_text(f"# X{i}\n", encoding="utf-8")
         checker = StatChecker(s)
         wait_until(
-            lambda: compute_freshness(s, read_current_manifest(s.index_dir), stat_checker=checker) == "stale",
+            lambda: compute_freshness(s, current_manifest(s.index_dir), stat_checker=checker) == "stale",
             60,
             "stale while the writer is stopped",
         )
@@ -178,7 +178,7 @@ def _overflow(tmp_path: Path, n_files: int) -> None:
         seen: list[str] = []
 
         def fresh_and_right() -> bool:
-            m = read_current_manifest(s.index_dir)
+            m = current_manifest(s.index_dir)
             state = compute_freshness(s, m, stat_checker=checker)
             seen.append(state)
             right = snapshot_note_stats(s.index_dir, m) == _disk_stats(vault)

@@ -15,6 +15,7 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
+from vault_agent.contracts import Freshness
 from vault_agent.query.snapshot import SnapshotReader
 
 ReaderFactory = Callable[..., SnapshotReader]
@@ -25,7 +26,7 @@ def make_reader() -> Iterator[ReaderFactory]:
     """Readers whose freshness is pinned (default 'fresh'); all closed at teardown."""
     made: list[SnapshotReader] = []
 
-    def make(settings: Settings, freshness: str | None = "fresh") -> SnapshotReader:
+    def make(settings: Settings, freshness: Freshness | None = "fresh") -> SnapshotReader:
         fn = None if freshness is None else (lambda _m: freshness)
         reader = SnapshotReader(settings, make_vault(settings), freshness=fn)
         made.append(reader)

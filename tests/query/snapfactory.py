@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -82,8 +83,8 @@ class SnapFactory:
 
     def commit(
         self,
-        upserts: list[str] = (),
-        deletes: list[str] = (),
+        upserts: Sequence[str] = (),
+        deletes: Sequence[str] = (),
         *,
         fingerprint: str | None = None,
         schema_version: int = SCHEMA_VERSION,

@@ -4,6 +4,7 @@ server must say exactly what fixes it (restart), not "run reindex" again, which 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ def _ctx(vault: Path) -> AppContext:
     )
 
 
-def _tree(ctx: AppContext) -> dict[str, object]:
+def _tree(ctx: AppContext) -> dict[str, Any]:
     operations()
     op = REGISTRY["tree"]
     return body_of(op, invoke(op, ctx, {}))

@@ -45,7 +45,9 @@ def _sql_oracle(view: SnapshotView) -> dict[str, object]:
             ).fetchall()
         ]
 
-    notes, chunks = con.execute("SELECT count(*), coalesce(sum(chunk_count), 0) FROM notes").fetchone()
+    totals = con.execute("SELECT count(*), coalesce(sum(chunk_count), 0) FROM notes").fetchone()
+    assert totals is not None  # an aggregate always has its one row
+    notes, chunks = totals
     folders = dict(con.execute("SELECT folder, count(*) FROM notes GROUP BY folder").fetchall())
     return {
         "notes": int(notes),

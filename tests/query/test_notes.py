@@ -7,7 +7,7 @@ import os
 import pytest
 
 from vault_agent.api.registry import body_of, operations
-from vault_agent.errors import Ambiguous, Forbidden, InvalidPath, NotFound, TooLarge
+from vault_agent.errors import Ambiguous, Forbidden, InvalidPath, NotFound, TooLarge, VaultAgentError
 from vault_agent.query import outline, sections
 from vault_agent.query.files import vault_read
 from vault_agent.query.note import get_note
@@ -312,7 +312,7 @@ def test_case_insensitive_resolution(snap, make_reader) -> None:
         ("linkdir/secret.md", NotFound),
     ],
 )
-def test_path_security(tmp_path, snap, make_reader, raw: str, error: type) -> None:
+def test_path_security(tmp_path, snap, make_reader, raw: str, error: type[VaultAgentError]) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text("# Secret\nprivate\n")

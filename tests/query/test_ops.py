@@ -43,6 +43,13 @@ def _call(ctx: AppContext, name: str, raw: dict[str, Any]) -> dict[str, Any]:
     return body_of(op, invoke(op, ctx, raw))
 
 
+def _render(ctx: AppContext, name: str, raw: dict[str, Any]) -> str:
+    """What the CLI prints for `name` without --json (every read operation has a renderer)."""
+    render = REGISTRY[name].render
+    assert render is not None, f"{name} has no renderer"
+    return render(_call(ctx, name, raw))
+
+
 def test_registered_names_and_flags() -> None:
     ops = {op.name: op for op in operations()}
     for name, (mcp, http) in EXPECTED_NAMES.items():
@@ -160,14 +167,14 @@ def test_status_without_snapshot_and_incompatible(tmp_path, snap) -> None:
 def test_renderers(ctx) -> None:
     # Warnings are printed once by the CLI on stderr, not by the renderer.
     assert (
-        REGISTRY["tree"].render(_call(ctx, "tree", {"limit": 2}))
+        _render(ctx, "tree", {"limit": 2})
         == "/  4\n  a/  2  (+1 subfolder not shown; raise --depth or --limit)\n\nindex: fresh"
     )
-    outline = REGISTRY["get-note-outline"].render(_call(ctx, "get-note-outline", {"path": "a/one.md"}))
+    outline = _render(ctx, "get-note-outline", {"path": "a/one.md"})
     assert outline == "a/one.md  (one)\n# One  [h1-one-0001]\n  ## Sub  [h2-sub-0002]"
-    tags = REGISTRY["tags"].render(_call(ctx, "tags", {}))
+    tags = _render(ctx, "tags", {})
     assert tags == "  notes  tag\n      2  x\n      1  y\n\nindex: fresh"
     for name in EXPECTED_NAMES:
         raw = {"path": "a/one.md"} if name.startswith("get-") else {}
-        text = REGISTRY[name].render(_call(ctx, name, raw))
+        text = _render(ctx, name, raw)
         assert isinstance(text, str) and text and str(ctx.settings.vault) not in text

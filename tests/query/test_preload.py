@@ -25,7 +25,7 @@ def _loads(caplog: pytest.LogCaptureFixture) -> list[int]:
     return [r.snapshot_id for r in caplog.records if r.getMessage() == "snapshot loaded"]  # type: ignore[attr-defined]
 
 
-def _notes(reader, sql: str = "SELECT path FROM notes ORDER BY path") -> list[str]:  # type: ignore[no-untyped-def]
+def _notes(reader, sql: str = "SELECT path FROM notes ORDER BY path") -> list[str]:
     with reader.acquire() as view:
         return [r[0] for r in view.con.execute(sql).fetchall()]
 

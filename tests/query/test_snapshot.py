@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import duckdb
 import pytest
 
 from query.snapfactory import SnapFactory, settings_for, write_vault
@@ -17,15 +18,22 @@ def _paths(view) -> list[str]:
     return [r[0] for r in view.con.execute("SELECT path FROM notes ORDER BY path").fetchall()]
 
 
+def _db(reader: SnapshotReader) -> duckdb.DuckDBPyConnection:
+    """The reader's own connection (white-box check of what it attached and dropped)."""
+    db = reader._db  # noqa: SLF001
+    assert db is not None, "reader is closed"
+    return db
+
+
 def _schemas(reader: SnapshotReader) -> list[str]:
-    rows = reader._db.execute(  # noqa: SLF001 - white-box check of drops
+    rows = _db(reader).execute(
         "SELECT DISTINCT schema_name FROM information_schema.schemata WHERE schema_name LIKE 's%' ORDER BY 1"
     ).fetchall()
     return [r[0] for r in rows]
 
 
 def _seg_objects(reader: SnapshotReader) -> list[str]:
-    rows = reader._db.execute(  # noqa: SLF001
+    rows = _db(reader).execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1"
     ).fetchall()
     return [r[0] for r in rows]

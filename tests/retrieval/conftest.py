@@ -16,6 +16,7 @@ from api.serverkit import copy_fixture  # noqa: E402
 
 from vault_agent.api.registry import AppContext, make_vault  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
+from vault_agent.contracts import Freshness  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 
@@ -24,7 +25,7 @@ from .vaultgen import write_vault  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 
 
-def make_ctx(root: Path, *, index: bool = True, freshness: str | None = "fresh") -> AppContext:
+def make_ctx(root: Path, *, index: bool = True, freshness: Freshness | None = "fresh") -> AppContext:
     settings = Settings(vault=root, index_dir=root / ".vault-agent")
     if index:
         build_index(settings, full=True)

@@ -24,7 +24,8 @@ def run_agent(ctx: AppContext, query: str, artifact: str) -> list[tuple[str, dic
     the ranges it has read (cited_ranges) and its artifact's path."""
     trace: list[tuple[str, dict[str, Any]]] = []
     read: dict[str, list[dict[str, int]]] = {}
-    tool, params = "vault_find", {"query": query}
+    tool = "vault_find"
+    params: dict[str, Any] = {"query": query}
     for _ in range(MAX_CALLS):
         if tool == "vault_coverage":
             params = {**params, "cited_ranges": read.get(params["path"], [])}

@@ -12,12 +12,12 @@ from .vaultgen import write_vault
 LONG = {"long.md": "".join(f"{chr(97 + i)}" * 30_000 + "\n" for i in range(3))}
 
 
-def _scan(ctx, cursor):  # type: ignore[no-untyped-def]
+def _scan(ctx, cursor):
     params = {"path": "long.md"} if cursor is None else {"path": "long.md", "cursor": cursor}
     return call(ctx, "scan", params)["data"]
 
 
-def _cited(pages) -> list[dict[str, int]]:  # type: ignore[no-untyped-def]
+def _cited(pages) -> list[dict[str, int]]:
     return [
         p["applied_range"]
         for p in pages

@@ -8,7 +8,7 @@ from vault_agent.query.postings import SegmentTerms
 
 
 def test_row_groups_for_a_term_use_the_minimums() -> None:
-    seg = SegmentTerms(1, Path("x"), None, ["a", "c", "c", "f", "k"])  # type: ignore[arg-type]
+    seg = SegmentTerms(1, Path("x"), None, ["a", "c", "c", "f", "k"])
     assert seg.groups_for(["0"]) == []
     assert seg.groups_for(["a"]) == [0]
     assert seg.groups_for(["b"]) == [0]

@@ -37,7 +37,7 @@ def _paths(ctx: AppContext, q: str, **kw: object) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def names_ctx(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def names_ctx(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("names") / "v"
     filler = "The lamp and the glass are checked. " * 5
     for i in range(30):

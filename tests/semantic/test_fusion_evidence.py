@@ -16,7 +16,7 @@ LEX = [("a.md", 0, 9.0), ("b.md", 0, 5.0), ("c.md", 0, 4.0)]
 SEM = [("d.md", 0, 0.61), ("e.md", 0, 0.60), ("b.md", 0, 0.59), ("f.md", 0, 0.58)]
 
 
-def _paths(hits: list) -> list[str]:  # type: ignore[type-arg]
+def _paths(hits: list) -> list[str]:
     return [h.path for h in hits]
 
 

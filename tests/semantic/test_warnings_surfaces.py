@@ -43,7 +43,7 @@ async def _mcp(client_cm: Any) -> list[Any]:
         return out
 
 
-def _warnings_everywhere(server: ServerThread) -> dict[str, dict[str, Any]]:
+def _warnings_everywhere(server: ServerThread) -> dict[str, list[dict[str, Any]]]:
     """mode → warnings, after checking every surface answered the same ones."""
     settings = server.ctx.settings
     by_surface: dict[str, list[Any]] = {"http": [], "cli": []}

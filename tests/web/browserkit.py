@@ -197,7 +197,7 @@ class Agent:
     def data(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         answer = self.call(tool, arguments).result(120)
         assert not answer["is_error"], answer
-        return answer["data"]  # type: ignore[no-any-return]
+        return answer["data"]
 
     def close(self) -> None:
         assert self.proc.stdin is not None

@@ -23,7 +23,7 @@ from web.pagekit import EXTRA_NOTES  # noqa: E402
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     built = build_fixture_vault(tmp_path_factory.mktemp("web"), extra=EXTRA_NOTES)
-    return dataclasses.replace(built, **{"writes_enabled": True})
+    return dataclasses.replace(built, writes_enabled=True)
 
 
 @pytest.fixture(scope="module")

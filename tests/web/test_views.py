@@ -60,7 +60,7 @@ def test_search_filters_reach_the_operation(server: ServerThread) -> None:
     for name in FILTERS:
         assert f'name="{name}"' in html
     hits = [t[1]["href"] for t in element_tags(html) if t[0] == "a" and "title" in (t[1].get("class") or "")]
-    assert hits and all("hostile.md" in h for h in hits)  # the one note tagged `web`
+    assert hits and all(h is not None and "hostile.md" in h for h in hits)  # the one note tagged `web`
     none = page.get("/ui/search?q=lighthouse&modified_before=2000-01-01&part=results").text
     assert "No hit." in none
 

@@ -274,6 +274,7 @@ class Oracle:
         if op == "in":
             if isinstance(v, str):
                 v = [x.strip() for x in v.split(",")]
+            assert v is not None, "an `in` condition carries its values"
             return any(self.where(note, {"field": name, "op": "=", "value": x}) for x in v)
         if v is None:
             return not self.exists(note, name) if op == "=" else False
