@@ -14,6 +14,9 @@ _.model_config  # pydantic reads it when the class is built
 _.exc_type  # __aexit__ protocol arguments (api/stdio_guard.py)
 _.tb
 _.show_version  # typer option; its callback does the work (cli/app.py)
+_.handle_starttag  # html.parser.HTMLParser override (tests/web/pagekit.py)
+_.do_GET  # http.server handler overrides (tests/web/test_browser.py: a foreign origin)
+_.log_message
 
 # Fields written by attribute and read by serialization (model_dump / asdict), not by name.
 _.diff_truncated  # pydantic field set after the plan is made (conversations/undo_plan.py)

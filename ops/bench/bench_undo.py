@@ -55,7 +55,8 @@ async def _agent_writes(ctx: AppContext, files: int, keep_after: bool) -> tuple[
         observer = ctx.write_observer
         assert observer is not None
 
-        def before_only(tool: str, rel: str, before: bytes | None, _after: bytes | None, moved_to: str | None = None) -> None:
+        def before_only(tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None) -> None:
+            del after  # not kept: the point of this side
             observer(tool, rel, before, None, moved_to)  # (its record line then reads as a delete: not undone here)
 
         ctx.write_observer = before_only

@@ -61,7 +61,7 @@ def install(path: str) -> None:
         (HintBatcher, HintBatcher.add, "watch: hint"),
         (EventLog, EventLog.read_after, "log read_after"),
         (EventLog, EventLog.compact, "log compact"),
-        (engine, engine.maybe_compact, "maintain: compact"),
+        (build.Indexer, build.Indexer.compact, "maintain: compact"),
         (engine.Writer, engine.Writer._on_heartbeat, "heartbeat"),
         (engine.Writer, engine.Writer._on_problem, "PROBLEM: stale, rescan requested"),
         (build, build.parse_stream, "apply: parse_stream (generator creation)"),
