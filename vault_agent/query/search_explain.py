@@ -14,6 +14,7 @@ from typing import Any
 
 from vault_agent.query.models import Camel
 from vault_agent.query.search_engine import open_engine
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.search_fields import PATH_FIELD, analyze_terms
 from vault_agent.semantic.fusion import FusedHit
 from vault_agent.text import tokenize
@@ -61,8 +62,8 @@ def matched_fields(path: str, title: str | None, heading_path: list[str], text: 
 
 
 def explain_hits(
-    reader: Any,
-    view: Any,
+    reader: SnapshotReader,
+    view: SnapshotView,
     terms: list[str],
     explained: list[FusedHit],
     details: list[tuple[Any, ...]],
