@@ -10,7 +10,7 @@ few small engine look-ups per hit); bounded: fixed fields per hit, at most `limi
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_agent.query.models import Camel
 from vault_agent.query.search_engine import open_engine
@@ -18,6 +18,9 @@ from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.search_fields import PATH_FIELD, analyze_terms
 from vault_agent.semantic.fusion import FusedHit
 from vault_agent.text import tokenize
+
+if TYPE_CHECKING:
+    import tantivy  # typed (it ships tantivy.pyi); imported at run time only where used
 
 __all__ = ["FusionExplain", "HitExplain", "explain_hits"]
 
@@ -39,7 +42,7 @@ class HitExplain(Camel):
     matched_fields: list[str]  # fields holding a query term: title, aliases, filename, folder, headings, body
 
 
-def _has_alias_term(index: Any, searcher: Any, path: str, analyzed: list[str]) -> bool:
+def _has_alias_term(index: tantivy.Index, searcher: tantivy.Searcher, path: str, analyzed: list[str]) -> bool:
     import tantivy
 
     Q, Occur = tantivy.Query, tantivy.Occur

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from vault_agent.semantic.evidence import exact_lead, lock_reason, names_note, w
 from vault_agent.semantic.fusion import FusedHit, fuse_explained
 from vault_agent.semantic.progress import semantic_state
 from vault_agent.text import tokenize
+
+if TYPE_CHECKING:
+    import tantivy  # typed (it ships tantivy.pyi); imported at run time only where used
 
 Mode = Literal["lexical", "semantic", "hybrid"]
 Group = Literal["chunk", "note"]
@@ -54,11 +57,11 @@ class LexicalEvidence:
 RARE_SCAN_CHUNKS = 32
 
 
-def _doc_freq(searcher: Any, term: str) -> int:
+def _doc_freq(searcher: tantivy.Searcher, term: str) -> int:
     return max(int(searcher.doc_freq(field, term)) for field in FIELD_BOOSTS)
 
 
-def _notes_of(searcher: Any, query: Any) -> int:
+def _notes_of(searcher: tantivy.Searcher, query: tantivy.Query) -> int:
     """Distinct notes among the chunks matching `query` (at most RARE_SCAN_CHUNKS read)."""
     hits = searcher.search(query, RARE_SCAN_CHUNKS + 1, count=False).hits
     if len(hits) > RARE_SCAN_CHUNKS:
@@ -66,7 +69,7 @@ def _notes_of(searcher: Any, query: Any) -> int:
     return len({searcher.doc(addr).get_first(PATH_FIELD) for _, addr in hits})
 
 
-def _note_freq(index: Any, searcher: Any, term: str) -> int:
+def _note_freq(index: tantivy.Index, searcher: tantivy.Searcher, term: str) -> int:
     """Notes holding an analyzed term in any field (chunks first: a dictionary look-up)."""
     import tantivy
 
@@ -78,7 +81,7 @@ def _note_freq(index: Any, searcher: Any, term: str) -> int:
     return _notes_of(searcher, q)
 
 
-def _aliases_hold(index: Any, searcher: Any, path: str, terms: list[str]) -> bool:
+def _aliases_hold(index: tantivy.Index, searcher: tantivy.Searcher, path: str, terms: list[str]) -> bool:
     """Whether the note's aliases field holds every term (one small search per term: the
     aliases are indexed, not stored)."""
     import tantivy
@@ -92,7 +95,7 @@ def _aliases_hold(index: Any, searcher: Any, path: str, terms: list[str]) -> boo
     return True
 
 
-def _run_freq(index: Any, searcher: Any, run: str) -> int:
+def _run_freq(index: tantivy.Index, searcher: tantivy.Searcher, run: str) -> int:
     """Notes holding a CJK run: its bigrams as a phrase in any text field."""
     import tantivy
 
@@ -106,7 +109,7 @@ def _run_freq(index: Any, searcher: Any, run: str) -> int:
 
 
 def lexical_evidence(
-    engine: tuple[Any, Any] | None,
+    engine: tuple[tantivy.Index, tantivy.Searcher] | None,
     query: str,
     terms: list[str],
     lexical: list[Hit],
