@@ -109,7 +109,7 @@ class _EmbedProgress:
             sys.stderr.flush()
 
 
-def _embedding_hint(settings: Any, manifest: Manifest) -> str | None:
+def _embedding_hint(settings: Settings, manifest: Manifest) -> str | None:
     """The line `index` prints on a TTY while notes lack embeddings and nothing computes
     them: how to get them (never a prompt: scripts must not block)."""
     from vault_agent.semantic.progress import COMPUTING_COMMANDS, semantic_state
@@ -228,7 +228,7 @@ def _build(
     run_command(json_out, body)
 
 
-def _embedded_outcome(settings: Any, manifest: Manifest) -> tuple[int, list[dict[str, str]]]:
+def _embedded_outcome(settings: Settings, manifest: Manifest) -> tuple[int, list[dict[str, str]]]:
     """Notes embedded after `--embed`, and the warning when some could not be."""
     from vault_agent.semantic.progress import semantic_state
 

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.snapshot_cache import remember
 
 
@@ -80,7 +81,7 @@ def term_index(
     return out
 
 
-def postings_index(reader: Any, view: Any, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
+def postings_index(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
     """The row-group index of the pinned snapshot's term segments (None: use the view)."""
     try:
         return term_index(Path(reader.settings.index_dir), view.manifest, cache)

@@ -33,13 +33,14 @@ from vault_agent.query.search_modes import (
     fuse,
     lead_agreed,
     lexical_evidence,
-    semantic_warnings,
 )
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.structured.candidates import candidate_paths
 from vault_agent.query.structured.filters import Filters
 from vault_agent.search_fields import FIELD_BOOSTS, analyze_terms, decode_detail
 from vault_agent.semantic.encoder import CONFIDENT_COSINE
 from vault_agent.semantic.fusion import FusedHit
+from vault_agent.semantic.progress import semantic_warnings
 from vault_agent.semantic.query import semantic_search
 from vault_agent.text import tokenize
 
@@ -119,7 +120,7 @@ def make_snippet(text: str, terms: list[str]) -> str:
 
 
 def hit_details(
-    view: Any,
+    view: SnapshotView,
     hits: list[Hit],
     known: dict[tuple[str, int], bytes] | None = None,
     index_dir: Path | None = None,
@@ -147,7 +148,7 @@ def hit_details(
     return [d for d in out if d is not None]
 
 
-def _parquet_details(view: Any, hits: list[Hit]) -> list[tuple[Any, ...]]:
+def _parquet_details(view: SnapshotView, hits: list[Hit]) -> list[tuple[Any, ...]]:
     con = view.con
     paths = sorted({p for p, _, _ in hits})
     notes: dict[str, tuple[Any, int]] = {}
@@ -176,8 +177,8 @@ def _parquet_details(view: Any, hits: list[Hit]) -> list[tuple[Any, ...]]:
 
 
 def lexical_hits(
-    reader: Any,
-    view: Any,
+    reader: SnapshotReader,
+    view: SnapshotView,
     terms: list[str],
     limit: int,
     group: str,
@@ -195,7 +196,7 @@ def lexical_hits(
 FUSION_POOL = 50  # candidates each ranker contributes to hybrid fusion (then cut to the limit)
 
 
-def any_term_held(reader: Any, view: Any, terms: list[str]) -> bool:
+def any_term_held(reader: SnapshotReader, view: SnapshotView, terms: list[str]) -> bool:
     """Whether any field of any chunk holds one of the query's (analyzed) terms."""
     _, searcher = open_engine(Path(reader.settings.index_dir), view.manifest.search_index)
     return any(searcher.doc_freq(field, t) > 0 for t in analyze_terms(terms) for field in FIELD_BOOSTS)
@@ -211,8 +212,8 @@ def no_confident_match(best: float | None) -> WarningItem:
 
 
 def ranked_hits(
-    reader: Any,
-    view: Any,
+    reader: SnapshotReader,
+    view: SnapshotView,
     query: str,
     terms: list[str],
     limit: int,
@@ -281,7 +282,7 @@ def ranked_hits(
 
 
 def search(
-    reader: Any,
+    reader: SnapshotReader,
     q: object,
     limit: int | None = None,
     cache: dict[Any, Any] | None = None,

@@ -10,13 +10,17 @@ few small engine look-ups per hit); bounded: fixed fields per hit, at most `limi
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_agent.query.models import Camel
 from vault_agent.query.search_engine import open_engine
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.search_fields import PATH_FIELD, analyze_terms
 from vault_agent.semantic.fusion import FusedHit
 from vault_agent.text import tokenize
+
+if TYPE_CHECKING:
+    import tantivy  # typed (it ships tantivy.pyi); imported at run time only where used
 
 __all__ = ["FusionExplain", "HitExplain", "explain_hits"]
 
@@ -38,7 +42,7 @@ class HitExplain(Camel):
     matched_fields: list[str]  # fields holding a query term: title, aliases, filename, folder, headings, body
 
 
-def _has_alias_term(index: Any, searcher: Any, path: str, analyzed: list[str]) -> bool:
+def _has_alias_term(index: tantivy.Index, searcher: tantivy.Searcher, path: str, analyzed: list[str]) -> bool:
     import tantivy
 
     Q, Occur = tantivy.Query, tantivy.Occur
@@ -61,8 +65,8 @@ def matched_fields(path: str, title: str | None, heading_path: list[str], text: 
 
 
 def explain_hits(
-    reader: Any,
-    view: Any,
+    reader: SnapshotReader,
+    view: SnapshotView,
     terms: list[str],
     explained: list[FusedHit],
     details: list[tuple[Any, ...]],

@@ -1,7 +1,7 @@
 """Search modes: which rankers answer (`lexical` | `semantic` | `hybrid`) — the semantic seam.
 
-`search` calls `semantic_hits` (vault_agent.semantic: one embedding per note, cosine top-k)
-for `semantic` and `hybrid`. Without embeddings it returns None and the answer is lexical
+`search` calls vault_agent.semantic (`semantic_search`: one embedding per note, cosine
+top-k) for `semantic` and `hybrid`. Without embeddings it returns None and the answer is lexical
 with a SEMANTIC_UNAVAILABLE warning (SPEC: asking for
 semantic without embeddings is a warning, not an error); the default mode is hybrid when
 embeddings exist, else lexical. Hybrid fusion reads the lexical evidence here (does the
@@ -13,18 +13,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from vault_agent import semantic
-from vault_agent.contracts import WarningItem
+from vault_agent.query.snapshot import SnapshotView
 from vault_agent.search_fields import FIELD_BOOSTS, PATH_FIELD, analyze_terms, decode_detail
 from vault_agent.semantic import evidence
 from vault_agent.semantic.encoder import DUPLICATE_COSINE
 from vault_agent.semantic.evidence import exact_lead, lock_reason, names_note, word_count
 from vault_agent.semantic.fusion import FusedHit, fuse_explained
+from vault_agent.semantic.progress import semantic_state
 from vault_agent.text import tokenize
+
+if TYPE_CHECKING:
+    import tantivy  # typed (it ships tantivy.pyi); imported at run time only where used
 
 Mode = Literal["lexical", "semantic", "hybrid"]
 Group = Literal["chunk", "note"]
@@ -34,30 +37,10 @@ GROUPS: tuple[str, ...] = ("chunk", "note")
 Hit = tuple[str, int, float]  # (note path, chunk ordinal, score), best first
 
 
-def semantic_hits(
-    reader: Any, snapshot: Any, query: str, k: int, allowed: frozenset[str] | None = None
-) -> list[Hit] | None:
-    """The top-k chunks of the pinned `snapshot` for `query` by embedding (vault_agent.semantic).
-
-    Answers only from the snapshot the request pinned; ranked (path, chunk ordinal, cosine)
-    best first, ties by path then ordinal; None when there is nothing to rank with
-    (semantic search off, the model failed to load, or no embeddings in this snapshot yet).
-    """
-    return semantic.semantic_hits(reader, snapshot, query, k, allowed)
-
-
-def embeddings_available(snapshot: Any) -> bool:
-    """Whether `snapshot` has embeddings (decides the default mode: hybrid, else lexical)."""
-    state = semantic.semantic_state(snapshot.manifest, load_model=False)
+def embeddings_available(view: SnapshotView) -> bool:
+    """Whether the pinned snapshot has embeddings (decides the default mode: hybrid, else lexical)."""
+    state = semantic_state(view.manifest, load_model=False)
     return state.enabled and state.embedded_notes > 0
-
-
-def semantic_warnings(reader: Any, snapshot: Any, *, lexical_answer: bool = False) -> list[WarningItem]:
-    """SEMANTIC_PENDING while embeddings lag and a process computes them, SEMANTIC_OFF when
-    none does; SEMANTIC_UNAVAILABLE when the model cannot load (semantic/progress.py).
-    `lexical_answer`: the answer is lexical although semantic ranking was asked for (or
-    would be the default), which the warning says."""
-    return semantic.semantic_warnings(reader, snapshot, lexical_answer=lexical_answer)
 
 
 @dataclass(frozen=True)
@@ -74,11 +57,11 @@ class LexicalEvidence:
 RARE_SCAN_CHUNKS = 32
 
 
-def _doc_freq(searcher: Any, term: str) -> int:
+def _doc_freq(searcher: tantivy.Searcher, term: str) -> int:
     return max(int(searcher.doc_freq(field, term)) for field in FIELD_BOOSTS)
 
 
-def _notes_of(searcher: Any, query: Any) -> int:
+def _notes_of(searcher: tantivy.Searcher, query: tantivy.Query) -> int:
     """Distinct notes among the chunks matching `query` (at most RARE_SCAN_CHUNKS read)."""
     hits = searcher.search(query, RARE_SCAN_CHUNKS + 1, count=False).hits
     if len(hits) > RARE_SCAN_CHUNKS:
@@ -86,7 +69,7 @@ def _notes_of(searcher: Any, query: Any) -> int:
     return len({searcher.doc(addr).get_first(PATH_FIELD) for _, addr in hits})
 
 
-def _note_freq(index: Any, searcher: Any, term: str) -> int:
+def _note_freq(index: tantivy.Index, searcher: tantivy.Searcher, term: str) -> int:
     """Notes holding an analyzed term in any field (chunks first: a dictionary look-up)."""
     import tantivy
 
@@ -98,7 +81,7 @@ def _note_freq(index: Any, searcher: Any, term: str) -> int:
     return _notes_of(searcher, q)
 
 
-def _aliases_hold(index: Any, searcher: Any, path: str, terms: list[str]) -> bool:
+def _aliases_hold(index: tantivy.Index, searcher: tantivy.Searcher, path: str, terms: list[str]) -> bool:
     """Whether the note's aliases field holds every term (one small search per term: the
     aliases are indexed, not stored)."""
     import tantivy
@@ -112,7 +95,7 @@ def _aliases_hold(index: Any, searcher: Any, path: str, terms: list[str]) -> boo
     return True
 
 
-def _run_freq(index: Any, searcher: Any, run: str) -> int:
+def _run_freq(index: tantivy.Index, searcher: tantivy.Searcher, run: str) -> int:
     """Notes holding a CJK run: its bigrams as a phrase in any text field."""
     import tantivy
 
@@ -126,7 +109,7 @@ def _run_freq(index: Any, searcher: Any, run: str) -> int:
 
 
 def lexical_evidence(
-    engine: tuple[Any, Any] | None,
+    engine: tuple[tantivy.Index, tantivy.Searcher] | None,
     query: str,
     terms: list[str],
     lexical: list[Hit],

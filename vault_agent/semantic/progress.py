@@ -22,13 +22,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
 from vault_agent.contracts import HEARTBEAT_STALE_S, SEGMENTS_DIR, Manifest, WarningItem
 from vault_agent.freshness import pid_alive
 from vault_agent.semantic.encoder import MODEL_ID, load_encoder, load_error
+from vault_agent.semantic.ports import PinnedManifest, SettingsSource
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.store import TABLE, file_model
 
@@ -183,7 +184,7 @@ def _coverage(state: SemanticState) -> str:
     return f"embeddings cover {pct}% of notes ({state.embedded_notes:,} of {state.live_notes:,})"
 
 
-def semantic_warnings(reader: Any, view: Any, *, lexical_answer: bool = False) -> list[WarningItem]:
+def semantic_warnings(reader: SettingsSource, view: PinnedManifest, *, lexical_answer: bool = False) -> list[WarningItem]:
     """The embedding-state warning of one search answer (see the module doc); with
     `lexical_answer`, the answer was asked for semantic ranking and is lexical only."""
     state = semantic_state(view.manifest, Path(reader.settings.index_dir), load_model=False)

@@ -14,12 +14,12 @@ Call from search (one snapshot per answer: pass the request's pinned view):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from vault_agent.semantic.encoder import MODEL_ID, load_encoder, load_error
 from vault_agent.semantic.passages import MAX_SECTIONS
+from vault_agent.semantic.ports import PinnedManifest, SettingsSource
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.snapshot_vectors import FilePart, forget_reader, snapshot_vectors
 from vault_agent.semantic.vectors import search
@@ -49,7 +49,7 @@ class SemanticHits:
 
 
 def semantic_search(
-    reader: Any, view: Any, query: str, k: int, allowed: frozenset[str] | None = None
+    reader: SettingsSource, view: PinnedManifest, query: str, k: int, allowed: frozenset[str] | None = None
 ) -> SemanticHits | None:
     """Top `k` notes of the pinned snapshot, with their vectors (see SemanticHits); with
     `allowed`, among those notes only (a search filter: the candidates are narrowed before
@@ -102,7 +102,7 @@ def semantic_search(
 
 
 def semantic_hits(
-    reader: Any, view: Any, query: str, k: int, allowed: frozenset[str] | None = None
+    reader: SettingsSource, view: PinnedManifest, query: str, k: int, allowed: frozenset[str] | None = None
 ) -> list[tuple[str, int, float]] | None:
     """Top `k` notes of the pinned snapshot as (path, chunk ordinal of the best passage,
     cosine), best first, one hit per note (semantic_search without the vectors)."""

@@ -19,7 +19,6 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -28,6 +27,7 @@ import pyarrow.parquet as pq
 from vault_agent.contracts import SEGMENTS_DIR, Manifest
 from vault_agent.heap import release_free_memory
 from vault_agent.per_owner import PerOwner
+from vault_agent.semantic.ports import SettingsSource
 from vault_agent.semantic.store import TABLE, embedding_keys, file_model, map_vectors
 from vault_agent.semantic.vectors import VectorBlock
 
@@ -78,11 +78,11 @@ class _Cache:
 _caches: PerOwner[_Cache] = PerOwner(_Cache)
 
 
-def _cache_for(reader: Any) -> _Cache:
+def _cache_for(reader: SettingsSource) -> _Cache:
     return _caches.of(reader)
 
 
-def forget_reader(reader: Any) -> None:
+def forget_reader(reader: SettingsSource) -> None:
     """Drop a reader's vectors (nothing will use them: the model failed to load)."""
     _caches.drop(reader)
 
@@ -105,7 +105,7 @@ def _read_file(path: Path) -> EmbeddingFile:
     )
 
 
-def snapshot_vectors(reader: Any, manifest: Manifest, model: str) -> SnapshotVectors:
+def snapshot_vectors(reader: SettingsSource, manifest: Manifest, model: str) -> SnapshotVectors:
     """The snapshot's vectors of `model`: one block per embedding file (each held once in
     memory, shared by the snapshots that name it), with the live rows of this snapshot.
 

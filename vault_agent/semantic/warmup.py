@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from vault_agent.config import Settings
 from vault_agent.freshness import read_current_manifest
 from vault_agent.semantic.encoder import MODEL_ID, load_encoder
+from vault_agent.semantic.ports import SnapshotLoader
 from vault_agent.semantic.progress import semantic_state
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.snapshot_vectors import snapshot_vectors
@@ -35,10 +36,10 @@ def _has_embeddings(index_dir: Path) -> bool:
     return manifest is not None and semantic_state(manifest, load_model=False).embedded_notes > 0
 
 
-def _in_background(name: str, job: Any, *args: Any) -> threading.Thread:
+def _in_background(name: str, job: Callable[[], object]) -> threading.Thread:
     def run() -> None:
         try:
-            job(*args)
+            job()
         except Exception:  # noqa: BLE001 - warming is an optimisation: the first request loads instead
             log.debug("warming %s failed; the first request loads it", name, exc_info=True)
 
@@ -54,15 +55,15 @@ def warm_model(settings: Settings) -> threading.Thread | None:
     return _in_background("model", load_encoder)
 
 
-def _load_snapshot(reader: Any) -> None:
+def _load_snapshot(reader: SnapshotLoader) -> None:
     manifest = reader.current_manifest()  # loads the snapshot (tables, engine) into the reader
     if manifest is not None:
         snapshot_vectors(reader, manifest, MODEL_ID)
 
 
-def warm_snapshot(reader: Any) -> threading.Thread | None:
+def warm_snapshot(reader: SnapshotLoader) -> threading.Thread | None:
     """Load the reader's current snapshot and its vectors in the background when the index
     has embeddings."""
     if not semantic_enabled() or not _has_embeddings(reader.settings.index_dir):
         return None
-    return _in_background("snapshot", _load_snapshot, reader)
+    return _in_background("snapshot", lambda: _load_snapshot(reader))
