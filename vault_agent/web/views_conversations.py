@@ -20,7 +20,7 @@ from vault_agent.api.registry import REGISTRY, body_of, invoke
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.conversations.tools import end_by_user
 from vault_agent.conversations.write_diffs import write_diffs
-from vault_agent.errors import Conflict, InvalidParameter
+from vault_agent.errors import Conflict, InvalidParameter, VaultAgentError
 from vault_agent.web.page import Page, see_other
 from vault_agent.web.session import Session
 
@@ -58,7 +58,7 @@ def _conversation(page: Page, cid: str, cursor: str | None) -> dict[str, Any]:
     return {"shown": shown, "diffs": {i: d.model_dump() for i, d in diffs.items()}, "questions": questions}
 
 
-async def conversation(page: Page, request: web.Request, session: Session, *, error: Any = None,
+async def conversation(page: Page, request: web.Request, session: Session, *, error: VaultAgentError | None = None,
                        http_status: int = 200) -> web.StreamResponse:
     cid = request.match_info["id"]
     values = await page.call(_conversation, page, cid, request.query.get("cursor") or None)
@@ -103,7 +103,7 @@ def _merge_flag(value: Any) -> bool:
     return value in ("1", "true", "on")
 
 
-async def undo_preview(page: Page, request: web.Request, session: Session, *, error: Any = None,
+async def undo_preview(page: Page, request: web.Request, session: Session, *, error: VaultAgentError | None = None,
                        http_status: int = 200) -> web.StreamResponse:
     cid = request.match_info["id"]
     merge = _merge_flag(request.query.get("merge"))
