@@ -59,7 +59,9 @@ def main() -> int:
     for line in found:
         print(line)
     if found:
-        print(f"{len(found)} dead-code finding(s): delete the code, or name it in ops/vulture_whitelist.py with why")
+        print(
+            f"{len(found)} dead-code finding(s): delete the code, or name it in ops/vulture_whitelist.py with why"
+        )
     return 1 if found else 0
 
 

@@ -38,16 +38,25 @@ async def session(vault: Path) -> str:
         if params.logger == "vault-agent.messages":
             print(f"  [notification] {params.data['text']}")
 
-    async def on_elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    async def on_elicit(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
         print(f"  [question] {params.message}\n  [user answers] yes, keep the old one in Archive")
         return types.ElicitResult(action="accept", content={"reply": "yes, keep the old one in Archive"})
 
     params = StdioServerParameters(
-        command=CLI, args=["mcp", "--vault", str(vault), "--allow-writes", "--no-watch"],
-        env={"VAULT_AGENT_LOG_LEVEL": "WARNING"}, cwd=str(vault),
+        command=CLI,
+        args=["mcp", "--vault", str(vault), "--allow-writes", "--no-watch"],
+        env={"VAULT_AGENT_LOG_LEVEL": "WARNING"},
+        cwd=str(vault),
     )
-    client = Client(params, mode="legacy", logging_callback=on_log, elicitation_callback=on_elicit,
-                    client_info=types.Implementation(name="demo-agent", version="1.0"))
+    client = Client(
+        params,
+        mode="legacy",
+        logging_callback=on_log,
+        elicitation_callback=on_elicit,
+        client_info=types.Implementation(name="demo-agent", version="1.0"),
+    )
     async with client as c:
         await c.call_tool("send_message", {"text": "Looking at the alpha project plan."})
         await c.call_tool("vault_stat", {"path": "projects/alpha/plan.md"})
@@ -56,17 +65,29 @@ async def session(vault: Path) -> str:
             "send_message", {"text": "May I rewrite the plan's summary section?", "expect_reply": True}
         )
         print(f"  [tool result] reply={ask.structured_content['data']['reply']!r}")
-        await c.call_tool("vault_write", {"path": "projects/alpha/plan.md", "mode": "append",
-                                          "content": "\n## Summary\n\nShip the parser first.\n"})
-        await c.call_tool("vault_create", {"path": "projects/alpha/decisions.md",
-                                           "content": "# Decisions\n\n- Parser first.\n"})
-        await c.call_tool("send_message", {"text": "Done: summary added, decisions note created.",
-                                           "priority": "high"})
-        end = await c.call_tool("end_conversation", {
-            "title": "Alpha plan: summary and decisions",
-            "summary": "Added a Summary section to the alpha plan and created a decisions note, after the "
-                       "user agreed.",
-        })
+        await c.call_tool(
+            "vault_write",
+            {
+                "path": "projects/alpha/plan.md",
+                "mode": "append",
+                "content": "\n## Summary\n\nShip the parser first.\n",
+            },
+        )
+        await c.call_tool(
+            "vault_create",
+            {"path": "projects/alpha/decisions.md", "content": "# Decisions\n\n- Parser first.\n"},
+        )
+        await c.call_tool(
+            "send_message", {"text": "Done: summary added, decisions note created.", "priority": "high"}
+        )
+        end = await c.call_tool(
+            "end_conversation",
+            {
+                "title": "Alpha plan: summary and decisions",
+                "summary": "Added a Summary section to the alpha plan and created a decisions note, after the "
+                "user agreed.",
+            },
+        )
         return str(end.structured_content["data"]["conversation"]["id"])
 
 
@@ -83,8 +104,13 @@ def main() -> None:
         run("index", vault=vault)
         print("agent session (stdio, mcp SDK client):")
         cid = asyncio.run(session(vault))
-        for cmd in (["conversations", "list"], ["conversations", "show", cid], ["messages"],
-                    ["conversations", "undo", cid], ["conversations", "undo", cid, "--apply"]):
+        for cmd in (
+            ["conversations", "list"],
+            ["conversations", "show", cid],
+            ["messages"],
+            ["conversations", "undo", cid],
+            ["conversations", "undo", cid, "--apply"],
+        ):
             print(f"\n$ vault-agent {' '.join(cmd)}")
             print(run(*cmd, vault=vault).rstrip())
         after = (vault / "projects/alpha/plan.md").read_bytes()

@@ -151,7 +151,9 @@ class Generator:
         if q.random() < 0.3:
             out.append(f"due: 20{q.randint(24, 26)}-{q.randint(1, 12):02d}-{q.randint(1, 28):02d}")
         if q.random() < 0.1:
-            out.append(f"reviewed: 2025-{q.randint(1, 12):02d}-{q.randint(1, 28):02d}T{q.randint(0, 23):02d}:30:00")
+            out.append(
+                f"reviewed: 2025-{q.randint(1, 12):02d}-{q.randint(1, 28):02d}T{q.randint(0, 23):02d}:30:00"
+            )
         if q.random() < 0.1:
             out.append("authors: [" + ", ".join(q.sample(WORDS, q.randint(1, 3))) + "]")
         if q.random() < 0.05:

@@ -62,8 +62,10 @@ REQUESTS: list[Request] = [
     ),
     Request(
         "Open Project Lighthouse",
-        [("search", {"query": "Project Lighthouse", "group": "note", "limit": 1}),
-         ("get_note", {"path": "projects/lighthouse/Project Lighthouse.md"})],
+        [
+            ("search", {"query": "Project Lighthouse", "group": "note", "limit": 1}),
+            ("get_note", {"path": "projects/lighthouse/Project Lighthouse.md"}),
+        ],
         "Restore the old lighthouse model",
         [("get_note", {"path": "Project Lighthouse"})],
         "name resolution (sections)",
@@ -76,8 +78,10 @@ REQUESTS: list[Request] = [
     Request(
         "Summarise the handbook's section on search",
         # The heading lines (with their numbers) say where the section starts and ends.
-        [("vault_search", {"query": "^#{1,3} ", "glob": "handbook.md", "line_numbers": True}),
-         ("vault_read", {"path": HANDBOOK, "range": {"start_line": 28, "end_line": 36}})],
+        [
+            ("vault_search", {"query": "^#{1,3} ", "glob": "handbook.md", "line_numbers": True}),
+            ("vault_read", {"path": HANDBOOK, "range": {"start_line": 28, "end_line": 36}}),
+        ],
         "Search details",
         [("vault_read", {"path": HANDBOOK, "heading": "3. Search"})],
         "section reads (sections)",
@@ -109,8 +113,10 @@ REQUESTS: list[Request] = [
         "Rename the tag #todo to #later",
         [("vault_search", {"query": "todo", "mode": "plain", "line_numbers": True})],
         "later",
-        [("vault_rename_tag", {"old": "todo", "new": "later"}),  # the dry run's diffs, then apply
-         ("vault_rename_tag", {"old": "todo", "new": "later", "apply": True})],
+        [
+            ("vault_rename_tag", {"old": "todo", "new": "later"}),  # the dry run's diffs, then apply
+            ("vault_rename_tag", {"old": "todo", "new": "later", "apply": True}),
+        ],
         "tag rename (tagrel)",
     ),
     Request(
@@ -120,8 +126,10 @@ REQUESTS: list[Request] = [
     ),
     Request(
         "Show the kickoff meeting notes",
-        [("search", {"query": "kickoff meeting", "group": "note", "limit": 1}),
-         ("get_note", {"path": "projects/lighthouse/meetings/2026-01-08 kickoff.md"})],
+        [
+            ("search", {"query": "kickoff meeting", "group": "note", "limit": 1}),
+            ("get_note", {"path": "projects/lighthouse/meetings/2026-01-08 kickoff.md"}),
+        ],
         "kickoff",
         [("get_note", {"path": "2026-01-08 kickoff"})],
         "name resolution (sections)",
@@ -154,8 +162,10 @@ REQUESTS: list[Request] = [
     Request("Is the index up to date?", [("vault_status", {})], "fresh"),
     Request(
         "Which project is the Tokyo trip note filed under?",
-        [("search", {"query": "東京旅行", "group": "note", "limit": 1}),
-         ("get_metadata_facets", {"path": "projects/tokyo-trip/東京旅行.md"})],
+        [
+            ("search", {"query": "東京旅行", "group": "note", "limit": 1}),
+            ("get_metadata_facets", {"path": "projects/tokyo-trip/東京旅行.md"}),
+        ],
         "tokyo-trip",
         [("get_metadata_facets", {"path": "東京旅行"})],
         "name resolution (sections)",
@@ -163,21 +173,29 @@ REQUESTS: list[Request] = [
     Request("浅草の予定は？", [("search", {"query": "浅草", "limit": 3})], "浅草"),
     Request(
         "Outline the handbook",
-        [("search", {"query": "handbook", "group": "note", "limit": 1}), ("get_note_outline", {"path": HANDBOOK})],
+        [
+            ("search", {"query": "handbook", "group": "note", "limit": 1}),
+            ("get_note_outline", {"path": HANDBOOK}),
+        ],
         "Outlines details",
         [("get_note_outline", {"path": "handbook"})],
         "name resolution (sections)",
     ),
     Request(
         "How do I make lentil soup?",
-        [("search", {"query": "lentil soup", "group": "note", "limit": 1}),
-         ("get_note", {"path": "areas/recipes/Lentil Soup.md"})],
+        [
+            ("search", {"query": "lentil soup", "group": "note", "limit": 1}),
+            ("get_note", {"path": "areas/recipes/Lentil Soup.md"}),
+        ],
         "Lentil",
         [("get_note", {"path": "Lentil Soup"})],
         "name resolution (sections)",
     ),
-    Request("What did I do on January 6?", [("search", {"query": "2026-01-06", "group": "note", "limit": 1})],
-            "Cleaned the lighthouse lens"),
+    Request(
+        "What did I do on January 6?",
+        [("search", {"query": "2026-01-06", "group": "note", "limit": 1})],
+        "Cleaned the lighthouse lens",
+    ),
     Request(
         "Which notes are plans (type: plan)?",
         [("vault_facets", {})],

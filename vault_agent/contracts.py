@@ -76,8 +76,16 @@ if TYPE_CHECKING:  # re-exported for type checkers; at run time through __getatt
     from vault_agent.tables import TERMS_SCHEMA as TERMS_SCHEMA
 
 _ARROW_NAMES = frozenset(
-    {"NOTES_SCHEMA", "HEADINGS_SCHEMA", "CHUNKS_SCHEMA", "TERMS_SCHEMA", "LINKS_SCHEMA", "PROPS_SCHEMA", "TAGS_SCHEMA",
-     "TABLES"}
+    {
+        "NOTES_SCHEMA",
+        "HEADINGS_SCHEMA",
+        "CHUNKS_SCHEMA",
+        "TERMS_SCHEMA",
+        "LINKS_SCHEMA",
+        "PROPS_SCHEMA",
+        "TAGS_SCHEMA",
+        "TABLES",
+    }
 )
 
 

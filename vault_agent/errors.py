@@ -72,7 +72,10 @@ def internal_error(logger: logging.Logger, what: str, **extra: Any) -> Internal:
     """
     err = Internal()
     logger.exception(
-        "%s (incident %s)", what, err.incident_id, extra={**extra, "incident": err.incident_id, "code": err.code}
+        "%s (incident %s)",
+        what,
+        err.incident_id,
+        extra={**extra, "incident": err.incident_id, "code": err.code},
     )
     return err
 

@@ -179,7 +179,9 @@ def snapshot_stat_keys(index_dir: Path, manifest: Manifest) -> npt.NDArray[np.in
 def _all_known(batch: list[int], expected: npt.NDArray[np.int64]) -> bool:
     keys = np.asarray(batch, np.int64)
     at = np.searchsorted(expected, keys)
-    return bool(np.all(at < len(expected)) and np.array_equal(expected[np.minimum(at, len(expected) - 1)], keys))
+    return bool(
+        np.all(at < len(expected)) and np.array_equal(expected[np.minimum(at, len(expected) - 1)], keys)
+    )
 
 
 class StatChecker:

@@ -259,7 +259,9 @@ def not_found(typed: str, index: NameIndex | None, tool: str, after: str = "") -
     if not close:
         return NotFound(f"{head}; use 'search' with words from the note, or 'tree' to see its folders{after}")
     listed = ", ".join(f"'{display(p)}'" for p in close)
-    return NotFound(f"{head}; close names: {listed}; use '{tool}' with one of these paths, or 'search'{after}")
+    return NotFound(
+        f"{head}; close names: {listed}; use '{tool}' with one of these paths, or 'search'{after}"
+    )
 
 
 WRITES_TAKE_PATHS = "write tools take the exact path, never a name, title, alias or [[link]]"

@@ -41,8 +41,13 @@ def decode_cursor(cursor: str, shape: Sequence[type]) -> tuple[Any, ...]:
         key = json.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, binascii.Error):
         raise bad_cursor() from None
-    ok = isinstance(key, list) and len(key) == len(shape) and all(
-        isinstance(v, t) and not (t is int and isinstance(v, bool)) for v, t in zip(key, shape, strict=True)
+    ok = (
+        isinstance(key, list)
+        and len(key) == len(shape)
+        and all(
+            isinstance(v, t) and not (t is int and isinstance(v, bool))
+            for v, t in zip(key, shape, strict=True)
+        )
     )
     if not ok:
         raise bad_cursor()

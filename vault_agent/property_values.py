@@ -18,7 +18,9 @@ from vault_agent.text import nfc
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _CANON_DROP = re.compile(r"[^\w\s-]", re.UNICODE)
 _SPACES = re.compile(r"\s+")
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+_ISO_DATE = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -26,7 +28,9 @@ def canonical_key(name: str) -> str:
     """Dataview's variable name of a property: casefolded, whitespace runs → `-`, other
     punctuation dropped (`Due Date!` → `due-date`); `.` separates nested keys. Cached: a
     vault repeats a few names in every note."""
-    return ".".join(_SPACES.sub("-", _CANON_DROP.sub("", nfc(part)).strip()).casefold() for part in name.split("."))
+    return ".".join(
+        _SPACES.sub("-", _CANON_DROP.sub("", nfc(part)).strip()).casefold() for part in name.split(".")
+    )
 
 
 _EPOCH_DAY = dt.date(1970, 1, 1).toordinal()
@@ -40,7 +44,11 @@ def micros(value: dt.date | dt.datetime) -> int:
         return days
     us = days + ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
     offset = value.utcoffset()
-    return us if offset is None else us - (offset.days * 86_400 + offset.seconds) * 1_000_000 - offset.microseconds
+    return (
+        us
+        if offset is None
+        else us - (offset.days * 86_400 + offset.seconds) * 1_000_000 - offset.microseconds
+    )
 
 
 def iso_micros(text: str) -> int | None:
@@ -72,8 +80,6 @@ def typed_value(value: Any) -> tuple[str, str | None, float | None, int | None, 
         return "date", value.isoformat(), None, micros(value), None
     text = nfc(value) if isinstance(value, str) else str(value)
     return "string", text, None, iso_micros(text), None
-
-
 
 
 def iso_of_micros(value: int, date_only: bool = False) -> str:

@@ -52,7 +52,9 @@ class Supervisor:
 
     def spawn(self, name: str, target: Callable[[], None]) -> threading.Thread:
         """Start `target` on a supervised daemon thread named `vault-agent-<name>`."""
-        thread = threading.Thread(target=self._run, args=(name, target), name=f"vault-agent-{name}", daemon=True)
+        thread = threading.Thread(
+            target=self._run, args=(name, target), name=f"vault-agent-{name}", daemon=True
+        )
         with self._lock:
             self._health.setdefault(name, Health())
             self._threads[name] = thread
@@ -72,7 +74,9 @@ class Supervisor:
     def report(self) -> dict[str, Health]:
         """A copy of every component's health, by name."""
         with self._lock:
-            return {name: Health(h.restarts, h.last_error, h.last_failure_at) for name, h in self._health.items()}
+            return {
+                name: Health(h.restarts, h.last_error, h.last_failure_at) for name, h in self._health.items()
+            }
 
     def stop(self) -> None:
         """Wake threads waiting out a backoff so they end (their targets stop on their own)."""

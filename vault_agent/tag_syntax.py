@@ -60,7 +60,14 @@ _OPTS = comrak.ParseOptions(sourcepos_chars=True)
 _OPAQUE = frozenset({comrak.Link, comrak.Image, comrak.WikiLink})
 # Inline spans a tag may open: `**#tag**` is a tag when the span itself starts a word.
 _FORMATTING = frozenset(
-    {comrak.Emph, comrak.Strong, comrak.Strikethrough, comrak.Highlight, comrak.Underline, comrak.SpoileredText}
+    {
+        comrak.Emph,
+        comrak.Strong,
+        comrak.Strikethrough,
+        comrak.Highlight,
+        comrak.Underline,
+        comrak.SpoileredText,
+    }
 )
 _BREAKS = frozenset({comrak.SoftBreak, comrak.LineBreak})
 
@@ -207,7 +214,8 @@ def _text_runs(projected: str) -> list[tuple[int, int, set[int]]]:
             clear = (
                 first_clear
                 if prev is None
-                else type(prev.node_value) in _BREAKS or (0 < start <= len(projected) and projected[start - 1].isspace())
+                else type(prev.node_value) in _BREAKS
+                or (0 < start <= len(projected) and projected[start - 1].isspace())
             )
             if kind is comrak.Text and not opaque:
                 end = offset(node.sourcepos.end) + 1
@@ -221,7 +229,9 @@ def _text_runs(projected: str) -> list[tuple[int, int, set[int]]]:
             inline_parent = kind in _FORMATTING or kind in _OPAQUE or kind is comrak.Text
             child_clear = clear if kind in _FORMATTING else not inline_parent
             for i in range(len(children) - 1, -1, -1):
-                stack.append((children[i], children[i - 1] if i else None, child_clear, opaque or kind in _OPAQUE))
+                stack.append(
+                    (children[i], children[i - 1] if i else None, child_clear, opaque or kind in _OPAQUE)
+                )
     finally:
         unlink_tree([node for node, _, _, _ in stack])
     runs.sort(key=lambda r: r[0])

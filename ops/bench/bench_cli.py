@@ -84,9 +84,11 @@ def ensure_index(vault: Path, env: dict[str, str]) -> None:
 def wheel_install(tree: Path, work: Path) -> str:
     """Install a wheel of `tree`'s tracked files into a new venv under `work`; its console script."""
     src = work / "src"
-    files = subprocess.run(
-        ["git", "-C", str(tree), "ls-files", "-z"], capture_output=True, check=True
-    ).stdout.decode().split("\0")
+    files = (
+        subprocess.run(["git", "-C", str(tree), "ls-files", "-z"], capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in filter(None, files):
         if (tree / rel).is_file():
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +102,9 @@ def wheel_install(tree: Path, work: Path) -> str:
     subprocess.run([*pip, "--python", str(python), "install", "-q", "--no-deps", str(wheel)], check=True)
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     # The dependencies: this venv's site-packages as a plain path (its .pth files, among
     # them our editable finder, are not processed from there).

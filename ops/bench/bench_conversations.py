@@ -73,7 +73,11 @@ def main() -> None:
             without = asyncio.run(_per_call_ms(ctx, args.calls, False))
             on.append(with_hook)
             off.append(without)
-            print(json.dumps({"run": run, "recorded_ms": round(with_hook, 3), "unrecorded_ms": round(without, 3)}))
+            print(
+                json.dumps(
+                    {"run": run, "recorded_ms": round(with_hook, 3), "unrecorded_ms": round(without, 3)}
+                )
+            )
         benchkit.report({
             "calls_per_run": args.calls, "runs": args.runs,
             "median_recorded_ms": round(statistics.median(on), 3),

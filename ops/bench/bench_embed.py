@@ -45,9 +45,13 @@ def run_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Compl
 def main(argv: list[str] | None = None) -> int:
     ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, default=10_000)
-    ap.add_argument("--work", type=Path, default=None, help="keeps the vault and its lexical index between runs")
+    ap.add_argument(
+        "--work", type=Path, default=None, help="keeps the vault and its lexical index between runs"
+    )
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=0, help="VAULT_AGENT_EMBED_THREADS (default: the product's)")
+    ap.add_argument(
+        "--threads", type=int, default=0, help="VAULT_AGENT_EMBED_THREADS (default: the product's)"
+    )
     args = benchkit.parse(ap, smoke={"notes": 20, "runs": 1}, argv=argv)
     with benchkit.workdir("bench-embed", keep=args.work) as work:
         return _measure(args, work)
@@ -62,7 +66,11 @@ def _measure(args: argparse.Namespace, work: Path) -> int:
     if not lexical.exists():
         t0 = time.perf_counter()
         run_cli(["index", "--vault", str(vault), "--index-dir", str(lexical)], env, work)
-        print(json.dumps({"setup": "lexical index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}))
+        print(
+            json.dumps(
+                {"setup": "lexical index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}
+            )
+        )
     from vault_agent.semantic.encoder import DIM, MODEL_ID
 
     rows = []
@@ -73,7 +81,9 @@ def _measure(args: argparse.Namespace, work: Path) -> int:
         subprocess.run(["sync"], check=False)  # the copy's dirty pages are not the run's I/O
         before = benchkit.load_line()
         cpu0, t0 = children_cpu_s(), time.perf_counter()
-        out = run_cli(["index", "--embed", "--json", "--vault", str(vault), "--index-dir", str(state)], env, work)
+        out = run_cli(
+            ["index", "--embed", "--json", "--vault", str(vault), "--index-dir", str(state)], env, work
+        )
         wall, cpu = time.perf_counter() - t0, children_cpu_s() - cpu0
         data = json.loads(out.stdout)["data"]
         row = {

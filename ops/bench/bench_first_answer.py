@@ -102,7 +102,9 @@ async def one_run(checkout: Path, vault: Path, state: Path, work: Path, query: s
 def main(argv: list[str] | None = None) -> int:
     ap = benchkit.parser(__doc__)
     ap.add_argument("--vault", type=Path, help="the vault (required unless --smoke)")
-    ap.add_argument("--state", type=Path, help="an embedded state dir, copied per run (required unless --smoke)")
+    ap.add_argument(
+        "--state", type=Path, help="an embedded state dir, copied per run (required unless --smoke)"
+    )
     ap.add_argument("--old", type=Path, default=None, help="another checkout to run side by side")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--query", default="how do we plan the release review")

@@ -57,7 +57,9 @@ def vault_dir(spec: str) -> Path:
 
 
 def v_note(chars: int) -> Callable[[list[Row], dict[str, str | None]], list[tuple[str, int, str]]]:
-    def build(rows: list[Row], titles: dict[str, str | None], state: Path | None = None) -> list[tuple[str, int, str]]:
+    def build(
+        rows: list[Row], titles: dict[str, str | None], state: Path | None = None
+    ) -> list[tuple[str, int, str]]:
         out = []
         for path, rs in by_note(rows).items():
             text = P.build_passage(titles.get(path), [r[2] for r in rs], [r[3] for r in rs])[:chars]
@@ -67,17 +69,27 @@ def v_note(chars: int) -> Callable[[list[Row], dict[str, str | None]], list[tupl
     return build
 
 
-def v_sections(chars: int, max_per_note: int, budget: int, with_note: int = 0) -> Callable[..., list[tuple[str, int, str]]]:
+def v_sections(
+    chars: int, max_per_note: int, budget: int, with_note: int = 0
+) -> Callable[..., list[tuple[str, int, str]]]:
     """One passage per chunk: 'title › heading path' then the chunk text, cut at `chars`;
     at most `max_per_note` passages and `budget` characters per note; optionally the
     note passage (`with_note` chars) too."""
 
-    def build(rows: list[Row], titles: dict[str, str | None], state: Path | None = None) -> list[tuple[str, int, str]]:
+    def build(
+        rows: list[Row], titles: dict[str, str | None], state: Path | None = None
+    ) -> list[tuple[str, int, str]]:
         out = []
         for path, rs in by_note(rows).items():
             title = titles.get(path) or Path(path).stem
             if with_note:
-                out.append((path, rs[0][1], P.build_passage(title, [r[2] for r in rs], [r[3] for r in rs])[:with_note]))
+                out.append(
+                    (
+                        path,
+                        rs[0][1],
+                        P.build_passage(title, [r[2] for r in rs], [r[3] for r in rs])[:with_note],
+                    )
+                )
             used = 0
             n = 0
             for _, ordinal, hp, text in rs:
@@ -102,14 +114,20 @@ def v_sections(chars: int, max_per_note: int, budget: int, with_note: int = 0) -
 def v_prod(max_sections: int, note_chars: int | None = None) -> Callable[..., list[tuple[str, int, str]]]:
     """What the product embeds (passages.passages_from_chunks), with other caps."""
 
-    def build(rows: list[Row], titles: dict[str, str | None], state: Path | None = None) -> list[tuple[str, int, str]]:
+    def build(
+        rows: list[Row], titles: dict[str, str | None], state: Path | None = None
+    ) -> list[tuple[str, int, str]]:
         saved = P.NOTE_CHARS
         if note_chars is not None:
             P.NOTE_CHARS = note_chars
         try:
             ps = P.passages_from_chunks(
-                [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows],
-                {p: t or Path(p).stem for p, t in titles.items()}, max_sections=max_sections,
+                [r[0] for r in rows],
+                [r[1] for r in rows],
+                [r[2] for r in rows],
+                [r[3] for r in rows],
+                {p: t or Path(p).stem for p, t in titles.items()},
+                max_sections=max_sections,
             )
         finally:
             P.NOTE_CHARS = saved
@@ -151,7 +169,11 @@ class Embeds:
             for i, v in zip(todo, vecs, strict=True):
                 self.cache[keys[i]] = v.astype(np.float16)
             self.dirty = True
-        return np.stack([self.cache[k].astype(np.float32) for k in keys]) if keys else np.zeros((0, 512), np.float32)
+        return (
+            np.stack([self.cache[k].astype(np.float32) for k in keys])
+            if keys
+            else np.zeros((0, 512), np.float32)
+        )
 
     def query(self, q: str) -> np.ndarray:
         key = "q:" + q
@@ -166,7 +188,9 @@ class Embeds:
             self.dirty = False
 
 
-def semantic_notes(q: np.ndarray, plist: list[tuple[str, int, str]], mat: np.ndarray, k: int = 50) -> list[tuple[str, int, float]]:
+def semantic_notes(
+    q: np.ndarray, plist: list[tuple[str, int, str]], mat: np.ndarray, k: int = 50
+) -> list[tuple[str, int, float]]:
     scores = mat @ q
     best: dict[str, tuple[float, int]] = {}
     for (path, ordinal, _), s in zip(plist, scores.tolist(), strict=True):
@@ -209,7 +233,9 @@ SETS = {"dev": "ops/bench/paraphrase-dev.json", "holdout": "ops/bench/paraphrase
 
 # The fusion constants of rounds 2-3 (this bench's era; issue 22 changed the defaults).
 ROUND3: dict[str, Any] = {"semantic_weight": 1.0, "semantic_margin": 0.15, "lexical_top_bonus": 0.02}
-Lex = tuple[list[tuple[str, int, float]], tuple[float, float]]  # note-grouped lexical hits, name overlap of the first
+Lex = tuple[
+    list[tuple[str, int, float]], tuple[float, float]
+]  # note-grouped lexical hits, name overlap of the first
 
 
 def fused(name: str, lex: Lex, sem: list[tuple[str, int, float]]) -> list[tuple[str, int, float]]:
@@ -269,7 +295,9 @@ def main() -> None:
     ap.add_argument("--fusions", default="rrf60", help=f"{','.join(FUSIONS)},{','.join(ADAPTIVE)}")
     ap.add_argument("--queries", default="raw", help=f"query forms for the model: {','.join(QUERY_FORMS)}")
     ap.add_argument("--sets", default="dev,holdout")
-    ap.add_argument("--titles", action="store_true", help="also title-as-query recall@1 over every note (slow on eips)")
+    ap.add_argument(
+        "--titles", action="store_true", help="also title-as-query recall@1 over every note (slow on eips)"
+    )
     ap.add_argument("--dump", type=Path, help="per-question ranks (JSON) for error analysis")
     args = benchkit.parse(ap, smoke={"sets": "smoke"})
     args.work.mkdir(parents=True, exist_ok=True)
@@ -301,14 +329,23 @@ def main() -> None:
                 plist = VARIANTS[v](rows, titles, state)
                 mats[(spec, v)] = (plist, emb.passages([t for _, _, t in plist]))
                 emb.save()
-                print(f"{spec} {v}: {len(plist)} passages, {sum(len(t) for *_, t in plist)} chars", file=sys.stderr)
+                print(
+                    f"{spec} {v}: {len(plist)} passages, {sum(len(t) for *_, t in plist)} chars",
+                    file=sys.stderr,
+                )
         reader, rows, titles = readers[spec]
         name = s["name"]
         for q in s["queries"]:
             lex = lexical(reader, q["q"])
             lr = rank_of(lex[0], q["targets"])
             add(f"{name}|lexical", lr)
-            row: dict[str, Any] = {"set": name, "q": q["q"], "lang": q["lang"], "lexical": lr, "overlap": [round(x, 2) for x in lex[1]]}
+            row: dict[str, Any] = {
+                "set": name,
+                "q": q["q"],
+                "lang": q["lang"],
+                "lexical": lr,
+                "overlap": [round(x, 2) for x in lex[1]],
+            }
             for qf in qforms:
                 qv = emb.query(QUERY_FORMS[qf](q["q"]))
                 for v in variants:
@@ -335,7 +372,9 @@ def main() -> None:
                     for v in variants:
                         sem = semantic_notes(qv, *mats[(spec, v)])
                         for f in fusions:
-                            title_ranks.setdefault(f"{v}|{f}|{qf}", []).append(rank_of(fused(f, lex, sem), [path]))
+                            title_ranks.setdefault(f"{v}|{f}|{qf}", []).append(
+                                rank_of(fused(f, lex, sem), [path])
+                            )
             emb.save()
     out: dict[str, Any] = {k: recall(v) for k, v in sorted(ranks.items())}
     out |= {f"titles|{k}": recall(v)["r@1"] for k, v in sorted(title_ranks.items())}

@@ -114,7 +114,9 @@ def _save_to_fresh(
     idx = idx or workdir / f"idx-{vault.name}"
     settings = load_settings({"vault": vault, "index_dir": idx}, env={})
     # VAULT_AGENT_SEMANTIC passes (=0: no background embedding of the whole vault beside the edits)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_") or k == "VAULT_AGENT_SEMANTIC"}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_") or k == "VAULT_AGENT_SEMANTIC"
+    }
     proc = subprocess.Popen(
         [
             PY,
@@ -182,11 +184,15 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=100)
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "vault-agent-bench")
     ap.add_argument("--skip-full", action="store_true", help="only save→fresh (needs a previous run's index)")
-    ap.add_argument("--vault", type=Path, help="with --skip-full: an indexed vault (a writable copy) instead of --notes")
+    ap.add_argument(
+        "--vault", type=Path, help="with --skip-full: an indexed vault (a writable copy) instead of --notes"
+    )
     ap.add_argument("--index-dir", type=Path, help="with --vault: its state dir")
     ap.add_argument("--seed", type=int, default=7, help="which notes the edits pick")
-    ap.add_argument("--gap", type=float, default=0.05, help="seconds between an edit turning fresh and the next")
-    args = benchkit.parse(ap, smoke={'notes': [40], 'runs': 1, 'edits': 3})
+    ap.add_argument(
+        "--gap", type=float, default=0.05, help="seconds between an edit turning fresh and the next"
+    )
+    args = benchkit.parse(ap, smoke={"notes": [40], "runs": 1, "edits": 3})
     if args.vault is not None:
         res: dict[str, object] = {"vault": args.vault.name, "load_avg_before": os.getloadavg()[0]}
         res.update(_save_to_fresh(args.vault, args.workdir, args.edits, args.seed, args.index_dir, args.gap))

@@ -108,7 +108,9 @@ def _one_run(settings: Settings, requests: int, run: int) -> dict[str, Any]:
         # Switch: change one note, commit incrementally, time the acquire that loads it.
         note = settings.vault / paths[run % len(paths)]
         tmp = note.with_name(note.name + ".bench-tmp")
-        tmp.write_text(note.read_text(encoding="utf-8") + f"\nbench edit {run} {time.time()}\n", encoding="utf-8")
+        tmp.write_text(
+            note.read_text(encoding="utf-8") + f"\nbench edit {run} {time.time()}\n", encoding="utf-8"
+        )
         tmp.replace(note)  # a new inode: a hard-linked source vault stays untouched
         # Without this, the reader would load the commit inside build_index (publish.py's
         # preload, as in `serve --watch`) and the acquire below would measure only the pin.
@@ -136,12 +138,14 @@ def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     ap = benchkit.parser(__doc__)
     ap.add_argument("--notes", type=int, default=100_000)
-    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "vault-agent-bench-orientation")
+    ap.add_argument(
+        "--work", type=Path, default=Path(tempfile.gettempdir()) / "vault-agent-bench-orientation"
+    )
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--vault", type=Path, default=None, help="an indexed vault (with --state)")
     ap.add_argument("--state", type=Path, default=None, help="its state dir (VAULT_AGENT_INDEX_DIR)")
-    args = benchkit.parse(ap, smoke={'notes': 40, 'runs': 1, 'requests': 3})
+    args = benchkit.parse(ap, smoke={"notes": 40, "runs": 1, "requests": 3})
     args.work.mkdir(parents=True, exist_ok=True)
     settings = _prepare(args.work, args.notes, args.vault, args.state)
     print(json.dumps({"uptime_start": os.getloadavg()}), file=sys.stderr)

@@ -60,7 +60,9 @@ def instructions(tree: Path, vault: Path, notes: int) -> int:
 def main() -> int:
     ap = benchkit.parser(__doc__)
     ap.add_argument("vault", type=Path, nargs="?")
-    ap.add_argument("--tree", type=Path, action="append", help="a source tree (repeat); required but under --smoke")
+    ap.add_argument(
+        "--tree", type=Path, action="append", help="a source tree (repeat); required but under --smoke"
+    )
     ap.add_argument("--notes", type=int, default=400)
     args = benchkit.parse(ap, smoke={"tree": [benchkit.REPO], "notes": 3})
     if not args.tree:

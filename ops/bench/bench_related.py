@@ -95,7 +95,9 @@ Side = tuple[Path, Path, Path]  # (source tree, python, state dir)
 def exact_tree(ref: str) -> Path:
     """The ref's source tree, exported to a temporary dir (run with this checkout's .venv)."""
     out = Path(tempfile.mkdtemp(prefix="related-exact-"))
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "vault_agent"], capture_output=True, check=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", ref, "vault_agent"], capture_output=True, check=True
+    )
     subprocess.run(["tar", "-x", "-C", str(out)], input=archive.stdout, check=True)
     return out
 
@@ -109,7 +111,10 @@ def in_process(sides: dict[str, Side], vault: Path, notes: list[str], runs: int)
     try:
         for name, worker in workers.items():
             first = worker.ask(notes[0], False)
-            out[f"{name}_first_call_ms"] = {"wall": round(first["wall_ms"], 1), "cpu": round(first["cpu_ms"], 1)}
+            out[f"{name}_first_call_ms"] = {
+                "wall": round(first["wall_ms"], 1),
+                "cpu": round(first["cpu_ms"], 1),
+            }
         for run in range(runs):
             for i, note in enumerate(notes):
                 turn = (run + i) % len(names)
@@ -122,20 +127,34 @@ def in_process(sides: dict[str, Side], vault: Path, notes: list[str], runs: int)
         for worker in workers.values():
             worker.close()
     for name in workers:
-        out[name] = {k: {"p50": _pct(v, 0.5), "p90": _pct(v, 0.9), "mean": round(statistics.fmean(v), 2)} for k, v in stats[name].items()}
-        out[f"ratio_p50_cpu_{name}_to_main"] = round(out[name]["cpu_ms"]["p50"] / out["main"]["cpu_ms"]["p50"], 4)
+        out[name] = {
+            k: {"p50": _pct(v, 0.5), "p90": _pct(v, 0.9), "mean": round(statistics.fmean(v), 2)}
+            for k, v in stats[name].items()
+        }
+        out[f"ratio_p50_cpu_{name}_to_main"] = round(
+            out[name]["cpu_ms"]["p50"] / out["main"]["cpu_ms"]["p50"], 4
+        )
     if "exact" in answers:
         exact = answers["exact"]
         for name in (n for n in names if n != "exact"):
             mine = answers[name]
             same = sum(mine[n]["answer"] == exact[n]["answer"] for n in notes)
-            paths = [([r["path"] for r in mine[n]["answer"]["related"]], [r["path"] for r in exact[n]["answer"]["related"]]) for n in notes]
+            paths = [
+                (
+                    [r["path"] for r in mine[n]["answer"]["related"]],
+                    [r["path"] for r in exact[n]["answer"]["related"]],
+                )
+                for n in notes
+            ]
             out[f"{name}_vs_exact"] = {
                 "answers_equal": f"{same}/{len(notes)}",
                 "top10_jaccard_mean": round(statistics.fmean(jaccard(a, b) for a, b in paths), 3),
             }
         out["branch_vs_exact"]["term_top10_jaccard_mean"] = round(
-            statistics.fmean(jaccard(answers["branch"][n]["terms_top10"], exact[n]["terms_top10"]) for n in notes), 3
+            statistics.fmean(
+                jaccard(answers["branch"][n]["terms_top10"], exact[n]["terms_top10"]) for n in notes
+            ),
+            3,
         )
     out["load_after"] = load()
     return out
@@ -146,7 +165,9 @@ def _serve(repo: Path, settings: Settings, port: int, notes: list[str]) -> dict[
     env = {**os.environ, "VAULT_AGENT_TOKEN": token, "VAULT_AGENT_SEMANTIC": "off"}
     cmd = [str(repo / ".venv/bin/vault-agent"), "serve", "--vault", str(settings.vault),
            "--index-dir", str(settings.index_dir), "--port", str(port)]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=env, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip().rsplit(" ", 1)[-1]
@@ -187,11 +208,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--main-repo", type=Path, help="a checkout of main with its .venv")
     ap.add_argument("--main-state", type=Path, help="main's index of the same vault (default: --state)")
-    ap.add_argument("--exact-ref", default="int", help="the ref whose related scores term overlap exactly ('': none)")
+    ap.add_argument(
+        "--exact-ref", default="int", help="the ref whose related scores term overlap exactly ('': none)"
+    )
     ap.add_argument("--port", type=int, default=18450)
     ap.add_argument("--http-only", action="store_true", help="skip the in-process comparison")
     ap.add_argument("--in-process-only", action="store_true", help="skip the HTTP comparison")
-    args = benchkit.parse(ap, smoke={"sample": 3, "runs": 1, "main_repo": REPO, "exact_ref": "", "in_process_only": True})
+    args = benchkit.parse(
+        ap, smoke={"sample": 3, "runs": 1, "main_repo": REPO, "exact_ref": "", "in_process_only": True}
+    )
     with benchkit.workdir("bench-related") as work:
         benchkit.inputs_or_smoke(ap, args, work, state="state")
         if args.main_repo is None:
@@ -201,7 +226,9 @@ def main() -> None:
 
 def run(args: argparse.Namespace) -> None:
     python = Path(sys.executable) if args.smoke else REPO / ".venv/bin/python"
-    sides: dict[str, Side] = {"main": (args.main_repo, args.main_repo / ".venv/bin/python", args.main_state or args.state)}
+    sides: dict[str, Side] = {
+        "main": (args.main_repo, args.main_repo / ".venv/bin/python", args.main_state or args.state)
+    }
     if args.exact_ref:
         sides["exact"] = (exact_tree(args.exact_ref), python, args.state)
     sides["branch"] = (REPO, python, args.state)

@@ -162,7 +162,9 @@ def _sets_of(file: Path) -> list[dict[str, Any]]:
     return [{"vault": f"repo:{where}", "queries": doc["queries"]}]
 
 
-def _find_outcome(reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]) -> tuple[list[str], str]:
+def _find_outcome(
+    reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]
+) -> tuple[list[str], str]:
     """(the notes of vault_find's suggested reads in order, integration_status)."""
     from vault_agent.query.find import vault_find
 
@@ -314,10 +316,14 @@ def main() -> None:
     ap.add_argument("--modes", default="lexical")
     ap.add_argument("--skip-titles", action="store_true")
     ap.add_argument("--embed", action="store_true", help="embed every note first (hybrid, semantic modes)")
-    ap.add_argument("--paraphrase", action="store_true", help="only our paraphrase sets: search and vault_find")
+    ap.add_argument(
+        "--paraphrase", action="store_true", help="only our paraphrase sets: search and vault_find"
+    )
     ap.add_argument("--reuse", action="store_true", help="reuse the state dirs in --work")
     ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
-    ap.add_argument("--typos", action="store_true", help="typo'd titles of each corpus (reuses --work states)")
+    ap.add_argument(
+        "--typos", action="store_true", help="typo'd titles of each corpus (reuses --work states)"
+    )
     ap.add_argument("--sets", default="", help="comma-separated query set files (holdout2.json format)")
     ap.add_argument(
         "--classes",

@@ -122,9 +122,7 @@ def _overlap(rec: dict[str, Any], t0: float, t1: float) -> bool:
     return float(rec["s"]) < t1 and float(rec["e"]) > t0
 
 
-def _describe(
-    edit: dict[str, Any], spans: list[dict[str, Any]], gcs: list[dict[str, Any]]
-) -> str:
+def _describe(edit: dict[str, Any], spans: list[dict[str, Any]], gcs: list[dict[str, Any]]) -> str:
     t0, t1 = float(edit["t0"]), float(edit["t1"])
     out = [f"edit {edit['i']}: {edit['ms']:.1f} ms (manifest seen at {edit['seen_ms']:.1f})"]
     for r in sorted((r for r in spans if _overlap(r, t0, t1)), key=lambda r: float(r["s"])):

@@ -180,7 +180,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=50)
     parser.add_argument("--skip-grep", action="store_true", help="search and find only")
     parser.add_argument("--skip-find", action="store_true", help="with --skip-grep: search only")
-    args = benchkit.parse(parser, smoke={'notes': 40, 'runs': 1, 'requests': 3})
+    args = benchkit.parse(parser, smoke={"notes": 40, "runs": 1, "requests": 3})
     settings = _prepare(args)
     runs = [one_run(settings, args.requests, i, args.skip_grep, args.skip_find) for i in range(args.runs)]
     result = _median(runs)

@@ -144,7 +144,18 @@ def quality() -> dict[str, Any]:
 def throughput(notes: int, work: Path) -> dict[str, Any]:
     vault, state = work / f"vault-{notes}", work / f"state-{notes}"
     if not vault.exists():
-        subprocess.run([sys.executable, str(REPO / "ops" / "gen_vault.py"), str(vault), "--notes", str(notes), "--seed", "1"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "ops" / "gen_vault.py"),
+                str(vault),
+                "--notes",
+                str(notes),
+                "--seed",
+                "1",
+            ],
+            check=True,
+        )
     if state.exists():
         shutil.rmtree(state)
     settings = Settings(vault=vault, index_dir=state)
@@ -268,7 +279,9 @@ def serve_watch(vault: Path, work: Path, timeout_s: float = 7200) -> dict[str, A
         proc.wait(timeout=120)
     verbose = subprocess.run(
         [str(REPO / ".venv/bin/vault-agent"), "status", "--verbose", "--json", "--vault", str(copy)],
-        env=env, capture_output=True, text=True,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     try:
         out["status_embedded_share"] = json.loads(verbose.stdout)["data"]["details"]["embeddedShare"]

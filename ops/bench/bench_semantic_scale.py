@@ -89,9 +89,16 @@ def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
                 v /= np.linalg.norm(v, axis=1, keepdims=True)
                 codes[s : s + len(v)], scale[s : s + len(v)] = quantize(v)
             files = write_complete(
-                state, seg.segment_id, MODEL_ID,
-                Rows([p.path for p in passages], [p.chunk_ordinal for p in passages],
-                     [p.text_sha for p in passages], codes, scale),
+                state,
+                seg.segment_id,
+                MODEL_ID,
+                Rows(
+                    [p.path for p in passages],
+                    [p.chunk_ordinal for p in passages],
+                    [p.text_sha for p in passages],
+                    codes,
+                    scale,
+                ),
             )
             rows += len(passages)
             segments.append(seg.model_copy(update={"files": {**seg.files, **files}}))
@@ -99,8 +106,12 @@ def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
     finally:
         lock.release()
     size = sum((state / SEGMENTS_DIR / s.files["embeddings_v2"]).stat().st_size for s in m.segments)
-    return {"notes": m.note_count, "passages": rows, "per_note": round(rows / max(m.note_count, 1), 2),
-            "embedding_files_mb": round(size / 2**20, 1)}
+    return {
+        "notes": m.note_count,
+        "passages": rows,
+        "per_note": round(rows / max(m.note_count, 1), 2),
+        "embedding_files_mb": round(size / 2**20, 1),
+    }
 
 
 def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
@@ -133,9 +144,12 @@ def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
             medians.append(statistics.median(times))
             cpus.append(statistics.median(cpu))
             p99s.append(times[int(0.99 * (len(times) - 1))])
-        out[mode] = {"p50_ms": round(statistics.median(medians), 1), "p99_ms": round(statistics.median(p99s), 1),
-                     "cpu_p50_ms": round(statistics.median(cpus), 1),
-                     "runs_p50": [round(x, 1) for x in medians]}
+        out[mode] = {
+            "p50_ms": round(statistics.median(medians), 1),
+            "p99_ms": round(statistics.median(p99s), 1),
+            "cpu_p50_ms": round(statistics.median(cpus), 1),
+            "runs_p50": [round(x, 1) for x in medians],
+        }
     qe = []
     for q in QUERIES * 3:
         s = time.perf_counter()
@@ -176,9 +190,14 @@ def serve_rss(state: Path, vault: Path) -> dict[str, Any]:
         status = Path(f"/proc/{proc.pid}/status").read_text()
         hwm = int(re.search(r"VmHWM:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
         rss = int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
-        return {"mode": body["data"]["mode"], "warnings": [w["code"] for w in body["warnings"]],
-                "peak_rss_mb": round(hwm / 1024, 1), "rss_mb": round(rss / 1024, 1),
-                "http_p50_ms_after_first": round(statistics.median(times[1:]), 1), "first_ms": round(times[0], 1)}
+        return {
+            "mode": body["data"]["mode"],
+            "warnings": [w["code"] for w in body["warnings"]],
+            "peak_rss_mb": round(hwm / 1024, 1),
+            "rss_mb": round(rss / 1024, 1),
+            "http_p50_ms_after_first": round(statistics.median(times[1:]), 1),
+            "first_ms": round(times[0], 1),
+        }
     finally:
         proc.terminate()
         proc.wait(timeout=60)
@@ -234,9 +253,13 @@ def http_overhead(state: Path, vault: Path, runs: int) -> dict[str, Any]:
                     diffs.append(h - t)
                     https.append(h)
                     locs.append(t)
-            out[mode] = {"http_p50_ms": round(statistics.median(https), 1), "in_process_p50_ms": round(statistics.median(locs), 1),
-                         "paired_diff_p50_ms": round(statistics.median(diffs), 1), "pairs": len(diffs),
-                         "same_results": same}
+            out[mode] = {
+                "http_p50_ms": round(statistics.median(https), 1),
+                "in_process_p50_ms": round(statistics.median(locs), 1),
+                "paired_diff_p50_ms": round(statistics.median(diffs), 1),
+                "pairs": len(diffs),
+                "same_results": same,
+            }
         return out
     finally:
         reader.close()
@@ -255,11 +278,17 @@ def sketch_recall(state: Path, k: int = 50) -> dict[str, Any]:
         import pickle
 
         cache = pickle.loads(state.read_bytes())
-        codes, scale = V.quantize(np.stack([v.astype(np.float32) for key, v in cache.items() if not key.startswith("q:")]))
+        codes, scale = V.quantize(
+            np.stack([v.astype(np.float32) for key, v in cache.items() if not key.startswith("q:")])
+        )
     else:
         m = read_current_manifest(state)
         assert m is not None
-        parts = [read_vectors(state / SEGMENTS_DIR / s.files["embeddings_v2"]) for s in m.segments if "embeddings_v2" in s.files]
+        parts = [
+            read_vectors(state / SEGMENTS_DIR / s.files["embeddings_v2"])
+            for s in m.segments
+            if "embeddings_v2" in s.files
+        ]
         codes = np.concatenate([p[1] for p in parts])
         scale = np.concatenate([p[2] for p in parts])
     saved = V.CANDIDATES
@@ -278,8 +307,10 @@ def sketch_recall(state: Path, k: int = 50) -> dict[str, Any]:
             [(_, rows, sc)] = V.search([(block, None)], q)
             got = set(rows[np.argsort(-sc)[:k]].tolist())
             overlaps.append(len(truth & got) / k)
-        out[f"candidates_{cand}"] = {"mean_overlap": round(float(np.mean(overlaps)), 4),
-                                     "min_overlap": round(float(np.min(overlaps)), 3)}
+        out[f"candidates_{cand}"] = {
+            "mean_overlap": round(float(np.mean(overlaps)), 4),
+            "min_overlap": round(float(np.min(overlaps)), 3),
+        }
     V.CANDIDATES = saved
     return out
 

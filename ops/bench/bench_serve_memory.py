@@ -65,10 +65,26 @@ def mix(vault: Path) -> list[tuple[str, str, dict[str, Any]]]:
         ("grep", "/grep", {"query": "pipeline", "mode": "plain", "limit": 20}),
         # vault_query (issue 21; a checkout without it answers 404 and the steps are skipped)
         ("query_tag", "/query", {"tags": "project", "sort": "-mtime"}),
-        ("query_props", "/query", {"where": json.dumps([{"field": "status", "op": "=", "value": "active"},
-                                                        {"field": "priority", "op": ">=", "value": 3}]),
-                                   "select": "due", "sort": "-priority", "limit": 200}),  # fmt: skip
-        ("query_dql", "/query", {"dql": "TABLE priority, due FROM #review OR \"projects\" WHERE !done SORT due DESC"}),
+        (
+            "query_props",
+            "/query",
+            {
+                "where": json.dumps(
+                    [
+                        {"field": "status", "op": "=", "value": "active"},
+                        {"field": "priority", "op": ">=", "value": 3},
+                    ]
+                ),
+                "select": "due",
+                "sort": "-priority",
+                "limit": 200,
+            },
+        ),  # fmt: skip
+        (
+            "query_dql",
+            "/query",
+            {"dql": 'TABLE priority, due FROM #review OR "projects" WHERE !done SORT due DESC'},
+        ),
         ("query_all_sorted", "/query", {"sort": "-priority", "limit": 500, "select": "priority"}),
         ("related", "/related", {"path": notes[2]}),  # issue 21: its links and term layouts
     ]
@@ -100,14 +116,20 @@ def smaps(pid: int, top: int = 8) -> dict[str, Any]:
     total = sum(per.values())
     file = total - anon
     biggest = sorted(per.items(), key=lambda kv: -kv[1])[:top]
-    return {"rss_mb": round(total / 1024, 1), "anon_mb": round(anon / 1024, 1), "file_mb": round(file / 1024, 1),
-            "top_mb": {k: round(v / 1024, 1) for k, v in biggest}}
+    return {
+        "rss_mb": round(total / 1024, 1),
+        "anon_mb": round(anon / 1024, 1),
+        "file_mb": round(file / 1024, 1),
+        "top_mb": {k: round(v / 1024, 1) for k, v in biggest},
+    }
 
 
 def status(pid: int) -> dict[str, float]:
     text = Path(f"/proc/{pid}/status").read_text()
-    return {k: round(int(re.search(rf"{k}:\s+(\d+)", text).group(1)) / 1024, 1)  # type: ignore[union-attr]
-            for k in ("VmHWM", "VmRSS", "RssAnon", "RssFile")}
+    return {
+        k: round(int(re.search(rf"{k}:\s+(\d+)", text).group(1)) / 1024, 1)  # type: ignore[union-attr]
+        for k in ("VmHWM", "VmRSS", "RssAnon", "RssFile")
+    }
 
 
 def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
@@ -119,7 +141,9 @@ def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
         env["PYTHONPATH"] = str(repo)
         cmd = [sys.executable, "-c", "from vault_agent.cli.main import run; run()"]
     cmd += ["serve", "--vault", str(vault), "--port", "0"]
-    proc = subprocess.Popen(cmd, env=env, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     out: dict[str, Any] = {"repo": str(repo), "steps": {}}
     try:
         assert proc.stdout is not None
@@ -129,8 +153,9 @@ def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
         out["started"] = status(proc.pid)
         for step, route, params in mix(vault):
             t = time.perf_counter()
-            req = urllib.request.Request(f"{url}{route}?{urllib.parse.urlencode(params)}",
-                                         headers={"Authorization": f"Bearer {token}"})
+            req = urllib.request.Request(
+                f"{url}{route}?{urllib.parse.urlencode(params)}", headers={"Authorization": f"Bearer {token}"}
+            )
             try:
                 with urllib.request.urlopen(req, timeout=1200) as r:
                     body = json.loads(r.read())
@@ -158,10 +183,19 @@ def run(repo: Path, state: Path, vault: Path, detail: bool) -> dict[str, Any]:
 
 def main() -> None:
     ap = benchkit.parser(__doc__)
-    ap.add_argument("--state", type=Path, action="append",
-                    help="once, or once per --repo in order (a checkout of another schema needs its own index)")
+    ap.add_argument(
+        "--state",
+        type=Path,
+        action="append",
+        help="once, or once per --repo in order (a checkout of another schema needs its own index)",
+    )
     ap.add_argument("--vault", type=Path, default=Path("/work/bench-data/v100k"))
-    ap.add_argument("--repo", type=Path, action="append", help="a checkout to serve from (repeat); required but under --smoke")
+    ap.add_argument(
+        "--repo",
+        type=Path,
+        action="append",
+        help="a checkout to serve from (repeat); required but under --smoke",
+    )
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--detail", action="store_true", help="smaps breakdown after every step")
     args = benchkit.parse(ap, smoke={"repo": [benchkit.REPO]})
@@ -179,7 +213,9 @@ def _measure(args: argparse.Namespace) -> None:
     before = load()
     for r in range(args.rounds):
         order = args.repo if r % 2 == 0 else args.repo[::-1]
-        states = dict(zip(args.repo, args.state if len(args.state) > 1 else args.state * len(args.repo), strict=True))
+        states = dict(
+            zip(args.repo, args.state if len(args.state) > 1 else args.state * len(args.repo), strict=True)
+        )
         for repo in order:
             res = run(repo.resolve(), states[repo], args.vault, args.detail)
             res["load"] = load()
@@ -188,9 +224,17 @@ def _measure(args: argparse.Namespace) -> None:
     summary = {}
     for repo in args.repo:
         mine = [x for x in results if x["repo"] == str(repo.resolve())]
-        summary[str(repo)] = {"peak_mb": [x["final"]["VmHWM"] for x in mine], "rss_mb": [x["final"]["VmRSS"] for x in mine]}
-    print(json.dumps({"runs": results, "summary": summary, "load_before": before, "load_after": load()},
-                     indent=1, ensure_ascii=False))
+        summary[str(repo)] = {
+            "peak_mb": [x["final"]["VmHWM"] for x in mine],
+            "rss_mb": [x["final"]["VmRSS"] for x in mine],
+        }
+    print(
+        json.dumps(
+            {"runs": results, "summary": summary, "load_before": before, "load_after": load()},
+            indent=1,
+            ensure_ascii=False,
+        )
+    )
 
 
 if __name__ == "__main__":

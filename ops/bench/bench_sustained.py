@@ -103,9 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--semantic", choices=["on", "off"], default="on")
     ap.add_argument("--code", type=Path, default=REPO, help="the checkout whose vault_agent is measured")
     ap.add_argument(
-        "--worker-nice", type=int, default=None, help="the embedding worker's nice value (default: the product's, 10)"
+        "--worker-nice",
+        type=int,
+        default=None,
+        help="the embedding worker's nice value (default: the product's, 10)",
     )
-    args = benchkit.parse(ap, smoke={'notes': 30, 'minutes': 0.1, 'idle_s': 2.0, 'semantic': 'off'}, argv=argv)
+    args = benchkit.parse(
+        ap, smoke={"notes": 30, "minutes": 0.1, "idle_s": 2.0, "semantic": "off"}, argv=argv
+    )
     os.environ["VAULT_AGENT_SEMANTIC"] = args.semantic
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-sustained-"))
     vault, state = work / "vault", work / "state"
@@ -171,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
 
     embedder = ctx.writer._semantic if ctx.writer is not None else None
     if embedder is not None and args.worker_nice is not None:
-        embedder.nice = args.worker_nice  # taken by the next worker it starts (none runs while all is embedded)
+        embedder.nice = (
+            args.worker_nice
+        )  # taken by the next worker it starts (none runs while all is embedded)
     embedded_before = [0]
     # Warm first (the first search loads the snapshot, its vectors and the model): the idle
     # phase is the steady state, not a cold start (bench_first_answer.py measures that).
@@ -198,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         final = read_current_manifest(state)
         embedder_stats = (
             {
-                "passages_embedded_during_edits": getattr(embedder, "passages_embedded", 0) - embedded_before[0],
+                "passages_embedded_during_edits": getattr(embedder, "passages_embedded", 0)
+                - embedded_before[0],
                 "worker_restarts": getattr(embedder, "restarts", None),
                 "share_at_end": semantic_state(final, load_model=False).share if final else None,
             }

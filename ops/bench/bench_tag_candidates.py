@@ -81,11 +81,15 @@ def main() -> None:
 def run(args: argparse.Namespace) -> None:
     settings = Settings(vault=args.vault, index_dir=args.state, writes_enabled=True)
     vault = make_vault(settings)
-    ctx = AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault, freshness=lambda _m: "fresh"))
+    ctx = AppContext(
+        settings=settings, vault=vault, reader=SnapshotReader(settings, vault, freshness=lambda _m: "fresh")
+    )
     sides: dict[str, Callable[..., Any]] = {"scan": old_candidates(args.old_ref), "table": tag_candidates}
     out: dict[str, Any] = {"load_before": load()}
     for tag in args.tags:
-        samples: dict[str, dict[str, list[float]]] = {s: {"cand_cpu": [], "cand_wall": [], "dry_cpu": [], "dry_wall": []} for s in sides}
+        samples: dict[str, dict[str, list[float]]] = {
+            s: {"cand_cpu": [], "cand_wall": [], "dry_cpu": [], "dry_wall": []} for s in sides
+        }
         facts: dict[str, dict[str, Any]] = {}
         for run in range(args.runs):
             for name in list(sides) if run % 2 == 0 else list(sides)[::-1]:
@@ -99,7 +103,8 @@ def run(args: argparse.Namespace) -> None:
                 samples[name]["dry_wall"].append(wall)
                 facts[name] = {"candidates": len(found.data), "notes_total": dry.data.notes_total}
         out[tag] = {
-            name: {**facts[name], **{k: round(statistics.median(v), 1) for k, v in samples[name].items()}} for name in sides
+            name: {**facts[name], **{k: round(statistics.median(v), 1) for k, v in samples[name].items()}}
+            for name in sides
         }
     ctx.reader.close()
     out["load_after"] = load()

@@ -55,9 +55,13 @@ async def _agent_writes(ctx: AppContext, files: int, keep_after: bool) -> tuple[
         observer = ctx.write_observer
         assert observer is not None
 
-        def before_only(tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None) -> None:
+        def before_only(
+            tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+        ) -> None:
             del after  # not kept: the point of this side
-            observer(tool, rel, before, None, moved_to)  # (its record line then reads as a delete: not undone here)
+            observer(
+                tool, rel, before, None, moved_to
+            )  # (its record line then reads as a delete: not undone here)
 
         ctx.write_observer = before_only
     times = []
@@ -65,8 +69,10 @@ async def _agent_writes(ctx: AppContext, files: int, keep_after: bool) -> tuple[
         for round_ in range(2):
             for i in range(files):
                 start = time.perf_counter()
-                r = await c.call_tool("vault_write", {"path": f"n{i // 50}/note-{i}.md",
-                                                     "content": f"agent {round_}\n", "mode": "append"})
+                r = await c.call_tool(
+                    "vault_write",
+                    {"path": f"n{i // 50}/note-{i}.md", "content": f"agent {round_}\n", "mode": "append"},
+                )
                 times.append((time.perf_counter() - start) * 1000)
                 assert not r.is_error, r.content
         end = await c.call_tool("end_conversation", {"title": "bench", "summary": "bench"})
@@ -86,7 +92,9 @@ def main() -> None:
             ctx = _context(base, args.files)
             try:
                 times, cid = asyncio.run(_agent_writes(ctx, args.files, keep_after))
-                row["write_ms_before_and_after" if keep_after else "write_ms_before_only"] = statistics.median(times)
+                row["write_ms_before_and_after" if keep_after else "write_ms_before_only"] = (
+                    statistics.median(times)
+                )
                 if keep_after:
                     wall, cpu, dry = benchkit.timed(lambda: undo_conversation(ctx, cid, apply=False).data)  # noqa: B023
                     assert [f.status for f in dry.files] == ["planned"] * args.files

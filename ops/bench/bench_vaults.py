@@ -49,7 +49,15 @@ def _git_dir(repo: str, work: Path, mirrors: Path) -> Path:
     if not clone.exists():
         clone.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            ["git", "clone", "--quiet", "--bare", "--filter=blob:none", f"https://github.com/{repo}", str(clone)],
+            [
+                "git",
+                "clone",
+                "--quiet",
+                "--bare",
+                "--filter=blob:none",
+                f"https://github.com/{repo}",
+                str(clone),
+            ],
             check=True,
         )
     return clone
@@ -71,7 +79,9 @@ def _materialize_git(repo: str, commit: str, paths: list[str], dest: Path, work:
     tmp = dest.with_name(dest.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
-    proc = subprocess.Popen(["git", "-C", str(git), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        ["git", "-C", str(git), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     assert proc.stdin is not None and proc.stdout is not None
     for blob_sha, blob_path in blobs:
         proc.stdin.write(blob_sha.encode() + b"\n")
@@ -130,7 +140,11 @@ def chunk_rows(index_dir: Path) -> tuple[list[Row], dict[str, str | None]]:
         dead = set(seg.deleted) | newer
         titles.update({r["path"]: r["title"] for r in notes if r["path"] not in dead})
         t = pq.read_table(base / seg.files["chunks"], columns=["path", "ordinal", "heading_path", "text"])
-        rows += [(r["path"], r["ordinal"], r["heading_path"], r["text"] or "") for r in t.to_pylist() if r["path"] not in dead]
+        rows += [
+            (r["path"], r["ordinal"], r["heading_path"], r["text"] or "")
+            for r in t.to_pylist()
+            if r["path"] not in dead
+        ]
         newer |= {r["path"] for r in notes}
     rows.sort(key=lambda r: (r[0], r[1]))
     return rows, titles

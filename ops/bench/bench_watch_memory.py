@@ -101,7 +101,11 @@ def run_one(exe: str, source: Path, notes: int, edit: int, rounds: int) -> list[
 def main() -> None:
     ap = benchkit.parser(__doc__)
     ap.add_argument("vault", type=Path, nargs="?")
-    ap.add_argument("--exe", action="append", help="a vault-agent executable (repeat to compare); required but under --smoke")
+    ap.add_argument(
+        "--exe",
+        action="append",
+        help="a vault-agent executable (repeat to compare); required but under --smoke",
+    )
     ap.add_argument("--notes", type=int, default=200)
     ap.add_argument("--edit", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=40)

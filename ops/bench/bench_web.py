@@ -44,8 +44,16 @@ from bench_http import ensure_index, pct
 
 VAULT_AGENT = benchkit.CLI
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 WORDS = ["lighthouse", "budget forecast", "meeting agenda", "migration plan", "議事録"]
 # Resolves with the first contentful paint's time (a promise, not a polled string: the page's
 # CSP forbids eval, which Playwright's wait_for_function(string) needs).
@@ -59,8 +67,13 @@ ASSET_RE = re.compile(r'(?:src|href)="(/ui/static/[^"]+)"')
 class Server:
     def __init__(self, vault: Path) -> None:
         env = {**os.environ, "VAULT_AGENT_SEMANTIC": "off", "VAULT_AGENT_LOG_LEVEL": "WARNING"}
-        self.proc = subprocess.Popen([VAULT_AGENT, "serve", "--vault", str(vault), "--port", "0"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [VAULT_AGENT, "serve", "--vault", str(vault), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             if line.startswith("web: "):
@@ -102,7 +115,9 @@ def page_weight(server: Server) -> dict[str, int]:
     out: dict[str, int] = {}
     for name, path in (("health", "/"), ("search", "/ui/search"), ("conversations", "/ui/conversations")):
         _s, html, _h = server.get(path)
-        assets = sum(len(server.get(a, cookie=False)[1]) for a in sorted(set(ASSET_RE.findall(html.decode()))))
+        assets = sum(
+            len(server.get(a, cookie=False)[1]) for a in sorted(set(ASSET_RE.findall(html.decode())))
+        )
         out[name] = len(html) + assets
     return out
 
@@ -125,8 +140,13 @@ def first_paint(server: Server, runs: int) -> dict[str, Any]:
             fcp.append(page.evaluate(FCP_JS))
             ttfb.append(page.evaluate("performance.getEntriesByType('navigation')[0].responseStart"))
         browser.close()
-    out.update({"chromium_fcp_ms_p50": statistics.median(fcp), "chromium_ttfb_ms_p50": statistics.median(ttfb),
-                "chromium_fcp_ms_max": max(fcp)})
+    out.update(
+        {
+            "chromium_fcp_ms_p50": statistics.median(fcp),
+            "chromium_ttfb_ms_p50": statistics.median(ttfb),
+            "chromium_fcp_ms_max": max(fcp),
+        }
+    )
     return out
 
 
@@ -139,8 +159,12 @@ def search_as_you_type(server: Server, runs: int) -> dict[str, float]:
         for p in prefixes:
             page_ms.append(server.timed(f"/ui/search?q={quote(p)}&part=results&limit=20"))
             api_ms.append(server.timed(f"/search?q={quote(p)}&limit=20", cookie=False, bearer=True))
-    return {"page_p50_ms": statistics.median(page_ms), "page_p99_ms": pct(page_ms, 0.99),
-            "api_p50_ms": statistics.median(api_ms), "requests": len(page_ms)}
+    return {
+        "page_p50_ms": statistics.median(page_ms),
+        "page_p99_ms": pct(page_ms, 0.99),
+        "api_p50_ms": statistics.median(api_ms),
+        "requests": len(page_ms),
+    }
 
 
 def writer_free(server: Server, vault: Path) -> dict[str, Any]:
@@ -168,8 +192,13 @@ def writer_free(server: Server, vault: Path) -> dict[str, Any]:
     browsing = threading.Thread(target=browse, daemon=True)
     browsing.start()
     start = time.perf_counter()
-    index = subprocess.run([VAULT_AGENT, "index", "--vault", str(vault)], capture_output=True, text=True,
-                           env={**os.environ, "VAULT_AGENT_SEMANTIC": "off"}, timeout=600)
+    index = subprocess.run(
+        [VAULT_AGENT, "index", "--vault", str(vault)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "VAULT_AGENT_SEMANTIC": "off"},
+        timeout=600,
+    )
     took = time.perf_counter() - start
     stop.set()
     browsing.join(60)
@@ -179,8 +208,14 @@ def writer_free(server: Server, vault: Path) -> dict[str, Any]:
 
 def main() -> None:
     ap = benchkit.parser(__doc__)
-    ap.add_argument("--health-vault", type=Path, help="a vault with no problems, e.g. 100k notes (required unless --smoke)")
-    ap.add_argument("--search-vault", type=Path, help="the vault typed against, e.g. 10k notes (required unless --smoke)")
+    ap.add_argument(
+        "--health-vault",
+        type=Path,
+        help="a vault with no problems, e.g. 100k notes (required unless --smoke)",
+    )
+    ap.add_argument(
+        "--search-vault", type=Path, help="the vault typed against, e.g. 10k notes (required unless --smoke)"
+    )
     ap.add_argument("--runs", type=int, default=7)
     args = benchkit.parse(ap, smoke={"runs": 1})
     with benchkit.workdir("bench-web") as work:
@@ -216,9 +251,13 @@ def _measure(args: argparse.Namespace) -> None:
     for key, value in result["health_first_paint"].items():
         print(f"health first paint {key:<22} {value if isinstance(value, str) else f'{value:.1f}'}")
     sat = result["search_as_you_type"]
-    print(f"search as you type: page p50 {sat['page_p50_ms']:.1f} ms, p99 {sat['page_p99_ms']:.1f} ms, "
-          f"API p50 {sat['api_p50_ms']:.1f} ms ({sat['requests']} requests; budget p50 100 ms)")
-    print(f"writer: index beside the open page exit {result['writer']['index_exit']} in {result['writer']['index_s']} s")
+    print(
+        f"search as you type: page p50 {sat['page_p50_ms']:.1f} ms, p99 {sat['page_p99_ms']:.1f} ms, "
+        f"API p50 {sat['api_p50_ms']:.1f} ms ({sat['requests']} requests; budget p50 100 ms)"
+    )
+    print(
+        f"writer: index beside the open page exit {result['writer']['index_exit']} in {result['writer']['index_s']} s"
+    )
     benchkit.report(result)  # with the load after
 
 

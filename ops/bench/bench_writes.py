@@ -120,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--gap", type=float, default=0.0, help="seconds between latency writes (0: back to back)")
     ap.add_argument("--workdir", type=Path, default=None)
-    args = benchkit.parse(ap, smoke={"notes": 30, "writes": 3, "writers": 2, "per_writer": 2, "runs": 1}, argv=argv)
+    args = benchkit.parse(
+        ap, smoke={"notes": 30, "writes": 3, "writers": 2, "per_writer": 2, "runs": 1}, argv=argv
+    )
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-writes-"))
     vault = work / "vault"
     benchkit.generated_vault(vault, args.notes)

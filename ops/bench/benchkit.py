@@ -63,7 +63,9 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
     return ap
 
 
-def parse(ap: argparse.ArgumentParser, smoke: Mapping[str, Any], argv: list[str] | None = None) -> argparse.Namespace:
+def parse(
+    ap: argparse.ArgumentParser, smoke: Mapping[str, Any], argv: list[str] | None = None
+) -> argparse.Namespace:
     """Parse; under --smoke, the `smoke` values replace the options of the same name."""
     args = ap.parse_args(argv)
     if args.smoke:
@@ -177,7 +179,11 @@ def writer_phases() -> list[tuple[object, Callable[..., Any], str]]:
         (segments.SegmentWriter, segments.SegmentWriter.finish, "apply: segment finish (parquet+fsync)"),
         (search_index.SearchIndexWriter, search_index.SearchIndexWriter.add_tables, "apply: engine add"),
         (build.Indexer, build.Indexer.commit_snapshot, "commit_snapshot (all)"),
-        (search_index.SearchIndexWriter, search_index.SearchIndexWriter.freeze, "commit: engine freeze (all)"),
+        (
+            search_index.SearchIndexWriter,
+            search_index.SearchIndexWriter.freeze,
+            "commit: engine freeze (all)",
+        ),
         (app, app.before_publish, "commit: before_publish (preload)"),
         (build, build.commit, "commit: manifest+CURRENT"),
         (snapshot.GarbageCollector, snapshot.GarbageCollector.collect, "gc collect (files)"),

@@ -51,7 +51,17 @@ SMOKE_SETS = "smoke"  # --smoke's --sets: synthetic fixtures, no shared corpus
 
 URL_RE = re.compile(r"https?://\S+|\]\([^)]*\)|<[^>]+>")
 KATAKANA_RE = re.compile(r"[ァ-ヺー]{4,}")
-GENERIC_STEMS = {"readme", "index", "outline", "notes", "changelog", "license", "contributing", "template", "untitled"}
+GENERIC_STEMS = {
+    "readme",
+    "index",
+    "outline",
+    "notes",
+    "changelog",
+    "license",
+    "contributing",
+    "template",
+    "untitled",
+}
 CJK_NONSENSE_CHARS = "犇猋骉麤鱻羴赑掱垚焱淼森嚞譶鑫贔飍龘靐齉爩鬱灪驫龖"
 SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"] + ["qua", "zor", "vex", "plo", "gri", "thu"]
 
@@ -60,7 +70,9 @@ def _hash(*parts: str) -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
-def note_texts(settings: Settings) -> tuple[dict[str, str], dict[str, str], dict[str, list[str]], dict[str, str]]:
+def note_texts(
+    settings: Settings,
+) -> tuple[dict[str, str], dict[str, str], dict[str, list[str]], dict[str, str]]:
     """(full indexed text, title, aliases, first top-level heading) per note of the built index."""
     index_dir = Path(settings.index_dir)
     manifest = read_current_manifest(index_dir)
@@ -79,7 +91,9 @@ def note_texts(settings: Settings) -> tuple[dict[str, str], dict[str, str], dict
             if n["path"] not in dead:
                 titles[n["path"]] = n["title"] or Path(n["path"]).stem
                 aliases[n["path"]] = list(n["aliases"] or [])
-        chunks = pq.read_table(base / seg.files["chunks"], columns=["path", "ordinal", "heading_path", "text"])
+        chunks = pq.read_table(
+            base / seg.files["chunks"], columns=["path", "ordinal", "heading_path", "text"]
+        )
         for r in sorted(chunks.to_pylist(), key=lambda r: (r["path"], r["ordinal"])):
             if r["path"] not in dead:
                 texts[r["path"]].append(" ".join(r["heading_path"] or []) + "\n" + (r["text"] or ""))
@@ -103,7 +117,13 @@ def rare_terms(texts: dict[str, str], titles: dict[str, str], japanese: bool) ->
         clean_tokens[path] = set(tokenize(URL_RE.sub(" ", text)))
     out: list[tuple[str, str]] = []
     for tok, notes in notes_of.items():
-        if len(notes) != 1 or len(tok) < 6 or len(set(tok)) < 4 or not tok.isalpha() or (not tok.isascii() and not _latin(tok)):
+        if (
+            len(notes) != 1
+            or len(tok) < 6
+            or len(set(tok)) < 4
+            or not tok.isalpha()
+            or (not tok.isascii() and not _latin(tok))
+        ):
             continue
         (path,) = notes
         if prefix_notes[tok[:5]] != {path} or tok not in clean_tokens[path]:
@@ -164,7 +184,9 @@ def _edits_at_most(a: str, b: str, k: int) -> bool:
     return prev[-1] <= k
 
 
-def nonsense(count: int, vocab: set[str], prefixes: set[str], names: set[str], bigrams: set[str], seed: int) -> list[str]:
+def nonsense(
+    count: int, vocab: set[str], prefixes: set[str], names: set[str], bigrams: set[str], seed: int
+) -> list[str]:
     rng = random.Random(seed)
     out: list[str] = []
 
@@ -249,14 +271,22 @@ def _generate(args: argparse.Namespace, work: Path) -> None:
                 used.add(path)
                 qs.append({"q": term, "targets": [path], "kind": "rare", "gen": "mech"})
                 picked += 1
-            qs += [{"q": t, "targets": [p], "kind": "title", "gen": "mech"} for t, p in tits[start::2][: args.titles]]
-        print(f"{spec}: {len(texts)} notes, {len(rare)} rare-term candidates, {len(tits)} unique titles", file=sys.stderr)
+            qs += [
+                {"q": t, "targets": [p], "kind": "title", "gen": "mech"}
+                for t, p in tits[start::2][: args.titles]
+            ]
+        print(
+            f"{spec}: {len(texts)} notes, {len(rare)} rare-term candidates, {len(tits)} unique titles",
+            file=sys.stderr,
+        )
     specs = list(vaults)
     for split, seed in (("holdout", 22), ("dev", 2222)):
         made = nonsense(args.nonsense, vocab, prefixes, names, bigrams, seed)
         random.Random(seed).shuffle(made)  # the CJK ones spread over the vaults
         for i, q in enumerate(made):
-            splits[split][specs[i % len(specs)]].append({"q": q, "targets": [], "kind": "nonsense", "gen": "mech"})
+            splits[split][specs[i % len(specs)]].append(
+                {"q": q, "targets": [], "kind": "nonsense", "gen": "mech"}
+            )
     text = json.dumps(splits, indent=1, ensure_ascii=False)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")

@@ -31,13 +31,16 @@ _EN_OPENERS = (
 )
 _EN_RE = re.compile(r"^(?:(?:" + "|".join(_EN_OPENERS) + r")\b[\s,:]*)+", re.IGNORECASE)
 # Chinese/Japanese/Korean question words and endings: at the start or end of the query.
-_CJK_HEAD_RE = re.compile(r"^(?:请问|請問|如何|怎么样|怎么|怎样|怎麼|为什么|為什麼|どうやって|どうすれば|なぜ)+")
+_CJK_HEAD_RE = re.compile(
+    r"^(?:请问|請問|如何|怎么样|怎么|怎样|怎麼|为什么|為什麼|どうやって|どうすれば|なぜ)+"
+)
 _CJK_TAIL_RE = re.compile(
     r"(?:怎么办|怎麼辦|怎么做|怎么弄|该怎么|如何|的方法|方法|是什么|有哪些|吗|呢|には|にはどうすればいい|"
     r"方法は|したい|ですか|ますか|か|하는\s*방법|방법|어떻게\s*하나요|하나요)[\s?？!！。.]*$"
 )
 _TRAIL_RE = re.compile(r"[\s?？!！。.]+$")
 _CJK_CHAR_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
 
 def model_text(query: str) -> str:
     """The query as the embedding model should see it (see the module doc)."""

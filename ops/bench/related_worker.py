@@ -35,7 +35,11 @@ def term_top10(related: Any, reader: Any, cache: dict[Any, Any], me: str, index_
 
             index = postings_index(reader, view, cache)
             chunks = chunk_map(reader, view, cache) if index is not None else None
-            stats = (chunks.count, chunks.avg) if chunks is not None else corpus_stats(view.con, cache, view.manifest.snapshot_id)
+            stats = (
+                (chunks.count, chunks.avg)
+                if chunks is not None
+                else corpus_stats(view.con, cache, view.manifest.snapshot_id)
+            )
             terms = related._top_terms(view, index_dir, cache, me, stats[0])
             best = {}
             for path, _, score in bm25(view.con, list(terms), related.TERM_POOL, stats, index, chunks, terms):
@@ -55,7 +59,9 @@ def main() -> None:
     with benchkit.workdir("related-worker") as work:
         benchkit.inputs_or_smoke(ap, args, work, state="state")
         if args.smoke:
-            lines = [sorted(p.relative_to(args.vault).as_posix() for p in args.vault.rglob("*.md"))[0] + "\t1\n"]
+            lines = [
+                sorted(p.relative_to(args.vault).as_posix() for p in args.vault.rglob("*.md"))[0] + "\t1\n"
+            ]
         answer(args, lines)
 
 
@@ -74,7 +80,12 @@ def answer(args: argparse.Namespace, lines: Iterable[str]) -> None:
         t, c = time.perf_counter(), time.process_time()
         data = related.related(reader, note, 10, cache).data
         wall, cpu = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
-        out = {"wall_ms": wall, "cpu_ms": cpu, "first": first, "answer": data.model_dump(mode="json", by_alias=True)}
+        out = {
+            "wall_ms": wall,
+            "cpu_ms": cpu,
+            "first": first,
+            "answer": data.model_dump(mode="json", by_alias=True),
+        }
         if want_terms == "1":
             out["terms_top10"] = term_top10(related, reader, cache, note, Path(args.state))
         first = False

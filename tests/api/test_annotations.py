@@ -32,14 +32,24 @@ def test_tools_that_message_the_user_are_neither_read_only_nor_idempotent() -> N
     """send_message and end_conversation change what the user sees (not the vault): a client
     must not take them for harmless reads it may retry."""
     # MCP's defaults (readOnlyHint false, idempotentHint false) are not sent again (tools/list budget).
-    defaults = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False, "open_world_hint": True}
+    defaults = {
+        "read_only_hint": False,
+        "destructive_hint": True,
+        "idempotent_hint": False,
+        "open_world_hint": True,
+    }
     hints = {
         op.mcp_name: {k: defaults[k] if v is None else v for k, v in _hints(op).items()}
         for op in operations("read")
         if op.side_effect and op.agent_tool
     }
     assert hints == {
-        name: {"read_only_hint": False, "destructive_hint": False, "idempotent_hint": False, "open_world_hint": True}
+        name: {
+            "read_only_hint": False,
+            "destructive_hint": False,
+            "idempotent_hint": False,
+            "open_world_hint": True,
+        }
         for name in ("send_message", "end_conversation")
     }
 

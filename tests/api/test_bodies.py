@@ -71,7 +71,9 @@ def test_budget_queues_a_body_until_room_is_freed_and_refuses_after_the_wait() -
 def tight_server(tmp_path: Path) -> Iterator[tuple[ServerThread, LogCapture]]:
     """A server whose body budget is one 4 MiB body, with a body timeout long enough that a
     stalled body holds the budget for the whole trial."""
-    settings = dataclasses.replace(build_fixture_vault(tmp_path), max_body_buffer_mb=4, body_timeout_seconds=60)
+    settings = dataclasses.replace(
+        build_fixture_vault(tmp_path), max_body_buffer_mb=4, body_timeout_seconds=60
+    )
     yield from _serve_with_logs(settings)
 
 
@@ -117,9 +119,10 @@ def _head(server: ServerThread, path: str, length: int, extra: str = "") -> byte
 @pytest.mark.slow
 def test_a_body_beyond_the_budget_waits_then_is_served(tight_server: tuple[ServerThread, LogCapture]) -> None:
     server, logs = tight_server
-    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as big, socket.create_connection(
-        ("127.0.0.1", server.port), timeout=60
-    ) as small:
+    with (
+        socket.create_connection(("127.0.0.1", server.port), timeout=60) as big,
+        socket.create_connection(("127.0.0.1", server.port), timeout=60) as small,
+    ):
         body = b'{"q": "' + b"x" * (MAX_BODY_BYTES - 9) + b'"}'  # exactly the cap: the whole budget
         big.sendall(_head(server, "/mcp", len(body), MCP_HEADERS.split("\r\n")[1] + "\r\n") + body[:1000])
         # The big body holds the whole budget while it arrives; the small one must wait.
@@ -138,9 +141,10 @@ def test_a_body_beyond_the_budget_waits_then_is_served(tight_server: tuple[Serve
 @pytest.mark.slow
 def test_a_body_that_finds_no_room_in_time_is_503(tight_server: tuple[ServerThread, LogCapture]) -> None:
     server, _ = tight_server
-    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as big, socket.create_connection(
-        ("127.0.0.1", server.port), timeout=60
-    ) as small:
+    with (
+        socket.create_connection(("127.0.0.1", server.port), timeout=60) as big,
+        socket.create_connection(("127.0.0.1", server.port), timeout=60) as small,
+    ):
         big.sendall(_head(server, "/coverage", MAX_BODY_BYTES) + b"{")  # stalls, holding the budget
         budget = _budget(server)
         wait_until(lambda: budget.free < budget.limit, 30, "the stalled body holding the budget")
@@ -160,7 +164,10 @@ def test_a_body_that_finds_no_room_in_time_is_503(tight_server: tuple[ServerThre
 
 def test_a_trickled_body_times_out_with_408(tmp_path: Path) -> None:
     settings = dataclasses.replace(build_fixture_vault(tmp_path), body_timeout_seconds=1)
-    with serving(settings) as server, socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
+    with (
+        serving(settings) as server,
+        socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock,
+    ):
         sock.sendall(_head(server, "/coverage", 100) + b"{")
         status, headers, text = read_response(sock)
     assert (status, headers.get("connection"), json.loads(text)["error"]) == (
@@ -181,7 +188,9 @@ def test_a_client_that_leaves_mid_upload_is_one_quiet_line(tmp_path: Path, path:
     try:
         budget = _budget(server)
         with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
-            sock.sendall(_head(server, path, MAX_BODY_BYTES, MCP_HEADERS.split("\r\n")[1] + "\r\n") + b"x" * 100_000)
+            sock.sendall(
+                _head(server, path, MAX_BODY_BYTES, MCP_HEADERS.split("\r\n")[1] + "\r\n") + b"x" * 100_000
+            )
             wait_until(lambda: budget.free < budget.limit, 30, "the server reading the body")
         wait_until(lambda: any('"status": 499' in ln for ln in logs.lines), 30, "the request line")
         web_server = _runner(server).server

@@ -42,7 +42,11 @@ def test_routes_outside_the_registry_are_documented() -> None:
     routes = {(r.method, r.resource.canonical) for r in app.router.routes() if r.resource is not None}
     http_doc = (ROOT / "docs" / "http-api.md").read_text(encoding="utf-8")
     generated = http_doc.split("<!-- BEGIN GENERATED: routes -->")[0]
-    assert routes == {("GET", "/messages/stream"), ("GET", "/conversations/{id}"),
-                      ("GET", "/conversations/{id}/questions"), ("POST", "/conversations/{id}/reply"),
-                      ("POST", "/conversations/{id}/undo")}
+    assert routes == {
+        ("GET", "/messages/stream"),
+        ("GET", "/conversations/{id}"),
+        ("GET", "/conversations/{id}/questions"),
+        ("POST", "/conversations/{id}/reply"),
+        ("POST", "/conversations/{id}/undo"),
+    }
     assert [r for r in sorted(routes) if f"`{r[0]} {r[1]}`" not in generated] == []

@@ -48,9 +48,13 @@ def test_one_route_per_registry_operation(vault_settings: Settings) -> None:
     routes = {(r.method, r.resource.canonical) for r in app.router.routes() if r.resource is not None}
     primary = {(op.http_method, op.http_path) for op in http_operations()}
     expected = primary | {("GET", op.http_path) for op in http_operations() if op.http_both}
-    extra = {("GET", "/messages/stream"), ("GET", "/conversations/{id}"),  # conversations' own routes
-             ("GET", "/conversations/{id}/questions"), ("POST", "/conversations/{id}/reply"),
-             ("POST", "/conversations/{id}/undo")}
+    extra = {
+        ("GET", "/messages/stream"),
+        ("GET", "/conversations/{id}"),  # conversations' own routes
+        ("GET", "/conversations/{id}/questions"),
+        ("POST", "/conversations/{id}/reply"),
+        ("POST", "/conversations/{id}/undo"),
+    }
     assert {r for r in routes if r[1] != "/mcp"} == expected | extra
     assert len(primary) == len(http_operations())
 

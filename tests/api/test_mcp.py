@@ -91,7 +91,12 @@ def test_http_mcp_errors_are_the_canonical_object(server: ServerThread) -> None:
                 "message": "parameter 'depth' must be an integer from 1 to 10",
             }
         },
-        {"error": {"code": "INVALID_PARAMETER", "message": "unknown parameter 'bogus'; the parameters are: limit"}},
+        {
+            "error": {
+                "code": "INVALID_PARAMETER",
+                "message": "unknown parameter 'bogus'; the parameters are: limit",
+            }
+        },
     ]
     assert [(r.is_error, r.structured_content, r.content[0].text) for r in results] == [
         (True, e, dump_json(e)) for e in expected
@@ -171,7 +176,11 @@ async def _list_inproc(server: Any) -> list[Any]:
 
 def test_stdio_mcp_serves_the_same_bodies_as_http(fresh_settings: Settings) -> None:
     stdio_settings = fresh_settings
-    calls: ToolCalls = [("vault_overview", {}), ("vault_tags", {"limit": 3}), ("get_note_outline", {"path": PLAN})]
+    calls: ToolCalls = [
+        ("vault_overview", {}),
+        ("vault_tags", {"limit": 3}),
+        ("get_note_outline", {"path": PLAN}),
+    ]
     tools, results = asyncio.run(_session(stdio_mcp_client(stdio_settings, "--no-watch"), calls))
     assert sorted(t.name for t in tools) == sorted(op.mcp_name for op in listed_operations(False, "default"))
     ctx = make_context(stdio_settings, pinned=None)

@@ -57,7 +57,9 @@ def test_portability_check_finds_what_clients_trip_on() -> None:
 @pytest.fixture(scope="module")
 def server_with_writes(tmp_path_factory: pytest.TempPathFactory) -> Any:
     settings = dataclasses.replace(
-        build_fixture_vault(tmp_path_factory.mktemp("details")), writes_enabled=True, tool_profile="agent-files"
+        build_fixture_vault(tmp_path_factory.mktemp("details")),
+        writes_enabled=True,
+        tool_profile="agent-files",
     )
     with serving(settings) as thread:
         yield thread
@@ -101,7 +103,11 @@ def test_logging_is_declared_and_the_level_is_honoured(server: ServerThread) -> 
 
 
 def test_well_known_is_404_without_a_token(server: ServerThread) -> None:
-    for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/.well-known/x"):
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/x",
+    ):
         status, headers, text = server.request("GET", path, token=None)
         body = json.loads(text)
         assert (status, body["error"]["code"]) == (404, "NOT_FOUND"), path

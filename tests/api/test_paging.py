@@ -96,7 +96,9 @@ def test_vault_search_page_cut_by_characters_says_so(ctx: AppContext) -> None:
     assert body["data"]["next_cursor"] and len(body["data"]["results"]) < 500
     [warning] = body["warnings"]
     assert warning["code"] == "RESULTS_TRUNCATED"
-    assert warning["message"].startswith(f"more matching lines than this page holds (the {SEARCH_MAX_CHARS:,}")
+    assert warning["message"].startswith(
+        f"more matching lines than this page holds (the {SEARCH_MAX_CHARS:,}"
+    )
 
 
 def _disk_entries(folder: Path, root: Path) -> list[dict[str, Any]]:
@@ -106,8 +108,15 @@ def _disk_entries(folder: Path, root: Path) -> list[dict[str, Any]]:
         mtime = dt.datetime.fromtimestamp(int(st.st_mtime), tz=dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         rel = Path(entry.path).relative_to(root).as_posix()
         is_dir = entry.is_dir()
-        out.append({"path": rel, "type": "dir" if is_dir else "file", "size_bytes": None if is_dir else st.st_size,
-                    "mtime": mtime, "_ns": st.st_mtime_ns})
+        out.append(
+            {
+                "path": rel,
+                "type": "dir" if is_dir else "file",
+                "size_bytes": None if is_dir else st.st_size,
+                "mtime": mtime,
+                "_ns": st.st_mtime_ns,
+            }
+        )
     return out
 
 
@@ -123,7 +132,9 @@ def test_vault_ls_pages_cover_every_entry_once(ctx: AppContext, wide: Settings, 
     else:
         expected.sort(key=lambda e: e["path"])
     pages = walk(ctx, "ls", {"relative_dir": "flat", "sort": sort, "limit": 150}, "entries")
-    assert [e for page in pages for e in page] == [{k: v for k, v in e.items() if k != "_ns"} for e in expected]
+    assert [e for page in pages for e in page] == [
+        {k: v for k, v in e.items() if k != "_ns"} for e in expected
+    ]
     assert [len(p) for p in pages[:-1]] == [150] * (len(pages) - 1)
     big = call(ctx, "ls", {"relative_dir": "flat", "limit": 1000})["data"]
     assert len(dump_json(big["entries"])) <= LS_MAX_CHARS < len(dump_json(expected))
@@ -132,7 +143,9 @@ def test_vault_ls_pages_cover_every_entry_once(ctx: AppContext, wide: Settings, 
 def test_vault_ls_default_page_and_a_bad_cursor(ctx: AppContext) -> None:
     data = call(ctx, "ls", {"relative_dir": "flat"})["data"]
     assert len(data["entries"]) == 100 and data["next_cursor"]
-    with pytest.raises(InvalidParameter, match="^parameter 'cursor' must be the next_cursor of a previous answer$"):
+    with pytest.raises(
+        InvalidParameter, match="^parameter 'cursor' must be the next_cursor of a previous answer$"
+    ):
         invoke(REGISTRY["ls"], ctx, {"relative_dir": "flat", "cursor": "not-a-cursor"})
     with pytest.raises(InvalidParameter, match="^parameter 'cursor' must be the next_cursor"):
         # a name-sorted cursor given to an mtime-sorted listing
@@ -147,15 +160,17 @@ def test_get_conversation_pages_records_and_entries(ctx: AppContext, wide: Setti
         store.append(cid, [{"t": "start", "at": 1_767_225_600 + n, "client": "test"}])
         ids.append(cid)
     long = ids[0]
-    store.append(long, [{"t": "message", "at": 1_767_225_700, "seq": i, "text": "m" * 3_000} for i in range(40)])
+    store.append(
+        long, [{"t": "message", "at": 1_767_225_700, "seq": i, "text": "m" * 3_000} for i in range(40)]
+    )
     pages = walk(ctx, "get-conversation", {"limit": 20}, "conversations")
     assert [c["id"] for page in pages for c in page] == list(reversed(ids))
     assert [len(p) for p in pages] == [20, 20, 5]
     entries, cursor = [], None
     while True:
-        data = call(ctx, "get-conversation", {"id": long, "limit": 500, **({"cursor": cursor} if cursor else {})})[
-            "data"
-        ]
+        data = call(
+            ctx, "get-conversation", {"id": long, "limit": 500, **({"cursor": cursor} if cursor else {})}
+        )["data"]
         assert len(dump_json(data["entries"])) <= 20_000
         entries += data["entries"]
         cursor = data["next_cursor"]

@@ -134,7 +134,9 @@ def cases_of(op: Operation) -> list[Case]:
                 out.append(Case(op, "missing", path, _drop(base, path), "is required"))
             if "enum" in prop:
                 choices = ", ".join(prop["enum"])
-                out.append(Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), f"must be one of: {choices}"))
+                out.append(
+                    Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), f"must be one of: {choices}")
+                )
             elif kind == "integer":
                 what = f"must be an integer {_bounds(prop)}".rstrip()
                 out.append(Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), what))
@@ -144,11 +146,20 @@ def cases_of(op: Operation) -> list[Case]:
                     out.append(Case(op, "out of range", path, _put(base, path, prop["maximum"] + 1), what))
             elif kind == "boolean":
                 out.append(
-                    Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), "must be true or false", cli_ok=False)
+                    Case(
+                        op,
+                        "wrong type",
+                        path,
+                        _put(base, path, WRONG_TEXT),
+                        "must be true or false",
+                        cli_ok=False,
+                    )
                 )
             elif kind == "string":
                 wrong = _put(base, path, 12345)
-                out.append(Case(op, "wrong type", path, wrong, "must be a string", cli_ok=False, http_get_ok=False))
+                out.append(
+                    Case(op, "wrong type", path, wrong, "must be a string", cli_ok=False, http_get_ok=False)
+                )
                 if prop.get("minLength") == 1:
                     out.append(Case(op, "empty", path, _put(base, path, ""), "must not be empty"))
                 elif name in required:
@@ -156,12 +167,28 @@ def cases_of(op: Operation) -> list[Case]:
                 if "maxLength" in prop:
                     n = prop["maxLength"]
                     value = LONG_CHAR * (n + 1)
-                    out.append(Case(op, "too long", path, _put(base, path, value), f"must be at most {n:,} characters"))
+                    out.append(
+                        Case(
+                            op, "too long", path, _put(base, path, value), f"must be at most {n:,} characters"
+                        )
+                    )
             elif kind == "array":
                 # A query string's or a repeatable flag's one value is a list of one: only bodies differ.
-                out.append(Case(op, "wrong type", path, _put(base, path, WRONG_TEXT), "must be a list", cli_ok=False, http_get_ok=False))
+                out.append(
+                    Case(
+                        op,
+                        "wrong type",
+                        path,
+                        _put(base, path, WRONG_TEXT),
+                        "must be a list",
+                        cli_ok=False,
+                        http_get_ok=False,
+                    )
+                )
             elif kind == "object":
-                out.append(Case(op, "wrong type", path, _put(base, path, 12345), "must be an object", cli_ok=False))
+                out.append(
+                    Case(op, "wrong type", path, _put(base, path, 12345), "must be an object", cli_ok=False)
+                )
                 walk(prop, path, _put(base, path, _valid_object(prop)))
 
     walk(constraint_schema(op.params), (), base_args(op))
@@ -267,7 +294,10 @@ def cli_argv(case: Case) -> list[str] | None:
                     return None  # one field of a range: the flag sets both
                 items = [node]
             for item in items:
-                argv += [opt.flag, f"{item['start_line']}-{item['end_line']}" if isinstance(item, dict) else str(item)]
+                argv += [
+                    opt.flag,
+                    f"{item['start_line']}-{item['end_line']}" if isinstance(item, dict) else str(item),
+                ]
         else:
             argv += [opt.flag, str(node)]
     if set(case.args) - used:
@@ -328,13 +358,17 @@ def _check(case: Case, surface: str, status: int | None, body: Any, problems: li
         problems.append(f"{where}: expected an error, got {text[:200]}")
         return
     name, problem = (
-        cli_label_and_problem(case) if surface == "cli" else (label(case.op, case.path, surface), case.problem)
+        cli_label_and_problem(case)
+        if surface == "cli"
+        else (label(case.op, case.path, surface), case.problem)
     )
     message = f"{name} {problem}"
     if case.kind == "missing" and surface == "cli" and name.startswith("argument"):
         message += f"; see 'vault-agent {case.op.name} --help'"  # said by the CLI itself, without a server
     if (error["code"], error["message"]) != (expected_code(case), message):
-        problems.append(f"{where}: {error['code']} {error['message']!r}, expected {expected_code(case)} {message!r}")
+        problems.append(
+            f"{where}: {error['code']} {error['message']!r}, expected {expected_code(case)} {message!r}"
+        )
     if status is not None and status != (400 if surface == "http" else 2):
         problems.append(f"{where}: status/exit {status}")
 
@@ -412,8 +446,9 @@ def test_core_checks_are_reworded_per_surface(server: ServerThread) -> None:
         "error [INVALID_PARAMETER]: give --start/--end (the lines to read), --section-id or --heading (one section), "
         "or --full to read to the end",
     )
-    result = runner.invoke(app, ["read", NOTE, "--start", "9", "--end", "3", "--server", server.url,
-                                 "--token", server.token])
+    result = runner.invoke(
+        app, ["read", NOTE, "--start", "9", "--end", "3", "--server", server.url, "--token", server.token]
+    )
     assert result.stderr.strip() == "error [INVALID_PARAMETER]: option --end must not be before --start"
 
 
@@ -434,14 +469,23 @@ LARGEST: dict[str, dict[str, Any]] = {
     "search_files": {"pattern": "needle", "max_results": 500, "context_lines": 10},
     "search": {"query": "needle lamp keeper", "limit": 50},
     "related": {"path": NOTE, "limit": 50},
-    "coverage": {"path": LONG, "cited_ranges": [{"start_line": 2 * k + 1, "end_line": 2 * k + 1} for k in range(1000)]},
+    "coverage": {
+        "path": LONG,
+        "cited_ranges": [{"start_line": 2 * k + 1, "end_line": 2 * k + 1} for k in range(1000)],
+    },
     "audit": {"artifact_path": "artifacts/summary-with-three-hundred-uncited-claims.md", "source_path": LONG},
     "get-note-outline": {"path": HANDBOOK},
     "get-document-tree": {"path": HANDBOOK},
     "get-section-source": {"path": HANDBOOK},
     "get-metadata-facets": {"path": HANDBOOK},
     "edit": {"path": LONG, "old_text": "needle", "new_text": "pin", "replace_all": True, "dry_run": True},
-    "edit_file": {"path": LONG, "old_text": "needle", "new_text": "pin", "replace_all": True, "dry_run": True},
+    "edit_file": {
+        "path": LONG,
+        "old_text": "needle",
+        "new_text": "pin",
+        "replace_all": True,
+        "dry_run": True,
+    },
     "replace": {"path": LONG, "find": "needle", "replace": "pin", "max_replacements": 5000, "dry_run": True},
     "write": {"path": LONG, "content": "x\n" * 50_000, "mode": "overwrite", "dry_run": True},
     "write_file": {"path": LONG, "content": "x\n" * 50_000, "dry_run": True},

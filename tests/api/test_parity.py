@@ -62,7 +62,12 @@ def runnable() -> list[tuple[Operation, dict[str, Any]]]:
     out = []
     for op in operations("read"):
         required = [n for n, f in op.params.model_fields.items() if f.is_required()]
-        if op.mcp_only or not op.agent_tool or op.name in PER_SESSION or any(n not in SAMPLES for n in required):
+        if (
+            op.mcp_only
+            or not op.agent_tool
+            or op.name in PER_SESSION
+            or any(n not in SAMPLES for n in required)
+        ):
             continue
         out.append((op, {n: SAMPLES[n] for n in required}))
     return out
@@ -72,7 +77,9 @@ def runnable() -> list[tuple[Operation, dict[str, Any]]]:
 def parity_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     settings = build_fixture_vault(tmp_path_factory.mktemp("parity"))
     with serving(settings, pinned=None) as thread:
-        wait_until(lambda: thread.get_json("/status")[2]["data"]["indexFreshness"] == "fresh", what="fresh index")
+        wait_until(
+            lambda: thread.get_json("/status")[2]["data"]["indexFreshness"] == "fresh", what="fresh index"
+        )
         yield thread
 
 

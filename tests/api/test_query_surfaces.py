@@ -23,7 +23,18 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     (
         "query-filters",
         {"tags": ["homework"], "where": WHERE, "sort": "-due", "select": ["due", "status"]},
-        ["--tag", "homework", "--where", "status != done", "--sort", "-due", "--select", "due", "--select", "status"],
+        [
+            "--tag",
+            "homework",
+            "--where",
+            "status != done",
+            "--sort",
+            "-due",
+            "--select",
+            "due",
+            "--select",
+            "status",
+        ],
     ),
     (
         "query-dql",
@@ -101,7 +112,12 @@ def test_errors_carry_the_code_and_where(server: ServerThread) -> None:
     status, _, text = server.request("POST", "/query", body=json.dumps({"dql": "LIST WHERE x >"}).encode())
     assert (status, json.loads(text)) == (
         400,
-        {"error": {"code": "INVALID_QUERY", "message": "dql: expected an expression at line 1, column 15, found the end of the query"}},
+        {
+            "error": {
+                "code": "INVALID_QUERY",
+                "message": "dql: expected an expression at line 1, column 15, found the end of the query",
+            }
+        },
     )
     status, _, text = server.request("GET", "/query?limit=501")
     grep_status, _, grep_text = server.request("GET", "/grep?query=x&limit=501")

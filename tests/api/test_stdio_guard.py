@@ -16,17 +16,25 @@ def test_batch_and_garbage_lines_get_an_error_reply_and_the_session_goes_on(tmp_
     mcp = RawMcp(settings, "--no-watch")
     try:
         mcp.initialize()
-        batch = [{"jsonrpc": "2.0", "id": 41, "method": "ping"}, {"jsonrpc": "2.0", "id": 42, "method": "ping"}]
+        batch = [
+            {"jsonrpc": "2.0", "id": 41, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 42, "method": "ping"},
+        ]
         mcp.send_line(json.dumps(batch))
-        assert mcp.next_message() == {"jsonrpc": "2.0", "id": None, "error": {
-            "code": -32600,
-            "message": "batches are not supported (MCP removed JSON-RPC batching); send one JSON-RPC message per line",
-        }}
+        assert mcp.next_message() == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32600,
+                "message": "batches are not supported (MCP removed JSON-RPC batching); send one JSON-RPC message per line",
+            },
+        }
         mcp.send_line("{not json")
         assert mcp.next_message()["error"]["code"] == -32700
         mcp.send_line(json.dumps({"jsonrpc": "2.0", "id": 5}))  # JSON, but not a message
         assert mcp.next_message()["error"] == {
-            "code": -32600, "message": "invalid request: the line is not a JSON-RPC 2.0 message"
+            "code": -32600,
+            "message": "invalid request: the line is not a JSON-RPC 2.0 message",
         }
         status = mcp.call_tool("vault_status", {})
         assert status["structuredContent"]["data"]["noteCount"] > 0

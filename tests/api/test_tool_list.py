@@ -59,7 +59,9 @@ def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, prof
     expected = {
         op.mcp_name
         for op in operations()
-        if op.agent_tool and (op.profile == "default" or profile == "agent-files") and (op.kind == "read" or writes)
+        if op.agent_tool
+        and (op.profile == "default" or profile == "agent-files")
+        and (op.kind == "read" or writes)
     }
     print(f"tools/list {mode} writes={writes} profile={profile}: {len(text)} characters, {len(tools)} tools")
     assert {t.name for t in tools} == expected

@@ -24,7 +24,9 @@ def write_wide_vault(root: Path) -> Path:
     files: dict[str, str] = {}
     for i in range(FOLDERS):
         tags = ", ".join(f"topic-{(i * 7 + k) % TAGS:03d}-lighthouse-maintenance" for k in range(3))
-        fields = "\n".join(f"field_{(i * 5 + k) % FIELDS:03d}_of_the_keeper_record: value {i}" for k in range(3))
+        fields = "\n".join(
+            f"field_{(i * 5 + k) % FIELDS:03d}_of_the_keeper_record: value {i}" for k in range(3)
+        )
         files[f"areas/area-{i:03d}-coastal-station-records/note-{i:03d}.md"] = (
             f"---\ntype: record\nstatus: open\ntags: [{tags}]\n{fields}\n---\n"
             f"# Station {i}\n\nThe keeper checked needle gauge {i}. See [[note-{(i + 1) % FOLDERS:03d}]] "
@@ -36,10 +38,16 @@ def write_wide_vault(root: Path) -> Path:
         )
     lines = [f"Line {n:05d}: the keeper wiped the needle of the lamp glass again." for n in range(LONG_LINES)]
     files["long/keeper-log-of-every-night-for-seven-years.md"] = "# Long log\n\n" + "\n".join(lines) + "\n"
-    headings = [f"## Section {n:03d} about the lens, the lamp and the weather\n\nText {n}.\n" for n in range(HEADINGS)]
+    headings = [
+        f"## Section {n:03d} about the lens, the lamp and the weather\n\nText {n}.\n" for n in range(HEADINGS)
+    ]
     files["long/handbook-with-six-hundred-sections.md"] = "# Handbook\n\n" + "\n".join(headings)
-    claims = [f"- The keeper says claim {n:03d} about the lamp without any citation at all" for n in range(300)]
-    files["artifacts/summary-with-three-hundred-uncited-claims.md"] = "# Summary\n\n" + "\n".join(claims) + "\n"
+    claims = [
+        f"- The keeper says claim {n:03d} about the lamp without any citation at all" for n in range(300)
+    ]
+    files["artifacts/summary-with-three-hundred-uncited-claims.md"] = (
+        "# Summary\n\n" + "\n".join(claims) + "\n"
+    )
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)

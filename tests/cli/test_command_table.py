@@ -31,7 +31,11 @@ def test_each_entry_carries_the_operation_route_options_and_renderer() -> None:
     by_name = {op.name: op for op in operations()}
     for name, spec in COMMANDS.items():
         op = by_name[name]
-        assert (spec.http_method, spec.http_path, spec.envelope) == (op.http_method, op.http_path, op.envelope)
+        assert (spec.http_method, spec.http_path, spec.envelope) == (
+            op.http_method,
+            op.http_path,
+            op.envelope,
+        )
         assert [a.name for a in spec.args] == list(op.cli_args)
         assert [(o.flag, o.target, o.multiple) for o in spec.options] == [
             (o.flag, o.target, o.multiple) for o in options_of(op)

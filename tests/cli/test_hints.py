@@ -75,7 +75,9 @@ def test_read_and_scan_say_how_to_continue(demo: tuple[Path, ServeProcess], tmp_
     vault, _ = demo
     read = run_cli("read", ODD_NOTE, "--start", "1", "--end", "5", "--vault", str(vault), cwd=tmp_path)
     [hint] = _hints(read.stdout)
-    assert hint == shlex.join(["vault-agent", "read", ODD_NOTE, "--start", "6", "--full", "--vault", str(vault)])
+    assert hint == shlex.join(
+        ["vault-agent", "read", ODD_NOTE, "--start", "6", "--full", "--vault", str(vault)]
+    )
     rest = _run(hint, tmp_path)
     assert rest.returncode == 0 and rest.stdout.startswith("Lens cleaning day 3.")
     scan = run_cli("scan", ODD_NOTE, "--chunk-lines", "10", "--vault", str(vault), cwd=tmp_path)
@@ -121,12 +123,18 @@ def test_two_vaults_on_two_ports_need_no_server_flag(demo: tuple[Path, ServeProc
 def test_a_stale_record_is_ignored(tmp_path: Path) -> None:
     settings = load_settings({"vault": tmp_path}, env={})
     settings.index_dir.mkdir(parents=True)
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     dead_pid = int(gone.stdout)  # exited: no process has this pid (until the system reuses it)
     record = settings.index_dir / RECORD_FILE
-    record.write_text(json.dumps({"url": "http://127.0.0.1:18899", "host": "127.0.0.1", "port": 18899, "pid": dead_pid}))
+    record.write_text(
+        json.dumps({"url": "http://127.0.0.1:18899", "host": "127.0.0.1", "port": 18899, "pid": dead_pid})
+    )
     assert server_url(settings) == DEFAULT_SERVER
-    record.write_text(json.dumps({"url": "http://127.0.0.1:18899", "host": "127.0.0.1", "port": 18899, "pid": os.getpid()}))
+    record.write_text(
+        json.dumps({"url": "http://127.0.0.1:18899", "host": "127.0.0.1", "port": 18899, "pid": os.getpid()})
+    )
     assert server_url(settings) == "http://127.0.0.1:18899"
     flagged = load_settings({"vault": tmp_path, "server": "http://127.0.0.1:18898"}, env={})
     assert server_url(flagged) == "http://127.0.0.1:18898"  # --server / env / config win
@@ -150,11 +158,15 @@ def test_demo_script_hints_hit_its_own_server(tmp_path: Path) -> None:
         while not (line := proc.stdout.readline()).startswith("listening on "):
             assert line, "demo.sh stopped before listening"
             printed.append(line)
-        hints = [m.group(1) for ln in printed if (m := re.search(r"(\S*/bin/vault-agent .*?)(?:\s{2,}\(|$)", ln))]
+        hints = [
+            m.group(1) for ln in printed if (m := re.search(r"(\S*/bin/vault-agent .*?)(?:\s{2,}\(|$)", ln))
+        ]
         assert len(hints) == 2, printed
         for hint in hints:
             argv = shlex.split(hint)
-            ran = subprocess.run(argv + ["--json"], cwd=repo, capture_output=True, text=True, env=env, timeout=120)
+            ran = subprocess.run(
+                argv + ["--json"], cwd=repo, capture_output=True, text=True, env=env, timeout=120
+            )
             assert ran.returncode == 0, (hint, ran.stderr)
             assert "data" in json.loads(ran.stdout)
     finally:

@@ -23,8 +23,15 @@ from vault_agent.config import Settings
 
 HEAVY = ("duckdb", "pyarrow", "mcp", "aiohttp", "markdown_it", "numpy", "vault_agent.indexer")
 # What building every command from the registry used to import: pydantic models by the dozen.
-REGISTRY = ("vault_agent.api.registry", "vault_agent.api.ops", "vault_agent.contracts", "vault_agent.query",
-            "vault_agent.files", "vault_agent.conversations", "vault_agent.semantic")
+REGISTRY = (
+    "vault_agent.api.registry",
+    "vault_agent.api.ops",
+    "vault_agent.contracts",
+    "vault_agent.query",
+    "vault_agent.files",
+    "vault_agent.conversations",
+    "vault_agent.semantic",
+)
 
 # Runs the console script's entry point, then prints the heavy modules it imported, even
 # when the command exits through SystemExit (typer always does).
@@ -82,7 +89,12 @@ def test_server_backed_command_imports_no_engine(
     # A plain command line is read without typer (cli/quick_args.py), and `Settings` is a
     # dataclass, so such a call imports no pydantic at all.
     proc, heavy = probe(
-        *args, "--vault", str(settings.vault), "--server", server.url, heavy=(*HEAVY, *REGISTRY, "typer", "pydantic")
+        *args,
+        "--vault",
+        str(settings.vault),
+        "--server",
+        server.url,
+        heavy=(*HEAVY, *REGISTRY, "typer", "pydantic"),
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()  # the answer was rendered
@@ -137,6 +149,12 @@ def test_the_registry_imports_the_cores_it_binds() -> None:
         "print(json.dumps(sorted(m for m in ('duckdb', 'vault_agent.query.search', 'vault_agent.files.edit', "
         "'vault_agent.conversations.tools') if m in sys.modules)))"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    assert json.loads(proc.stdout) == ["duckdb", "vault_agent.conversations.tools", "vault_agent.files.edit",
-                                       "vault_agent.query.search"]
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert json.loads(proc.stdout) == [
+        "duckdb",
+        "vault_agent.conversations.tools",
+        "vault_agent.files.edit",
+        "vault_agent.query.search",
+    ]

@@ -35,7 +35,9 @@ class Inbox:
     async def on_log(self, params: Any) -> None:
         self.notifications.append(params)
 
-    async def on_elicit(self, context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    async def on_elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
         self.questions.append(params.message)
         if self.answer is None:
             return types.ElicitResult(action="decline")
@@ -56,7 +58,6 @@ def http_client(url: str, token: str, inbox: Inbox, **kwargs: Any) -> Any:
         **kwargs,
     )
     return ClosingClient(client, hc)
-
 
 
 def stdio_client(settings: Settings, inbox: Inbox, *args: str) -> Client:
@@ -163,8 +164,12 @@ class RawMcp:
     def __init__(self, settings: Settings, *args: str, umask: int | None = None) -> None:
         argv = [VAULT_AGENT, "mcp", "--vault", str(settings.vault), *args]
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd=str(settings.vault), env={**os.environ, "VAULT_AGENT_LOG_LEVEL": "WARNING"},
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=str(settings.vault),
+            env={**os.environ, "VAULT_AGENT_LOG_LEVEL": "WARNING"},
             preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,
         )
         self.lines: queue.Queue[str] = queue.Queue()
@@ -195,8 +200,14 @@ class RawMcp:
                 return msg
 
     def initialize(self) -> None:
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "raw-client", "version": "1"}})
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw-client", "version": "1"},
+            },
+        )
         self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -64,8 +64,13 @@ def _error(result: Any) -> Any:
     return result.structured_content["error"]
 
 
-async def _calls(server: Any, calls: list[tuple[str, dict[str, Any]]], clock: FakeClock | None = None,
-                 steps: list[float] | None = None, **client_kwargs: Any) -> list[Any]:
+async def _calls(
+    server: Any,
+    calls: list[tuple[str, dict[str, Any]]],
+    clock: FakeClock | None = None,
+    steps: list[float] | None = None,
+    **client_kwargs: Any,
+) -> list[Any]:
     out = []
     async with Client(server, mode="legacy", **client_kwargs) as c:
         for i, (name, args) in enumerate(calls):
@@ -75,7 +80,9 @@ async def _calls(server: Any, calls: list[tuple[str, dict[str, Any]]], clock: Fa
     return out
 
 
-def test_idle_timeout_starts_a_new_conversation(settings: Settings, ctx_factory: Any, clock: FakeClock) -> None:
+def test_idle_timeout_starts_a_new_conversation(
+    settings: Settings, ctx_factory: Any, clock: FakeClock
+) -> None:
     ctx = ctx_factory(settings)
     calls = [("send_message", {"text": t}) for t in ("one", "two", "three")]
     results = asyncio.run(_calls(build_mcp_server(ctx), calls, clock, [0, 29 * 60, 31 * 60]))
@@ -83,9 +90,17 @@ def test_idle_timeout_starts_a_new_conversation(settings: Settings, ctx_factory:
     assert ids[0] == ids[1] != ids[2]
     old = _data(asyncio.run(_calls(build_mcp_server(ctx), [("get_conversation", {"id": ids[0]})]))[0])
     row = old["conversation"]
-    assert (row["status"], row["end_reason"], row["summary_source"], row["messages"]) == ("ended", "idle", "digest", 2)
+    assert (row["status"], row["end_reason"], row["summary_source"], row["messages"]) == (
+        "ended",
+        "idle",
+        "digest",
+        2,
+    )
     assert row["title"] == "2 tool calls, 2 messages"
-    assert (row["started_at"], row["ended_at"]) == ("2030-03-17T17:46:40Z", "2030-03-17T18:45:40Z")  # last call + 30 min
+    assert (row["started_at"], row["ended_at"]) == (
+        "2030-03-17T17:46:40Z",
+        "2030-03-17T18:45:40Z",
+    )  # last call + 30 min
 
 
 def test_user_end_is_noticed_by_the_running_session(settings: Settings, ctx_factory: Any) -> None:
@@ -110,7 +125,10 @@ def test_retention_drops_the_oldest(settings: Settings, ctx_factory: Any, clock:
     ctx = ctx_factory(settings, conversations_retention=3)
     calls = []
     for i in range(5):
-        calls += [("send_message", {"text": f"m{i}"}), ("end_conversation", {"title": f"t{i}", "summary": "s"})]
+        calls += [
+            ("send_message", {"text": f"m{i}"}),
+            ("end_conversation", {"title": f"t{i}", "summary": "s"}),
+        ]
     results = asyncio.run(_calls(build_mcp_server(ctx), calls, clock, [1.0] * len(calls)))
     ids = [_data(r)["conversation_id"] for r in results[::2]]
     assert ConversationStore(settings.index_dir).ids() == ids[2:]
@@ -132,13 +150,22 @@ def test_client_without_elicitation_or_sampling(settings: Settings, ctx_factory:
     calls = [("send_message", {"text": "ok?", "expect_reply": True}), ("end_conversation", {})]
     ask, end = asyncio.run(_calls(build_mcp_server(ctx), calls, logging_callback=inbox.on_log))
     (question,) = person.join()
-    assert {k: question[k] for k in ("message_seq", "client", "text")} == {"message_seq": 1, "client": "mcp",
-                                                                        "text": "ok?"}
+    assert {k: question[k] for k in ("message_seq", "client", "text")} == {
+        "message_seq": 1,
+        "client": "mcp",
+        "text": "ok?",
+    }
     assert question["answer_with"] == f"vault-agent conversations reply {question['conversation_id']} TEXT"
     assert {k: _data(ask)[k] for k in ("reply", "reason", "reply_via", "note")} == {
-        "reply": "yes, from the terminal", "reason": None, "reply_via": "cli", "note": None}
+        "reply": "yes, from the terminal",
+        "reason": None,
+        "reply_via": "cli",
+        "note": None,
+    }
     told = [n.data for n in inbox.notifications if n.logger == "vault-agent.questions"]
-    assert [(t["type"], t["text"], t["answer_with"]) for t in told] == [("question", "ok?", question["answer_with"])]
+    assert [(t["type"], t["text"], t["answer_with"]) for t in told] == [
+        ("question", "ok?", question["answer_with"])
+    ]
     assert open_questions(ctx, None).data.questions == []  # answered: no longer open
     row = _data(end)["conversation"]
     assert (row["summary_source"], row["replies"]) == ("digest", 1)
@@ -149,7 +176,9 @@ def test_unanswered_question_without_a_form_tells_the_agent_what_to_do(
     settings: Settings, ctx_factory: Any
 ) -> None:
     ctx = ctx_factory(settings, conversations_reply_timeout_seconds=1)
-    (ask,) = asyncio.run(_calls(build_mcp_server(ctx), [("send_message", {"text": "q?", "expect_reply": True})]))
+    (ask,) = asyncio.run(
+        _calls(build_mcp_server(ctx), [("send_message", {"text": "q?", "expect_reply": True})])
+    )
     data = _data(ask)
     assert (data["reply"], data["reason"], data["reply_via"]) == (None, "timeout", None)
     assert data["note"] == (
@@ -168,7 +197,8 @@ def test_sampling_writes_title_and_summary(settings: Settings, ctx_factory: Any)
     async def sample(_context: Any, params: Any) -> types.CreateMessageResult:
         prompts.append(params.messages[0].content.text)
         return types.CreateMessageResult(
-            role="assistant", content=types.TextContent(type="text", text="Title: Plan tidy\nSummary: Tidied it."),
+            role="assistant",
+            content=types.TextContent(type="text", text="Title: Plan tidy\nSummary: Tidied it."),
             model="test-model",
         )
 
@@ -184,8 +214,11 @@ def test_declined_and_unanswered_questions(settings: Settings, ctx_factory: Any)
     ctx = ctx_factory(settings, conversations_reply_timeout_seconds=1)
     declined = Inbox(answer=None)
     (result,) = asyncio.run(
-        _calls(build_mcp_server(ctx), [("send_message", {"text": "q?", "expect_reply": True})],
-               elicitation_callback=declined.on_elicit)
+        _calls(
+            build_mcp_server(ctx),
+            [("send_message", {"text": "q?", "expect_reply": True})],
+            elicitation_callback=declined.on_elicit,
+        )
     )
     assert (_data(result)["reply"], _data(result)["reason"]) == (None, "declined")
 
@@ -194,8 +227,11 @@ def test_declined_and_unanswered_questions(settings: Settings, ctx_factory: Any)
         raise AssertionError("unreachable")
 
     (result,) = asyncio.run(
-        _calls(build_mcp_server(ctx), [("send_message", {"text": "q?", "expect_reply": True})],
-               elicitation_callback=never)
+        _calls(
+            build_mcp_server(ctx),
+            [("send_message", {"text": "q?", "expect_reply": True})],
+            elicitation_callback=never,
+        )
     )
     assert (_data(result)["reply"], _data(result)["reason"]) == (None, "timeout")
 
@@ -214,8 +250,16 @@ def test_bad_input(settings: Settings, ctx_factory: Any) -> None:
     ]
     results = asyncio.run(_calls(build_mcp_server(ctx), calls))
     codes = [r.structured_content["error"]["code"] if r.is_error else "OK" for r in results]
-    assert codes == ["INVALID_PARAMETER", "TOO_LARGE", "OK", "NOT_FOUND", "NOT_FOUND", "INVALID_PARAMETER",
-                     "INVALID_PARAMETER", "TOO_LARGE"]
+    assert codes == [
+        "INVALID_PARAMETER",
+        "TOO_LARGE",
+        "OK",
+        "NOT_FOUND",
+        "NOT_FOUND",
+        "INVALID_PARAMETER",
+        "INVALID_PARAMETER",
+        "TOO_LARGE",
+    ]
     assert _error(results[1])["message"] == (
         "parameter 'text' must be at most 4,000 characters; shorten it or split it into several"
     )
@@ -238,8 +282,12 @@ def test_records_and_logs_keep_no_note_text_or_queries(
     assert CANARY.encode() not in raw and secret.encode() in raw  # messages are kept, queries are not
     assert all(secret not in rec.getMessage() and CANARY not in rec.getMessage() for rec in caplog.records)
     other = dataclasses.replace(settings, index_dir=settings.index_dir.parent / "state2")
-    asyncio.run(_calls(build_mcp_server(ctx_factory(other, conversations_record_queries=True)),
-                       [("vault_search", {"query": CANARY})]))
+    asyncio.run(
+        _calls(
+            build_mcp_server(ctx_factory(other, conversations_record_queries=True)),
+            [("vault_search", {"query": CANARY})],
+        )
+    )
     raw2 = b"".join(p.read_bytes() for p in ConversationStore(other.index_dir).dir.glob("*.rec"))
     assert CANARY.encode() in raw2  # only when the user turned it on
 
@@ -259,7 +307,9 @@ def test_records_are_protected_from_file_tools(settings: Settings, ctx_factory: 
     assert [_error(r)["code"] for r in results] == ["FORBIDDEN"] * 4
 
 
-def test_undo_restores_deletes_and_repeated_edits_and_lists_moves(settings: Settings, ctx_factory: Any) -> None:
+def test_undo_restores_deletes_and_repeated_edits_and_lists_moves(
+    settings: Settings, ctx_factory: Any
+) -> None:
     from conversations.kit import read_bytes
     from vault_agent.conversations.undo import undo_conversation
 
@@ -277,18 +327,28 @@ def test_undo_restores_deletes_and_repeated_edits_and_lists_moves(settings: Sett
     ]
     results = asyncio.run(_calls(build_mcp_server(ctx), calls))
     cid = _data(results[-1])["conversation"]["id"]
-    entries = _data(asyncio.run(_calls(build_mcp_server(ctx), [("get_conversation", {"id": cid})]))[0])["entries"]
+    entries = _data(asyncio.run(_calls(build_mcp_server(ctx), [("get_conversation", {"id": cid})]))[0])[
+        "entries"
+    ]
     deleted = next(e for e in entries if e["type"] == "write" and e["tool"] == "vault_delete")
-    assert (deleted["after_sha"], deleted["old"], deleted["trashed_to"]) == (None, "backup", ".trash/tasks.md")
+    assert (deleted["after_sha"], deleted["old"], deleted["trashed_to"]) == (
+        None,
+        "backup",
+        ".trash/tasks.md",
+    )
     plan_undo = undo_conversation(ctx, cid, apply=False).data
     assert [(f.path, f.action, f.status) for f in plan_undo.files] == [
-        (plan, "restore", "planned"), (tasks, "restore", "planned"), ("tmp/x.md", "remove", "conflict"),
+        (plan, "restore", "planned"),
+        (tasks, "restore", "planned"),
+        ("tmp/x.md", "remove", "conflict"),
     ]  # tmp/x.md was moved away after it was written: it no longer holds the agent's bytes
     assert plan_undo.not_undoable == ["vault_move tmp/x.md -> tmp/y.md"]
 
     with pytest.raises(Conflict) as caught:
         undo_conversation(ctx, cid, apply=True)
-    assert caught.value.message.startswith("1 file(s) cannot be undone, so nothing was undone (tmp/x.md: it no longer")
+    assert caught.value.message.startswith(
+        "1 file(s) cannot be undone, so nothing was undone (tmp/x.md: it no longer"
+    )
     assert read_bytes(settings, plan) != originals[plan]  # nothing half done
     (settings.vault / "tmp/y.md").rename(settings.vault / "tmp/x.md")  # the user reverts the move
     done = undo_conversation(ctx, cid, apply=True).data
@@ -309,8 +369,10 @@ def test_http_questions_wait_two_at_a_time_and_several_need_seq(settings: Settin
 
     ctx = ctx_factory(settings)
     results: list[Any] = []
-    threads = [threading.Thread(target=lambda t=t: results.append(send_message(ctx, t, "normal", True).data))
-               for t in ("first?", "second?")]
+    threads = [
+        threading.Thread(target=lambda t=t: results.append(send_message(ctx, t, "normal", True).data))
+        for t in ("first?", "second?")
+    ]
 
     def open_count_is(n: int) -> Callable[[], bool]:
         return lambda: len(open_questions(ctx, None).data.questions) == n
@@ -319,8 +381,11 @@ def test_http_questions_wait_two_at_a_time_and_several_need_seq(settings: Settin
         thread.start()
         wait_until(open_count_is(n), what=f"{n} open questions")
     third = send_message(ctx, "third?", "normal", True).data
-    assert (third.reason, third.note) == ("unsupported", "2 questions sent over HTTP are already waiting for the "
-                                          "user; ask this one in your own reply to the user instead")
+    assert (third.reason, third.note) == (
+        "unsupported",
+        "2 questions sent over HTTP are already waiting for the "
+        "user; ask this one in your own reply to the user instead",
+    )
     waiting = open_questions(ctx, None).data.questions
     cid = waiting[0].conversation_id
     with pytest.raises(InvalidParameter) as which:
@@ -331,4 +396,6 @@ def test_http_questions_wait_two_at_a_time_and_several_need_seq(settings: Settin
     for thread in threads:
         thread.join(30)
     assert sorted((r.message_seq, r.reply, r.reply_via) for r in results) == [
-        (1, "answer 1", "http"), (2, "answer 2", "http")]
+        (1, "answer 1", "http"),
+        (2, "answer 2", "http"),
+    ]

@@ -18,9 +18,21 @@ from vault_agent.config import Settings
 
 def test_messages_follow_prints_each_message_as_it_comes(server: ServerThread, settings: Settings) -> None:
     proc = subprocess.Popen(
-        [VAULT_AGENT, "messages", "--follow", "--json", "--vault", str(settings.vault),
-         "--server", server.url, "--token", server.token],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            VAULT_AGENT,
+            "messages",
+            "--follow",
+            "--json",
+            "--vault",
+            str(settings.vault),
+            "--server",
+            server.url,
+            "--token",
+            server.token,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     lines: queue.Queue[str] = queue.Queue()
     stdout = proc.stdout
@@ -46,11 +58,21 @@ def test_messages_follow_prints_each_message_as_it_comes(server: ServerThread, s
         proc.wait(30)
         proc.stdout.close()  # type: ignore[union-attr]
         proc.stderr.close()  # type: ignore[union-attr]
-    assert [(e["type"], e["text"], e["client"]) for e in got] == [("message", "first", "http"), ("message", "second", "http")]
+    assert [(e["type"], e["text"], e["client"]) for e in got] == [
+        ("message", "first", "http"),
+        ("message", "second", "http"),
+    ]
     # Recent messages from the records (no server needed), oldest first.
-    proc2 = subprocess.run([VAULT_AGENT, "messages", "--limit", "2", "--vault", str(settings.vault)],
-                           capture_output=True, text=True, timeout=60)
-    assert proc2.returncode == 0 and [ln.split("  ", 1)[1] for ln in proc2.stdout.splitlines()] == ["first", "second"]
+    proc2 = subprocess.run(
+        [VAULT_AGENT, "messages", "--limit", "2", "--vault", str(settings.vault)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc2.returncode == 0 and [ln.split("  ", 1)[1] for ln in proc2.stdout.splitlines()] == [
+        "first",
+        "second",
+    ]
 
 
 def test_messages_follow_without_server_exits_6(settings: Settings) -> None:

@@ -39,15 +39,24 @@ def test_a_killed_servers_conversation_is_closed_on_the_next_start(settings: Set
         # The next start (here `serve`) closes the orphan at once, and leaves the live one alone.
         serve = subprocess.Popen(
             [VAULT_AGENT, "serve", "--port", "0", "--vault", str(settings.vault)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(settings.vault),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=str(settings.vault),
         )
         try:
             assert serve.stdout is not None
             assert serve.stdout.readline().startswith("listening on http://127.0.0.1:")
             row = _row(settings, orphan)
             assert {k: row[k] for k in ("status", "end_reason", "summary_source")} == {
-                "status": "ended", "end_reason": "server stopped", "summary_source": "digest"}
-            assert (_row(settings, running)["status"], _row(settings, running)["end_reason"]) == ("open", None)
+                "status": "ended",
+                "end_reason": "server stopped",
+                "summary_source": "digest",
+            }
+            assert (_row(settings, running)["status"], _row(settings, running)["end_reason"]) == (
+                "open",
+                None,
+            )
         finally:
             serve.terminate()
             assert serve.wait(60) == 0
@@ -90,9 +99,15 @@ def test_state_dir_is_private_under_umask_022_and_loose_entries_are_narrowed(set
         cid = mcp.call_tool("send_message", {"text": "done"})["structuredContent"]["data"]["conversation_id"]
         conv = state / "conversations"
         entries = {
-            "state dir": state, "conversations": conv, "record": conv / f"{cid}.rec",
-            "backups": conv / f"{cid}.old", "owners": conv / "owners", "open": conv / "open",
-            "old record": old_rec, "old backups": backup.parent, "old backup": backup,
+            "state dir": state,
+            "conversations": conv,
+            "record": conv / f"{cid}.rec",
+            "backups": conv / f"{cid}.old",
+            "owners": conv / "owners",
+            "open": conv / "open",
+            "old record": old_rec,
+            "old backups": backup.parent,
+            "old backup": backup,
         }
         entries |= {f"backup {p.name[:8]}": p for p in (conv / f"{cid}.old").iterdir()}
         entries |= {f"owner {p.name[:8]}": p for p in (conv / "owners").iterdir()}

@@ -18,7 +18,9 @@ def test_one_side_changes_take_that_side() -> None:
 
 
 def test_same_change_on_both_sides_is_taken_once() -> None:
-    assert merge(BASE, b"title\nONE\ntwo\nthree\n", b"title\nONE\ntwo\nthree\n") == b"title\nONE\ntwo\nthree\n"
+    assert (
+        merge(BASE, b"title\nONE\ntwo\nthree\n", b"title\nONE\ntwo\nthree\n") == b"title\nONE\ntwo\nthree\n"
+    )
 
 
 def test_changes_that_share_lines_conflict() -> None:
@@ -52,12 +54,16 @@ def test_no_final_newline_and_bytes_that_are_not_utf8() -> None:
 # A history: the original note, then rounds of (agent edit, person edit). Every line is
 # unique, so "the person's lines" and "the agent's lines" are sets we can check by name.
 Edit = tuple[str, int, int]  # (kind, position seed, count)
-edits = st.lists(st.tuples(st.sampled_from(["insert", "delete"]), st.integers(0, 1000), st.integers(1, 3)),
-                 min_size=1, max_size=3)
+edits = st.lists(
+    st.tuples(st.sampled_from(["insert", "delete"]), st.integers(0, 1000), st.integers(1, 3)),
+    min_size=1,
+    max_size=3,
+)
 
 
-def _apply(lines: list[bytes], ops: list[Edit], tag: str, counter: list[int],
-           protected: set[bytes]) -> list[bytes]:
+def _apply(
+    lines: list[bytes], ops: list[Edit], tag: str, counter: list[int], protected: set[bytes]
+) -> list[bytes]:
     out = list(lines)
     for kind, seed, count in ops:
         at = seed % (len(out) + 1)
@@ -112,8 +118,10 @@ def test_undo_merge_never_drops_a_line_only_the_person_added(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"d"]), max_size=8),
-       st.lists(st.sampled_from([b"a\n", b"b\n", b"x\n"]), max_size=8))
+@given(
+    st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"d"]), max_size=8),
+    st.lists(st.sampled_from([b"a\n", b"b\n", b"x\n"]), max_size=8),
+)
 def test_merge_with_an_unchanged_side_is_the_other_side(base: list[bytes], other: list[bytes]) -> None:
     b, o = b"".join(base), b"".join(other)
     assert merge(b, b, o) == o

@@ -27,12 +27,17 @@ async def _session(client_cm: Any) -> dict[str, Any]:
     async with client_cm as c:
         out: dict[str, Any] = {}
         out["first"] = await c.call_tool("send_message", {"text": "Starting on the alpha plan"})
-        out["ask"] = await c.call_tool("send_message", {"text": QUESTION, "expect_reply": True, "priority": "high"})
+        out["ask"] = await c.call_tool(
+            "send_message", {"text": QUESTION, "expect_reply": True, "priority": "high"}
+        )
         await c.call_tool("vault_stat", {"path": PLAN})
-        await c.call_tool("vault_write", {"path": PLAN, "content": f"# Plan\n\n{CANARY} rewritten\n", "mode": "overwrite"})
+        await c.call_tool(
+            "vault_write", {"path": PLAN, "content": f"# Plan\n\n{CANARY} rewritten\n", "mode": "overwrite"}
+        )
         await c.call_tool("vault_create", {"path": NEW, "content": f"# Idea\n\n{CANARY}\n"})
         out["end"] = await c.call_tool(
-            "end_conversation", {"title": "Tidied the alpha plan", "summary": "Rewrote the plan, filed one idea."}
+            "end_conversation",
+            {"title": "Tidied the alpha plan", "summary": "Rewrote the plan, filed one idea."},
         )
         out["list"] = await c.call_tool("get_conversation", {})
         cid = out["end"].structured_content["data"]["conversation"]["id"]
@@ -70,7 +75,11 @@ def _check_session(settings: Settings, out: dict[str, Any], inbox: Inbox, client
         ("vault_create", NEW, "none", True),
     ]
     calls = [(e["tool"], e["paths"], e["outcome"]) for e in entries if e["type"] == "call"]
-    assert calls[2:] == [("vault_stat", [PLAN], "OK"), ("vault_write", [PLAN], "OK"), ("vault_create", [NEW], "OK")]
+    assert calls[2:] == [
+        ("vault_stat", [PLAN], "OK"),
+        ("vault_write", [PLAN], "OK"),
+        ("vault_create", [NEW], "OK"),
+    ]
     records = Path(settings.index_dir) / "conversations"
     for rec in records.glob("*.rec"):
         assert CANARY.encode() not in rec.read_bytes()  # never note text
@@ -133,14 +142,17 @@ def test_sse_stream_needs_the_token_and_http_messages_reach_it(server: ServerThr
     assert (status, sent["delivered_to"], sent["reply"]) == (200, 1, None)
     wait_until(lambda: len(reader.events) == 1, what="the SSE event")
     assert reader.events[0]["text"] == "from a script"
+
     # HTTP has no form to show: the question waits on the reply channel, the stream shows it
     # live, and the person answers over HTTP (the web page's way) with the id in the path.
     def answer(question: dict[str, Any]) -> None:
         cid, seq = question["conversation_id"], question["message_seq"]
         reply = json.dumps({"text": "go", "seq": seq}).encode()
         status, _, text = server.request("POST", f"/conversations/{cid}/reply", body=reply)
-        assert (status, json.loads(text)["data"]) == (200, {"conversation_id": cid, "message_seq": seq,
-                                                            "delivered": True})
+        assert (status, json.loads(text)["data"]) == (
+            200,
+            {"conversation_id": cid, "message_seq": seq, "delivered": True},
+        )
 
     person = Answerer(lambda: server.get_json("/conversations/questions")[2]["data"]["questions"], answer)
     status, _, text = server.request(
@@ -151,14 +163,21 @@ def test_sse_stream_needs_the_token_and_http_messages_reach_it(server: ServerThr
     listed = times.sub("<time>", json.dumps({"questions": [question]}, indent=2))
     check_golden(GOLDEN / "open-questions.json", listed.replace(question["conversation_id"], "CID") + "\n")
     sent = json.loads(text)["data"]
-    assert {k: sent[k] for k in ("reply", "reason", "reply_via")} == {"reply": "go", "reason": None, "reply_via": "http"}
+    assert {k: sent[k] for k in ("reply", "reason", "reply_via")} == {
+        "reply": "go",
+        "reason": None,
+        "reply_via": "http",
+    }
     cid = question["conversation_id"]
     _, _, by_id = server.get_json(f"/conversations/{cid}/questions")
     assert by_id == {"data": {"questions": []}, "warnings": []}  # answered: nothing waits any more
     wait_until(lambda: len(reader.events) == 4, what="the question's SSE events")
     kinds = [(e["type"], e.get("text"), e.get("reply"), e.get("via")) for e in reader.events[1:]]
-    assert kinds == [("message", "question?", None, None), ("question", "question?", None, None),
-                     ("reply", None, "go", "http")]
+    assert kinds == [
+        ("message", "question?", None, None),
+        ("question", "question?", None, None),
+        ("reply", None, "go", "http"),
+    ]
     assert reader.events[2]["answer_with"] == f"vault-agent conversations reply {cid} TEXT"
     status, _, text = server.request("POST", f"/conversations/{cid}/reply", body=b'{"text": "again"}')
     assert (status, json.loads(text)["error"]["code"]) == (409, "CONFLICT")  # nothing waits: said so
@@ -211,12 +230,21 @@ def test_stateless_revision_groups_by_client_or_named_conversation(server: Serve
             return [
                 await c.call_tool("send_message", {"text": "one"}),
                 await c.call_tool("send_message", {"text": "ok?", "expect_reply": True}),
-                await c.call_tool("send_message", {"text": "named"}, meta={"vault-agent/conversation": "job-7"}),
-                await c.call_tool("send_message", {"text": "named again"}, meta={"vault-agent/conversation": "job-7"}),
+                await c.call_tool(
+                    "send_message", {"text": "named"}, meta={"vault-agent/conversation": "job-7"}
+                ),
+                await c.call_tool(
+                    "send_message", {"text": "named again"}, meta={"vault-agent/conversation": "job-7"}
+                ),
             ]
 
     one, ask, named, again = [r.structured_content["data"] for r in asyncio.run(go())]
-    assert one["conversation_id"] == ask["conversation_id"] != named["conversation_id"] == again["conversation_id"]
+    assert (
+        one["conversation_id"]
+        == ask["conversation_id"]
+        != named["conversation_id"]
+        == again["conversation_id"]
+    )
     person.join()
     assert (ask["reply"], ask["reason"], ask["reply_via"]) == ("from the cli", None, "cli")  # no elicitation
     assert inbox.messages() == ["one", "ok?", "named", "named again"]

@@ -49,28 +49,38 @@ def test_kill_9_mid_record_loses_nothing_before_the_last_line(tmp_path: Path) ->
     numbers = [line["n"] for line in lines[1:]]
     assert numbers == list(range(len(numbers))) and len(numbers) > 100
     # The next append (after any torn tail) is readable behind every line kept.
-    store.append(cid, [{"t": "end", "at": 3.0, "reason": "user", "title": "t", "summary": "s",
-                        "summary_source": "digest"}])
+    store.append(
+        cid,
+        [{"t": "end", "at": 3.0, "reason": "user", "title": "t", "summary": "s", "summary_source": "digest"}],
+    )
     after = store.read(cid)
     assert after[:-1] == lines and after[-1]["t"] == "end"
 
 
 @settings(max_examples=40, deadline=None)
 @given(cut=st.integers(min_value=1, max_value=60))
-def test_a_torn_tail_is_cut_before_the_next_append(tmp_path_factory: pytest.TempPathFactory, cut: int) -> None:
+def test_a_torn_tail_is_cut_before_the_next_append(
+    tmp_path_factory: pytest.TempPathFactory, cut: int
+) -> None:
     store = ConversationStore(tmp_path_factory.mktemp("torn"))
     cid = store.new_id(1_900_000_000.0)
     store.append(cid, [{"t": "start", "at": 1.0, "client": "c", "transport": "stdio"}])
-    store.append(cid, [{"t": "message", "at": 2.0, "seq": 1, "text": "kept", "priority": "normal",
-                        "expect_reply": False}])
+    store.append(
+        cid,
+        [{"t": "message", "at": 2.0, "seq": 1, "text": "kept", "priority": "normal", "expect_reply": False}],
+    )
     path = store.dir / f"{cid}.rec"
     whole = path.read_bytes()
-    store.append(cid, [{"t": "message", "at": 3.0, "seq": 2, "text": "torn", "priority": "normal",
-                        "expect_reply": False}])
+    store.append(
+        cid,
+        [{"t": "message", "at": 3.0, "seq": 2, "text": "torn", "priority": "normal", "expect_reply": False}],
+    )
     torn = path.read_bytes()
     path.write_bytes(torn[: len(torn) - min(cut, len(torn) - len(whole))])  # a crash mid-line
-    store.append(cid, [{"t": "message", "at": 4.0, "seq": 2, "text": "next", "priority": "normal",
-                        "expect_reply": False}])
+    store.append(
+        cid,
+        [{"t": "message", "at": 4.0, "seq": 2, "text": "next", "priority": "normal", "expect_reply": False}],
+    )
     texts = [line.get("text") for line in store.read(cid)]
     assert texts == [None, "kept", "next"]
 

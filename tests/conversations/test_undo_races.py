@@ -58,8 +58,10 @@ def _agent_appends_around(settings: Settings, person_edit: Any) -> str:
 
 EDITS = {
     # the person adds a line in the middle of the note
-    "middle": (lambda b: b.replace(b"## Goals\n", b"## Goals\n\nperson line\n"),
-               b"## Goals\n\nperson line\n\nShip the first milestone.\n"),
+    "middle": (
+        lambda b: b.replace(b"## Goals\n", b"## Goals\n\nperson line\n"),
+        b"## Goals\n\nperson line\n\nShip the first milestone.\n",
+    ),
     # the person writes right after the agent's appended line
     "after-agent": (lambda b: b + b"person line\n", b"Ship the first milestone.\nperson line\n"),
 }
@@ -80,10 +82,14 @@ def test_person_edit_between_agent_appends(settings: Settings, where: str) -> No
     assert (item["status"], item["action"], item["diff"]) == ("conflict", "restore", None)
     assert re.fullmatch(
         r"changed by someone else between the agent's writes at \S+ and \S+; "
-        r"'undo --merge' takes out only the agent's changes and keeps the other edits", item["reason"])
+        r"'undo --merge' takes out only the agent's changes and keeps the other edits",
+        item["reason"],
+    )
     code, refused, _ = cli(settings, "conversations", "undo", cid, "--apply")
     assert (code, refused["error"]["code"]) == (8, "CONFLICT")
-    assert refused["error"]["message"].startswith(f"1 file(s) cannot be undone, so nothing was undone ({PLAN}: ")
+    assert refused["error"]["message"].startswith(
+        f"1 file(s) cannot be undone, so nothing was undone ({PLAN}: "
+    )
     assert read_bytes(settings, PLAN) == before_undo  # the person's line was not thrown away
 
     code, merged, _ = cli(settings, "conversations", "undo", cid, "--merge")
@@ -105,9 +111,11 @@ def test_person_edit_of_the_agents_line_is_never_merged_away(settings: Settings)
     code, merged, _ = cli(settings, "conversations", "undo", cid, "--merge")
     (item,) = merged["data"]["files"]
     assert item["status"] == "conflict"
-    assert re.fullmatch(r"changed by someone else between the agent's writes at \S+ and \S+; cannot merge: the "
-                        r"agent's write at \S+ and someone else's edit changed the same lines; resolve it by hand",
-                        item["reason"])
+    assert re.fullmatch(
+        r"changed by someone else between the agent's writes at \S+ and \S+; cannot merge: the "
+        r"agent's write at \S+ and someone else's edit changed the same lines; resolve it by hand",
+        item["reason"],
+    )
     code, refused, _ = cli(settings, "conversations", "undo", cid, "--merge", "--apply")
     assert (code, refused["error"]["code"]) == (8, "CONFLICT")
     assert read_bytes(settings, PLAN) == before_undo
@@ -126,7 +134,9 @@ def _nine_agent_writes(settings: Settings) -> tuple[Any, str]:
     async def go() -> str:
         async with Client(build_mcp_server(ctx), mode="legacy") as c:
             for rel in NOTES:
-                r = await c.call_tool("vault_write", {"path": rel, "content": "agent line\n", "mode": "append"})
+                r = await c.call_tool(
+                    "vault_write", {"path": rel, "content": "agent line\n", "mode": "append"}
+                )
                 assert r.is_error is False, r.content
             end = await c.call_tool("end_conversation", {"title": "nine", "summary": "s"})
             return str(end.structured_content["data"]["conversation"]["id"])
@@ -185,12 +195,15 @@ def test_editor_saving_one_of_nine_notes_during_apply_rolls_back(settings: Setti
         record = json.loads(json.dumps(cli(settings, "conversations", "show", cid)[1]))["data"]["entries"]
         (undo,) = [e for e in record if e["type"] == "undo"]
         assert (undo["outcome"], undo["reason"]) == (
-            "rolled back", f"'{NOTES[4]}': '{NOTES[4]}' was saved by another program during the undo")
+            "rolled back",
+            f"'{NOTES[4]}': '{NOTES[4]}' was saved by another program during the undo",
+        )
         assert [f["state"] for f in undo["files"]] == ["rolled back"] * 4 + ["untouched"] * 5
         # A later dry run tells the truth: 8 files to undo, the saved one a conflict.
         dry = undo_conversation(ctx, cid, apply=False).data
         assert [f.status for f in dry.files] == ["planned"] * 4 + ["conflict"] + ["planned"] * 4
         assert dry.files[4].reason is not None and dry.files[4].reason.startswith(
-            "changed by someone else after the agent last wrote it at ")
+            "changed by someone else after the agent last wrote it at "
+        )
     finally:
         close_context(ctx)

@@ -87,10 +87,14 @@ def test_agent_reads_its_own_writes(live: AppContext, vault_dir: Path) -> None:
     assert [r["path"] for r in found["data"]["results"]] == ["notes/a.md"]
     created = _call(live, "create", path="inbox/new.md", content="# New\n\nquasarfish\n", wait_for_index=True)
     assert created["data"]["indexed"] is True
-    assert [r["path"] for r in _call(live, "search", q="quasarfish", mode="lexical")["data"]["results"]] == ["inbox/new.md"]
+    assert [r["path"] for r in _call(live, "search", q="quasarfish", mode="lexical")["data"]["results"]] == [
+        "inbox/new.md"
+    ]
     moved = _call(live, "mv", source="inbox/new.md", destination="kb/fish.md", wait_for_index=True)
     assert moved["data"]["indexed"] is True
-    assert [r["path"] for r in _call(live, "search", q="quasarfish", mode="lexical")["data"]["results"]] == ["kb/fish.md"]
+    assert [r["path"] for r in _call(live, "search", q="quasarfish", mode="lexical")["data"]["results"]] == [
+        "kb/fish.md"
+    ]
     gone = _call(live, "rm", path="kb/fish.md", wait_for_index=True)
     assert gone["data"]["indexed"] is True
     assert _call(live, "search", q="quasarfish", mode="lexical")["data"]["results"] == []

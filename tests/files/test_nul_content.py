@@ -33,5 +33,8 @@ def test_nul_in_written_text_is_invalid_parameter(
     before = tree(vault_dir)
     with pytest.raises(InvalidParameter) as caught:
         call(tool, **args)
-    assert caught.value.message == f"parameter '{param}' contains a NUL character (U+0000); notes are text, remove it"
+    assert (
+        caught.value.message
+        == f"parameter '{param}' contains a NUL character (U+0000); notes are text, remove it"
+    )
     assert tree(vault_dir) == before

@@ -64,7 +64,9 @@ def test_dry_run_lists_each_note_with_its_diff_and_writes_nothing(tags_ctx: AppC
     assert _notes(_vault(tags_ctx)) == before
     data = body["data"]
     assert [n["path"] for n in data["notes"]] == [MIXED, GARDEN, KITCHEN]  # never notes/code-only.md
-    assert data["skipped"] == [{"path": "daily/2024-01-02.md", "reason": "forbidden"}]  # daily/ is append-only
+    assert data["skipped"] == [
+        {"path": "daily/2024-01-02.md", "reason": "forbidden"}
+    ]  # daily/ is append-only
 
 
 def test_apply_writes_exactly_the_planned_bytes(tags_ctx: AppContext) -> None:
@@ -115,9 +117,17 @@ def test_refused_without_writes(tags_ctx: AppContext) -> None:
 
 def test_pages_of_a_dry_run(tags_ctx: AppContext) -> None:
     first = _call(tags_ctx, old="idea", new="seed", limit=2)["data"]
-    assert ([n["path"] for n in first["notes"]], first["next_cursor"], first["truncated"]) == ([MIXED, GARDEN], "2", True)
+    assert ([n["path"] for n in first["notes"]], first["next_cursor"], first["truncated"]) == (
+        [MIXED, GARDEN],
+        "2",
+        True,
+    )
     second = _call(tags_ctx, old="idea", new="seed", limit=2, cursor=first["next_cursor"])["data"]
-    assert ([n["path"] for n in second["notes"]], second["next_cursor"], second["notes_total"]) == ([KITCHEN], None, 3)
+    assert ([n["path"] for n in second["notes"]], second["next_cursor"], second["notes_total"]) == (
+        [KITCHEN],
+        None,
+        3,
+    )
 
 
 def test_renaming_onto_an_existing_tag_says_it_merges(tags_ctx: AppContext) -> None:
@@ -125,7 +135,11 @@ def test_renaming_onto_an_existing_tag_says_it_merges(tags_ctx: AppContext) -> N
     assert (body["data"]["merged"], body["data"]["merged_tags"]) == (True, ["ideas"])
     assert [w["code"] for w in body["warnings"]] == ["TAG_MERGED"]
     case_only = _call(tags_ctx, old="idea", new="IDEA")
-    assert (case_only["data"]["merged"], case_only["data"]["notes_total"], case_only["warnings"]) == (False, 3, [])
+    assert (case_only["data"]["merged"], case_only["data"]["notes_total"], case_only["warnings"]) == (
+        False,
+        3,
+        [],
+    )
 
 
 def test_encodings_are_kept_and_undecodable_notes_skipped(tmp_path: Path) -> None:
@@ -151,10 +165,14 @@ def test_a_note_changed_between_plan_and_write_is_skipped_and_named(
     caplog.set_level(logging.INFO, logger="vault_agent.files")
     vault = _vault(tags_ctx)
     out: dict[str, Any] = {}
-    worker = threading.Thread(target=lambda: out.update(body=_call(tags_ctx, old="idea", new="seed", apply=True)))
+    worker = threading.Thread(
+        target=lambda: out.update(body=_call(tags_ctx, old="idea", new="seed", apply=True))
+    )
     with tags_ctx.write_lock.hold():  # every write of the rename waits here
         worker.start()
-        wait_until(lambda: any("rename-tag planned" in r.getMessage() for r in caplog.records), what="the plan")
+        wait_until(
+            lambda: any("rename-tag planned" in r.getMessage() for r in caplog.records), what="the plan"
+        )
         with (vault / GARDEN).open("a", encoding="utf-8") as editor:  # an editor's in-place save
             editor.write("\nAdded in the editor #idea\n")
         edited = (vault / GARDEN).read_bytes()
@@ -176,8 +194,12 @@ def test_undo_through_the_conversation_restores_every_note(tags_ctx: AppContext)
 
     async def session() -> tuple[Any, Any]:
         async with Client(build_mcp_server(tags_ctx), mode="legacy") as client:
-            renamed = await client.call_tool("vault_rename_tag", {"old": "idea", "new": "seed", "apply": True})
-            ended = await client.call_tool("end_conversation", {"title": "Renamed a tag", "summary": "idea to seed"})
+            renamed = await client.call_tool(
+                "vault_rename_tag", {"old": "idea", "new": "seed", "apply": True}
+            )
+            ended = await client.call_tool(
+                "end_conversation", {"title": "Renamed a tag", "summary": "idea to seed"}
+            )
         return renamed, ended
 
     renamed, ended = asyncio.run(session())
@@ -209,7 +231,10 @@ def test_http_mcp_and_cli_answer_the_same_payload(tmp_path: Path) -> None:
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         applied = subprocess.run(
-            [VAULT_AGENT, "rename-tag", "idea", "seed", "--apply", *remote], capture_output=True, text=True, timeout=120
+            [VAULT_AGENT, "rename-tag", "idea", "seed", "--apply", *remote],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
     assert status == 200
     assert result.is_error is False and result.content[0].text == http_text

@@ -138,7 +138,9 @@ def test_canonical_names_and_iso_dates() -> None:
     assert [iso_micros(t) for t in ("2024-02-30", "May 1", "20240501", "2024-05-01T25:00")] == [None] * 4
 
 
-def test_birth_time_is_the_files_or_the_earliest_stat_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_birth_time_is_the_files_or_the_earliest_stat_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "n.md"
     path.write_text("x")
     os.utime(path, ns=(10**18, 10**18))  # an mtime after the birth

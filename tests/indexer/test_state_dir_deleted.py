@@ -32,7 +32,11 @@ REBUILDING = "the index folder was deleted; the running server is rebuilding the
 def _index(vault: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_AGENT_")}
     return subprocess.run(
-        [VAULT_AGENT, "index", "--json", "--vault", str(vault)], capture_output=True, text=True, timeout=120, env=env
+        [VAULT_AGENT, "index", "--json", "--vault", str(vault)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
 
 
@@ -49,7 +53,11 @@ def test_state_dir_deleted_under_serve_watch(tmp_path: Path) -> None:
         def fresh(notes: int) -> bool:
             code, body = serve.get("/status", token)
             answers.append((code, body))
-            return code == 200 and body["data"]["indexFreshness"] == "fresh" and body["data"]["noteCount"] == notes
+            return (
+                code == 200
+                and body["data"]["indexFreshness"] == "fresh"
+                and body["data"]["noteCount"] == notes
+            )
 
         wait_until(lambda: fresh(200), 120, "the first index")
         answers.clear()
@@ -69,7 +77,9 @@ def test_state_dir_deleted_under_serve_watch(tmp_path: Path) -> None:
     for code, body in answers:
         if code != 200:
             assert (code, body["error"]) == (409, {"code": "INDEX_NOT_FOUND", "message": REBUILDING})
-    assert [ln.get("event") for ln in serve.logs() if ln["level"] == "WARNING"].count("state_dir_recreated") == 1
+    assert [ln.get("event") for ln in serve.logs() if ln["level"] == "WARNING"].count(
+        "state_dir_recreated"
+    ) == 1
     assert not [ln for ln in serve.logs() if ln["level"] == "ERROR" or "exc" in ln]
 
 
@@ -109,8 +119,12 @@ def test_index_not_found_says_a_rebuild_is_running(tmp_path: Path) -> None:
         stale_reason="index-folder-deleted",
     )
     (settings.index_dir / WRITER_STATE_FILE).write_text(state.model_dump_json())
-    assert missing_index_error(settings).to_body() == {"error": {"code": "INDEX_NOT_FOUND", "message": REBUILDING}}
-    (settings.index_dir / WRITER_STATE_FILE).write_text(state.model_copy(update={"stale_reason": None}).model_dump_json())
+    assert missing_index_error(settings).to_body() == {
+        "error": {"code": "INDEX_NOT_FOUND", "message": REBUILDING}
+    }
+    (settings.index_dir / WRITER_STATE_FILE).write_text(
+        state.model_copy(update={"stale_reason": None}).model_dump_json()
+    )
     assert missing_index_error(settings).message == (
         "no index snapshot exists yet; the running server is building the first one; retry in a moment"
     )

@@ -70,7 +70,10 @@ def test_vault_folder_removed_then_restored(tmp_path: Path) -> None:
         code, body = serve.get("/search?q=topic", token)
         assert code == 200 and body["data"]["results"] and body["data"]["indexFreshness"] == "stale"
         cli = _cli_status(vault, state)  # the CLI, reading writer.json, agrees with the server
-        assert (cli["data"]["indexFreshness"], cli["data"]["details"]["staleReason"]) == ("stale", "vault-missing")
+        assert (cli["data"]["indexFreshness"], cli["data"]["details"]["staleReason"]) == (
+            "stale",
+            "vault-missing",
+        )
         write_notes(backup, 1, start=30)  # changed while away
         shutil.copytree(backup, vault)  # a new folder (another inode) at the same path
         wait_until(lambda: _fresh_with(serve, token, 31), 60, "fresh after the rescan")

@@ -38,7 +38,13 @@ def _modules() -> list[tuple[str, set[str]]]:
 
 
 def _violations(pred_file: Callable[[str], bool], pred_import: Callable[[str], bool]) -> list[str]:
-    return [f"{f}: {name}" for f, names in _modules() if pred_file(f) for name in sorted(names) if pred_import(name)]
+    return [
+        f"{f}: {name}"
+        for f, names in _modules()
+        if pred_file(f)
+        for name in sorted(names)
+        if pred_import(name)
+    ]
 
 
 def _package(module: str) -> str | None:
@@ -132,7 +138,10 @@ def test_only_api_imports_aiohttp_and_mcp() -> None:
 
 
 def test_only_web_imports_jinja2() -> None:
-    assert _violations(lambda f: not f.startswith("web/"), lambda n: n.split(".")[0] in ("jinja2", "markupsafe")) == []
+    assert (
+        _violations(lambda f: not f.startswith("web/"), lambda n: n.split(".")[0] in ("jinja2", "markupsafe"))
+        == []
+    )
 
 
 def test_only_cli_imports_typer() -> None:
@@ -158,13 +167,22 @@ def _imported_modules(path: Path) -> set[str]:
     """The modules a file imports from (not the names it takes from them)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found = {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
-    return found | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    return found | {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    }
 
 
 def test_the_path_package_is_layered() -> None:
-    assert {p.relative_to(PKG).as_posix() for p in (PKG / "paths").glob("*.py")} == {*PATH_PARTS, "paths/__init__.py"}
+    assert {p.relative_to(PKG).as_posix() for p in (PKG / "paths").glob("*.py")} == {
+        *PATH_PARTS,
+        "paths/__init__.py",
+    }
     for rel, allowed in PATH_PARTS.items():
-        own = {n for n in _imported_modules(PKG / rel) if n == "vault_agent.paths" or n.startswith("vault_agent.paths.")}
+        own = {
+            n
+            for n in _imported_modules(PKG / rel)
+            if n == "vault_agent.paths" or n.startswith("vault_agent.paths.")
+        }
         assert own == allowed, rel
 
 
@@ -172,7 +190,11 @@ def test_the_pure_path_rules_do_no_io() -> None:
     tree = ast.parse((PKG / "paths" / "rules.py").read_text())
     roots = {n.split(".")[0] for n in _imports(PKG / "paths" / "rules.py")}
     assert roots & IO_MODULES == set()
-    calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    calls = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
     assert "open" not in calls
 
 
@@ -199,5 +221,7 @@ def test_every_operation_module_is_imported_by_name() -> None:
     """api/ops/__init__ lists its modules explicitly; a forgotten one would register nothing."""
     ops = PKG / "api" / "ops"
     modules = {p.stem for p in ops.glob("*.py") if p.stem != "__init__"}
-    imported = {n.rsplit(".", 1)[1] for n in _imports(ops / "__init__.py") if n.startswith("vault_agent.api.ops.")}
+    imported = {
+        n.rsplit(".", 1)[1] for n in _imports(ops / "__init__.py") if n.startswith("vault_agent.api.ops.")
+    }
     assert imported == modules

@@ -30,7 +30,7 @@ def test_a_request_trims_only_after_the_resident_set_grew() -> None:
     release_if_grown()  # no growth: no trim, the mark stays
     assert heap._after_trim == baseline
     block = bytearray(2 * heap.TRIM_GROWTH_BYTES)  # resident growth past the threshold
-    block[:: 4096] = b"x" * len(block[:: 4096])
+    block[::4096] = b"x" * len(block[::4096])
     release_if_grown()
     assert heap._after_trim > baseline
     del block

@@ -92,7 +92,12 @@ def test_display_is_bounded_and_printable(text: str) -> None:
 
 
 @FAST
-@given(st.sampled_from(sorted(PROTECTED_DIRS)), st.text(alphabet=". ", max_size=3), st.booleans(), st.text(max_size=20))
+@given(
+    st.sampled_from(sorted(PROTECTED_DIRS)),
+    st.text(alphabet=". ", max_size=3),
+    st.booleans(),
+    st.text(max_size=20),
+)
 def test_protected_folders_match_in_any_case_with_trailing_dots(
     name: str, tail: str, upper: bool, below: str
 ) -> None:

@@ -146,7 +146,9 @@ def _build(fm: list[str], blocks: list[tuple[str, object]], rename: dict[str, st
             out.append(f"{value}\n\n")
         else:
             lines = value if isinstance(value, list) else []
-            out.append("".join(" ".join(rename.get(p, p) if rename else p for p in ps) + "\n" for ps in lines) + "\n")
+            out.append(
+                "".join(" ".join(rename.get(p, p) if rename else p for p in ps) + "\n" for ps in lines) + "\n"
+            )
     return "".join(out)
 
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "ops" / "bench"
-SCRIPTS = sorted(p for p in BENCH.glob("*.py") if 'if __name__ == "__main__":' in p.read_text(encoding="utf-8"))
+SCRIPTS = sorted(
+    p for p in BENCH.glob("*.py") if 'if __name__ == "__main__":' in p.read_text(encoding="utf-8")
+)
 # Smoke runs over ~8 s on a loaded 2-core box (valgrind, the model, servers, a minute of
 # edits, a browser): `-m slow`. The others take ~40 s together and run with the suite.
 SLOW = {

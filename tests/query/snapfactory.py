@@ -129,4 +129,3 @@ class SnapFactory:
         tmp.write_text(name, encoding="utf-8")
         os.replace(tmp, self.state / CURRENT_FILE)
         return manifest
-

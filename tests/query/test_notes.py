@@ -258,11 +258,13 @@ def test_heading_cap_and_too_large(snap, make_reader) -> None:
     ]
     huge = get_note(reader, "big.md")  # headings were never indexed: not "no headings"
     assert (huge.data.headings, huge.data.headings_truncated) == ([], True)
-    assert [(w.code, w.message) for w in huge.warnings] == [(
-        "HEADINGS_TRUNCATED",
-        "this note is over 1,000,000 characters, so its headings are not indexed (get_note_outline answers "
-        "TOO_LARGE); read it in ranges with vault_read",
-    )]
+    assert [(w.code, w.message) for w in huge.warnings] == [
+        (
+            "HEADINGS_TRUNCATED",
+            "this note is over 1,000,000 characters, so its headings are not indexed (get_note_outline answers "
+            "TOO_LARGE); read it in ranges with vault_read",
+        )
+    ]
 
 
 def test_a_note_over_the_read_cap_gets_one_message_from_every_tool(snap, make_reader) -> None:
@@ -270,8 +272,11 @@ def test_a_note_over_the_read_cap_gets_one_message_from_every_tool(snap, make_re
     (settings.vault / "huge.md").write_bytes(b"a" * (32 * 1024 * 1024 + 1))  # grown after the index
     reader = make_reader(settings)
     messages = set()
-    for read in (lambda: get_note(reader, "huge.md"), lambda: vault_read(reader.vault, "huge.md", full=True),
-                 lambda: vault_scan(reader.vault, "huge.md")):
+    for read in (
+        lambda: get_note(reader, "huge.md"),
+        lambda: vault_read(reader.vault, "huge.md", full=True),
+        lambda: vault_scan(reader.vault, "huge.md"),
+    ):
         with pytest.raises(TooLarge) as exc:
             read()
         messages.add(exc.value.message)

@@ -26,16 +26,22 @@ def _db(reader: SnapshotReader) -> duckdb.DuckDBPyConnection:
 
 
 def _schemas(reader: SnapshotReader) -> list[str]:
-    rows = _db(reader).execute(
-        "SELECT DISTINCT schema_name FROM information_schema.schemata WHERE schema_name LIKE 's%' ORDER BY 1"
-    ).fetchall()
+    rows = (
+        _db(reader)
+        .execute(
+            "SELECT DISTINCT schema_name FROM information_schema.schemata WHERE schema_name LIKE 's%' ORDER BY 1"
+        )
+        .fetchall()
+    )
     return [r[0] for r in rows]
 
 
 def _seg_objects(reader: SnapshotReader) -> list[str]:
-    rows = _db(reader).execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1"
-    ).fetchall()
+    rows = (
+        _db(reader)
+        .execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")
+        .fetchall()
+    )
     return [r[0] for r in rows]
 
 

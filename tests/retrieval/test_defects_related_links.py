@@ -21,10 +21,15 @@ FILES = {
 def test_related_resolves_escaped_pipes_partial_paths_and_ambiguous_names(tmp_path: Path) -> None:
     ctx = make_ctx(write_vault(tmp_path / "vault", FILES))
     try:
+
         def links(path: str) -> dict[str, list[str]]:
             rows = call(ctx, "related", {"path": path})["data"]["related"]
             wanted = ("links_to", "linked_from")
-            return {r["path"]: [x for x in r["reasons"] if x in wanted] for r in rows if set(wanted) & set(r["reasons"])}
+            return {
+                r["path"]: [x for x in r["reasons"] if x in wanted]
+                for r in rows
+                if set(wanted) & set(r["reasons"])
+            }
 
         assert links("en/Plugins/List.md") == {"en/Getting started/Canvas.md": ["links_to"]}
         assert links("en/Getting started/Canvas.md") == {"en/Plugins/List.md": ["linked_from"]}

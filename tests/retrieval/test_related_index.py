@@ -68,7 +68,9 @@ def _oracle(ctx: Any, me: str) -> tuple[list[str], list[str], dict[str, list[str
     return outgoing, incoming, shared, terms
 
 
-def _new(ctx: Any, me: str, cache: dict[Any, Any]) -> tuple[list[str], list[str], dict[str, list[str]], list[str]]:
+def _new(
+    ctx: Any, me: str, cache: dict[Any, Any]
+) -> tuple[list[str], list[str], dict[str, list[str]], list[str]]:
     reader = ctx.reader
     with reader.acquire() as view:
         idx = path_index(view, cache)
@@ -97,9 +99,13 @@ def test_related_pieces_equal_the_sql_across_incremental_commits(tmp_path: Path)
     cache: dict[Any, Any] = {}
     try:
         assert _compare(ctx, cache) > 10
-        (root / "graph/hub.md").write_text("# Hub\nOnly [[spoke c]] now; more words about lamps and beacons.\n")
+        (root / "graph/hub.md").write_text(
+            "# Hub\nOnly [[spoke c]] now; more words about lamps and beacons.\n"
+        )
         (root / "graph/spoke-a.md").unlink()
-        (root / "graph/new.md").write_text("---\ntags: [shared, graph]\n---\n[[hub]] [[Spoke-B]] beacon lamp\n")
+        (root / "graph/new.md").write_text(
+            "---\ntags: [shared, graph]\n---\n[[hub]] [[Spoke-B]] beacon lamp\n"
+        )
         build_index(ctx.settings)  # a new segment; the old rows of hub.md and spoke-a.md are dead
         _compare(ctx, cache)
         derived = [k for k in cache if isinstance(k, tuple) and k[:1] == ("related_df",)]
@@ -140,4 +146,3 @@ def test_link_keys_are_the_names_a_target_can_resolve_to(target: str, keys: set[
 def test_note_keys() -> None:
     assert note_keys("a/Straße.MD") == {"strasse.md", "strasse"}
     assert note_keys("a/b.txt") == {"b.txt"}
-

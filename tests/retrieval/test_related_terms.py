@@ -66,7 +66,9 @@ def _check_every_note(ctx: Any) -> int:
         paths = [r.path for r in data.related]
         assert me not in paths, me
         assert len(paths) == len(set(paths)), me
-        assert [(-r.score, r.path) for r in data.related] == sorted((-r.score, r.path) for r in data.related), me
+        assert [(-r.score, r.path) for r in data.related] == sorted(
+            (-r.score, r.path) for r in data.related
+        ), me
         term_parts = []
         for r in data.related:
             link_part = LINK_WEIGHT * ((r.path in outgoing) + (r.path in incoming))

@@ -24,7 +24,9 @@ def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
     vault = root / "vault"
     files: dict[str, str] = {}
     for i in range(60):  # notes that rank first for "harbor": it is their name and their text
-        files[f"docs/harbor-{i:02d}.md"] = f"---\ntags: [common]\n---\n# Harbor plan {i}\n\nharbor harbor harbor\n"
+        files[f"docs/harbor-{i:02d}.md"] = (
+            f"---\ntags: [common]\n---\n# Harbor plan {i}\n\nharbor harbor harbor\n"
+        )
     filler = " ".join(["lantern", "meadow", "orchard", "quarry", "ribbon"] * 40)
     for rel in NEEDLES:  # one mention, deep in a long text: ranked far below the others
         files[rel] = f"---\ntags: [Needle/Sharp]\n---\n# Notes\n\n{filler}\n\nA harbor once.\n\n{filler}\n"

@@ -46,9 +46,21 @@ NOTES = {
     "body/straße.md": "A tag #Straße/Weg here.\n",
     "body/nfd.md": unicodedata.normalize("NFD", "Café tag #café/menu here.\n"),
     "body/none.md": "Nothing tagged here; project without a hash.\n",
-    "big/huge.md": "# Huge\n" + ("filler words " * 20 + "\n") * (MAX_NOTE_CHARS_FOR_STRUCTURE // 250) + "end #project\n",
+    "big/huge.md": "# Huge\n"
+    + ("filler words " * 20 + "\n") * (MAX_NOTE_CHARS_FOR_STRUCTURE // 250)
+    + "end #project\n",
 }
-TAGS = ["project", "Project/Alpha", "project/beta", "misc", "straße", "STRASSE", "café", "CAFÉ/menu", "nothing"]
+TAGS = [
+    "project",
+    "Project/Alpha",
+    "project/beta",
+    "misc",
+    "straße",
+    "STRASSE",
+    "café",
+    "CAFÉ/menu",
+    "nothing",
+]
 
 
 def _changed(root: Path, paths: list[str], tag: str) -> set[str]:
@@ -101,9 +113,13 @@ def test_table_candidates_find_what_the_scan_found(tmp_path: Path) -> None:
         ctx.reader.close()
 
 
-@pytest.mark.xfail(strict=True, reason="indexer/inline_tags reads no tag right after ** or a pipe (tag_syntax does)")
+@pytest.mark.xfail(
+    strict=True, reason="indexer/inline_tags reads no tag right after ** or a pipe (tag_syntax does)"
+)
 def test_a_tag_the_indexer_does_not_read_is_a_known_gap(tmp_path: Path) -> None:
-    root = write_vault(tmp_path / "vault", {"bold.md": "A **#project** in bold.\n", "cell.md": "|#project|x|\n|-|-|\n"})
+    root = write_vault(
+        tmp_path / "vault", {"bold.md": "A **#project** in bold.\n", "cell.md": "|#project|x|\n|-|-|\n"}
+    )
     ctx = make_ctx(root)
     try:
         assert tag_candidates(ctx.reader, "project").data == ["bold.md", "cell.md"]

@@ -64,7 +64,9 @@ def test_a_described_query_lets_the_agreement_of_both_lists_lead() -> None:
 
 
 hits = st.lists(
-    st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 3), st.floats(0, 1)), max_size=12, unique_by=lambda h: h[:2]
+    st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 3), st.floats(0, 1)),
+    max_size=12,
+    unique_by=lambda h: h[:2],
 )
 
 
@@ -105,7 +107,9 @@ def _plain_first(settings_: Settings, query: str) -> str:
         reader.close()
 
 
-def test_titles_stay_first_and_paraphrases_come_first_more_often(embedded_vault: tuple[Settings, Writer]) -> None:
+def test_titles_stay_first_and_paraphrases_come_first_more_often(
+    embedded_vault: tuple[Settings, Writer],
+) -> None:
     settings_, _ = embedded_vault
     for note in sorted(FIXTURE.rglob("*.md")):
         body = _search(settings_, q=note.stem, limit=1, group="note")
@@ -136,7 +140,9 @@ def _find_first_read(settings_: Settings, query: str) -> str | None:
     return reads[0] if reads else None
 
 
-def test_vault_find_reads_first_what_hybrid_search_ranks_first(embedded_vault: tuple[Settings, Writer]) -> None:
+def test_vault_find_reads_first_what_hybrid_search_ranks_first(
+    embedded_vault: tuple[Settings, Writer],
+) -> None:
     settings_, _ = embedded_vault
     agree = 0
     right = 0

@@ -71,7 +71,9 @@ def test_odd_queries_get_an_answer(ctx: AppContext, mode: str | None, query: str
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("query", ["", "   ", "\n\t", "x" * 1_001])
-def test_empty_and_over_long_queries_are_invalid_parameters(ctx: AppContext, mode: str | None, query: str) -> None:
+def test_empty_and_over_long_queries_are_invalid_parameters(
+    ctx: AppContext, mode: str | None, query: str
+) -> None:
     raw: dict[str, Any] = {"q": query} | ({"mode": mode} if mode else {})
     with pytest.raises(VaultAgentError) as info:
         _search(ctx, **raw)

@@ -20,8 +20,15 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_reader_side_modules_import_no_writer_code() -> None:
-    bad = ("vault_agent.indexer", "vault_agent.api", "vault_agent.cli", "vault_agent.semantic.embedder",
-           "vault_agent.semantic.store_write", "vault_agent.semantic.embed_job", "vault_agent.semantic.worker")
+    bad = (
+        "vault_agent.indexer",
+        "vault_agent.api",
+        "vault_agent.cli",
+        "vault_agent.semantic.embedder",
+        "vault_agent.semantic.store_write",
+        "vault_agent.semantic.embed_job",
+        "vault_agent.semantic.worker",
+    )
     found = {
         f"{p.name}: {name}"
         for p in SEMANTIC.glob("*.py")

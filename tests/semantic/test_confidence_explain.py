@@ -49,7 +49,9 @@ def test_explain_says_how_each_hit_was_ranked(embedded_vault: tuple[Settings, Wr
         e = r["explain"]
         assert set(e) == {"lexicalRank", "lexicalScore", "semanticRank", "cosine", "fusion", "matchedFields"}
         assert set(e["fusion"]) == {"lexical", "semantic", "bonus", "locked", "duplicateOf"}
-        assert abs(r["score"] - (e["fusion"]["lexical"] + e["fusion"]["semantic"] + e["fusion"]["bonus"])) < 3e-6
+        assert (
+            abs(r["score"] - (e["fusion"]["lexical"] + e["fusion"]["semantic"] + e["fusion"]["bonus"])) < 3e-6
+        )
         assert e["lexicalRank"] is not None or e["semanticRank"] is not None
     top = results[0]["explain"]
     assert top["lexicalRank"] == 1 and "title" in top["matchedFields"] and top["fusion"]["locked"] == "rare"

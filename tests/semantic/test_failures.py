@@ -97,6 +97,7 @@ def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) 
         stderr=subprocess.DEVNULL,
     )
     try:
+
         def worker_embedding() -> bool:
             m = read_current_manifest(settings.index_dir)
             state = read_embedder_state(settings.index_dir)
@@ -117,7 +118,9 @@ def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) 
     # that nothing computes the rest any more (the writer's heartbeat stopped).
     reader = reader_for(settings)
     try:
-        assert [r.path for r in search(reader, "sourdough", limit=1).data.results] == ["english/Sourdough Bread.md"]
+        assert [r.path for r in search(reader, "sourdough", limit=1).data.results] == [
+            "english/Sourdough Bread.md"
+        ]
         with reader.acquire() as view:
             assert [w.code for w in semantic_warnings(reader, view)] == ["SEMANTIC_OFF"]
     finally:

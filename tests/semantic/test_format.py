@@ -25,14 +25,22 @@ from .conftest import copy_vault, fully_embedded, reader_for, settings_for, wait
 def _write_format_1(seg_dir: Path, segment_id: int, paths: list[str]) -> str:
     """An embedding file exactly as format 1 wrote it (float32 vectors, model metadata only)."""
     schema = pa.schema(
-        [("path", pa.string()), ("chunk_ordinal", pa.int32()), ("text_sha", pa.string()),
-         ("vector", pa.list_(pa.float32(), 512))],
+        [
+            ("path", pa.string()),
+            ("chunk_ordinal", pa.int32()),
+            ("text_sha", pa.string()),
+            ("vector", pa.list_(pa.float32(), 512)),
+        ],
         metadata={b"vault_agent.model": b"use-multilingual-v3"},
     )
     flat = pa.array(np.full(len(paths) * 512, 1 / np.sqrt(512), np.float32))
     table = pa.Table.from_arrays(
-        [pa.array(paths), pa.array([0] * len(paths), pa.int32()), pa.array(["x"] * len(paths)),
-         pa.FixedSizeListArray.from_arrays(flat, 512)],
+        [
+            pa.array(paths),
+            pa.array([0] * len(paths), pa.int32()),
+            pa.array(["x"] * len(paths)),
+            pa.FixedSizeListArray.from_arrays(flat, 512),
+        ],
         schema=schema,
     )
     name = f"seg-{segment_id}.embeddings.parquet"

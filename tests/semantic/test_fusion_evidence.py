@@ -20,7 +20,9 @@ def _paths(hits: list) -> list[str]:
     return [h.path for h in hits]
 
 
-def _lock(query: str, text: str, df: dict[str, int], title: str = "Notes", path: str = "x/Notes.md") -> str | None:
+def _lock(
+    query: str, text: str, df: dict[str, int], title: str = "Notes", path: str = "x/Notes.md"
+) -> str | None:
     terms = list(dict.fromkeys(tokenize(query)))
     return lock_reason(query, terms, terms, title, path, text, lambda t: df.get(t, 1000))
 
@@ -65,7 +67,11 @@ def test_a_near_copy_without_better_words_moves_below_the_others() -> None:
     fused = fuse_explained([("de/Tabs.md", 0, 9.0)], semantic, 10, described=True, vectors=vectors)
     assert _paths(fused)[0] == "de/Tabs.md" and fused[0].duplicate_of is None
     # without vectors (or with the check off) nothing moves
-    assert _paths(fuse_explained(lexical, semantic, 10, described=True)) == ["en/Tabs.md", "de/Tabs.md", "en/Panes.md"]
+    assert _paths(fuse_explained(lexical, semantic, 10, described=True)) == [
+        "en/Tabs.md",
+        "de/Tabs.md",
+        "en/Panes.md",
+    ]
 
 
 def test_each_hit_carries_its_ranks_and_shares() -> None:
@@ -97,12 +103,16 @@ def test_a_locked_lexical_first_hit_is_always_first(
     rng = np.random.default_rng(len(lexical) * 31 + len(semantic))
     vecs = rng.normal(size=(len(sem), 8)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True) + 1e-9
-    fused = fuse_explained(lex, sem, k, described=described, locked="rare", vectors=vecs if with_vectors else None)
+    fused = fuse_explained(
+        lex, sem, k, described=described, locked="rare", vectors=vecs if with_vectors else None
+    )
     if lex:
         assert (fused[0].path, fused[0].ordinal) == (lex[0][0], lex[0][1])
     keys = [(h.path, h.ordinal) for h in fused]
     assert len(keys) == len(set(keys)) <= k
-    again = fuse_explained(lex, sem, k, described=described, locked="rare", vectors=vecs if with_vectors else None)
+    again = fuse_explained(
+        lex, sem, k, described=described, locked="rare", vectors=vecs if with_vectors else None
+    )
     assert [h.hit for h in again] == [h.hit for h in fused]  # deterministic
 
 

@@ -21,7 +21,9 @@ def test_engine_details_equal_the_parquet_details(embedded_vault: tuple[Settings
             seen = 0
             for query in QUERIES:
                 for group in ("chunk", "note"):
-                    hits, mode, _ = ranked_hits(reader, view, query["q"], query_terms(query["q"]), 20, "semantic", group)
+                    hits, mode, _ = ranked_hits(
+                        reader, view, query["q"], query_terms(query["q"]), 20, "semantic", group
+                    )
                     assert mode == "semantic" and hits
                     from_engine = hit_details(view, hits, None, Path(settings.index_dir))
                     from_parquet = hit_details(view, hits, None, None)

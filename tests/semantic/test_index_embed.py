@@ -55,7 +55,11 @@ def test_index_embed_embeds_every_note_with_progress_lines(tmp_path: Path) -> No
     assert "\r" not in err and "hint:" not in err
     code, out, err = _run("status", "--verbose", "--json", "--vault", str(settings.vault))
     details = json.loads(out)["data"]["details"]
-    assert (details["semanticSearch"], details["embeddedShare"], details["embeddedNotes"]) == ("ready", 1.0, 16)
+    assert (details["semanticSearch"], details["embeddedShare"], details["embeddedNotes"]) == (
+        "ready",
+        1.0,
+        16,
+    )
     assert details["embedder"] == "none"  # it stopped with the command (worker included)
     assert not (Path(settings.index_dir) / "embedder.json").exists()
     reader = reader_for(settings)
@@ -90,7 +94,9 @@ def test_plain_index_offers_embed_on_a_terminal_only(tmp_path: Path) -> None:
 
 def test_index_embed_with_semantic_search_off_is_refused(tmp_path: Path) -> None:
     settings = settings_for(copy_vault(tmp_path / "vault"))
-    code, out, _ = _run("index", "--embed", "--json", "--vault", str(settings.vault), env={"VAULT_AGENT_SEMANTIC": "off"})
+    code, out, _ = _run(
+        "index", "--embed", "--json", "--vault", str(settings.vault), env={"VAULT_AGENT_SEMANTIC": "off"}
+    )
     assert code == 2
     assert json.loads(out) == {
         "error": {

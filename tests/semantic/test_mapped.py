@@ -53,7 +53,10 @@ def test_mapped_vectors_answer_like_decoded_parquet(embedded_template: Path, tmp
     manifest = read_current_manifest(settings.index_dir)
     assert manifest is not None and all(VECTORS in s.files for s in manifest.segments)
     decoded = manifest.model_copy(
-        update={"snapshot_id": manifest.snapshot_id + 1000, "segments": [_without_twin(Path(), s) for s in manifest.segments]}
+        update={
+            "snapshot_id": manifest.snapshot_id + 1000,
+            "segments": [_without_twin(Path(), s) for s in manifest.segments],
+        }
     )
     reader = reader_for(settings)
     try:
@@ -65,7 +68,9 @@ def test_mapped_vectors_answer_like_decoded_parquet(embedded_template: Path, tmp
         reader.close()
 
 
-def test_an_index_without_twins_gets_them_without_re_embedding(embedded_template: Path, tmp_path: Path) -> None:
+def test_an_index_without_twins_gets_them_without_re_embedding(
+    embedded_template: Path, tmp_path: Path
+) -> None:
     settings = _copy(embedded_template, tmp_path / "vault")
     before = _recommit(settings, _without_twin)
     assert not any(VECTORS in s.files for s in before.segments)

@@ -39,7 +39,10 @@ def bulk_vault(root: Path, notes: int = 240) -> Settings:
         topic = TOPICS[i % len(TOPICS)]
         path = vault / topic / f"note {i:03d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"# {topic.title()} log {i}\n\nEntry {i}: the {topic} review moved to week {i % 13}.\n", encoding="utf-8")
+        path.write_text(
+            f"# {topic.title()} log {i}\n\nEntry {i}: the {topic} review moved to week {i % 13}.\n",
+            encoding="utf-8",
+        )
     return settings_for(vault)
 
 
@@ -67,7 +70,9 @@ def test_progress_is_published_per_batch_and_visible_everywhere(tmp_path: Path) 
             details = index_status(settings, verbose=True).data.details
             assert details is not None
             warnings = search(reader, "harbor review").warnings
-            seen.append((state.embedded_notes, details.embedded_notes, details.embedder, [w.code for w in warnings]))
+            seen.append(
+                (state.embedded_notes, details.embedded_notes, details.embedder, [w.code for w in warnings])
+            )
             if state.pending:
                 assert warnings[0].message.startswith(
                     f"embeddings cover {int(100 * state.share)}% of notes ({state.embedded_notes} of 240) "
@@ -77,7 +82,9 @@ def test_progress_is_published_per_batch_and_visible_everywhere(tmp_path: Path) 
             failures.append(exc)
 
     try:
-        writer = small_batches(Writer(settings, watch=False))  # before start: the first job is planned at once
+        writer = small_batches(
+            Writer(settings, watch=False)
+        )  # before start: the first job is planned at once
         writer._semantic.after_job = between_jobs
         with writer:
             assert wait_until(lambda: fully_embedded(settings))
@@ -202,12 +209,18 @@ def test_status_and_answers_show_the_eta_at_the_embedder_rate(tmp_path: Path) ->
     in `status --verbose`, its human line and every search answer's SEMANTIC_PENDING."""
     settings = settings_for(copy_vault(tmp_path / "vault"))
     build_index(settings, full=True)  # lexical only: 16 notes, none embedded
-    state = EmbedderState(pid=os.getpid(), heartbeat_at=time.time(), command="writer", phase="running", notes_per_s=4.0)
+    state = EmbedderState(
+        pid=os.getpid(), heartbeat_at=time.time(), command="writer", phase="running", notes_per_s=4.0
+    )
     (settings.index_dir / EMBEDDER_STATE_FILE).write_text(state.model_dump_json(), encoding="utf-8")
     out = index_status(settings, verbose=True)
     details = out.data.details
     assert details is not None
-    assert (details.semantic_search, details.embedded_notes, details.embedding_eta_seconds) == ("pending", 0, 4)
+    assert (details.semantic_search, details.embedded_notes, details.embedding_eta_seconds) == (
+        "pending",
+        0,
+        4,
+    )
     line = render_status({"data": out.data.model_dump(mode="json", by_alias=True)})
     assert "semantic search: pending; 0 of 16 notes embedded (0%), about 4 s left, embedder running" in line
     reader = reader_for(settings)

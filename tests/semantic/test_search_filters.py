@@ -25,7 +25,9 @@ def _paths(settings: Settings, **raw: Any) -> list[str]:
         reader.close()
 
 
-def test_a_folder_filter_keeps_the_semantic_order_of_its_notes(embedded_vault: tuple[Settings, Writer]) -> None:
+def test_a_folder_filter_keeps_the_semantic_order_of_its_notes(
+    embedded_vault: tuple[Settings, Writer],
+) -> None:
     settings, _ = embedded_vault
     q = "how do I keep my notes in sync on my phone"
     everything = _paths(settings, q=q, mode="semantic", group="note", limit=50)

@@ -75,7 +75,9 @@ def test_only_changed_notes_are_embedded_again(embedded_vault: tuple[Settings, W
     assert snap is not None
     note = Path(settings.vault) / "english" / "Tax Return.md"
     note.write_text(note.read_text(encoding="utf-8") + "\nKeep copies for ten years.\n", encoding="utf-8")
-    (Path(settings.vault) / "english" / "New.md").write_text("# Fresh note\n\nabout kites\n", encoding="utf-8")
+    (Path(settings.vault) / "english" / "New.md").write_text(
+        "# Fresh note\n\nabout kites\n", encoding="utf-8"
+    )
     writer._on_hint("english/Tax Return.md", False)
     writer._on_hint("english/New.md", False)
 
@@ -144,11 +146,21 @@ def test_passages_are_a_note_passage_then_distinct_sections() -> None:
     paths = ["a.md"] * 4 + ["b.md"]
     heads = [None, ["Intro"], ["Intro", "Details"], ["Intro"], ["B"]]
     texts = ["opening words", "intro text", "the details", "intro text", "only section"]
-    ps = passages_from_chunks(paths, [0, 1, 2, 3, 0], heads, texts, {"a.md": "Alpha", "b.md": "Beta"}, max_sections=2)
-    assert [(p.path, p.chunk_ordinal) for p in ps] == [("a.md", 0), ("a.md", 0), ("a.md", 1), ("b.md", 0), ("b.md", 0)]
+    ps = passages_from_chunks(
+        paths, [0, 1, 2, 3, 0], heads, texts, {"a.md": "Alpha", "b.md": "Beta"}, max_sections=2
+    )
+    assert [(p.path, p.chunk_ordinal) for p in ps] == [
+        ("a.md", 0),
+        ("a.md", 0),
+        ("a.md", 1),
+        ("b.md", 0),
+        ("b.md", 0),
+    ]
     assert ps[0].text == "Alpha\nIntro · Details\nopening words intro text the details intro text"
     assert [p.text for p in ps[1:3]] == ["Alpha\nopening words", "Alpha › Intro\nintro text"]
     assert ps[4].text == "Beta › B\nonly section"
     assert len({p.text_sha for p in ps}) == len(ps)
     # one passage per note when sections are off
-    assert [p.path for p in passages_from_chunks(paths, [0, 1, 2, 3, 0], heads, texts, {}, max_sections=0)] == ["a.md", "b.md"]
+    assert [
+        p.path for p in passages_from_chunks(paths, [0, 1, 2, 3, 0], heads, texts, {}, max_sections=0)
+    ] == ["a.md", "b.md"]

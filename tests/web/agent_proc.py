@@ -29,8 +29,17 @@ async def main(url: str, token: str) -> None:
         async def one(request: dict[str, Any]) -> None:
             result = await client.call_tool(request["tool"], request["arguments"])
             data = (result.structured_content or {}).get("data")
-            print(json.dumps({"id": request["id"], "is_error": result.is_error, "data": data,
-                              "text": "" if data is not None else str(result.content)}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "id": request["id"],
+                        "is_error": result.is_error,
+                        "data": data,
+                        "text": "" if data is not None else str(result.content),
+                    }
+                ),
+                flush=True,
+            )
 
         tasks = set()
         while line := await reader.readline():

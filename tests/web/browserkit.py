@@ -27,8 +27,14 @@ from api.serverkit import FIXTURES, REPO, VAULT_AGENT, copy_fixture
 
 CHROMIUM = os.environ.get("VAULT_AGENT_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]  # Playwright adds a fresh --user-data-dir (a new temporary profile) to every launch
 SCREENSHOTS = REPO / "ops" / "out" / "screenshots"  # gitignored: for a reviewer to look at
 
@@ -36,7 +42,9 @@ SCREENSHOTS = REPO / "ops" / "out" / "screenshots"  # gitignored: for a reviewer
 def chromium_or_skip() -> Any:
     """Playwright's sync API, or a skip saying what is missing."""
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no Chromium at {CHROMIUM}: run 'bash ops/install_chromium.sh' (as root) for the browser tests")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: run 'bash ops/install_chromium.sh' (as root) for the browser tests"
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -59,8 +67,16 @@ def _as_nobody() -> dict[str, Any]:
 
 def _runs_as_nobody(python: str, prelude: str = "") -> bool:
     try:
-        return subprocess.run([python, "-c", prelude + "import duckdb, vault_agent"], capture_output=True,
-                              timeout=60, cwd="/", **_as_nobody()).returncode == 0
+        return (
+            subprocess.run(
+                [python, "-c", prelude + "import duckdb, vault_agent"],
+                capture_output=True,
+                timeout=60,
+                cwd="/",
+                **_as_nobody(),
+            ).returncode
+            == 0
+        )
     except OSError:
         return False
 
@@ -74,7 +90,9 @@ def vault_agent_command() -> list[str]:
     try:
         pwd.getpwnam("nobody")
     except KeyError:
-        pytest.skip("running as root without a 'nobody' user to drop to (a chmod 000 note would stay readable)")
+        pytest.skip(
+            "running as root without a 'nobody' user to drop to (a chmod 000 note would stay readable)"
+        )
     if (os.stat(REPO).st_mode & 0o005) != 0o005:
         pytest.skip("running as root and 'nobody' cannot read this checkout")
     if _runs_as_nobody(sys.executable):
@@ -84,7 +102,11 @@ def vault_agent_command() -> list[str]:
     prelude = f"import sys; sys.path[:0] = {paths!r}; "
     if not _runs_as_nobody(system, prelude):
         pytest.skip(f"running as root and 'nobody' can run neither {sys.executable} nor {system}")
-    return [system, "-c", prelude + "sys.argv[0] = 'vault-agent'; from vault_agent.cli.main import run; run()"]
+    return [
+        system,
+        "-c",
+        prelude + "sys.argv[0] = 'vault-agent'; from vault_agent.cli.main import run; run()",
+    ]
 
 
 class Served:
@@ -107,13 +129,30 @@ class Served:
                 os.chown(p, who["user"], who["group"], follow_symlinks=False)
         for rel in unreadable:
             (self.vault / rel).chmod(0o000)
-        env = {**os.environ, "HOME": str(self.base_dir), "VAULT_AGENT_SEMANTIC": "off", "VAULT_AGENT_LOG_LEVEL": "WARNING"}
-        index = subprocess.run([*command, "index", "--vault", str(self.vault)], cwd=self.base_dir, env=env,
-                               capture_output=True, text=True, timeout=300, **who)
+        env = {
+            **os.environ,
+            "HOME": str(self.base_dir),
+            "VAULT_AGENT_SEMANTIC": "off",
+            "VAULT_AGENT_LOG_LEVEL": "WARNING",
+        }
+        index = subprocess.run(
+            [*command, "index", "--vault", str(self.vault)],
+            cwd=self.base_dir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            **who,
+        )
         assert index.returncode == 0, index.stderr[-2000:]
         self.proc = subprocess.Popen(
             [*command, "serve", "--vault", str(self.vault), "--watch", "--allow-writes", "--port", "0"],
-            cwd=self.base_dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **who,
+            cwd=self.base_dir,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            **who,
         )
         self.web_url = self._read_web_line()
         self.base = self.web_url.split("/?", 1)[0]
@@ -164,7 +203,10 @@ class Agent:
     def __init__(self, served: Served) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).with_name("agent_proc.py")), served.base, served.token],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
         )
         self._futures: dict[int, Future[dict[str, Any]]] = {}
         self._ready: Future[None] = Future()

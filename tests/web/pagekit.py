@@ -49,8 +49,14 @@ class Response:
         return [v for k, v in self.header_list if k.lower() == "set-cookie"]
 
 
-def exchange(server: ServerThread, method: str, path: str, *, headers: dict[str, str] | None = None,
-             body: bytes | None = None) -> Response:
+def exchange(
+    server: ServerThread,
+    method: str,
+    path: str,
+    *,
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+) -> Response:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
     try:
         conn.request(method, path, body=body, headers=headers or {})
@@ -75,8 +81,16 @@ class PageClient:
     def get(self, path: str, **headers: str) -> Response:
         return exchange(self.server, "GET", path, headers={"Cookie": self.cookie, **headers})
 
-    def post(self, path: str, form: dict[str, Any], *, csrf: bool = True, origin: str | None = "",
-             cookie: bool = True, **headers: str) -> Response:
+    def post(
+        self,
+        path: str,
+        form: dict[str, Any],
+        *,
+        csrf: bool = True,
+        origin: str | None = "",
+        cookie: bool = True,
+        **headers: str,
+    ) -> Response:
         fields = dict(form)
         if csrf:
             fields["csrf"] = self.csrf
@@ -92,5 +106,7 @@ def agent_client(url: str, token: str, *, on_log: Any = None) -> ClosingClient:
     """A real SDK client over Streamable HTTP that cannot show forms (no elicitation): its
     questions wait on the reply channel, where the page answers them."""
     hc = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
-    client = Client(streamable_http_client(url + "/mcp", http_client=hc), mode="legacy", logging_callback=on_log)
+    client = Client(
+        streamable_http_client(url + "/mcp", http_client=hc), mode="legacy", logging_callback=on_log
+    )
     return ClosingClient(client, hc)

@@ -100,7 +100,9 @@ def test_health_names_the_unreadable_note_and_why(page: Any, served: Served) -> 
     assert any("/ui/static/app.js" in u for u in REQUESTED[id(page)])
     screenshot(page, "02-health")
     page.set_viewport_size({"width": 375, "height": 800})
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # no sideways scroll
+    assert page.evaluate(
+        "document.documentElement.scrollWidth <= window.innerWidth + 1"
+    )  # no sideways scroll
     screenshot(page, "02-health-phone")
 
 
@@ -137,8 +139,9 @@ def test_answer_an_agents_question_from_the_page(page: Any, agent_session: Agent
     started = agent_session.data("send_message", {"text": "I have a question for you"})
     page.goto(page.url.rsplit("/", 1)[0] + f"/ui/conversations/{started['conversation_id']}")
     page.locator("#live-freshness").filter(has_text="index").wait_for()
-    waiting = agent_session.call("send_message", {"text": "Which folder should the summary go to?",
-                                                  "expect_reply": True})
+    waiting = agent_session.call(
+        "send_message", {"text": "Which folder should the summary go to?", "expect_reply": True}
+    )
     box = page.get_by_label("Your answer")
     box.wait_for()  # the question arrives live
     box.fill("Put it in resources/summaries")
@@ -153,9 +156,13 @@ def test_undo_two_writes_after_confirming_the_diff(page: Any, agent_session: Age
     plan = served.vault / "projects/alpha/plan.md"
     before = plan.read_bytes()
     started = agent_session.data("send_message", {"text": "Rewriting the plan and filing an idea"})
-    agent_session.data("vault_write", {"path": "projects/alpha/plan.md", "content": "# Plan\n\nall new\n",
-                                       "mode": "overwrite"})
-    agent_session.data("vault_create", {"path": "inbox/agent-idea.md", "content": "# Idea\n\nfrom the agent\n"})
+    agent_session.data(
+        "vault_write",
+        {"path": "projects/alpha/plan.md", "content": "# Plan\n\nall new\n", "mode": "overwrite"},
+    )
+    agent_session.data(
+        "vault_create", {"path": "inbox/agent-idea.md", "content": "# Idea\n\nfrom the agent\n"}
+    )
     page.goto(page.url.rsplit("/", 1)[0] + f"/ui/conversations/{started['conversation_id']}")
     page.get_by_role("link", name="Undo its writes…").click()
     diffs = page.locator("pre.diff")
@@ -172,8 +179,10 @@ class _Attacker(http.server.BaseHTTPRequestHandler):
     target = ""
 
     def do_GET(self) -> None:  # noqa: N802 - the standard library's name
-        body = (f'<form method="post" action="{self.target}"><input name="text" value="forged">'
-                '<button>Win a prize</button></form>').encode()
+        body = (
+            f'<form method="post" action="{self.target}"><input name="text" value="forged">'
+            "<button>Win a prize</button></form>"
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.end_headers()

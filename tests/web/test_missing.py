@@ -48,13 +48,17 @@ def _vault(tmp_path: Path) -> Settings:
 
 EXPECTED = [
     ("linked.md", "symlink"),
-    ("ok-again.md", "hardlink"), ("ok.md", "hardlink"),
+    ("ok-again.md", "hardlink"),
+    ("ok.md", "hardlink"),
     ("pipe.md", "special_file"),
     ("café.md", "normalization_collision"),
     (".", "undecodable_name"),
-    ("a-bad.md", "invalid_frontmatter"), ("b-bad.md", "invalid_frontmatter"), ("c-bad.md", "invalid_frontmatter"),
+    ("a-bad.md", "invalid_frontmatter"),
+    ("b-bad.md", "invalid_frontmatter"),
+    ("c-bad.md", "invalid_frontmatter"),
     ("bin.md", "binary"),
-    ("Twin.md", "case_twin"), ("twin.md", "case_twin"),
+    ("Twin.md", "case_twin"),
+    ("twin.md", "case_twin"),
 ]
 
 
@@ -75,10 +79,21 @@ def test_every_file_with_its_rule_paged_in_order(tmp_path: Path) -> None:
         assert [len(p.files) for p in pages] == [5, 5, 2]
         first = pages[0]
         assert first.total == len(EXPECTED) and not first.names_capped
-        assert first.counts == {"symlink": 1, "hardlink": 2, "special_file": 1, "normalization_collision": 1,
-                                "undecodable_name": 1, "invalid_frontmatter": 3, "binary": 1, "case_twin": 2}
+        assert first.counts == {
+            "symlink": 1,
+            "hardlink": 2,
+            "special_file": 1,
+            "normalization_collision": 1,
+            "undecodable_name": 1,
+            "invalid_frontmatter": 3,
+            "binary": 1,
+            "case_twin": 2,
+        }
         reasons = {f.rule: f.reason for p in pages for f in p.files}
-        assert "never followed" in reasons["symlink"] and "frontmatter is invalid" in reasons["invalid_frontmatter"]
+        assert (
+            "never followed" in reasons["symlink"]
+            and "frontmatter is invalid" in reasons["invalid_frontmatter"]
+        )
         bad = {f.path: f.reason for p in pages for f in p.files if f.rule == "invalid_frontmatter"}
         assert "does not parse" in bad["a-bad.md"] and "not a mapping" in bad["b-bad.md"]
         assert "64 KiB" in bad["c-bad.md"]

@@ -20,24 +20,43 @@ def test_highlight_escapes_everything_and_only_adds_marks(text: str, terms: list
 
 def test_highlight_marks_words_and_cjk_bigrams() -> None:
     assert str(highlight("A <b>Lighthouse</b> lamp", ["lighthouse"])) == (
-        "A &lt;b&gt;<mark>Lighthouse</mark>&lt;/b&gt; lamp")
+        "A &lt;b&gt;<mark>Lighthouse</mark>&lt;/b&gt; lamp"
+    )
     assert str(highlight("東京都庁へ", ["京都"])) == "東<mark>京都</mark>庁へ"
     assert str(highlight("plain", [])) == "plain"
 
 
 def test_unknown_fields_are_shown_flat() -> None:
     explain = {"lexical": {"rank": 1, "score": 3.14159265}, "matched_fields": ["title", "body"], "x": None}
-    assert flat_items(explain) == [("lexical.rank", "1"), ("lexical.score", "3.14159"),
-                                   ("matched_fields", "title, body"), ("x", "–")]
+    assert flat_items(explain) == [
+        ("lexical.rank", "1"),
+        ("lexical.score", "3.14159"),
+        ("matched_fields", "title, body"),
+        ("x", "–"),
+    ]
 
 
 def test_embedding_progress_fields_are_picked_whatever_their_names() -> None:
     from vault_agent.web.views_health import embedding_items
 
-    details = {"semanticSearch": "pending", "embeddedShare": 0.5, "notesEmbedded": 5, "embedTotal": 10,
-               "etaSeconds": 30, "embeddingEta": "1 min", "metadataFields": 3, "skipped": {}}
-    assert [k for k, _ in embedding_items(details)] == ["semanticSearch", "embeddedShare", "notesEmbedded",
-                                                         "embedTotal", "etaSeconds", "embeddingEta"]
+    details = {
+        "semanticSearch": "pending",
+        "embeddedShare": 0.5,
+        "notesEmbedded": 5,
+        "embedTotal": 10,
+        "etaSeconds": 30,
+        "embeddingEta": "1 min",
+        "metadataFields": 3,
+        "skipped": {},
+    }
+    assert [k for k, _ in embedding_items(details)] == [
+        "semanticSearch",
+        "embeddedShare",
+        "notesEmbedded",
+        "embedTotal",
+        "etaSeconds",
+        "embeddingEta",
+    ]
 
 
 def test_every_template_and_asset_ships_in_the_wheel() -> None:
@@ -47,7 +66,9 @@ def test_every_template_and_asset_ships_in_the_wheel() -> None:
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["vault_agent.web"]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "vault_agent.web"
+    ]
     web = root / "vault_agent" / "web"
     files = [p.relative_to(web).as_posix() for d in ("templates", "static") for p in (web / d).iterdir()]
     assert len(files) > 15

@@ -13,9 +13,13 @@ from api.serverkit import VAULT_AGENT, build_fixture_vault
 
 def test_serve_prints_the_web_address(tmp_path: Path) -> None:
     settings = build_fixture_vault(tmp_path)
-    proc = subprocess.Popen([VAULT_AGENT, "serve", "--vault", str(settings.vault), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={"VAULT_AGENT_SEMANTIC": "off", "PATH": "/usr/bin:/bin"})
+    proc = subprocess.Popen(
+        [VAULT_AGENT, "serve", "--vault", str(settings.vault), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={"VAULT_AGENT_SEMANTIC": "off", "PATH": "/usr/bin:/bin"},
+    )
     try:
         assert proc.stdout is not None
         listening = proc.stdout.readline().strip()

@@ -16,8 +16,16 @@ from web.pagekit import HOSTILE, PageClient, element_tags, exchange
 
 HOSTILE_TEXT = HOSTILE.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
 
-PAGE_GETS = ["/", "/?part=summary", "/ui/search", "/ui/search?q=lighthouse", "/ui/search?q=x&part=results",
-             "/ui/note?path=projects/alpha/sections.md", "/ui/conversations", "/ui/note?path=nope.md"]
+PAGE_GETS = [
+    "/",
+    "/?part=summary",
+    "/ui/search",
+    "/ui/search?q=lighthouse",
+    "/ui/search?q=x&part=results",
+    "/ui/note?path=projects/alpha/sections.md",
+    "/ui/conversations",
+    "/ui/note?path=nope.md",
+]
 
 
 def test_the_token_buys_a_strict_httponly_cookie_and_leaves_the_address(server: ServerThread) -> None:
@@ -44,7 +52,9 @@ def test_without_a_session_every_view_asks_to_sign_in(server: ServerThread) -> N
     assert "Sign in" in exchange(server, "GET", "/").text
     wrong = exchange(server, "GET", "/?token=not-the-token")
     assert wrong.status == 401 and "not this server" in wrong.text and not wrong.cookies()
-    forged = exchange(server, "GET", "/", headers={"Cookie": f"vault_agent_{server.port}=v1.99999999999.abc.def"})
+    forged = exchange(
+        server, "GET", "/", headers={"Cookie": f"vault_agent_{server.port}=v1.99999999999.abc.def"}
+    )
     assert forged.status == 401
     # The bearer token is the API's credential, never the page's.
     bearer = exchange(server, "GET", "/", headers={"Authorization": f"Bearer {server.token}"})
@@ -57,7 +67,9 @@ def test_a_pasted_token_signs_in_from_this_origin_only(server: ServerThread) -> 
     form = {"Content-Type": "application/x-www-form-urlencoded"}
     ok = exchange(server, "POST", "/ui/sign-in", headers={**form, "Origin": origin}, body=body)
     assert ok.status == 303 and ok.cookies()
-    elsewhere = exchange(server, "POST", "/ui/sign-in", headers={**form, "Origin": "http://evil.example"}, body=body)
+    elsewhere = exchange(
+        server, "POST", "/ui/sign-in", headers={**form, "Origin": "http://evil.example"}, body=body
+    )
     assert elsewhere.status == 403 and not elsewhere.cookies()
 
 
@@ -111,10 +123,18 @@ def test_state_changes_need_csrf_and_the_same_origin(server: ServerThread) -> No
 
 def test_the_api_never_takes_the_cookie(server: ServerThread) -> None:
     page = PageClient(server)
-    for method, path in [("GET", "/status"), ("GET", "/conversations"), ("POST", "/conversations/undo"),
-                         ("GET", "/messages/stream")]:
-        resp = exchange(server, method, path, headers={"Cookie": page.cookie, "X-CSRF-Token": page.csrf,
-                                                         "Origin": page.origin})
+    for method, path in [
+        ("GET", "/status"),
+        ("GET", "/conversations"),
+        ("POST", "/conversations/undo"),
+        ("GET", "/messages/stream"),
+    ]:
+        resp = exchange(
+            server,
+            method,
+            path,
+            headers={"Cookie": page.cookie, "X-CSRF-Token": page.csrf, "Origin": page.origin},
+        )
         assert resp.status == 401, path
         assert resp.headers["content-type"].startswith("application/json")
 
@@ -138,4 +158,6 @@ def test_every_page_route_is_documented(server: ServerThread) -> None:
     doc = (REPO / "docs" / "web.md").read_text(encoding="utf-8")
     routes = sorted({r.resource.canonical for r in app.router.routes() if r.resource in page.resources})
     assert len(routes) == 12
-    assert [r for r in routes if f"`GET {r}" not in doc and f"`POST {r}" not in doc and f"{r}`" not in doc] == []
+    assert [
+        r for r in routes if f"`GET {r}" not in doc and f"`POST {r}" not in doc and f"{r}`" not in doc
+    ] == []

@@ -44,10 +44,12 @@ def test_search_shows_hits_with_escaped_highlighted_snippets(server: ServerThrea
     html = page.get("/ui/search?q=lighthouse&mode=lexical").text
     assert "projects/alpha/hostile.md" in html
     assert "<mark>lighthouse</mark>" in html.lower()
-    assert [t for t in element_tags(html) if t[0] in ("img", "script") and "src" in t[1] and t[1]["src"] == "x"] == []
+    assert [
+        t for t in element_tags(html) if t[0] in ("img", "script") and "src" in t[1] and t[1]["src"] == "x"
+    ] == []
     assert HOSTILE not in html
     fragment = page.get("/ui/search?q=lighthouse&mode=lexical&part=results").text
-    assert fragment.lstrip().startswith("<p class=\"meta\">") and "<html" not in fragment
+    assert fragment.lstrip().startswith('<p class="meta">') and "<html" not in fragment
     bad = page.get("/ui/search?q=lighthouse&mode=sideways")
     assert bad.status == 400 and "INVALID_PARAMETER" in bad.text  # the operation's own validation
 
@@ -131,8 +133,10 @@ def _agent_session(server: ServerThread) -> tuple[str, str]:
     async def go() -> str:
         async with agent_client(server.url, server.token) as c:
             await c.call_tool("send_message", {"text": "Filing an idea and rewriting the plan"})
-            await c.call_tool("vault_write", {"path": PLAN, "content": f"# Plan\n\n{CANARY} rewritten {n}\n",
-                                              "mode": "overwrite"})
+            await c.call_tool(
+                "vault_write",
+                {"path": PLAN, "content": f"# Plan\n\n{CANARY} rewritten {n}\n", "mode": "overwrite"},
+            )
             await c.call_tool("vault_create", {"path": new, "content": "# Idea\n\nfrom the agent\n"})
             listed = await c.call_tool("get_conversation", {"limit": 1})
             return str(listed.structured_content["data"]["conversations"][0]["id"])
@@ -140,7 +144,9 @@ def _agent_session(server: ServerThread) -> tuple[str, str]:
     return asyncio.run(go()), new
 
 
-def test_a_conversation_shows_messages_calls_and_writes_with_diffs(server: ServerThread, settings: Settings) -> None:
+def test_a_conversation_shows_messages_calls_and_writes_with_diffs(
+    server: ServerThread, settings: Settings
+) -> None:
     cid, new = _agent_session(server)
     page = PageClient(server)
     listing = page.get("/ui/conversations").text
@@ -164,8 +170,9 @@ def test_a_conversation_shows_messages_calls_and_writes_with_diffs(server: Serve
     assert "Nothing to undo" in again
 
 
-def test_undo_refuses_a_note_changed_after_the_agent_and_offers_the_merge(server: ServerThread,
-                                                                       settings: Settings) -> None:
+def test_undo_refuses_a_note_changed_after_the_agent_and_offers_the_merge(
+    server: ServerThread, settings: Settings
+) -> None:
     cid, new = _agent_session(server)
     plan = Path(settings.vault) / PLAN
     plan.write_text(plan.read_text(encoding="utf-8") + "\nmy own line\n", encoding="utf-8")
@@ -198,7 +205,9 @@ def test_a_question_is_answered_from_the_page(server: ServerThread) -> None:
     thread = threading.Thread(target=lambda: asyncio.run(ask()), daemon=True)
     thread.start()
     page = PageClient(server)
-    wait_until(lambda: "Which folder?" in page.get("/ui/conversations?part=questions").text, what="the question")
+    wait_until(
+        lambda: "Which folder?" in page.get("/ui/conversations?part=questions").text, what="the question"
+    )
     html = page.get("/ui/conversations?part=questions").text
     cid = html.split('action="/ui/conversations/')[1].split("/reply")[0]
     seq = html.split('name="seq" value="')[1].split('"')[0]
@@ -275,8 +284,13 @@ def test_the_live_stream_carries_status_and_messages(server: ServerThread) -> No
         first = next(e for e in stream.events if e["type"] == "status")
         assert first["indexFreshness"] == "fresh" and first["noteCount"] > 0
         cid, new = _agent_session(server)
-        wait_until(lambda: any(e.get("text") == "Filing an idea and rewriting the plan" and e["conversation_id"] == cid
-                               for e in stream.events), what="the agent's message")
+        wait_until(
+            lambda: any(
+                e.get("text") == "Filing an idea and rewriting the plan" and e["conversation_id"] == cid
+                for e in stream.events
+            ),
+            what="the agent's message",
+        )
     finally:
         stream.close()
 
@@ -289,9 +303,18 @@ def test_the_page_logs_no_note_text_no_query_and_no_token(server: ServerThread, 
     page.get(f"/?token={server.token}")
     # The server's lines (this module's earlier tests included); the test's own MCP client
     # logs its requests at DEBUG, which is not the server's log.
-    server_side = [ln for ln in logs.lines if json.loads(ln)["logger"].startswith(("vault_agent", "aiohttp", "mcp.server"))]
+    server_side = [
+        ln
+        for ln in logs.lines
+        if json.loads(ln)["logger"].startswith(("vault_agent", "aiohttp", "mcp.server"))
+    ]
     text = "\n".join(server_side)
-    assert len(server_side) > 20 and CANARY not in text and "zzqueryword" not in text and server.token not in text
+    assert (
+        len(server_side) > 20
+        and CANARY not in text
+        and "zzqueryword" not in text
+        and server.token not in text
+    )
     routes = {r["route"] for r in logs.requests()}
     assert {"/", "/ui/search", "/ui/note"} <= routes
     assert not [r for r in logs.requests() if "?" in r["route"]]
@@ -305,19 +328,28 @@ def test_no_request_of_the_page_holds_the_writer(server: ServerThread, settings:
     page = PageClient(server)
     stream = PageStream(page)
     try:
-        for path in ["/", "/ui/search?q=plan", "/ui/note?path=projects/alpha/sections.md", "/ui/conversations"]:
+        for path in [
+            "/",
+            "/ui/search?q=plan",
+            "/ui/note?path=projects/alpha/sections.md",
+            "/ui/conversations",
+        ]:
             assert page.get(path).status == 200
             assert not writer_lock_held(settings.index_dir)
         (Path(settings.vault) / "inbox" / "while-open.md").write_text("# While open\n", encoding="utf-8")
         build_index(settings)  # takes the writer lock: free, with the page's stream open
-        wait_until(lambda: any(e["type"] == "status" and e.get("noteCount", 0) > 0 for e in stream.events),
-                   what="status")
+        wait_until(
+            lambda: any(e["type"] == "status" and e.get("noteCount", 0) > 0 for e in stream.events),
+            what="status",
+        )
     finally:
         stream.close()
     assert exchange(server, "GET", "/").status == 401
 
 
-def test_undo_over_the_api_is_the_persons_and_needs_no_allow_writes(server: ServerThread, settings: Settings) -> None:
+def test_undo_over_the_api_is_the_persons_and_needs_no_allow_writes(
+    server: ServerThread, settings: Settings
+) -> None:
     """POST /conversations/{id}/undo (bearer token): a dry run, then the undo, on a server
     whose agent write tools are off; never an MCP tool."""
     from dataclasses import replace
@@ -329,11 +361,16 @@ def test_undo_over_the_api_is_the_persons_and_needs_no_allow_writes(server: Serv
         body = json.dumps({}).encode()
         status, _, text = locked.request("POST", f"/conversations/{cid}/undo", body=body)
         dry = json.loads(text)["data"]
-        assert status == 200 and dry["dry_run"] and [f["status"] for f in dry["files"]] == ["planned", "planned"]
-        status, _, text = locked.request("POST", "/conversations/undo",
-                                         body=json.dumps({"id": cid, "apply": True}).encode())
+        assert (
+            status == 200 and dry["dry_run"] and [f["status"] for f in dry["files"]] == ["planned", "planned"]
+        )
+        status, _, text = locked.request(
+            "POST", "/conversations/undo", body=json.dumps({"id": cid, "apply": True}).encode()
+        )
         assert status == 200 and [f["status"] for f in json.loads(text)["data"]["files"]] == ["done", "done"]
-        refused = locked.request("POST", "/files/write", body=json.dumps({"path": PLAN, "content": "x"}).encode())
+        refused = locked.request(
+            "POST", "/files/write", body=json.dumps({"path": PLAN, "content": "x"}).encode()
+        )
         assert refused[0] == 403  # the agent's write tools stay off
     assert read_bytes(settings, new) is None
 

@@ -68,7 +68,9 @@ class BodyBudget:
         nbytes = min(max(nbytes, 0), self.limit)
         async with self._cond:
             if self.free < nbytes:
-                self._warn.hit("request bodies wait for room in the body budget (%d since the last such line)")
+                self._warn.hit(
+                    "request bodies wait for room in the body budget (%d since the last such line)"
+                )
                 self.waiting += 1
                 try:
                     await asyncio.wait_for(self._cond.wait_for(lambda: self.free >= nbytes), self.wait_s)
@@ -138,7 +140,9 @@ async def _read_capped(request: web.Request) -> bytes:
             transport = request.transport
             if isinstance(exc, ConnectionError) or transport is None or transport.is_closing():
                 raise ClientGone() from None
-            raise InvalidParameter("the request body is malformed (its length or chunking is wrong)") from None
+            raise InvalidParameter(
+                "the request body is malformed (its length or chunking is wrong)"
+            ) from None
         if not chunk:
             return bytes(buf)
         if len(buf) + len(chunk) > MAX_BODY_BYTES:

@@ -100,7 +100,9 @@ class ConnectionGuard:
             self._evict_oldest()
         if self.open >= self.max_connections:
             transport.abort()
-            self._warn.hit("connection limit reached; %d connections closed or refused since the last such line")
+            self._warn.hit(
+                "connection limit reached; %d connections closed or refused since the last such line"
+            )
             return False
         self._unauthenticated[handler] = None
         return True

@@ -101,7 +101,9 @@ class McpChannel:
             return None
         request = types.CreateMessageRequest(
             params=types.CreateMessageRequestParams(
-                messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))],
+                messages=[
+                    types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))
+                ],
                 max_tokens=400,
             )
         )
@@ -196,6 +198,8 @@ async def recorded_call(
         ms = (time.perf_counter() - start) * 1000
         outcome = _outcome_of(result) if result is not None else "INTERNAL"
         try:
-            await anyio.to_thread.run_sync(record_call, ctx, channel, name, dict(arguments or {}), outcome, ms)
+            await anyio.to_thread.run_sync(
+                record_call, ctx, channel, name, dict(arguments or {}), outcome, ms
+            )
         except Exception as exc:  # recording must never fail the call it records
             log.warning("tool call not recorded (%s)", type(exc).__name__)

@@ -139,7 +139,9 @@ async def translate_errors(request: web.Request, handler: Handler) -> web.Stream
             response.headers["Retry-After"] = "1"
         if isinstance(exc, Unauthorized):  # RFC 6750: lets MCP clients show our message, not OAuth
             where = request.app[POLICY_KEY].token_place
-            response.headers["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization"), where)
+            response.headers["WWW-Authenticate"] = bearer_challenge(
+                request.headers.get("Authorization"), where
+            )
         return response
     except web.HTTPException as exc:
         if exc.status == 404:

@@ -82,7 +82,9 @@ def body_params(body: bytes) -> dict[str, Any]:
     return data
 
 
-async def invoke_request(op: Operation, request: web.Request, extra: dict[str, Any] | None = None) -> Outcome[Any]:
+async def invoke_request(
+    op: Operation, request: web.Request, extra: dict[str, Any] | None = None
+) -> Outcome[Any]:
     """Run `op` on one request's parameters (the query string for GET, the JSON object body
     for POST, plus `extra` from the route's path) off the event loop; returns its outcome.
 

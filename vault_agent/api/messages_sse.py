@@ -30,7 +30,9 @@ STREAMS_KEY = web.AppKey("vault_agent_message_streams", set[Callable[[dict[str, 
 
 def sse_frame(event: dict[str, Any]) -> bytes:
     """One server-sent event: `event: <type>` and the JSON on one `data:` line."""
-    return f"event: {event.get('type', 'message')}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+    return (
+        f"event: {event.get('type', 'message')}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+    )
 
 
 @contextlib.asynccontextmanager

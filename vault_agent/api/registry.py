@@ -95,7 +95,9 @@ class AppContext:
     # This process's open conversations, built on first use (conversations.tools.hub_of),
     # which also installs `write_observer` so that each write is recorded for undo.
     hub: ConversationHub | None = None
-    conversation_clock: Callable[[], float] | None = None  # the hub's clock; None: time.time (tests inject one)
+    conversation_clock: Callable[[], float] | None = (
+        None  # the hub's clock; None: time.time (tests inject one)
+    )
     write_observer: WriteObserver | None = None
     # Per-snapshot caches of the query cores, keyed (kind, snapshot_id) (query.toolkit.remember).
     snapshot_cache: dict[tuple[str, int], object] = field(default_factory=dict)
@@ -254,4 +256,3 @@ def body_of(op: Operation, outcome: Outcome[Any]) -> dict[str, Any]:
     if not op.envelope:
         return data  # type: ignore[no-any-return]
     return {"data": data, "warnings": [w.model_dump() for w in outcome.warnings]}
-

@@ -130,9 +130,7 @@ async def keep_token_file(settings: Settings, token: str) -> None:
                 write_token_file(path, token, again=True)
             except OSError:
                 continue  # a read-only or full disk: the next check tries again
-            log.warning(
-                "the token file was deleted; written again", extra={"event": "token_restored"}
-            )
+            log.warning("the token file was deleted; written again", extra={"event": "token_restored"})
 
 
 def read_token_file(path: Path, *, required: bool = False) -> str | None:

@@ -28,8 +28,9 @@ def error_for(exc: Exception) -> types.JSONRPCError:
     if errors and errors[0].get("type") == "json_invalid":
         code, message = PARSE_ERROR, "parse error: the line is not JSON; send one JSON-RPC message per line"
     elif errors and isinstance(errors[0].get("input"), list):
-        code, message = INVALID_REQUEST, (
-            "batches are not supported (MCP removed JSON-RPC batching); send one JSON-RPC message per line"
+        code, message = (
+            INVALID_REQUEST,
+            ("batches are not supported (MCP removed JSON-RPC batching); send one JSON-RPC message per line"),
         )
     else:
         code, message = INVALID_REQUEST, "invalid request: the line is not a JSON-RPC 2.0 message"

@@ -236,7 +236,9 @@ def _param_paths(params: type[BaseModel]) -> tuple[Path, ...]:
                     walk(sub["items"], here)
 
     walk(_schema(params), ())
-    return tuple(sorted(out, key=lambda p: -len(mcp_name(p))))  # longest first: 'range.start_line' before 'range'
+    return tuple(
+        sorted(out, key=lambda p: -len(mcp_name(p)))
+    )  # longest first: 'range.start_line' before 'range'
 
 
 def reword(op: Operation, exc: VaultAgentError, surface: Surface, raw: Any = None) -> VaultAgentError:

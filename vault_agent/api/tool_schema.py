@@ -120,7 +120,19 @@ def without_descriptions(node: Any) -> Any:
 
 # Keywords no published schema uses: unions and references (clients that build forms, and
 # function-calling subsets such as Gemini's, handle them badly or not at all).
-_UNPORTABLE_KEYWORDS = ("anyOf", "oneOf", "allOf", "not", "$ref", "$defs", "if", "then", "else", "const", "nullable")
+_UNPORTABLE_KEYWORDS = (
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "$ref",
+    "$defs",
+    "if",
+    "then",
+    "else",
+    "const",
+    "nullable",
+)
 _PLAIN_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 
 

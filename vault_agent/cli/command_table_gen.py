@@ -69,7 +69,9 @@ def _command_source(op: Operation, modules: set[str]) -> list[str]:
         f"        {help_of(op)!r},",
     ]
     if op.cli_args:
-        lines.append("        args=(" + "".join(_arg_source(op, a) + ", " for a in op.cli_args).rstrip() + "),")
+        lines.append(
+            "        args=(" + "".join(_arg_source(op, a) + ", " for a in op.cli_args).rstrip() + "),"
+        )
     opts = options_of(op)
     if opts:
         lines.append("        options=(")

@@ -68,7 +68,9 @@ def _render(body: Any) -> str:
 
 @conversations.command("list")
 def list_cmd(
-    limit: Annotated[int | None, typer.Option("--limit", help="How many, newest first (1–100, default 20).")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="How many, newest first (1–100, default 20).")
+    ] = None,
     cursor: Annotated[str | None, typer.Option("--cursor", help="next_cursor of the previous page.")] = None,
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
@@ -88,7 +90,9 @@ def list_cmd(
 @conversations.command("show")
 def show_cmd(
     cid: IdArg,
-    limit: Annotated[int | None, typer.Option("--limit", help="Entries per page (1–500, default 100).")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Entries per page (1–500, default 100).")
+    ] = None,
     cursor: Annotated[str | None, typer.Option("--cursor", help="next_cursor of the previous page.")] = None,
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
@@ -140,20 +144,30 @@ def _render_undo(body: Any) -> str:
     lines += [f"  not undoable (revert by hand): {m}" for m in d["not_undoable"]]
     if d["dry_run"]:
         conflicts = any(f["status"] == "conflict" for f in d["files"])
-        lines.append("dry run: nothing changed; " + (
-            "--apply refuses while a file is a conflict" + ("" if d["merge"] else " (or try --merge)")
-            if conflicts else "add --apply to undo" + (" (with --merge)" if d["merge"] else "")))
+        lines.append(
+            "dry run: nothing changed; "
+            + (
+                "--apply refuses while a file is a conflict" + ("" if d["merge"] else " (or try --merge)")
+                if conflicts
+                else "add --apply to undo" + (" (with --merge)" if d["merge"] else "")
+            )
+        )
     return "\n".join(lines)
 
 
 @conversations.command("undo")
 def undo_cmd(
     cid: IdArg,
-    apply: Annotated[bool, typer.Option("--apply", help="Really undo (default: dry run with diffs).")] = False,
+    apply: Annotated[
+        bool, typer.Option("--apply", help="Really undo (default: dry run with diffs).")
+    ] = False,
     merge: Annotated[
         bool,
-        typer.Option("--merge", help="Where someone else also edited a file, keep those edits and take out "
-                     "only the agent's changes (three-way merge) instead of refusing the file."),
+        typer.Option(
+            "--merge",
+            help="Where someone else also edited a file, keep those edits and take out "
+            "only the agent's changes (three-way merge) instead of refusing the file.",
+        ),
     ] = False,
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
@@ -189,8 +203,11 @@ def questions_cmd(
 
         def render(b: Any) -> str:
             rows = b["data"]["questions"]
-            out = [f"{q['conversation_id']} #{q['message_seq']} ({q['client']}, until {q['expires_at']}): "
-                   f"{q['text']}\n  answer: {q['answer_with']}" for q in rows]
+            out = [
+                f"{q['conversation_id']} #{q['message_seq']} ({q['client']}, until {q['expires_at']}): "
+                f"{q['text']}\n  answer: {q['answer_with']}"
+                for q in rows
+            ]
             return "\n".join(out) or "no question is waiting for a reply"
 
         _emit(json_out, open_questions(_context(vault, index_dir, config), cid), render)
@@ -202,7 +219,9 @@ def questions_cmd(
 def reply_cmd(
     cid: IdArg,
     text: Annotated[str, typer.Argument(help="Your answer (1–4,000 characters).")],
-    seq: Annotated[int | None, typer.Option("--seq", help="Which question (message_seq), when several wait.")] = None,
+    seq: Annotated[
+        int | None, typer.Option("--seq", help="Which question (message_seq), when several wait.")
+    ] = None,
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
     config: ConfigOpt = None,
@@ -245,7 +264,9 @@ def export_cmd(
 
 @app.command("messages")
 def messages_cmd(
-    follow: Annotated[bool, typer.Option("--follow", help="Stay connected and print messages as they come.")] = False,
+    follow: Annotated[
+        bool, typer.Option("--follow", help="Stay connected and print messages as they come.")
+    ] = False,
     limit: Annotated[int, typer.Option("--limit", help="Recent messages shown without --follow.")] = 20,
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,

@@ -21,7 +21,9 @@ def _line(event: dict[str, Any], as_json: bool) -> str:
         said = event.get("reply")
         return f"{at}  reply: {said}" if said is not None else f"{at}  no reply ({event.get('reason')})"
     if event.get("type") == "question":  # waits for the person: say how to answer it
-        return f"{at}  question, waiting until {event.get('expires_at')}: answer with {event.get('answer_with')}"
+        return (
+            f"{at}  question, waiting until {event.get('expires_at')}: answer with {event.get('answer_with')}"
+        )
     flag = " (high)" if event.get("priority") == "high" else ""
     ask = " [asks]" if event.get("expect_reply") else ""
     return f"{at}{flag}{ask}  {event.get('text')}"
@@ -35,8 +37,15 @@ def recent_messages(settings: Settings, limit: int, as_json: bool) -> None:
     found: list[dict[str, Any]] = []
     for cid, lines in store.read_many(reversed(store.ids())):
         msgs = [
-            {"type": "message", "conversation_id": cid, "seq": ln.get("seq"), "at": iso(float(ln["at"])),  # type: ignore[arg-type]
-             "priority": ln.get("priority"), "expect_reply": ln.get("expect_reply"), "text": ln.get("text")}
+            {
+                "type": "message",
+                "conversation_id": cid,
+                "seq": ln.get("seq"),
+                "at": iso(float(ln["at"])),  # type: ignore[arg-type]
+                "priority": ln.get("priority"),
+                "expect_reply": ln.get("expect_reply"),
+                "text": ln.get("text"),
+            }
             for ln in lines
             if ln.get("t") == "message"
         ]
@@ -68,7 +77,9 @@ def follow_messages(settings: Settings, as_json: bool) -> None:
         resp = open_url(request, timeout=None)
     except urllib.error.HTTPError as exc:
         if exc.code == 401:
-            raise Unauthorized("the server refused the token; pass --token or set VAULT_AGENT_TOKEN") from None
+            raise Unauthorized(
+                "the server refused the token; pass --token or set VAULT_AGENT_TOKEN"
+            ) from None
         raise ServerUnavailable(f"the server at {base} answered HTTP {exc.code}; {START_HINT}") from None
     except (urllib.error.URLError, OSError):
         raise ServerUnavailable(f"no vault-agent server answers at {base}; {START_HINT}") from None

@@ -172,7 +172,9 @@ def _print_manifest(
     if as_json:
         message = _no_notes_hint(settings.vault.name or "the vault", settings.extensions)
         hint = [{"code": "NO_NOTES", "message": message}] if empty else []
-        print_json(_manifest_body(manifest, seconds, hint + extra, embedded[0] if embedded is not None else None))
+        print_json(
+            _manifest_body(manifest, seconds, hint + extra, embedded[0] if embedded is not None else None)
+        )
         return
     lines = [
         f"{verb} snapshot {manifest.snapshot_id} in {seconds:.2f} s",
@@ -206,7 +208,9 @@ def _build(
             from vault_agent.semantic.settings import semantic_enabled
 
             if not semantic_enabled():
-                raise InvalidParameter("--embed computes embeddings for semantic search, which VAULT_AGENT_SEMANTIC turns off")
+                raise InvalidParameter(
+                    "--embed computes embeddings for semantic search, which VAULT_AGENT_SEMANTIC turns off"
+                )
         bar = _Bar("reindex" if full else "index")
         embed_bar = _EmbedProgress() if embed else None
         start = time.monotonic()
@@ -218,7 +222,9 @@ def _build(
                 embed_bar.close()
         seconds = time.monotonic() - start
         embedded = _embedded_outcome(settings, manifest) if embed else None
-        _print_manifest("reindexed" if full else "indexed", manifest, seconds, json_out, settings, vault, embedded)
+        _print_manifest(
+            "reindexed" if full else "indexed", manifest, seconds, json_out, settings, vault, embedded
+        )
         if not embed and not json_out and sys.stderr.isatty():
             hint = _embedding_hint(settings, manifest)
             if hint:

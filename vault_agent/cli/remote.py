@@ -41,7 +41,9 @@ def _signature(op: CommandSpec) -> inspect.Signature:
             ann = _Annotated[bool, typer.Option(opt.flag, help=opt.help)]
             default = False
         elif opt.multiple:
-            ann = _Annotated[list.__class_getitem__(kind) | None, typer.Option(opt.flag, help=opt.help, show_default=False)]
+            ann = _Annotated[
+                list.__class_getitem__(kind) | None, typer.Option(opt.flag, help=opt.help, show_default=False)
+            ]
             default = None
         else:
             ann = _Annotated[kind | None, typer.Option(opt.flag, help=opt.help, show_default=False)]

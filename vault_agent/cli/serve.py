@@ -59,7 +59,9 @@ def _started(
     from vault_agent.api.app import build_context, close_context  # here: the CLI's table stays light
     from vault_agent.api.logging_setup import configure_logging
 
-    configure_logging(settings.log_level, vault=settings.vault, index_dir=settings.index_dir, stream=log_stream)
+    configure_logging(
+        settings.log_level, vault=settings.vault, index_dir=settings.index_dir, stream=log_stream
+    )
     ctx = build_context(settings, watch=watch, follow_if_busy=follow_if_busy)
     try:
         _say_read_only(ctx, command)

@@ -90,7 +90,9 @@ def digest(lines: list[Line]) -> tuple[str, str]:
     elif read:
         title = f"Read {len(read)} note{'s' if len(read) != 1 else ''}: {_listed(read[:3])}"
     else:
-        title = f"{calls} tool call{'s' if calls != 1 else ''}, {messages} message{'s' if messages != 1 else ''}"
+        title = (
+            f"{calls} tool call{'s' if calls != 1 else ''}, {messages} message{'s' if messages != 1 else ''}"
+        )
     parts = [f"{calls} tool calls, {kinds.count('write')} writes, {messages} messages to the user."]
     if written:
         parts.append(f"Written: {_listed(written)}.")

@@ -126,7 +126,9 @@ class ConversationHub:
         self._lock = threading.RLock()
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self.owner = OwnerLock(store.dir)  # marks our open conversations as live (liveness.py)
-        self._waiting: dict[tuple[str, int], tuple[threading.Event, str]] = {}  # question → (event, transport)
+        self._waiting: dict[
+            tuple[str, int], tuple[threading.Event, str]
+        ] = {}  # question → (event, transport)
 
     # ----- boundaries ------------------------------------------------------------------
     def conversation_of(self, channel: Channel) -> str:
@@ -174,8 +176,14 @@ class ConversationHub:
             return "", ""
 
     def _close(self, cur: _Open, reason: str, title: str, summary: str, source: str, at: float) -> None:
-        line: Line = {"t": "end", "at": at, "reason": reason, "title": title, "summary": summary,
-                      "summary_source": source}
+        line: Line = {
+            "t": "end",
+            "at": at,
+            "reason": reason,
+            "title": title,
+            "summary": summary,
+            "summary_source": source,
+        }
         self.store.append(cur.cid, [line])
         self.owner.unmark(cur.cid)
         for key, value in list(self._open.items()):

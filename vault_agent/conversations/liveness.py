@@ -56,7 +56,10 @@ class OwnerLock:
             fcntl.flock(fd, fcntl.LOCK_EX)
             os.replace(tmp, owners / f"{self.token}.lock")
         except OSError as exc:
-            log.warning("conversation owner lock not taken (%s); a killed server's conversations stay open", type(exc).__name__)
+            log.warning(
+                "conversation owner lock not taken (%s); a killed server's conversations stay open",
+                type(exc).__name__,
+            )
             return False
         self._fd = fd
         return True
@@ -122,8 +125,14 @@ def close_orphans(store: ConversationStore, now: Callable[[], float]) -> list[st
         if lines and end_line(lines) is None:
             title, summary = digest(lines)
             at = last_activity(lines) or now()
-            line: Line = {"t": "end", "at": at, "reason": SERVER_STOPPED, "title": title, "summary": summary,
-                          "summary_source": "digest"}
+            line: Line = {
+                "t": "end",
+                "at": at,
+                "reason": SERVER_STOPPED,
+                "title": title,
+                "summary": summary,
+                "summary_source": "digest",
+            }
             store.append(cid, [line])
             closed.append(cid)
         with contextlib.suppress(OSError):

@@ -66,7 +66,9 @@ class SendResult(BaseModel):
     reply: str | None = None
     reason: Literal["unsupported", "declined", "timeout"] | None = None
     reply_via: ReplyVia | None = None
-    note: str | None = Field(default=None, description="when no reply came: what happened and what to do instead")
+    note: str | None = Field(
+        default=None, description="when no reply came: what happened and what to do instead"
+    )
 
 
 class OpenQuestion(BaseModel):

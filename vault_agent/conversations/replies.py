@@ -63,29 +63,52 @@ def _reply_in(lines: list[Line], seq: int) -> Line | None:
 def wait_for_reply(hub: ConversationHub, channel: Channel, cid: str, seq: int, text: str) -> Answer:
     """Ask outside the client and wait (bounded) for the reply; see the module docstring."""
     if not hub.owner.acquire():
-        return Answer(None, "unsupported", None,
-                      "the client cannot show questions and the state dir is read-only, so nobody can "
-                      "answer here; ask the question in your own reply to the user instead")
+        return Answer(
+            None,
+            "unsupported",
+            None,
+            "the client cannot show questions and the state dir is read-only, so nobody can "
+            "answer here; ask the question in your own reply to the user instead",
+        )
     event = hub.expect_reply(cid, seq, channel.transport)
     if event is None:
-        return Answer(None, "unsupported", None,
-                      f"{MAX_HTTP_WAITS} questions sent over HTTP are already waiting for the user; ask "
-                      "this one in your own reply to the user instead")
+        return Answer(
+            None,
+            "unsupported",
+            None,
+            f"{MAX_HTTP_WAITS} questions sent over HTTP are already waiting for the user; ask "
+            "this one in your own reply to the user instead",
+        )
     now = hub.clock()
     until = now + hub.reply_timeout_s
     try:
         # To this record, even if the user ended it meanwhile (the hub would open a new one).
-        hub.store.append(cid, [{"t": "ask", "at": now, "seq": seq, "via": "reply", "until": until,
-                                "owner": hub.owner.token}])
-        question = {"type": "question", "conversation_id": cid, "seq": seq, "at": iso(now),
-                    "expires_at": iso(until), "client": channel.client, "text": text,
-                    "answer_with": answer_command(cid)}
+        hub.store.append(
+            cid,
+            [{"t": "ask", "at": now, "seq": seq, "via": "reply", "until": until, "owner": hub.owner.token}],
+        )
+        question = {
+            "type": "question",
+            "conversation_id": cid,
+            "seq": seq,
+            "at": iso(now),
+            "expires_at": iso(until),
+            "client": channel.client,
+            "text": text,
+            "answer_with": answer_command(cid),
+        }
         hub.publish(question)
         channel.notify(question)
         line = _await_line(hub, cid, seq, event)
         if line is None:
-            timeout: Line = {"t": "reply", "at": hub.clock(), "seq": seq, "reply": None, "reason": "timeout",
-                             "via": None}
+            timeout: Line = {
+                "t": "reply",
+                "at": hub.clock(),
+                "seq": seq,
+                "reply": None,
+                "reason": "timeout",
+                "via": None,
+            }
             line = hub.store.append_once(cid, timeout, _is_reply_to(seq))
     finally:
         hub.stop_expecting(cid, seq)
@@ -94,10 +117,14 @@ def wait_for_reply(hub: ConversationHub, channel: Channel, cid: str, seq: int, t
         return Answer(reply, None, "cli" if line.get("via") == "cli" else "http")
     if line.get("reason") == "declined":
         return Answer(None, "declined", None, "the person ended this conversation instead of answering")
-    return Answer(None, "timeout", None,
-                  f"nobody answered within {int(hub.reply_timeout_s)} seconds (the client cannot show "
-                  f"questions, so the person was asked to run '{answer_command(cid)}' or use the web page); "
-                  "ask the question in your own reply to the user instead")
+    return Answer(
+        None,
+        "timeout",
+        None,
+        f"nobody answered within {int(hub.reply_timeout_s)} seconds (the client cannot show "
+        f"questions, so the person was asked to run '{answer_command(cid)}' or use the web page); "
+        "ask the question in your own reply to the user instead",
+    )
 
 
 def _await_line(hub: ConversationHub, cid: str, seq: int, event: threading.Event) -> Line | None:
@@ -115,8 +142,14 @@ def _await_line(hub: ConversationHub, cid: str, seq: int, event: threading.Event
             if found is not None:
                 return found
             if end_line(lines) is not None:
-                ended: Line = {"t": "reply", "at": hub.clock(), "seq": seq, "reply": None, "reason": "declined",
-                               "via": None}
+                ended: Line = {
+                    "t": "reply",
+                    "at": hub.clock(),
+                    "seq": seq,
+                    "reply": None,
+                    "reason": "declined",
+                    "via": None,
+                }
                 return hub.store.append_once(cid, ended, _is_reply_to(seq))
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -144,8 +177,17 @@ def _open_in(store: ConversationStore, cid: str, lines: list[Line], now: float) 
             or not owner_alive(store.dir, str(line.get("owner") or ""))
         ):
             continue
-        out.append(OpenQuestion(conversation_id=cid, message_seq=seq, client=client, text=str(texts.get(seq) or ""),
-                                asked_at=iso(float(at)), expires_at=iso(float(until)), answer_with=answer_command(cid)))
+        out.append(
+            OpenQuestion(
+                conversation_id=cid,
+                message_seq=seq,
+                client=client,
+                text=str(texts.get(seq) or ""),
+                asked_at=iso(float(at)),
+                expires_at=iso(float(until)),
+                answer_with=answer_command(cid),
+            )
+        )
     return out
 
 
@@ -177,7 +219,9 @@ def open_questions(ctx: ConvContext, cid: str | None) -> Outcome[QuestionList]:
     return Outcome(data=QuestionList(questions=questions))
 
 
-def reply_to_question(ctx: ConvContext, cid: str, text: str, seq: int | None, via: ReplyVia) -> Outcome[ReplyResult]:
+def reply_to_question(
+    ctx: ConvContext, cid: str, text: str, seq: int | None, via: ReplyVia
+) -> Outcome[ReplyResult]:
     """Deliver the person's reply to the send_message waiting on it (see the module docstring).
 
     Raises:
@@ -194,19 +238,27 @@ def reply_to_question(ctx: ConvContext, cid: str, text: str, seq: int | None, vi
     if seq is not None:
         waiting = [q for q in waiting if q.message_seq == seq]
     if not waiting:
-        what = f"question {seq} of that conversation is not" if seq is not None else "no question of that conversation is"
+        what = (
+            f"question {seq} of that conversation is not"
+            if seq is not None
+            else "no question of that conversation is"
+        )
         raise Conflict(
             f"{what} waiting for a reply (answered, timed out, or its server stopped); "
             "list the open ones with 'vault-agent conversations questions'"
         )
     if len(waiting) > 1:
         seqs = ", ".join(str(q.message_seq) for q in waiting)
-        raise InvalidParameter(f"{len(waiting)} questions are waiting (message_seq {seqs}); pass seq to pick one")
+        raise InvalidParameter(
+            f"{len(waiting)} questions are waiting (message_seq {seqs}); pass seq to pick one"
+        )
     target = waiting[0].message_seq
     line: Line = {"t": "reply", "at": _now(ctx), "seq": target, "reply": text, "reason": None, "via": via}
     stands = store.append_once(cid, line, _is_reply_to(target))
     if stands is not line:
-        raise Conflict(f"question {target} was answered or timed out a moment ago; your reply was not delivered")
+        raise Conflict(
+            f"question {target} was answered or timed out a moment ago; your reply was not delivered"
+        )
     if ctx.hub is not None:
         ctx.hub.reply_arrived(cid, target)
     return Outcome(data=ReplyResult(conversation_id=cid, message_seq=target, delivered=True))

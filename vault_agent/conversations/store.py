@@ -152,7 +152,9 @@ class ConversationStore:
             log.warning("conversation record skipped: corrupt from its first line (id %s)", cid)
             raise NotFound("that conversation's record is corrupt and was skipped")
         if end != len(data):
-            log.warning("conversation record %s: %d trailing bytes ignored (torn or corrupt)", cid, len(data) - end)
+            log.warning(
+                "conversation record %s: %d trailing bytes ignored (torn or corrupt)", cid, len(data) - end
+            )
         return lines
 
     def read_many(self, cids: Iterable[str]) -> list[tuple[str, list[Line]]]:

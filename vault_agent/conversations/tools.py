@@ -59,7 +59,9 @@ def hub_of(ctx: ConvContext) -> ConversationHub:
                 clock=ctx.conversation_clock or time.time,
             )
 
-            def record(tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None) -> None:
+            def record(
+                tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+            ) -> None:
                 observe_write(built, tool, rel, before, after, moved_to)
 
             ctx.write_observer = record
@@ -77,7 +79,12 @@ def _sha(data: bytes) -> str:
 
 # ----------------------------------------------------------------------------- recording
 def observe_write(
-    hub: ConversationHub, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+    hub: ConversationHub,
+    tool: str,
+    rel: str,
+    before: bytes | None,
+    after: bytes | None,
+    moved_to: str | None = None,
 ) -> None:
     """Record one write of the current session (after None: deleted), keeping the bytes for undo.
 
@@ -116,8 +123,14 @@ def record_call(
         return  # its `end` line is the record of that call
     hub = hub_of(ctx)
     paths = [v[:500] for k in PATH_KEYS if isinstance(v := arguments.get(k), str) and v]
-    line: Line = {"t": "call", "at": hub.clock(), "tool": tool[:100], "paths": paths, "outcome": outcome,
-                  "ms": round(ms, 1)}
+    line: Line = {
+        "t": "call",
+        "at": hub.clock(),
+        "tool": tool[:100],
+        "paths": paths,
+        "outcome": outcome,
+        "ms": round(ms, 1),
+    }
     if ctx.settings.conversations_record_queries:
         queries = [v[:1000] for k in QUERY_KEYS if isinstance(v := arguments.get(k), str)]
         if queries:
@@ -130,7 +143,9 @@ def _checked_text(text: str, what: str, cap: int, *, required: bool) -> str:
     if required and not text.strip():
         raise InvalidParameter(f"parameter '{what}' must not be empty")
     if len(text) > cap:
-        raise TooLarge(f"parameter '{what}' must be at most {cap:,} characters; shorten it or split it into several")
+        raise TooLarge(
+            f"parameter '{what}' must be at most {cap:,} characters; shorten it or split it into several"
+        )
     return text
 
 
@@ -153,16 +168,44 @@ def send_message(
     channel, hub = _channel(), hub_of(ctx)
     cid, seq = hub.next_message_seq(channel)
     at = hub.clock()
-    hub.append(channel, [{"t": "message", "at": at, "seq": seq, "text": text, "priority": priority,
-                          "expect_reply": expect_reply}])
-    event = {"type": "message", "conversation_id": cid, "seq": seq, "at": iso(at), "client": channel.client,
-             "priority": priority, "expect_reply": expect_reply, "text": text}
+    hub.append(
+        channel,
+        [
+            {
+                "t": "message",
+                "at": at,
+                "seq": seq,
+                "text": text,
+                "priority": priority,
+                "expect_reply": expect_reply,
+            }
+        ],
+    )
+    event = {
+        "type": "message",
+        "conversation_id": cid,
+        "seq": seq,
+        "at": iso(at),
+        "client": channel.client,
+        "priority": priority,
+        "expect_reply": expect_reply,
+        "text": text,
+    }
     delivered = hub.publish(event) + (1 if channel.notify(event) else 0)
     result = SendResult(conversation_id=cid, message_seq=seq, delivered_to=delivered)
     if expect_reply:
         answer = _ask(hub, channel, cid, seq, text)
-        hub.publish({"type": "reply", "conversation_id": cid, "seq": seq, "at": iso(hub.clock()),
-                     "reply": answer.reply, "reason": answer.reason, "via": answer.via})
+        hub.publish(
+            {
+                "type": "reply",
+                "conversation_id": cid,
+                "seq": seq,
+                "at": iso(hub.clock()),
+                "reply": answer.reply,
+                "reason": answer.reason,
+                "via": answer.via,
+            }
+        )
         result.reply, result.reason = answer.reply, answer.reason  # type: ignore[assignment]
         result.reply_via, result.note = answer.via, answer.note
     return Outcome(data=result)
@@ -175,12 +218,16 @@ def _ask(hub: ConversationHub, channel: Channel, cid: str, seq: int, text: str) 
         return wait_for_reply(hub, channel, cid, seq, text)
     if reply is not None and len(reply) > MAX_MESSAGE_CHARS:
         reply = reply[:MAX_MESSAGE_CHARS]
-    hub.append(channel, [{"t": "reply", "at": hub.clock(), "seq": seq, "reply": reply, "reason": reason,
-                          "via": "client"}])
+    hub.append(
+        channel,
+        [{"t": "reply", "at": hub.clock(), "seq": seq, "reply": reply, "reason": reason, "via": "client"}],
+    )
     note = None
     if reason == "timeout":
-        note = (f"nobody answered the question in the client within {int(hub.reply_timeout_s)} seconds; "
-                "ask it in your own reply to the user instead")
+        note = (
+            f"nobody answered the question in the client within {int(hub.reply_timeout_s)} seconds; "
+            "ask it in your own reply to the user instead"
+        )
     return Answer(reply, reason, "client" if reply is not None else None, note)
 
 
@@ -320,7 +367,22 @@ def end_by_user(ctx: ConvContext, cid: str) -> Outcome[EndResult]:
     now = _now(ctx)
     if end_line(lines) is None:
         title, summary = digest(lines)
-        store.append(cid, [{"t": "end", "at": now, "reason": "user", "title": title, "summary": summary,
-                            "summary_source": "digest"}])
+        store.append(
+            cid,
+            [
+                {
+                    "t": "end",
+                    "at": now,
+                    "reason": "user",
+                    "title": title,
+                    "summary": summary,
+                    "summary_source": "digest",
+                }
+            ],
+        )
         lines = store.read(cid)
-    return Outcome(data=EndResult(conversation=summary_of(cid, lines, now, ctx.settings.conversations_idle_minutes * 60.0)))
+    return Outcome(
+        data=EndResult(
+            conversation=summary_of(cid, lines, now, ctx.settings.conversations_idle_minutes * 60.0)
+        )
+    )

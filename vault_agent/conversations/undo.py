@@ -70,11 +70,21 @@ def _refusal(plans: list[FilePlan]) -> Conflict:
     return Conflict(f"{len(bad)} file(s) cannot be undone, so nothing was undone ({shown}{more})")
 
 
-def _record(store: ConversationStore, cid: str, outcome: str, reason: str | None, states: dict[str, str],
-            plans: list[FilePlan]) -> None:
+def _record(
+    store: ConversationStore,
+    cid: str,
+    outcome: str,
+    reason: str | None,
+    states: dict[str, str],
+    plans: list[FilePlan],
+) -> None:
     files = [
-        {"path": p.item.path, "action": p.item.action, "state": states.get(p.item.path, "untouched"),
-         "sha": sha256_hex(p.restored) if p.restored is not None else None}
+        {
+            "path": p.item.path,
+            "action": p.item.action,
+            "state": states.get(p.item.path, "untouched"),
+            "sha": sha256_hex(p.restored) if p.restored is not None else None,
+        }
         for p in plans
         if p.item.status == "planned"
     ]
@@ -85,7 +95,12 @@ def _record(store: ConversationStore, cid: str, outcome: str, reason: str | None
 
 
 def undo_conversation(
-    ctx: FilesContext, cid: str, *, apply: bool, merge: bool = False, before_swap: Callable[[], None] | None = None
+    ctx: FilesContext,
+    cid: str,
+    *,
+    apply: bool,
+    merge: bool = False,
+    before_swap: Callable[[], None] | None = None,
 ) -> Outcome[UndoResult]:
     """Plan (or, with `apply`, perform) the revert of conversation `cid`'s writes.
 
@@ -102,8 +117,13 @@ def undo_conversation(
     read_now = _reader(ctx)
     plans = plan_undo(store, cid, lines, read_now, merge_edits=merge, with_diffs=not apply)
     manual = _not_undoable(lines, {p.item.path for p in plans})
-    result = UndoResult(conversation_id=cid, dry_run=not apply, merge=merge, files=[p.item for p in plans],
-                        not_undoable=manual)
+    result = UndoResult(
+        conversation_id=cid,
+        dry_run=not apply,
+        merge=merge,
+        files=[p.item for p in plans],
+        not_undoable=manual,
+    )
     if not apply:
         return Outcome(data=result)
     if any(p.item.status == "conflict" for p in plans):
@@ -113,20 +133,27 @@ def undo_conversation(
         return Outcome(data=result)  # every file is already undone: nothing to do, nothing to record
     with ctx.write_lock.hold():
         try:
-            report = swap_all(ctx, [Change(p.item.path, p.now, p.restored) for p in todo], before_swap=before_swap)
+            report = swap_all(
+                ctx, [Change(p.item.path, p.now, p.restored) for p in todo], before_swap=before_swap
+            )
         except SwapFailed as exc:
-            states = {rel: "rolled back" for rel in exc.rolled_back} | {rel: "left restored" for rel in exc.left}
+            states = {rel: "rolled back" for rel in exc.rolled_back} | {
+                rel: "left restored" for rel in exc.left
+            }
             outcome = "failed" if exc.left else "rolled back"
             _record(store, cid, outcome, f"'{display(exc.failed)}': {exc.message}", states, todo)
             raise Conflict(_swap_failure_message(exc)) from None
         except VaultAgentError as exc:  # while staging: no file changed
             _record(store, cid, "failed", exc.message, {}, todo)
             if isinstance(exc, Conflict):
-                raise Conflict(f"{exc.message}; nothing was undone. Run the dry run again to see each file") from None
+                raise Conflict(
+                    f"{exc.message}; nothing was undone. Run the dry run again to see each file"
+                ) from None
             raise
         _record(store, cid, "done", None, dict.fromkeys(report.done, "restored"), todo)
     seq, warnings = events.record(
-        ctx, [("delete", rel, None) if rel in report.trashed_to else ("upsert", rel, None) for rel in report.done]
+        ctx,
+        [("delete", rel, None) if rel in report.trashed_to else ("upsert", rel, None) for rel in report.done],
     )
     _info, warnings = events.finish(ctx, seq, warnings, False)
     for p in todo:
@@ -137,7 +164,11 @@ def undo_conversation(
 def _swap_failure_message(exc: SwapFailed) -> str:
     if exc.left:
         shown = ", ".join(display(r) for r in exc.left[:SHOWN_IN_ERRORS])
-        return (f"{exc.message}, and {len(exc.left)} file(s) already undone could not be put back ({shown}); "
-                "they stay undone. Run the dry run again to see each file")
-    return (f"{exc.message}; the {len(exc.rolled_back)} file(s) already undone were put back, so nothing "
-            "was undone. Run the dry run again to see each file")
+        return (
+            f"{exc.message}, and {len(exc.left)} file(s) already undone could not be put back ({shown}); "
+            "they stay undone. Run the dry run again to see each file"
+        )
+    return (
+        f"{exc.message}; the {len(exc.rolled_back)} file(s) already undone were put back, so nothing "
+        "was undone. Run the dry run again to see each file"
+    )

@@ -68,7 +68,11 @@ def undone_marks(lines: list[Line]) -> dict[str, str]:
             marks.pop(str(line.get("path")), None)
         elif line.get("t") == "undo" and isinstance(files, list):
             for entry in files:
-                if isinstance(entry, dict) and entry.get("state") == "restored" and isinstance(entry.get("path"), str):
+                if (
+                    isinstance(entry, dict)
+                    and entry.get("state") == "restored"
+                    and isinstance(entry.get("path"), str)
+                ):
                     marks[entry["path"]] = _at(line)
     return marks
 
@@ -98,20 +102,26 @@ def merge_out(
 ) -> tuple[bytes | None, str]:
     """The file now without the agent's writes (newest first), or (None, why not)."""
     if now is None or any(w.get("before_sha") is None or w.get("after_sha") is None for w in writes):
-        return None, ("the agent created or deleted it and someone else changed it too, so there is no "
-                      "version to merge into; restore it by hand")
+        return None, (
+            "the agent created or deleted it and someone else changed it too, so there is no "
+            "version to merge into; restore it by hand"
+        )
     text = now
     for w in reversed(writes):
         after_sha, before_sha = str(w["after_sha"]), str(w["before_sha"])
         after = now if _sha(now) == after_sha else store.old_bytes(cid, after_sha)
         before = store.old_bytes(cid, before_sha)
         if after is None or before is None:
-            return None, (f"the agent's own result of its write at {_at(w)} was not kept (recorded by an "
-                          "older version), so its changes cannot be told apart from the other edits")
+            return None, (
+                f"the agent's own result of its write at {_at(w)} was not kept (recorded by an "
+                "older version), so its changes cannot be told apart from the other edits"
+            )
         merged = merge(after, text, before)
         if merged is None:
-            return None, (f"the agent's write at {_at(w)} and someone else's edit changed the same lines; "
-                          "resolve it by hand")
+            return None, (
+                f"the agent's write at {_at(w)} and someone else's edit changed the same lines; "
+                "resolve it by hand"
+            )
         text = merged
     return text, ""
 
@@ -124,28 +134,47 @@ def _kept(target: bytes, merged: bytes) -> str:
 
 
 def plan_file(
-    store: ConversationStore, cid: str, rel: str, writes: list[Line], now: bytes | None,
-    marks: dict[str, str], merge_edits: bool,
+    store: ConversationStore,
+    cid: str,
+    rel: str,
+    writes: list[Line],
+    now: bytes | None,
+    marks: dict[str, str],
+    merge_edits: bool,
 ) -> FilePlan:
     """The plan of one file (see the module docstring)."""
     first_before = writes[0].get("before_sha")
     action: UndoAction = "remove" if first_before is None else "restore"
     target = None if first_before is None else store.old_bytes(cid, str(first_before))
 
-    def result(status: UndoStatus, restored: bytes | None = None, *, reason: str | None, kept: str | None = None,
-               merged: bool = False) -> FilePlan:
-        item = UndoItem(path=rel, action="merge" if merged else action, status=status, reason=reason, kept=kept)
+    def result(
+        status: UndoStatus,
+        restored: bytes | None = None,
+        *,
+        reason: str | None,
+        kept: str | None = None,
+        merged: bool = False,
+    ) -> FilePlan:
+        item = UndoItem(
+            path=rel, action="merge" if merged else action, status=status, reason=reason, kept=kept
+        )
         return FilePlan(item, now, restored)
 
     if first_before is not None and target is None:
-        return result("conflict", reason=f"the bytes from before the agent's first write at {_at(writes[0])} "
-                                         "were not kept; restore it by hand")
+        return result(
+            "conflict",
+            reason=f"the bytes from before the agent's first write at {_at(writes[0])} "
+            "were not kept; restore it by hand",
+        )
     if rel in marks:
         changed = "" if now == target else ", and it changed since"
         return result("undone", reason=f"undone at {marks[rel]}{changed}")
     if now is None and target is None:  # the agent created it, and it is gone: moved or deleted since
-        return result("conflict", reason=f"it no longer exists where the agent created it at {_at(writes[0])} "
-                                         "(moved or deleted since); find it and remove it by hand")
+        return result(
+            "conflict",
+            reason=f"it no longer exists where the agent created it at {_at(writes[0])} "
+            "(moved or deleted since); find it and remove it by hand",
+        )
     if now == target:
         return result("undone", reason="it already holds what it held before the agent's first write")
     gaps = chain_gaps(writes, _sha(now))
@@ -160,13 +189,20 @@ def plan_file(
 
 
 def plan_undo(
-    store: ConversationStore, cid: str, lines: list[Line], read_now: Callable[[str], bytes | None],
-    *, merge_edits: bool, with_diffs: bool,
+    store: ConversationStore,
+    cid: str,
+    lines: list[Line],
+    read_now: Callable[[str], bytes | None],
+    *,
+    merge_edits: bool,
+    with_diffs: bool,
 ) -> list[FilePlan]:
     """The plan of every file the conversation wrote, in the order first written."""
     marks = undone_marks(lines)
-    plans = [plan_file(store, cid, rel, writes, read_now(rel), marks, merge_edits)
-             for rel, writes in writes_per_file(lines).items()]
+    plans = [
+        plan_file(store, cid, rel, writes, read_now(rel), marks, merge_edits)
+        for rel, writes in writes_per_file(lines).items()
+    ]
     if with_diffs:
         budget = DIFF_CHARS_TOTAL
         for plan in plans:

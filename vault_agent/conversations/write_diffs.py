@@ -44,11 +44,16 @@ def write_diffs(store: ConversationStore, cid: str, entries: list[dict[str, Any]
         before, known_before = _side(store, cid, entry.get("before_sha"))
         after, known_after = _side(store, cid, entry.get("after_sha"))
         if not (known_before and known_after):
-            out[i] = WriteDiff(diff=None, missing="the bytes of this write were not kept (an older record, "
-                                                  "or removed with the conversation's old bytes)")
+            out[i] = WriteDiff(
+                diff=None,
+                missing="the bytes of this write were not kept (an older record, "
+                "or removed with the conversation's old bytes)",
+            )
             continue
         if budget <= 0:
-            out[i] = WriteDiff(diff=None, missing="not shown: this page already shows the most diff text it may")
+            out[i] = WriteDiff(
+                diff=None, missing="not shown: this page already shows the most diff text it may"
+            )
             continue
         text, cut = unified(entry["path"], before, after, max_chars=min(DIFF_CHARS_PER_WRITE, budget))
         budget -= len(text)

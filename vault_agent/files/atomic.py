@@ -243,4 +243,3 @@ def verify_fd(fd: int, rel: str, data: bytes) -> None:
             f"'{display(rel)}' did not read back as written (another program wrote it at once); "
             "read it again before retrying"
         )
-

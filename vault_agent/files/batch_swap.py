@@ -186,7 +186,9 @@ def _put_back(s: _Staged, aside: str) -> None:
     try:
         rename_noreplace(s.dir_fd, aside, s.dir_fd, s.leaf)
     except FileExistsError:
-        log.warning("undo: a file was created under a name being rolled back; the older one went to the trash")
+        log.warning(
+            "undo: a file was created under a name being rolled back; the older one went to the trash"
+        )
         raise
     fsync_dir(s.dir_fd)
 

@@ -71,8 +71,15 @@ def create_file(
     """
     options = WriteOptions(dry_run, expected_sha256, wait_for_index)
     applied, written = write_content(
-        ctx, "vault_create", normalize_rel_path(path), "create", content, _whole, options,
-        exist="must_not_exist", create_parents=True,
+        ctx,
+        "vault_create",
+        normalize_rel_path(path),
+        "create",
+        content,
+        _whole,
+        options,
+        exist="must_not_exist",
+        create_parents=True,
     )
     return _write_result(applied, written, dry_run)
 
@@ -99,8 +106,15 @@ def write_file(
     action: Action = "append" if mode == "append" else "overwrite"
     combine = _append if mode == "append" else _whole
     applied, written = write_content(
-        ctx, "vault_write", normalize_rel_path(path), action, content, combine, options,
-        exist="must_exist", missing=_missing_for_write,
+        ctx,
+        "vault_write",
+        normalize_rel_path(path),
+        action,
+        content,
+        combine,
+        options,
+        exist="must_exist",
+        missing=_missing_for_write,
     )
     return _write_result(applied, written, dry_run)
 
@@ -128,8 +142,16 @@ def put_file(
     rel = normalize_rel_path(path)
     exists = _exists(ctx, rel)
     applied, written = write_content(
-        ctx, "write_file", rel, "overwrite" if exists else "create", content, _whole, options,
-        exist="must_exist" if exists else "must_not_exist", missing=_missing_for_write, create_parents=True,
+        ctx,
+        "write_file",
+        rel,
+        "overwrite" if exists else "create",
+        content,
+        _whole,
+        options,
+        exist="must_exist" if exists else "must_not_exist",
+        missing=_missing_for_write,
+        create_parents=True,
     )
     return _write_result(applied, written, dry_run)
 
@@ -186,7 +208,13 @@ def replace_text(
 
     options = WriteOptions(dry_run, expected_sha256, wait_for_index)
     applied, count = edit_text(
-        ctx, "vault_replace", normalize_rel_path(path), "replace", replace_all, options, texts=[(replace, "replace")]
+        ctx,
+        "vault_replace",
+        normalize_rel_path(path),
+        "replace",
+        replace_all,
+        options,
+        texts=[(replace, "replace")],
     )
     diff, truncated = change_diff(applied, dry_run)
     data = ReplaceResult(

@@ -59,10 +59,14 @@ def _form(
         if old_text is None or new_text is None:
             raise InvalidParameter("a search/replace edit needs both 'old_text' and 'new_text'")
         if old_text == "":
-            raise InvalidParameter("parameter 'old_text' must not be empty; use 'insert_after_line' to add text")
+            raise InvalidParameter(
+                "parameter 'old_text' must not be empty; use 'insert_after_line' to add text"
+            )
     elif form == "insert":
         if (insert_after_line is None) == (insert_before_line is None):
-            raise InvalidParameter("an insert needs exactly one of 'insert_after_line' or 'insert_before_line'")
+            raise InvalidParameter(
+                "an insert needs exactly one of 'insert_after_line' or 'insert_before_line'"
+            )
         if content is None:
             raise InvalidParameter("an insert needs 'content'")
     return form
@@ -166,7 +170,9 @@ def edit_file(
     options = WriteOptions(dry_run, expected_sha256, wait_for_index)
     texts = [(new_text, "new_text"), (content, "content")]
     applied, count = edit_text(ctx, tool, normalize_rel_path(path), "edit", apply_form, options, texts=texts)
-    diff, truncated = unified(applied.rel, applied.before, applied.after)  # an edit always answers with its diff
+    diff, truncated = unified(
+        applied.rel, applied.before, applied.after
+    )  # an edit always answers with its diff
     data = EditResult(
         path=applied.rel,
         operation=form,

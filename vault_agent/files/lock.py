@@ -59,4 +59,3 @@ class WriteLock:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
-

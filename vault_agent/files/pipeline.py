@@ -60,7 +60,9 @@ def check_sha(expected: str | None) -> str | None:
     if expected is None:
         return None
     if not isinstance(expected, str) or not _SHA_RE.match(expected):
-        raise InvalidParameter("parameter 'expected_sha256' must be 64 hexadecimal characters (the sha256 of the file)")
+        raise InvalidParameter(
+            "parameter 'expected_sha256' must be 64 hexadecimal characters (the sha256 of the file)"
+        )
     return expected.lower()
 
 
@@ -74,13 +76,17 @@ def encode_content(content: str, what: str = "content") -> bytes:
         TooLarge: over MAX_CONTENT_BYTES. InvalidParameter: lone surrogates, or NUL.
     """
     if "\x00" in content:
-        raise InvalidParameter(f"parameter '{what}' contains a NUL character (U+0000); notes are text, remove it")
+        raise InvalidParameter(
+            f"parameter '{what}' contains a NUL character (U+0000); notes are text, remove it"
+        )
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidParameter(f"parameter '{what}' is not valid Unicode text") from None
     if len(data) > MAX_CONTENT_BYTES:
-        raise TooLarge(f"parameter '{what}' is larger than {MAX_CONTENT_BYTES:,} bytes; split it into several appends")
+        raise TooLarge(
+            f"parameter '{what}' is larger than {MAX_CONTENT_BYTES:,} bytes; split it into several appends"
+        )
     return data
 
 
@@ -207,7 +213,12 @@ def apply_change(
 
 
 def observe_write(
-    ctx: FilesContext, tool: str, rel: str, before: bytes | None, after: bytes | None, moved_to: str | None = None
+    ctx: FilesContext,
+    tool: str,
+    rel: str,
+    before: bytes | None,
+    after: bytes | None,
+    moved_to: str | None = None,
 ) -> None:
     """Tell the conversation recorder, when one is installed, what a write replaced (for undo)."""
     observer = ctx.write_observer

@@ -126,7 +126,9 @@ def plan_note(text: str, rename: TagRename) -> tuple[str, int, int] | None:
     return text, counts["frontmatter"], counts["body"]
 
 
-def _plan(ctx: FilesContext, rels: list[str], rename: TagRename) -> tuple[list[NotePlan], list[TagNoteSkipped]]:
+def _plan(
+    ctx: FilesContext, rels: list[str], rename: TagRename
+) -> tuple[list[NotePlan], list[TagNoteSkipped]]:
     plans: list[NotePlan] = []
     skipped: list[TagNoteSkipped] = []
     for rel in sorted(set(rels)):
@@ -205,7 +207,9 @@ def _change(plan: NotePlan) -> TagNoteChange:
     )
 
 
-def _apply(ctx: FilesContext, plans: list[NotePlan]) -> tuple[list[NotePlan], list[TagNoteSkipped], int | None]:
+def _apply(
+    ctx: FilesContext, plans: list[NotePlan]
+) -> tuple[list[NotePlan], list[TagNoteSkipped], int | None]:
     """Write each planned note through the pipeline; (written, skipped, last event seq)."""
     written: list[NotePlan] = []
     skipped: list[TagNoteSkipped] = []

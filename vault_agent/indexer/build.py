@@ -34,7 +34,17 @@ from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 
-__all__ = ["TASK_NOTES", "CommitHook", "Indexer", "NoteInfo", "Progress", "PublishHook", "build_index", "open_writer_dirs", "parse_batch"]
+__all__ = [
+    "TASK_NOTES",
+    "CommitHook",
+    "Indexer",
+    "NoteInfo",
+    "Progress",
+    "PublishHook",
+    "build_index",
+    "open_writer_dirs",
+    "parse_batch",
+]
 
 log = logging.getLogger("vault_agent.indexer")
 
@@ -355,7 +365,9 @@ class Indexer:
         return self.apply(events, progress, skipped)
 
 
-def open_writer_dirs(settings: Settings, lock: WriterLock, before_publish: PublishHook | None = None) -> Indexer:
+def open_writer_dirs(
+    settings: Settings, lock: WriterLock, before_publish: PublishHook | None = None
+) -> Indexer:
     """Writer start-up common to `index` and the engine: lock, recover log, clear tmp, load."""
     lock.acquire()
     os.makedirs(settings.index_dir, exist_ok=True)
@@ -409,7 +421,9 @@ def build_index(
             finally:
                 idx.commit_hook = None
             if embedder.model_failed:
-                log.warning("semantic model failed to load (%s); the index is lexical only", embedder.last_error)
+                log.warning(
+                    "semantic model failed to load (%s); the index is lexical only", embedder.last_error
+                )
         GarbageCollector(idx.index_dir).collect()
         assert idx.manifest is not None
         return idx.manifest

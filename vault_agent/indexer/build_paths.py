@@ -27,7 +27,10 @@ def walk_paths(vault: Vault) -> tuple[list[str], dict[str, int]]:
 
 
 def event_paths(
-    vault: Vault, notes: Mapping[str, KnownNote], events: Sequence[Event], scanned_skipped: dict[str, int] | None
+    vault: Vault,
+    notes: Mapping[str, KnownNote],
+    events: Sequence[Event],
+    scanned_skipped: dict[str, int] | None,
 ) -> tuple[list[str], dict[str, int] | None]:
     """The note paths `events` ask to re-read (sorted), and the skipped counts (a rescan of
     the whole vault counts them again; else `scanned_skipped`, the caller's own scan's).

@@ -97,7 +97,9 @@ class Writer(FaultRecovery):
         self._reconciler: Reconciler | None = None
         self._gc: GarbageCollector | None = None
         self._echoes: ToolEchoes | None = None
-        self._semantic = SemanticIndexer(self.index_dir, wake=self._batcher.wake, spawn=self._supervisor.spawn)
+        self._semantic = SemanticIndexer(
+            self.index_dir, wake=self._batcher.wake, spawn=self._supervisor.spawn
+        )
 
     # ----- public state ----------------------------------------------------------------
     @property
@@ -153,7 +155,11 @@ class Writer(FaultRecovery):
             if self.watch:
                 add_problem_listener(self._on_problem)
                 self._keeper = WatchKeeper(
-                    idx.vault, idx.log.dir, self._event_handler, self._supervisor, self.settings.index_dir_in_vault()
+                    idx.vault,
+                    idx.log.dir,
+                    self._event_handler,
+                    self._supervisor,
+                    self.settings.index_dir_in_vault(),
                 )
                 self._keeper.start()
             self._set_phase("building")

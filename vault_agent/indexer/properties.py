@@ -39,10 +39,22 @@ class _Rows:
     def full(self) -> bool:
         return len(self.rows) >= MAX_ROWS
 
-    def add(self, key: str, item: int, is_list: bool, kind: str, typed: tuple[Any, ...] | None = None) -> None:
+    def add(
+        self, key: str, item: int, is_list: bool, kind: str, typed: tuple[Any, ...] | None = None
+    ) -> None:
         s, n, d, b = typed[1:] if typed is not None else (None, None, None, None)
         self.rows.append(
-            {"path": self.rel, "key": key, "item": item, "is_list": is_list, "kind": kind, "s": s, "n": n, "d": d, "b": b}
+            {
+                "path": self.rel,
+                "key": key,
+                "item": item,
+                "is_list": is_list,
+                "kind": kind,
+                "s": s,
+                "n": n,
+                "d": d,
+                "b": b,
+            }
         )
 
     def value(self, key: str, value: Any, depth: int) -> None:

@@ -188,7 +188,11 @@ CHUNKS_ROW_GROUP_SIZE = 1024
 # vault_query reads one property's or one tag's rows (key-sorted files): small row groups let
 # a filter skip the rest by their statistics (a 8192-row group of props decodes ~0.4 MB).
 KEYED_ROW_GROUP_SIZE = 1024
-ROW_GROUP_SIZES = {"chunks": CHUNKS_ROW_GROUP_SIZE, "props": KEYED_ROW_GROUP_SIZE, "tags": KEYED_ROW_GROUP_SIZE}
+ROW_GROUP_SIZES = {
+    "chunks": CHUNKS_ROW_GROUP_SIZE,
+    "props": KEYED_ROW_GROUP_SIZE,
+    "tags": KEYED_ROW_GROUP_SIZE,
+}
 
 
 class SegmentWriter:

@@ -52,9 +52,7 @@ def _floor(index_dir: Path) -> int:
     return m.applied_seq if m else 0
 
 
-def record_changes(
-    settings: Settings, changes: list[ToolChange], writer: Writer | None = None
-) -> int:
+def record_changes(settings: Settings, changes: list[ToolChange], writer: Writer | None = None) -> int:
     """Append the changes as one batch; returns the seq that covers all of them.
 
     Raises:

@@ -102,7 +102,12 @@ class WatchKeeper:
                 self._stop_locked()
                 return "missing" if was_missing else "vanished"
             observer = self._observer
-            if not self.missing and identity == self._identity and observer is not None and observer_healthy(observer):
+            if (
+                not self.missing
+                and identity == self._identity
+                and observer is not None
+                and observer_healthy(observer)
+            ):
                 return "ok"
             cause = (
                 "vault folder returned"

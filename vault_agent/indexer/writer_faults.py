@@ -98,7 +98,11 @@ class FaultRecovery:
         then let the build loop rebuild the index there (state_dir.py). A state dir inside
         a vault folder that is gone went with it: nothing is made (recreating it would make
         an empty vault folder); the lock file is back when the folder is."""
-        if self._state_in_vault and self._indexer is not None and self._indexer.vault.io.root_identity() is None:
+        if (
+            self._state_in_vault
+            and self._indexer is not None
+            and self._indexer.vault.io.root_identity() is None
+        ):
             return
         with self._state_guard:
             if self._state_lost or self._lock.intact():
@@ -109,7 +113,9 @@ class FaultRecovery:
                 # Another process locked the new file first (possible only without abstract
                 # lock names), or the folder cannot be made again: retried every heartbeat.
                 if self._staleness.report("lock-lost"):
-                    log.error("the index folder was deleted and cannot be taken again (%s)", type(exc).__name__)
+                    log.error(
+                        "the index folder was deleted and cannot be taken again (%s)", type(exc).__name__
+                    )
                 return
             self._state_lost = True
         self._staleness.report("index-folder-deleted")

@@ -201,7 +201,9 @@ class PathRules:
 
     def is_protected(self, rel: str) -> bool:
         """True inside a protected folder by name (any depth) or by path (the state dir)."""
-        if self.protected_paths and under_any("/".join(fold(p) for p in rel.split("/")), self.protected_paths):
+        if self.protected_paths and under_any(
+            "/".join(fold(p) for p in rel.split("/")), self.protected_paths
+        ):
             return True
         return is_protected(rel, self.extra_protected)
 

@@ -70,7 +70,9 @@ def _join(rel_dir: str, name: str) -> str:
     return f"{rel_dir}/{name}" if rel_dir else name
 
 
-def _kept_names(entries: list[os.DirEntry[str]], rel_dir: str, rules: PathRules, rep: WalkReport) -> dict[str, str]:
+def _kept_names(
+    entries: list[os.DirEntry[str]], rel_dir: str, rules: PathRules, rep: WalkReport
+) -> dict[str, str]:
     """NFC name -> on-disk name of the entries of one folder the walk keeps."""
     seen: dict[str, str] = {}
     for entry in entries:

@@ -21,7 +21,9 @@ MAX_CHUNKS_PER_NOTE = 2_000  # chunk documents read per hit note (a bound, not a
 __all__ = ["engine_details"]
 
 
-def engine_details(index: Any, searcher: Any, keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
+def engine_details(
+    index: Any, searcher: Any, keys: Iterable[tuple[str, int]]
+) -> dict[tuple[str, int], bytes]:
     """Stored detail blobs for (path, chunk ordinal) keys; keys not found are absent."""
     import tantivy
 

@@ -240,7 +240,9 @@ def vault_read(
             section_read.find_section.
     """
     doc = load_text(vault, path, reader, tool)
-    address = choose_address(has_range, section_id, heading, doc.resolution.heading if doc.resolution else (), "range")
+    address = choose_address(
+        has_range, section_id, heading, doc.resolution.heading if doc.resolution else (), "range"
+    )
     if not full and not has_range and address is None:
         raise InvalidParameter(
             "give 'range' (the lines to read), 'section_id' or 'heading' (one section), or 'full' to read to the end"

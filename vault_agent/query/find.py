@@ -210,11 +210,15 @@ def _run_pass(
                 cands[key].rank = r.rank
                 cands[key].lead = r.lead
             else:
-                cands[key] = Cand(r.path, r.ordinal, r.start, r.end, False, r.overlap, r.terms, r.rank, r.lead)
+                cands[key] = Cand(
+                    r.path, r.ordinal, r.start, r.end, False, r.overlap, r.terms, r.rank, r.lead
+                )
         total = len(cands)
         if budget.over():
             cutoff = "time_budget"
-    ordered = sorted(cands.values(), key=lambda c: (not c.exact, c.rank, -c.overlap, c.path, c.start, c.ordinal))
+    ordered = sorted(
+        cands.values(), key=lambda c: (not c.exact, c.rank, -c.overlap, c.path, c.start, c.ordinal)
+    )
     if len(ordered) > cap or total > cap:
         cutoff = cutoff or "candidate_cap"
     return Pass(int(files), int(nodes), ordered[:cap], total, cutoff, stage1_ran)
@@ -317,6 +321,7 @@ def vault_find(
         if index is not None:
             view.con.register("q_full", chunks_with_all(index, tokens, dead_paths(view.con), budget))
         try:
+
             def stage1(where: str, params: list[Any], v: SnapshotView = view) -> tuple[list[Ranked], int]:
                 ranked, seen_chunks, w = ranked_candidates(reader, v, query, tokens, where, params)
                 weights.update(w)

@@ -65,7 +65,10 @@ def folder_tree(
     nodes: dict[int, TreeNode] = {}
     for code in order[:limit]:
         node = TreeNode(
-            path=vocab.name(code), note_count=int(counts[code]), child_folders=int(children[code]), children=[]
+            path=vocab.name(code),
+            note_count=int(counts[code]),
+            child_folders=int(children[code]),
+            children=[],
         )
         nodes[code] = node
         up = int(parent[code])

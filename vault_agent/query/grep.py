@@ -141,7 +141,9 @@ def vault_search(
                 raise  # the filters are answered from the snapshot only
             hits = None
     if hits is None:
-        hits = disk_hits(vault, matcher, _from(list(iter_scope(vault, scope)), after), want + 1, budget, after)
+        hits = disk_hits(
+            vault, matcher, _from(list(iter_scope(vault, scope)), after), want + 1, budget, after
+        )
     hits.sort(key=lambda h: (h.path, h.line))
     out = [
         SearchHit(path=h.path, snippet=snippet(h.text, matcher, h.matched), line=h.line) for h in hits[:want]

@@ -105,8 +105,9 @@ def _walk_named(reader: SnapshotReader) -> Named:
     return {rule: sorted(set(paths)) for rule, paths in named.items()}, capped
 
 
-def _walk_cached(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any],
-                 clock: Callable[[], float]) -> Named:
+def _walk_cached(
+    reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any], clock: Callable[[], float]
+) -> Named:
     key = (view.manifest.snapshot_id, tuple(sorted(view.manifest.skipped.items())))
     lock = cache.setdefault(WALK_CACHE_KEY + ".lock", threading.Lock())
     with lock:  # one walk at a time, whatever the number of pages asked at once
@@ -179,13 +180,20 @@ def missing_files(
                 continue
             want = size - len(files)
             if rule in WALK_RULES:
-                files += [MissingFile(path=p, rule=rule, reason=WALK_RULES[rule])
-                          for p in named[rule][skip : skip + want]]
+                files += [
+                    MissingFile(path=p, rule=rule, reason=WALK_RULES[rule])
+                    for p in named[rule][skip : skip + want]
+                ]
             else:
                 files += _snapshot_slice(view, rule, skip, want)
             skip = 0
         total = sum(counts.values())
         end = start + len(files)
-        data = MissingFiles(files=files, counts={r: n for r, n in counts.items() if n}, total=total,
-                            next_cursor=str(end) if end < total else None, names_capped=capped)
+        data = MissingFiles(
+            files=files,
+            counts={r: n for r, n in counts.items() if n},
+            total=total,
+            next_cursor=str(end) if end < total else None,
+            names_capped=capped,
+        )
         return Outcome(data=data, warnings=view.warnings(), freshness=view.freshness)

@@ -137,7 +137,9 @@ def get_note(
         lines = split_lines(text)
         last = span.last_line(len(lines))
         source = "".join(lines[span.start_line - 1 : last])
-        section = NoteSection(id=span.id, level=span.level, text=span.text, start_line=span.start_line, end_line=last)
+        section = NoteSection(
+            id=span.id, level=span.level, text=span.text, start_line=span.start_line, end_line=last
+        )
     body = source[:budget]
     data = NoteData(
         path=rel,

@@ -143,7 +143,9 @@ def next_read(note: NoteRow, heads: list[HeadingRow]) -> WarningItem:
     channel beside a raw contract (its body has no room for it: seeds 001/004)."""
     where = f"path='{display(note.path)}'"
     if not heads:
-        return WarningItem(code="NEXT_READ", message=f"no headings; read the note with vault_read({where}, full=true)")
+        return WarningItem(
+            code="NEXT_READ", message=f"no headings; read the note with vault_read({where}, full=true)"
+        )
     first = heads[0]
     return WarningItem(
         code="NEXT_READ",
@@ -221,5 +223,7 @@ def get_document_tree(reader: SnapshotReader, path: object) -> Outcome[DocumentT
         nodes = [DocNode(id=h.id, level=h.level, text=h.text, children=[]) for h in pinned.heads]
         for idx, parent in enumerate(parents(pinned.heads)):
             (root.children if parent is None else nodes[parent].children).append(nodes[idx])
-        data = DocumentTree(path=pinned.note.path, title=pinned.note.title, root=root, truncated=pinned.truncated)
+        data = DocumentTree(
+            path=pinned.note.path, title=pinned.note.title, root=root, truncated=pinned.truncated
+        )
         return pinned.outcome(data)

@@ -81,7 +81,9 @@ def term_index(
     return out
 
 
-def postings_index(reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> list[SegmentTerms] | None:
+def postings_index(
+    reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None
+) -> list[SegmentTerms] | None:
     """The row-group index of the pinned snapshot's term segments (None: use the view)."""
     try:
         return term_index(Path(reader.settings.index_dir), view.manifest, cache)

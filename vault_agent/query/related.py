@@ -138,7 +138,9 @@ def _shared_tags(view: SnapshotView, me: str) -> dict[str, list[str]]:
     return shared
 
 
-def _top_terms(view: SnapshotView, index_dir: Path, cache: dict[Any, Any], me: str, chunks: int) -> dict[str, int]:
+def _top_terms(
+    view: SnapshotView, index_dir: Path, cache: dict[Any, Any], me: str, chunks: int
+) -> dict[str, int]:
     """The note's TOP_TERMS most distinctive terms (with their live chunk counts): tf (over
     its chunks) · idf (chunk df), best first, ties by term; one-character terms left out."""
     counts = note_term_counts(view, me)
@@ -166,7 +168,9 @@ def _term_pool(index_dir: Path, view: SnapshotView, me: str, terms: list[str]) -
         return {}
     index, searcher = open_engine(index_dir, view.manifest.search_index)
     q = tantivy.Query
-    query = q.boolean_query([(tantivy.Occur.Should, q.term_query(index.schema, TERM_FIELD, t)) for t in stems])
+    query = q.boolean_query(
+        [(tantivy.Occur.Should, q.term_query(index.schema, TERM_FIELD, t)) for t in stems]
+    )
     best: dict[str, float] = {}
     for score, address in searcher.search(query, TERM_POOL, count=False).hits:
         path = str(searcher.doc(address).get_first(PATH_FIELD))

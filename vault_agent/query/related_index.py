@@ -98,7 +98,12 @@ class SegmentLinks:
 def _empty_links(rows: int) -> SegmentLinks:
     none32 = np.zeros(0, np.int32)
     return SegmentLinks(
-        np.zeros(rows + 1, np.int64), pa.array([], pa.string()), np.zeros(0, np.bool_), none32, np.zeros(0, np.int64), none32
+        np.zeros(rows + 1, np.int64),
+        pa.array([], pa.string()),
+        np.zeros(0, np.bool_),
+        none32,
+        np.zeros(0, np.int64),
+        none32,
     )
 
 
@@ -113,7 +118,9 @@ def build_segment_links(file: Path | None, columns: SegmentColumns) -> SegmentLi
     sources = row_of[paths.indices.to_numpy(zero_copy_only=False)] if len(paths) else np.zeros(0, np.int32)
     keep = sources >= 0  # a link row of a path the segment's notes do not hold is never live
     targets = table["target"].combine_chunks().fill_null("")
-    markdown = pc.equal(table["kind"].combine_chunks(), "markdown").fill_null(False).to_numpy(zero_copy_only=False)
+    markdown = (
+        pc.equal(table["kind"].combine_chunks(), "markdown").fill_null(False).to_numpy(zero_copy_only=False)
+    )
     if not keep.all():
         mask = pa.array(keep)
         targets, markdown, sources = targets.filter(mask), markdown[keep], sources[keep]
@@ -183,7 +190,9 @@ def snapshot_links(
         cache,
         "related_links",
         view.manifest,
-        lambda seg: build_segment_links(_segment_file(index_dir, seg.files, "links"), columns[seg.segment_id][0]),
+        lambda seg: build_segment_links(
+            _segment_file(index_dir, seg.files, "links"), columns[seg.segment_id][0]
+        ),
     )
     return [(links[sid], cols, live) for sid, (cols, live) in columns.items()]
 
@@ -228,7 +237,9 @@ def chunk_terms(texts: list[str]) -> list[list[str]]:
     return [[t for t in " ".join(tokenize(text)).split(" ") if t] for text in texts]
 
 
-def _dead_postings(con: duckdb.DuckDBPyConnection, dead: set[tuple[int, str]], vocab: Vocab) -> npt.NDArray[np.int32]:
+def _dead_postings(
+    con: duckdb.DuckDBPyConnection, dead: set[tuple[int, str]], vocab: Vocab
+) -> npt.NDArray[np.int32]:
     """One term code per (dead chunk, distinct term): the postings a snapshot tombstones."""
     by_seg: dict[int, list[str]] = {}
     for seg, path in dead:
@@ -236,7 +247,9 @@ def _dead_postings(con: duckdb.DuckDBPyConnection, dead: set[tuple[int, str]], v
     codes: list[str] = []
     for seg, paths in sorted(by_seg.items()):
         table = SnapshotView.segment_table("chunks", seg)
-        rows = con.execute(f"SELECT text FROM {table} WHERE path IN (SELECT unnest(?::VARCHAR[]))", [paths]).fetchall()
+        rows = con.execute(
+            f"SELECT text FROM {table} WHERE path IN (SELECT unnest(?::VARCHAR[]))", [paths]
+        ).fetchall()
         for terms in chunk_terms([text or "" for (text,) in rows]):
             codes.extend(set(terms))
     return vocab.intern(codes)
@@ -251,14 +264,20 @@ def snapshot_df(index_dir: Path, view: SnapshotView, cache: dict[Any, Any]) -> t
     if key in cache:
         return cache[key], vocab
     segs = _per_segment(
-        cache, "related_segdf", view.manifest, lambda seg: build_segment_df(_segment_file(index_dir, seg.files, "terms"), vocab)
+        cache,
+        "related_segdf",
+        view.manifest,
+        lambda seg: build_segment_df(_segment_file(index_dir, seg.files, "terms"), vocab),
     )
     live: LiveNotes = view.live
     dead = frozenset(live.dead_rows())
     previous = next(
         (
             cache[k]
-            for k in sorted((k for k in cache if isinstance(k, tuple) and len(k) == 2 and k[0] == "related_df"), reverse=True)
+            for k in sorted(
+                (k for k in cache if isinstance(k, tuple) and len(k) == 2 and k[0] == "related_df"),
+                reverse=True,
+            )
             if k[1] < sid and cache[k].segments <= segs.keys() and cache[k].dead <= dead
         ),
         None,

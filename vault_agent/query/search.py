@@ -203,7 +203,11 @@ def any_term_held(reader: SnapshotReader, view: SnapshotView, terms: list[str]) 
 
 
 def no_confident_match(best: float | None) -> WarningItem:
-    near = "nothing" if best is None else f"the nearest note's similarity is {best:.2f}, below {CONFIDENT_COSINE:.2f}"
+    near = (
+        "nothing"
+        if best is None
+        else f"the nearest note's similarity is {best:.2f}, below {CONFIDENT_COSINE:.2f}"
+    )
     return WarningItem(
         code="NO_CONFIDENT_MATCH",
         message=f"no note holds the query's words and none is close in meaning ({near}); "
@@ -238,7 +242,9 @@ def ranked_hits(
         warnings = semantic_warnings(reader, view, lexical_answer=mode is None)
         hits = lexical_hits(reader, view, terms, limit, group, details, allowed)
         if explained is not None:
-            explained.extend(FusedHit(p, o, s, lexical_rank=i, lexical_score=s) for i, (p, o, s) in enumerate(hits, 1))
+            explained.extend(
+                FusedHit(p, o, s, lexical_rank=i, lexical_score=s) for i, (p, o, s) in enumerate(hits, 1)
+            )
         return hits, "lexical", warnings
     pool = max(limit, FUSION_POOL)
     found = semantic_search(reader, view, query, pool, allowed)
@@ -268,7 +274,10 @@ def ranked_hits(
         semantic, vectors = [semantic[i] for i in confident], vectors[confident]
     if wanted == "semantic":
         if explained is not None:
-            explained.extend(FusedHit(p, o, s, semantic_rank=i, cosine=s) for i, (p, o, s) in enumerate(semantic[:limit], 1))
+            explained.extend(
+                FusedHit(p, o, s, semantic_rank=i, cosine=s)
+                for i, (p, o, s) in enumerate(semantic[:limit], 1)
+            )
         return semantic[:limit], "semantic", warnings
     engine = open_engine(Path(reader.settings.index_dir), view.manifest.search_index) if lexical else None
     ev = lexical_evidence(engine, query, terms, lexical, stored)
@@ -323,7 +332,11 @@ def search(
         )
         warnings += extra
         details = hit_details(view, hits, stored, Path(reader.settings.index_dir))
-        why = explain_hits(reader, view, terms, explained, details) if explained is not None else [None] * len(hits)
+        why = (
+            explain_hits(reader, view, terms, explained, details)
+            if explained is not None
+            else [None] * len(hits)
+        )
         results = [
             SearchResult(
                 path=path,
@@ -335,7 +348,9 @@ def search(
                 snippet=make_snippet(text or "", terms),
                 explain=reason,
             )
-            for (path, _, score), (title, hp, start, end, text), reason in zip(hits, details, why, strict=True)
+            for (path, _, score), (title, hp, start, end, text), reason in zip(
+                hits, details, why, strict=True
+            )
         ]
         data = SearchData(
             query_terms=len(terms),

@@ -282,7 +282,9 @@ def scored_addresses(
     by proximity alone (with the pool at 4x the fetch, its term score is far below)."""
     near = only_paths(index, proximity_query(index, searcher, terms), allowed)
     pool = max(fetch, RERANK_POOL) if near is not None else fetch
-    hits = searcher.search(only_paths(index, term_query(index, searcher, terms), allowed), pool, count=False).hits
+    hits = searcher.search(
+        only_paths(index, term_query(index, searcher, terms), allowed), pool, count=False
+    ).hits
     if near is None or not hits:
         return list(hits[:fetch])
     bonus = {

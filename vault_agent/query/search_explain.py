@@ -47,11 +47,15 @@ def _has_alias_term(index: tantivy.Index, searcher: tantivy.Searcher, path: str,
 
     Q, Occur = tantivy.Query, tantivy.Occur
     terms = [(Occur.Should, Q.term_query(index.schema, "aliases", t)) for t in analyzed]
-    q = Q.boolean_query([(Occur.Must, Q.term_query(index.schema, PATH_FIELD, path)), (Occur.Must, Q.boolean_query(terms))])
+    q = Q.boolean_query(
+        [(Occur.Must, Q.term_query(index.schema, PATH_FIELD, path)), (Occur.Must, Q.boolean_query(terms))]
+    )
     return bool(searcher.search(q, 1, count=False).hits)
 
 
-def matched_fields(path: str, title: str | None, heading_path: list[str], text: str, analyzed: set[str]) -> list[str]:
+def matched_fields(
+    path: str, title: str | None, heading_path: list[str], text: str, analyzed: set[str]
+) -> list[str]:
     """The name and chunk fields whose analyzed tokens meet the query's (aliases apart)."""
     folder, _, name = path.rpartition("/")
     fields = {

@@ -43,9 +43,7 @@ class SegmentHeadings:
                 # No rows (a segment whose notes have no headings): no runs, not one empty run.
                 stops = np.append(starts[1:], len(codes)) if len(starts) else np.zeros(0, np.int64)
                 names = paths.dictionary.to_pylist()
-                self._runs = {
-                    names[codes[a]]: (int(a), int(b)) for a, b in zip(starts, stops, strict=True)
-                }
+                self._runs = {names[codes[a]]: (int(a), int(b)) for a, b in zip(starts, stops, strict=True)}
                 self._table = table.drop_columns(["path"])
             return self._table
 
@@ -58,9 +56,7 @@ class SegmentHeadings:
         start, stop = run
         rows = table.slice(start, min(stop - start, limit)).to_pydict()
         return list(
-            zip(
-                rows["ordinal"], rows["level"], rows["text"], rows["id"], rows["body_available"], strict=True
-            )
+            zip(rows["ordinal"], rows["level"], rows["text"], rows["id"], rows["body_available"], strict=True)
         )
 
     def spans(self, path: str) -> list[SpanTuple]:

@@ -188,7 +188,11 @@ class SegmentEmbedder:
             codes[idx], scale[idx] = batch_codes, batch_scale
             on_batch(sum(1 for i in idx if last_of[passages[i].path] == i), len(idx))
         rows = Rows(
-            [p.path for p in passages], [p.chunk_ordinal for p in passages], [p.text_sha for p in passages], codes, scale
+            [p.path for p in passages],
+            [p.chunk_ordinal for p in passages],
+            [p.text_sha for p in passages],
+            codes,
+            scale,
         )
         return len(missing), len(passages) - len(missing), rows
 
@@ -211,14 +215,26 @@ class SegmentEmbedder:
             scale.append(s[keep])
         order = sorted(range(len(paths)), key=lambda i: (paths[i], ordinals[i]))
         all_codes, all_scale = np.concatenate(codes)[order], np.concatenate(scale)[order]
-        return Rows([paths[i] for i in order], [ordinals[i] for i in order], [shas[i] for i in order], all_codes, all_scale)
+        return Rows(
+            [paths[i] for i in order],
+            [ordinals[i] for i in order],
+            [shas[i] for i in order],
+            all_codes,
+            all_scale,
+        )
 
     def _twin(self, ref: SegmentRef) -> JobResult:
         seg_dir = self.index_dir / SEGMENTS_DIR
         name = ref.files[TABLE]
         model = file_model(seg_dir / name)
         table, codes, scale = read_vectors(seg_dir / name)
-        rows = Rows(table["path"].to_pylist(), table["chunk_ordinal"].to_pylist(), table["text_sha"].to_pylist(), codes, scale)
+        rows = Rows(
+            table["path"].to_pylist(),
+            table["chunk_ordinal"].to_pylist(),
+            table["text_sha"].to_pylist(),
+            codes,
+            scale,
+        )
         twin = write_vectors_twin(self.index_dir, ref.segment_id, model or self.encoder.model_id, rows)
         live = max(ref.note_count - len(ref.deleted), 0)
         return JobResult({VECTORS: twin}, True, live, 0, 0)

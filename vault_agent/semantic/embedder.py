@@ -64,7 +64,6 @@ RATE_WINDOW_S = 60.0  # the rate behind the ETA: notes embedded over the last mi
 __all__ = ["EMBED_BATCH_PASSAGES", "PUBLISH_PASSAGES", "SemanticIndexer"]
 
 
-
 class _Indexer(Protocol):
     """What the embedder needs of `indexer.build.Indexer` (the writer's commit path)."""
 
@@ -107,7 +106,9 @@ class SemanticIndexer:
         spawn: Spawn = plain_thread,
     ) -> None:
         self.index_dir = Path(index_dir)
-        self._spawn = spawn  # starts the dispatcher thread: the writer's supervisor restarts it after a failure
+        self._spawn = (
+            spawn  # starts the dispatcher thread: the writer's supervisor restarts it after a failure
+        )
         self._wake = wake
         self.command = command
         self.nice = nice
@@ -474,7 +475,10 @@ class SemanticIndexer:
         files = {str(k): str(v) for k, v in dict(event.get("files") or {}).items()}
         log.debug(
             "embedding job done: segment %d %s, %s passages computed, %s reused",
-            sid, job.op, event.get("embedded"), event.get("reused"),
+            sid,
+            job.op,
+            event.get("embedded"),
+            event.get("reused"),
         )
         with self._cond:
             ready = self._ready.setdefault(sid, _Ready())
@@ -509,7 +513,10 @@ class SemanticIndexer:
                 self._crashes[sid] += 1
                 if self._crashes[sid] >= MAX_CRASHES_PER_SEGMENT:
                     self._failed.add(sid)
-                    log.error("one segment crashed the embedding worker %d times; it stays lexical", self._crashes[sid])
+                    log.error(
+                        "one segment crashed the embedding worker %d times; it stays lexical",
+                        self._crashes[sid],
+                    )
             delay = RESTART_BACKOFF_S[min(self._consecutive_crashes, len(RESTART_BACKOFF_S) - 1)]
             self._consecutive_crashes += 1
         log.warning("the embedding worker stopped unexpectedly (%s); restarting in %.0f s", exc, delay)

@@ -114,4 +114,3 @@ def load_encoder() -> Encoder | None:
 
 def load_error() -> str | None:
     return _error
-

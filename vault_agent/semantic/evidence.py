@@ -109,8 +109,6 @@ def quoted_phrases(query: str) -> list[str]:
     return out
 
 
-
-
 def cjk_runs(query: str) -> list[str]:
     """The query's runs of at least three CJK characters: a word the engine splits into
     bigrams ("メタデータ" → メタ, タデ, デー, ータ), so its rarity is the run's, not a bigram's."""

@@ -129,8 +129,16 @@ def fuse_explained(
             )
             for i in [*first, *(i for i in range(len(lexical)) if i not in first)][:k]
         ]
-    sem_w = semantic_weight if semantic_weight is not None else (DESCRIBED_SEMANTIC_WEIGHT if described else SEMANTIC_WEIGHT)
-    bonus = lexical_top_bonus if lexical_top_bonus is not None else (DESCRIBED_BONUS if described else LEXICAL_TOP_BONUS)
+    sem_w = (
+        semantic_weight
+        if semantic_weight is not None
+        else (DESCRIBED_SEMANTIC_WEIGHT if described else SEMANTIC_WEIGHT)
+    )
+    bonus = (
+        lexical_top_bonus
+        if lexical_top_bonus is not None
+        else (DESCRIBED_BONUS if described else LEXICAL_TOP_BONUS)
+    )
     floor = semantic[0][2] - semantic_margin if semantic_margin is not None else -np.inf
     hits: dict[tuple[str, int], FusedHit] = {}
     order: dict[tuple[str, int], int] = {}  # first seen: lexical order, then semantic

@@ -52,7 +52,9 @@ def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def build_passage(title: str | None, heading_paths: Iterable[Sequence[str] | None], bodies: Iterable[str]) -> str:
+def build_passage(
+    title: str | None, heading_paths: Iterable[Sequence[str] | None], bodies: Iterable[str]
+) -> str:
     """The note passage: title, distinct heading texts (document order), then body text;
     whitespace folded; cut at NOTE_CHARS."""
     heads: dict[str, None] = {}

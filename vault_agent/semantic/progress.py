@@ -140,7 +140,9 @@ class SemanticState:
         return self.embedder.phase if self.embedder is not None else "none"
 
 
-def semantic_state(manifest: Manifest, index_dir: Path | None = None, *, load_model: bool = True) -> SemanticState:
+def semantic_state(
+    manifest: Manifest, index_dir: Path | None = None, *, load_model: bool = True
+) -> SemanticState:
     """How much of a snapshot is embedded, and whether a live process computes the rest.
 
     The writer tombstones a changed note in every older segment, so a segment's live notes
@@ -157,7 +159,9 @@ def semantic_state(manifest: Manifest, index_dir: Path | None = None, *, load_mo
     for seg in manifest.segments:
         n = max(seg.note_count - len(seg.deleted), 0)
         live += n
-        complete = TABLE in seg.files and (seg_dir is None or file_model(seg_dir / seg.files[TABLE]) == MODEL_ID)
+        complete = TABLE in seg.files and (
+            seg_dir is None or file_model(seg_dir / seg.files[TABLE]) == MODEL_ID
+        )
         embedded += n if complete else min(seg.embedded_notes, n)
     embedder = None
     if enabled and index_dir is not None:
@@ -184,7 +188,9 @@ def _coverage(state: SemanticState) -> str:
     return f"embeddings cover {pct}% of notes ({state.embedded_notes:,} of {state.live_notes:,})"
 
 
-def semantic_warnings(reader: SettingsSource, view: PinnedManifest, *, lexical_answer: bool = False) -> list[WarningItem]:
+def semantic_warnings(
+    reader: SettingsSource, view: PinnedManifest, *, lexical_answer: bool = False
+) -> list[WarningItem]:
     """The embedding-state warning of one search answer (see the module doc); with
     `lexical_answer`, the answer was asked for semantic ranking and is lexical only."""
     state = semantic_state(view.manifest, Path(reader.settings.index_dir), load_model=False)

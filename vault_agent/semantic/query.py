@@ -75,7 +75,9 @@ def semantic_search(
     pairs = [(p, _allowed_rows(p, allowed)) for p in vectors.parts if p.rows]
     pairs = [(p, rows) for p, rows in pairs if rows is None or len(rows)]
     live = [p for p, _ in pairs]
-    found = [(i, rows, np.round(scores, 6)) for i, rows, scores in search([(p.file.block, r) for p, r in pairs], q)]
+    found = [
+        (i, rows, np.round(scores, 6)) for i, rows, scores in search([(p.file.block, r) for p, r in pairs], q)
+    ]
     # A note has at most PASSAGES_PER_NOTE passages, so its best k notes lie among the best
     # k * PASSAGES_PER_NOTE rows: only those (and rows tied with the last) go through the
     # per-row Python loop below (4,000 candidates cost ~13 ms of CPU there; 50 rows, ~0.2).

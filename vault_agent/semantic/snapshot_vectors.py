@@ -33,7 +33,14 @@ from vault_agent.semantic.vectors import VectorBlock
 
 KEEP_SNAPSHOTS = 2
 
-__all__ = ["KEEP_SNAPSHOTS", "EmbeddingFile", "FilePart", "SnapshotVectors", "forget_reader", "snapshot_vectors"]
+__all__ = [
+    "KEEP_SNAPSHOTS",
+    "EmbeddingFile",
+    "FilePart",
+    "SnapshotVectors",
+    "forget_reader",
+    "snapshot_vectors",
+]
 
 
 @dataclass

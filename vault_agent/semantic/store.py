@@ -193,7 +193,13 @@ class MappedVectors:
     `codes`, `scale` (and `sketch`, `mean`, `basis` when the file carries them) are numpy
     views of the mapping: nothing is copied, and the pages are the page cache's."""
 
-    def __init__(self, table: pa.Table, codes: np.ndarray, scale: np.ndarray, sketch: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> None:
+    def __init__(
+        self,
+        table: pa.Table,
+        codes: np.ndarray,
+        scale: np.ndarray,
+        sketch: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+    ) -> None:
         self.table = table  # path, chunk_ordinal, text_sha (and the rest, unused)
         self.codes = codes
         self.scale = scale
@@ -226,7 +232,9 @@ def map_vectors(path: Path) -> MappedVectors:
         return MappedVectors(table, codes, scale, None)
     source = pa.memory_map(str(path), "r")  # closed with the last buffer that uses it
     reader = pa.ipc.open_file(source)
-    table = reader.read_all() if reader.num_record_batches != 1 else pa.Table.from_batches([reader.get_batch(0)])
+    table = (
+        reader.read_all() if reader.num_record_batches != 1 else pa.Table.from_batches([reader.get_batch(0)])
+    )
     meta = table.schema.metadata or {}
     codes = _fixed_list_numpy(table["vector"], np.int8)
     scale = np.asarray(table["scale"].combine_chunks().to_numpy(zero_copy_only=False), dtype=np.float32)
@@ -255,7 +263,11 @@ def read_vectors(path: Path, shas: set[str] | None = None) -> tuple[pa.Table, np
     path = Path(path)
     if path.suffix == ".arrow":
         mapped = map_vectors(path)
-        table, codes, scale = mapped.table.select(["path", "chunk_ordinal", "text_sha"]), mapped.codes, mapped.scale
+        table, codes, scale = (
+            mapped.table.select(["path", "chunk_ordinal", "text_sha"]),
+            mapped.codes,
+            mapped.scale,
+        )
         path_col = table["path"].combine_chunks()
         if isinstance(path_col, pa.DictionaryArray):
             table = table.set_column(0, "path", path_col.cast(pa.string()))

@@ -29,7 +29,12 @@ class Rows:
     int8 codes and scales (vectors.quantize)."""
 
     def __init__(
-        self, paths: Sequence[str], ordinals: Sequence[int], shas: Sequence[str], codes: np.ndarray, scale: np.ndarray
+        self,
+        paths: Sequence[str],
+        ordinals: Sequence[int],
+        shas: Sequence[str],
+        codes: np.ndarray,
+        scale: np.ndarray,
     ) -> None:
         self.paths = list(paths)
         self.ordinals = [int(o) for o in ordinals]

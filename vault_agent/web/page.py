@@ -67,36 +67,60 @@ class Page:
         route = request.match_info.route
         return route.resource is not None and route.resource in self.resources
 
-    def add(self, app: web.Application, method: str, path: str, view: View, *, change: bool = False,
-            public: bool = False) -> None:
+    def add(
+        self,
+        app: web.Application,
+        method: str,
+        path: str,
+        view: View,
+        *,
+        change: bool = False,
+        public: bool = False,
+    ) -> None:
         """Mount one page route (see the module docstring for its checks)."""
         route = app.router.add_route(method, path, self.route(view, change=change, public=public))
         if route.resource is not None:
             self.resources.add(route.resource)
 
-    def add_handler(self, app: web.Application, path: str, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> None:
+    def add_handler(
+        self, app: web.Application, path: str, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> None:
         """Mount a GET route that needs no session (the page's own static files)."""
         route = app.router.add_get(path, handler, allow_head=False)
         if route.resource is not None:
             self.resources.add(route.resource)
 
     # ----- checks --------------------------------------------------------------------------
-    def route(self, view: View, *, change: bool, public: bool) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    def route(
+        self, view: View, *, change: bool, public: bool
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         @functools.wraps(view)
         async def handle(request: web.Request) -> web.StreamResponse:
             session = self.sessions.verify(request.cookies.get(self.sessions.cookie_name))
             if request.method == "GET" and "token" in request.query:
                 return self.exchange_token(request, request.query.get("token", ""), session)
-            if change and not same_origin(request.headers.get("Host"), request.headers.get("Origin"),
-                                          request.headers.get("Referer")):
-                return self.refuse(request, session, "this change did not come from this server's own page; "
-                                                     "open the page again and retry")
+            if change and not same_origin(
+                request.headers.get("Host"), request.headers.get("Origin"), request.headers.get("Referer")
+            ):
+                return self.refuse(
+                    request,
+                    session,
+                    "this change did not come from this server's own page; open the page again and retry",
+                )
             if session is None and not public:
                 return self.sign_in_page(request, status=401)
             # A public change (signing in) proves itself by the token it carries, not by a session.
-            if change and not public and session is not None and not csrf_ok(session, await self._csrf_of(request)):
-                return self.refuse(request, session, "the page's security token is missing or out of date; "
-                                                     "reload the page and retry")
+            if (
+                change
+                and not public
+                and session is not None
+                and not csrf_ok(session, await self._csrf_of(request))
+            ):
+                return self.refuse(
+                    request,
+                    session,
+                    "the page's security token is missing or out of date; reload the page and retry",
+                )
             try:
                 return await view(self, request, session or ANONYMOUS)
             except VaultAgentError as exc:
@@ -139,11 +163,17 @@ class Page:
     # ----- responses -----------------------------------------------------------------------
     def html(self, template: str, http_status: int = 200, **values: Any) -> web.Response:
         text = self.env.get_template(template).render(**values)
-        return web.Response(text=text, status=http_status, content_type="text/html", charset="utf-8",
-                            headers={"Cache-Control": NO_STORE})
+        return web.Response(
+            text=text,
+            status=http_status,
+            content_type="text/html",
+            charset="utf-8",
+            headers={"Cache-Control": NO_STORE},
+        )
 
-    def page_html(self, request: web.Request, session: Session, template: str, http_status: int = 200,
-                  **values: Any) -> web.Response:
+    def page_html(
+        self, request: web.Request, session: Session, template: str, http_status: int = 200, **values: Any
+    ) -> web.Response:
         """A whole page, or with `?part=NAME` only its fragment template `_NAME.html`."""
         part = request.query.get("part")
         if part is not None and part in values.get("parts", ()):
@@ -152,9 +182,15 @@ class Page:
 
     def sign_in_page(self, request: web.Request, status: int, wrong: bool = False) -> web.Response:
         if request.query.get("part") is not None or request.path == "/ui/events":
-            return web.Response(status=status, text="sign in first", content_type="text/plain",
-                                headers={"Cache-Control": NO_STORE})
-        return self.html("signin.html", status, wrong=wrong, view="signin", csrf="", token_hint=self.policy.token_hint)
+            return web.Response(
+                status=status,
+                text="sign in first",
+                content_type="text/plain",
+                headers={"Cache-Control": NO_STORE},
+            )
+        return self.html(
+            "signin.html", status, wrong=wrong, view="signin", csrf="", token_hint=self.policy.token_hint
+        )
 
     def refuse(self, request: web.Request, session: Session | None, message: str) -> web.Response:
         return self.error(request, session, Forbidden(message))
@@ -162,8 +198,9 @@ class Page:
     def error(self, request: web.Request, session: Session | None, exc: VaultAgentError) -> web.Response:
         if request.query.get("part") is not None:
             return self.html("_error.html", exc.http_status, error=exc)
-        return self.html("error.html", exc.http_status, error=exc, view="error",
-                         csrf=session.csrf if session else "")
+        return self.html(
+            "error.html", exc.http_status, error=exc, view="error", csrf=session.csrf if session else ""
+        )
 
     # ----- the core, off the event loop ------------------------------------------------------
     async def call(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -33,7 +33,9 @@ class SectionSpan:
     end_line: int
 
 
-def section_span(ctx: AppContext, path: str, heading_id: str | None = None, line: int | None = None) -> SectionSpan:
+def section_span(
+    ctx: AppContext, path: str, heading_id: str | None = None, line: int | None = None
+) -> SectionSpan:
     """The lines of the section `heading_id`, or of the one holding `line`, of a note.
 
     Raises:
@@ -48,7 +50,8 @@ def section_span(ctx: AppContext, path: str, heading_id: str | None = None, line
         target: tuple[Any, ...] | None = None
         if heading_id is not None:
             target = view.con.execute(
-                f"SELECT ordinal, level, line, id FROM {table} WHERE path = ? AND id = ?", [note.path, heading_id]
+                f"SELECT ordinal, level, line, id FROM {table} WHERE path = ? AND id = ?",
+                [note.path, heading_id],
             ).fetchone()
             if target is None:
                 raise NotFound("this note has no heading with that id any more; open its outline again")
@@ -60,7 +63,8 @@ def section_span(ctx: AppContext, path: str, heading_id: str | None = None, line
             ).fetchone()
         if target is None:  # the top of the note: the text before its first heading
             target = view.con.execute(
-                f"SELECT ordinal, level, line, id FROM {table} WHERE path = ? ORDER BY ordinal LIMIT 1", [note.path]
+                f"SELECT ordinal, level, line, id FROM {table} WHERE path = ? ORDER BY ordinal LIMIT 1",
+                [note.path],
             ).fetchone()
             if target is None:
                 return SectionSpan(note.path, None, 1, last)  # no headings: the note is one section
@@ -75,15 +79,20 @@ def section_span(ctx: AppContext, path: str, heading_id: str | None = None, line
         return SectionSpan(note.path, str(found_id), int(start), max(int(start), end))
 
 
-def read_section(ctx: AppContext, span: SectionSpan, from_line: int | None = None,
-                 from_char: int | None = None) -> Outcome[Any]:
+def read_section(
+    ctx: AppContext, span: SectionSpan, from_line: int | None = None, from_char: int | None = None
+) -> Outcome[Any]:
     """One page (≤ SECTION_CHARS) of the section's text, from `from_line`/`from_char`
     when going on; the `read` operation's answer (ReadData with next_offset).
 
     Raises:
         InvalidPath, Forbidden, NotFound, TooLarge: see vault_read.
     """
-    start = from_line if from_line is not None and span.start_line <= from_line <= span.end_line else span.start_line
+    start = (
+        from_line
+        if from_line is not None and span.start_line <= from_line <= span.end_line
+        else span.start_line
+    )
     where: dict[str, Any] = {"start_line": start, "end_line": span.end_line}
     if from_char:
         where["start_char"] = from_char
@@ -91,7 +100,9 @@ def read_section(ctx: AppContext, span: SectionSpan, from_line: int | None = Non
     return invoke(REGISTRY["read"], ctx, raw)
 
 
-def read_lines(ctx: AppContext, path: str, from_line: int | None = None, from_char: int | None = None) -> Outcome[Any]:
+def read_lines(
+    ctx: AppContext, path: str, from_line: int | None = None, from_char: int | None = None
+) -> Outcome[Any]:
     """One page of a note too large for an outline, from `from_line` (the read operation).
 
     Raises:
@@ -101,4 +112,6 @@ def read_lines(ctx: AppContext, path: str, from_line: int | None = None, from_ch
     where: dict[str, Any] = {"start_line": start, "end_line": start + LINES_PER_PAGE - 1}
     if from_char:
         where["start_char"] = from_char
-    return invoke(REGISTRY["read"], ctx, {"path": path, "range": where, "limits": {"max_chars": SECTION_CHARS}})
+    return invoke(
+        REGISTRY["read"], ctx, {"path": path, "range": where, "limits": {"max_chars": SECTION_CHARS}}
+    )

@@ -71,7 +71,9 @@ class PageSessions:
         if len(parts) != 4 or parts[0] != _VERSION or not parts[1].isdigit() or len(parts[1]) > 12:
             return None
         _v, expires, nonce, mac = parts
-        if not hmac.compare_digest(mac.encode("ascii", "replace"), self._mac(_VERSION, expires, nonce).encode()):
+        if not hmac.compare_digest(
+            mac.encode("ascii", "replace"), self._mac(_VERSION, expires, nonce).encode()
+        ):
             return None
         if int(expires) <= self._clock():
             return None

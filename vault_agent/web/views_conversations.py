@@ -38,14 +38,23 @@ def _listing(page: Page, cursor: str | None) -> dict[str, Any]:
     raw: dict[str, Any] = {"limit": LIST_PAGE}
     if cursor:
         raw["cursor"] = cursor
-    return {"listing": _run(page, "get-conversation", raw)["data"],
-            "questions": _run(page, "conversations-questions", {})["data"]["questions"]}
+    return {
+        "listing": _run(page, "get-conversation", raw)["data"],
+        "questions": _run(page, "conversations-questions", {})["data"]["questions"],
+    }
 
 
 async def conversations(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
     values = await page.call(_listing, page, request.query.get("cursor") or None)
-    return page.page_html(request, session, "conversations.html", view="conversations",
-                          parts=("list", "questions"), here=None, **values)
+    return page.page_html(
+        request,
+        session,
+        "conversations.html",
+        view="conversations",
+        parts=("list", "questions"),
+        here=None,
+        **values,
+    )
 
 
 def _conversation(page: Page, cid: str, cursor: str | None) -> dict[str, Any]:
@@ -58,13 +67,30 @@ def _conversation(page: Page, cid: str, cursor: str | None) -> dict[str, Any]:
     return {"shown": shown, "diffs": {i: d.model_dump() for i, d in diffs.items()}, "questions": questions}
 
 
-async def conversation(page: Page, request: web.Request, session: Session, *, error: VaultAgentError | None = None,
-                       http_status: int = 200) -> web.StreamResponse:
+async def conversation(
+    page: Page,
+    request: web.Request,
+    session: Session,
+    *,
+    error: VaultAgentError | None = None,
+    http_status: int = 200,
+) -> web.StreamResponse:
     cid = request.match_info["id"]
     values = await page.call(_conversation, page, cid, request.query.get("cursor") or None)
     done = DONE.get(request.query.get("done", ""))
-    return page.page_html(request, session, "conversation.html", http_status, view="conversations",
-                          parts=("questions",), cid=cid, here=cid, done=done, error=error, **values)
+    return page.page_html(
+        request,
+        session,
+        "conversation.html",
+        http_status,
+        view="conversations",
+        parts=("questions",),
+        cid=cid,
+        here=cid,
+        done=done,
+        error=error,
+        **values,
+    )
 
 
 async def reply(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
@@ -95,21 +121,42 @@ def _plans(page: Page, cid: str, merge: bool) -> dict[str, Any]:
     if conflicts and not merge:  # would the merge variant undo every file? then offer it
         merged = _run(page, "conversations-undo", {"id": cid, "merge": True})["data"]["files"]
         would_merge = not any(f["status"] == "conflict" for f in merged)
-    return {"plan": plan["data"], "warnings": plan["warnings"], "conflicts": conflicts,
-            "planned": [f for f in files if f["status"] == "planned"], "would_merge": would_merge}
+    return {
+        "plan": plan["data"],
+        "warnings": plan["warnings"],
+        "conflicts": conflicts,
+        "planned": [f for f in files if f["status"] == "planned"],
+        "would_merge": would_merge,
+    }
 
 
 def _merge_flag(value: Any) -> bool:
     return value in ("1", "true", "on")
 
 
-async def undo_preview(page: Page, request: web.Request, session: Session, *, error: VaultAgentError | None = None,
-                       http_status: int = 200) -> web.StreamResponse:
+async def undo_preview(
+    page: Page,
+    request: web.Request,
+    session: Session,
+    *,
+    error: VaultAgentError | None = None,
+    http_status: int = 200,
+) -> web.StreamResponse:
     cid = request.match_info["id"]
     merge = _merge_flag(request.query.get("merge"))
     values = await page.call(_plans, page, cid, merge)
-    return page.page_html(request, session, "undo.html", http_status, view="conversations", cid=cid, merge=merge,
-                          error=error, result=None, **values)
+    return page.page_html(
+        request,
+        session,
+        "undo.html",
+        http_status,
+        view="conversations",
+        cid=cid,
+        merge=merge,
+        error=error,
+        result=None,
+        **values,
+    )
 
 
 async def undo_apply(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
@@ -122,8 +169,30 @@ async def undo_apply(page: Page, request: web.Request, session: Session) -> web.
         result = await page.call(_run, page, "conversations-undo", {"id": cid, "apply": True, "merge": merge})
     except Conflict as exc:  # refused, nothing changed: the dry run again, with the reason
         values = await page.call(_plans, page, cid, merge)
-        return page.page_html(request, session, "undo.html", exc.http_status, view="conversations", cid=cid,
-                              merge=merge, error=exc, result=None, **values)
-    return page.page_html(request, session, "undo.html", view="conversations", cid=cid, merge=merge, error=None,
-                          result=result["data"], warnings=result["warnings"], plan=None, conflicts=[], planned=[],
-                          would_merge=False)
+        return page.page_html(
+            request,
+            session,
+            "undo.html",
+            exc.http_status,
+            view="conversations",
+            cid=cid,
+            merge=merge,
+            error=exc,
+            result=None,
+            **values,
+        )
+    return page.page_html(
+        request,
+        session,
+        "undo.html",
+        view="conversations",
+        cid=cid,
+        merge=merge,
+        error=None,
+        result=result["data"],
+        warnings=result["warnings"],
+        plan=None,
+        conflicts=[],
+        planned=[],
+        would_merge=False,
+    )

@@ -39,8 +39,14 @@ def _health(page: Page, cursor: str | None) -> dict[str, Any]:
     data = to_jsonable(status.data)
     details = data.pop("details", None) or {}
     missing = to_jsonable(missing_files(ctx.reader, cursor, MISSING_LIMIT_DEFAULT, ctx.snapshot_cache).data)
-    return {"status": data, "details": details, "embedding": embedding_items(details), "problem": None,
-            "missing": missing, "warnings": [w.model_dump() for w in status.warnings]}
+    return {
+        "status": data,
+        "details": details,
+        "embedding": embedding_items(details),
+        "problem": None,
+        "missing": missing,
+        "warnings": [w.model_dump() for w in status.warnings],
+    }
 
 
 async def health(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
@@ -48,8 +54,15 @@ async def health(page: Page, request: web.Request, session: Session) -> web.Stre
         values = await page.call(_health, page, request.query.get("missing"))
     except VaultAgentError as exc:  # e.g. INDEX_INCOMPATIBLE: the page says what to run
         values = {"status": None, "problem": exc, "missing": None, "warnings": []}
-    return page.page_html(request, session, "health.html", view="health", parts=("summary", "missing"),
-                          request_cursor=request.query.get("missing"), **values)
+    return page.page_html(
+        request,
+        session,
+        "health.html",
+        view="health",
+        parts=("summary", "missing"),
+        request_cursor=request.query.get("missing"),
+        **values,
+    )
 
 
 async def sign_in(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
@@ -74,8 +87,11 @@ def static_handler(page: Page) -> Any:
         asset = page.assets.get(request.match_info["name"])
         if asset is None:
             raise web.HTTPNotFound()
-        return web.Response(body=asset.body, content_type=asset.content_type,
-                            # versioned URLs (render.asset): a new file gets a new address
-                            headers={"Cache-Control": "public, max-age=31536000, immutable"})
+        return web.Response(
+            body=asset.body,
+            content_type=asset.content_type,
+            # versioned URLs (render.asset): a new file gets a new address
+            headers={"Cache-Control": "public, max-age=31536000, immutable"},
+        )
 
     return static

@@ -65,9 +65,13 @@ async def search(page: Page, request: web.Request, session: Session) -> web.Stre
     takes = accepted(op)
     q = request.query.get("q", "")
     values: dict[str, Any] = {
-        "q": q, "mode": request.query.get("mode", ""), "group": request.query.get("group", ""),
+        "q": q,
+        "mode": request.query.get("mode", ""),
+        "group": request.query.get("group", ""),
         "filters": [(name, request.query.get(name, "")) for name in FILTERS if name in takes],
-        "explains": "explain" in takes, "body": None, "terms": tokenize(q)[:64],
+        "explains": "explain" in takes,
+        "body": None,
+        "terms": tokenize(q)[:64],
     }
     if q.strip():
         values["body"] = await page.call(_search, page, search_params(op, request.query))
@@ -82,21 +86,34 @@ def _int(value: str | None, name: str) -> int | None:
     return int(value)
 
 
-def _note(page: Page, path: str, section: str | None, line: int | None, at: int | None,
-          char: int | None) -> dict[str, Any]:
+def _note(
+    page: Page, path: str, section: str | None, line: int | None, at: int | None, char: int | None
+) -> dict[str, Any]:
     ctx = page.ctx
     outline_op = REGISTRY["get-note-outline"]
     try:
         outline: dict[str, Any] | None = body_of(outline_op, invoke(outline_op, ctx, {"path": path}))
     except TooLarge as exc:  # no outline: read it in pages of lines
         read = read_lines(ctx, path, at, char)
-        return {"outline": None, "too_large": exc.message, "span": None, "read": body_of(REGISTRY["read"], read),
-                "path": path, "title": path}
+        return {
+            "outline": None,
+            "too_large": exc.message,
+            "span": None,
+            "read": body_of(REGISTRY["read"], read),
+            "path": path,
+            "title": path,
+        }
     assert outline is not None
     span = section_span(ctx, outline["path"], section, line)
     read = read_section(ctx, span, at, char)
-    return {"outline": outline, "too_large": None, "span": span, "read": body_of(REGISTRY["read"], read),
-            "path": outline["path"], "title": outline["title"] or outline["path"]}
+    return {
+        "outline": outline,
+        "too_large": None,
+        "span": span,
+        "read": body_of(REGISTRY["read"], read),
+        "path": outline["path"],
+        "title": outline["title"] or outline["path"],
+    }
 
 
 async def note(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
@@ -104,7 +121,22 @@ async def note(page: Page, request: web.Request, session: Session) -> web.Stream
     path = q.get("path", "")
     if not path:
         raise InvalidParameter("missing required parameter 'path'")
-    values = await page.call(_note, page, path, q.get("section") or None, _int(q.get("line"), "line"),
-                             _int(q.get("at"), "at"), _int(q.get("char"), "char"))
-    return page.page_html(request, session, "note.html", view="search", parts=("section",),
-                          terms=tokenize(q.get("q", ""))[:64], q=q.get("q", ""), **values)
+    values = await page.call(
+        _note,
+        page,
+        path,
+        q.get("section") or None,
+        _int(q.get("line"), "line"),
+        _int(q.get("at"), "at"),
+        _int(q.get("char"), "char"),
+    )
+    return page.page_html(
+        request,
+        session,
+        "note.html",
+        view="search",
+        parts=("section",),
+        terms=tokenize(q.get("q", ""))[:64],
+        q=q.get("q", ""),
+        **values,
+    )

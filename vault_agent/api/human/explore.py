@@ -18,7 +18,9 @@ def render_ls(body: dict[str, Any]) -> str:
     data = data_of(body)
     rows = data.get("entries", [])
     out = [
-        f"{e['path']}/  {e.get('mtime', '')}" if e["type"] == "dir" else f"{e['path']}  {e['size_bytes']} bytes  {e.get('mtime', '')}"
+        f"{e['path']}/  {e.get('mtime', '')}"
+        if e["type"] == "dir"
+        else f"{e['path']}  {e['size_bytes']} bytes  {e.get('mtime', '')}"
         for e in rows
     ]
     return "\n".join([*out, *_next_page(data)]) or "(empty)"
@@ -43,7 +45,9 @@ def _continue(data: dict[str, Any], line: int) -> str | None:
     path = asked.get("path")
     if not isinstance(path, str):
         return None
-    limits = ["--max-chars", asked["limits"]["max_chars"]] if (asked.get("limits") or {}).get("max_chars") else []
+    limits = (
+        ["--max-chars", asked["limits"]["max_chars"]] if (asked.get("limits") or {}).get("max_chars") else []
+    )
     if "next_cursor" in data:  # a scan
         lines = ["--chunk-lines", asked["chunk_lines"]] if asked.get("chunk_lines") else []
         return command("scan", path, "--cursor", line, *lines, *limits)

@@ -12,7 +12,15 @@ def _lines(pairs: list[tuple[str, Any]]) -> str:
 def render_write(body: Any) -> str:
     data = body.get("data", body) if isinstance(body, dict) else body
     d = data if isinstance(data, dict) else data.model_dump()
-    keys: tuple[str, ...] = ("written_path", "path", "source", "destination", "deleted_path", "trashed_to", "method")
+    keys: tuple[str, ...] = (
+        "written_path",
+        "path",
+        "source",
+        "destination",
+        "deleted_path",
+        "trashed_to",
+        "method",
+    )
     keys += ("written_bytes", "replacements", "size_bytes", "sha256", "files_moved", "links_total", "created")
     keys += ("snapshot_id", "dry_run")
     out = _lines([(k, d.get(k)) for k in keys])

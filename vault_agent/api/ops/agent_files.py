@@ -203,7 +203,11 @@ def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[SearchFilesD
 
 
 def _alias(
-    name: str, params: type[Params], func: Callable[[AppContext, Any], Outcome[Any]], description: str, **kw: Any
+    name: str,
+    params: type[Params],
+    func: Callable[[AppContext, Any], Outcome[Any]],
+    description: str,
+    **kw: Any,
 ) -> Operation:
     return register(
         Operation(
@@ -282,7 +286,12 @@ _alias(
     title="Search file contents",
     result=SearchFilesData,
     long_running=True,
-    core_params=(("query", "pattern"), ("glob", "file_pattern"), ("relative_dir", "path"), ("limit", "max_results")),
+    core_params=(
+        ("query", "pattern"),
+        ("glob", "file_pattern"),
+        ("relative_dir", "path"),
+        ("limit", "max_results"),
+    ),
 )
 _alias(
     "list_files",

@@ -303,14 +303,14 @@ register(
 class AuditParams(Params):
     artifact_path: NoteName = Field(description="file with [L12-L20] markers")
     source_path: NoteName
-    cited_ranges: list[LineRange] | None = Field(
-        default=None, description="default: its markers"
-    )
+    cited_ranges: list[LineRange] | None = Field(default=None, description="default: its markers")
 
 
 def _audit(ctx: AppContext, p: AuditParams) -> Outcome[AuditData]:
     cited = _pairs(p.cited_ranges)
-    return audit.artifact_audit(ctx.vault, p.artifact_path, p.source_path, cited, ctx.audit_history, ctx.reader)
+    return audit.artifact_audit(
+        ctx.vault, p.artifact_path, p.source_path, cited, ctx.audit_history, ctx.reader
+    )
 
 
 register(

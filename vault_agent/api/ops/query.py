@@ -64,7 +64,9 @@ def _query(ctx: AppContext, p: QueryParams) -> Outcome[QueryData]:
         limit=p.limit,
         cursor=p.cursor,
     )
-    return run.vault_query(ctx.reader, request, cache=ctx.snapshot_cache, clock=ctx.clock or values.system_clock)
+    return run.vault_query(
+        ctx.reader, request, cache=ctx.snapshot_cache, clock=ctx.clock or values.system_clock
+    )
 
 
 register(
@@ -83,8 +85,12 @@ register(
         cli_help="Select notes by tags, properties, dates or links. Example: vault-agent query --tag project "
         "--where 'status = active' --sort -mtime",
         cli_options=(
-            CliOption("--tag", "tags", help="Notes with this tag and its children (repeatable: all).", multiple=True),
-            CliOption("--any-tag", "any_tags", help="Notes with at least one of these (repeatable).", multiple=True),
+            CliOption(
+                "--tag", "tags", help="Notes with this tag and its children (repeatable: all).", multiple=True
+            ),
+            CliOption(
+                "--any-tag", "any_tags", help="Notes with at least one of these (repeatable).", multiple=True
+            ),
             CliOption(
                 "--where",
                 "where",
@@ -101,7 +107,9 @@ register(
             CliOption("--created-before", "created_before", help="Created before."),
             CliOption("--links-to", "links_to", help="Notes linking to this note."),
             CliOption("--linked-from", "linked_from", help="Notes this note links to."),
-            CliOption("--sort", "sort", help="path, title, mtime, ctime, size or a property; '-' descending."),
+            CliOption(
+                "--sort", "sort", help="path, title, mtime, ctime, size or a property; '-' descending."
+            ),
             CliOption("--limit", "limit", int, "Results per page, 1-500 (default 50)."),
             CliOption("--cursor", "cursor", help="next_cursor of the previous page."),
             CliOption("--select", "select", help="A property to show (repeatable).", multiple=True),

@@ -18,7 +18,9 @@ from vault_agent.query.tag_candidates import tag_candidates
 
 
 class RenameTagParams(Params):
-    old: str = Field(max_length=MAX_TAG_CHARS + 1, description="tag to rename, '#' optional; its children follow")
+    old: str = Field(
+        max_length=MAX_TAG_CHARS + 1, description="tag to rename, '#' optional; its children follow"
+    )
     new: str = Field(max_length=MAX_TAG_CHARS + 1, description="new name; an existing tag merges")
     apply: bool = Field(False, description="write the notes (default: dry run with diffs)")
     limit: int = Field(
@@ -60,7 +62,9 @@ register(
             CliOption("--apply", "apply", bool, help="write the notes (default: dry run)"),
             CliOption("--limit", "limit", int, help="notes listed with their diff (1-50, default 10)"),
             CliOption("--cursor", "cursor", help="next page of a dry run"),
-            CliOption("--wait-for-index", "wait_for_index", bool, help="return once the index holds the writes"),
+            CliOption(
+                "--wait-for-index", "wait_for_index", bool, help="return once the index holds the writes"
+            ),
         ),
         cli_help="Rename a tag across the vault. Example: vault-agent rename-tag project/old project/new --apply",
         render=render_rename_tag,

@@ -35,7 +35,9 @@ class SearchParams(Params):
 
 
 FILTER_OPTIONS = (
-    CliOption("--tag", "tags", help="Only notes with this tag or its children (repeatable: all).", multiple=True),
+    CliOption(
+        "--tag", "tags", help="Only notes with this tag or its children (repeatable: all).", multiple=True
+    ),
     CliOption("--folder", "folder", help="Only notes in this folder and its subfolders."),
     CliOption("--since", "modified_after", help="Only notes modified at or after: ISO date or 7d, 2w, 3mo."),
     CliOption("--modified-after", "modified_after", help="Same as --since."),
@@ -57,7 +59,10 @@ def search_filters(p: FilterFields) -> filters.Filters | None:
     if not (p.tags or p.folder is not None or p.modified_after or p.modified_before):
         return None
     return filters.Filters(
-        tags=tuple(p.tags or ()), folder=p.folder, modified_after=p.modified_after, modified_before=p.modified_before
+        tags=tuple(p.tags or ()),
+        folder=p.folder,
+        modified_after=p.modified_after,
+        modified_before=p.modified_before,
     )
 
 
