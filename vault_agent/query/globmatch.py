@@ -45,6 +45,9 @@ def _translate(pat: str) -> str:
                 neg = body[:1] in ("!", "^")
                 body = body[1:] if neg else body
                 body = body.replace("\\", "\\\\")
+                # As fnmatch does: a literal '[' and the characters of future set operations
+                # (&& ~~ ||) escaped, so a class never reads as a nested set (a FutureWarning).
+                body = re.sub(r"([\[&~|])", r"\\\1", body)
                 out.append(f"[{'^' if neg else ''}{body}]")
                 i = end
         elif ch == "{":
