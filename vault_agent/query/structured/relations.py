@@ -50,7 +50,14 @@ def _cache_for(reader: SnapshotReader) -> _Cache:
     return _caches.of(reader)
 
 
-def _dead_by_segment(view: SnapshotView) -> dict[int, list[str]]:
+def segment_notes(reader: SnapshotReader, segment_id: int) -> pa.Table | None:
+    """A segment's notes table as loaded by `live_notes` (all its rows, in file order)."""
+    cache = _cache_for(reader)
+    with cache.lock:
+        return cache.segments.get(segment_id)
+
+
+def dead_by_segment(view: SnapshotView) -> dict[int, list[str]]:
     dead: dict[int, list[str]] = {}
     for seg, path in view.live.dead_rows():
         dead.setdefault(int(seg), []).append(path)
@@ -121,7 +128,7 @@ def attach(reader: SnapshotReader, view: SnapshotView) -> pa.Table:
     con = view.con
     # Footers of immutable files, read once per process (the setting is per cursor).
     con.execute("SET parquet_metadata_cache = true")
-    dead = _dead_by_segment(view)
+    dead = dead_by_segment(view)
     notes = live_notes(reader, view, dead)
     con.register("q_notes", notes)
     seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR

@@ -11,16 +11,20 @@ answer is `PARTIAL`) and the answer by a size bound (then the page ends early an
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.property_values import iso_of_micros
+from vault_agent.query.structured import columnar
 from vault_agent.query.structured.display import NoteContext, rebuild, referenced, to_json
 from vault_agent.query.structured.dql_compile import compile_dql
 from vault_agent.query.structured.evaluate import Evaluator
@@ -58,6 +62,7 @@ class Deadline:
     def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float) -> None:
         self.con = con
         self.hit = seconds <= 0
+        self.end = time.monotonic() + seconds
         self._timer = threading.Timer(max(seconds, 0.0), self._expire)
         self._timer.daemon = True
 
@@ -72,6 +77,11 @@ class Deadline:
 
     def __exit__(self, *exc: object) -> None:
         self._timer.cancel()
+
+    def spent(self) -> bool:
+        """Whether the budget is spent (work done outside DuckDB checks it by the clock)."""
+        self.hit = self.hit or time.monotonic() >= self.end
+        return self.hit
 
     def rows(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]] | None:
         """The statement's rows, or None once the budget is spent."""
@@ -122,6 +132,19 @@ class _Run:
         self.budget = budget
         self.links = Links(view, cache)
         self.warnings: list[WarningItem] = [WarningItem(code=c, message=m) for c, m in plan.warnings]
+        self.columns: columnar.Columns | None = None
+
+    def in_memory(self, notes: pa.Table) -> npt.NDArray[np.int64] | None:
+        """The matches' positions in `notes`, in order, answered from the snapshot's
+        columns (columnar.py); None when the plan needs SQL."""
+        if self.budget.spent():
+            return None
+        self.columns = columnar.columns_of(self.reader, self.view, notes)
+        if self.columns is None:
+            return None
+        mask = columnar.mask_of(self.columns, self.plan.where)
+        found = None if mask is None else columnar.ordered(self.columns, self.plan, mask)
+        return None if self.budget.spent() else found
 
     def sql(self) -> tuple[str, list[Any], str, list[Any]]:
         """(page SQL, its params, count SQL, its params). The matches are one set, built
@@ -152,9 +175,12 @@ class _Run:
             if found is None or (cmp.key, cmp.value.kind) in seen:
                 continue
             seen.add((cmp.key, cmp.value.kind))
-            rows = self.budget.rows(*found)
-            if rows and rows[0][0]:
-                code, message = data_mismatch_warning(cmp.key, cmp.value, int(rows[0][0]))
+            count = columnar.mismatched(self.columns, cmp.key, cmp.value) if self.columns is not None else None
+            if count is None:
+                rows = self.budget.rows(*found)
+                count = int(rows[0][0]) if rows else None
+            if count:
+                code, message = data_mismatch_warning(cmp.key, cmp.value, count)
                 self.warnings.append(WarningItem(code=code, message=message))
 
     def properties(self, notes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -295,15 +321,21 @@ def _answer(run: _Run, notes: pa.Table, page: _Page, time_budget_s: float) -> Ou
                 message="the index changed since the previous page; results may repeat or skip a note",
             )
         )
-    page_sql, params, count_sql, count_params = run.sql()
     cap = limit if plan.limit is None else max(0, min(limit, plan.limit - offset))
-    found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
-    rows = page_notes(notes, [r[0] for r in found or []])
-    if found:
-        total: int | None = int(found[0][-1])
-    else:  # no page (past the end, or DQL's LIMIT reached): the count alone
-        counted = budget.rows(count_sql, count_params)
-        total = int(counted[0][0]) if counted else None
+    matches = run.in_memory(notes)
+    total: int | None
+    if matches is not None:
+        rows = notes.take(pa.array(matches[offset : offset + cap], pa.int64())).to_pylist()
+        total = len(matches)
+    else:
+        page_sql, params, count_sql, count_params = run.sql()
+        found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
+        rows = page_notes(notes, [r[0] for r in found or []])
+        if found:
+            total = int(found[0][-1])
+        else:  # no page (past the end, or DQL's LIMIT reached): the count alone
+            counted = budget.rows(count_sql, count_params)
+            total = int(counted[0][0]) if counted else None
     if total is not None and plan.limit is not None:
         total = min(total, plan.limit)
     run.mismatches()
