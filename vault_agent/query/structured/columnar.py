@@ -383,3 +383,48 @@ def ordered(snap: Columns, plan: Plan, mask: Mask) -> Ints | None:
         keys += prop
     keys.append(_path_rank(snap)[matched])
     return matched[np.lexsort(keys[::-1])]
+
+
+# ---------------------------------------------------------------------- page values
+def _items(keyed: _Keyed, idx: Ints, paths: list[str], key: str) -> list[tuple[Any, ...]]:
+    """The props rows `idx` as DuckDB answers them (Python values, None for NULL)."""
+    cols = keyed.cols
+    out = []
+    texts = cols["s"].take(pa.array(idx, pa.int64())).to_pylist()
+    for j, i in enumerate(idx.tolist()):
+        out.append((
+            paths[j], key, int(cols["item"][i]), bool(cols["is_list"][i]), KINDS[cols["kind"][i]], texts[j],
+            float(cols["n"][i]) if cols["n_ok"][i] else None, int(cols["d"][i]) if cols["d_ok"][i] else None,
+            bool(cols["b"][i]) if cols["b_ok"][i] else None,
+        ))  # fmt: skip
+    return out
+
+
+def page_rows(snap: Columns, path_of: dict[int, str], keys: list[str]) -> list[tuple[Any, ...]] | None:
+    """run._Run.properties' rows (path, key, item, is_list, kind, s, n, d, b) of the notes
+    at these positions, for `keys` and the children of those that are maps; None when a
+    row's kind is not one this module knows."""
+    wanted = np.fromiter(path_of, np.int64, len(path_of))
+    out: list[tuple[Any, ...]] = []
+
+    def take(key: str) -> bool:
+        for keyed, a, b, pos in _rows(snap, 0, key):
+            chosen = np.isin(pos, wanted)
+            if not chosen.any():
+                continue
+            if (keyed.cols["kind"][a:b][chosen] == K_OTHER).any():
+                return False
+            out.extend(_items(keyed, np.flatnonzero(chosen) + a, [path_of[p] for p in pos[chosen].tolist()], key))
+        return True
+
+    for key in keys:
+        if not take(key):
+            return None
+    maps = sorted({r[1] for r in out if r[4] == "object"})
+    if maps:
+        prefixes = tuple(m + "." for m in maps)
+        children = sorted({k for parts in snap.segments if parts[0] is not None for k in parts[0].slices if k.startswith(prefixes)})
+        for key in children:
+            if not take(key):
+                return None
+    return out

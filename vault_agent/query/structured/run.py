@@ -31,7 +31,13 @@ from vault_agent.query.structured.evaluate import Evaluator
 from vault_agent.query.structured.filters import compile_filters
 from vault_agent.query.structured.links import Links
 from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp, TrueP
-from vault_agent.query.structured.relations import attach, page_notes, segment_files
+from vault_agent.query.structured.relations import (
+    attach,
+    dead_by_segment,
+    live_notes,
+    page_notes,
+    segment_files,
+)
 from vault_agent.query.structured.request import (
     QueryData,
     QueryRequest,
@@ -118,6 +124,14 @@ def _getter(table: dict[str, list[str]], path: str) -> Callable[[], list[str]]:
 
 
 
+def _rebuilt(rows: list[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
+    """Typed values per path of props rows (path, key, item, is_list, kind, s, n, d, b)."""
+    by_path: dict[str, list[Any]] = {}
+    for row in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
+        by_path.setdefault(row[0], []).append(row[1:])
+    return {p: rebuild(r) for p, r in by_path.items()}
+
+
 class _Run:
     """One request against one pinned snapshot."""
 
@@ -133,6 +147,17 @@ class _Run:
         self.links = Links(view, cache)
         self.warnings: list[WarningItem] = [WarningItem(code=c, message=m) for c, m in plan.warnings]
         self.columns: columnar.Columns | None = None
+        self.positions: dict[str, int] | None = None  # the page's notes' positions (in memory)
+        self._attached = False
+
+    def attached(self) -> None:
+        """The SQL relations (relations.attach) on the request's cursor, once."""
+        if not self._attached and not self.budget.hit:
+            try:
+                attach(self.reader, self.view)
+            except duckdb.InterruptException:  # the budget ended: no statement runs after it
+                self.budget.hit = True
+            self._attached = True
 
     def in_memory(self, notes: pa.Table) -> npt.NDArray[np.int64] | None:
         """The matches' positions in `notes`, in order, answered from the snapshot's
@@ -177,6 +202,7 @@ class _Run:
             seen.add((cmp.key, cmp.value.kind))
             count = columnar.mismatched(self.columns, cmp.key, cmp.value) if self.columns is not None else None
             if count is None:
+                self.attached()
                 rows = self.budget.rows(*found)
                 count = int(rows[0][0]) if rows else None
             if count:
@@ -191,6 +217,11 @@ class _Run:
                       | referenced(c.expr for c in self.plan.columns if c.expr is not None)[0])  # fmt: skip
         if not keys or not notes:
             return {}
+        if self.columns is not None and self.positions is not None:
+            found = columnar.page_rows(self.columns, {self.positions[n["path"]]: n["path"] for n in notes}, keys)
+            if found is not None:
+                return _rebuilt(found)
+        self.attached()
         by_seg: dict[int, list[str]] = {}
         for note in notes:
             by_seg.setdefault(int(note["seg"]), []).append(note["path"])
@@ -212,10 +243,7 @@ class _Run:
         maps = sorted({r[1] for r in rows if r[4] == "object"})
         if maps:  # a map's keys are `parent.child` rows (only when one was selected)
             rows += self.budget.rows(*select("len(list_filter(?::VARCHAR[], lambda k: starts_with(key, k || '.'))) > 0", [maps])) or []
-        by_path: dict[str, list[Any]] = {}
-        for row in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
-            by_path.setdefault(row[0], []).append(row[1:])
-        return {p: rebuild(r) for p, r in by_path.items()}
+        return _rebuilt(rows)
 
     def results(self, notes: list[dict[str, Any]]) -> tuple[list[QueryResult], bool]:
         """The page's results; whether the size bound cut the page (values or results)."""
@@ -294,7 +322,7 @@ def vault_query(
     fingerprint = request.fingerprint()
     offset, cursor_snapshot = decode_cursor(request.cursor, fingerprint)
     with reader.acquire() as view:
-        notes = attach(reader, view)  # before the budget: its cost does not depend on the query
+        notes = live_notes(reader, view, dead_by_segment(view))  # before the budget: its cost does not depend on the query
         with Deadline(view.con, time_budget_s) as budget:
             run = _Run(reader, view, plan, cache, clock, budget)
             return _answer(run, notes, _Page(limit, offset, cursor_snapshot, fingerprint), time_budget_s)
@@ -325,9 +353,12 @@ def _answer(run: _Run, notes: pa.Table, page: _Page, time_budget_s: float) -> Ou
     matches = run.in_memory(notes)
     total: int | None
     if matches is not None:
-        rows = notes.take(pa.array(matches[offset : offset + cap], pa.int64())).to_pylist()
+        chosen = matches[offset : offset + cap]
+        rows = notes.take(pa.array(chosen, pa.int64())).to_pylist()
+        run.positions = {row["path"]: int(p) for row, p in zip(rows, chosen.tolist(), strict=True)}
         total = len(matches)
     else:
+        run.attached()
         page_sql, params, count_sql, count_params = run.sql()
         found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
         rows = page_notes(notes, [r[0] for r in found or []])
