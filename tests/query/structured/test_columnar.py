@@ -14,7 +14,10 @@ from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
 from vault_agent.query.structured import columnar
 
-W = lambda f, op, v=None: {"field": f, "op": op, "value": v}  # noqa: E731
+
+def W(field: str, op: str, value: Any = None) -> dict[str, Any]:
+    return {"field": field, "op": op, "value": value}
+
 
 CASES: list[dict[str, Any]] = [
     {"tags": ["projects"]},
@@ -53,7 +56,12 @@ def test_memory_and_sql_answer_alike(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_the_common_plans_are_answered_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     answered: list[bool] = []
     ordered = columnar.ordered
-    monkeypatch.setattr(columnar, "ordered", lambda *a: answered.append(True) or ordered(*a))
+
+    def counted(*args: Any) -> Any:
+        answered.append(True)
+        return ordered(*args)
+
+    monkeypatch.setattr(columnar, "ordered", counted)
     with opened(copy_fixture(tmp_path)) as ctx:
         for params in CASES[:13]:
             query(ctx, **params)
