@@ -88,10 +88,13 @@ def _valid(col: pa.ChunkedArray) -> Mask:
 
 def _load(file: str, notes: pa.Table, key: str, columns: list[str]) -> _Keyed:
     table = pq.read_table(file, columns=["path", key, *columns])
-    table = table.take(pc.sort_indices(table, sort_keys=[(key, "ascending")]))
-    row = pc.index_in(table["path"], value_set=notes["path"]).fill_null(-1).to_numpy().astype(np.int32)
     encoded = pc.dictionary_encode(table[key]).combine_chunks()
     codes = encoded.indices.to_numpy(zero_copy_only=False)
+    if (np.diff(codes) < 0).any():  # the writer sorts by key: only then is a key's rows one slice
+        table = table.take(pc.sort_indices(table, sort_keys=[(key, "ascending")]))
+        encoded = pc.dictionary_encode(table[key]).combine_chunks()
+        codes = encoded.indices.to_numpy(zero_copy_only=False)
+    row = pc.index_in(table["path"], value_set=notes["path"]).fill_null(-1).to_numpy().astype(np.int32)
     starts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1]).astype(np.int64)
     ends = np.append(starts[1:], len(codes))
     names = encoded.dictionary.to_pylist()
@@ -107,7 +110,10 @@ def _load(file: str, notes: pa.Table, key: str, columns: list[str]) -> _Keyed:
         else:
             cols[name + "_ok"] = _valid(col)
             fill = {pa.bool_(): False, pa.float64(): 0.0}.get(col.type, 0)
-            cols[name] = col.fill_null(fill).to_numpy()
+            values = col.fill_null(fill).to_numpy()
+            if name == "item" and len(values) and values.max() < 2**15:
+                values = values.astype(np.int16)  # list items: 100 at most (indexer/properties.py)
+            cols[name] = values
     if "n" in cols:
         cols["nan"] = bool(np.isnan(cols["n"][cols["n_ok"]]).any())
     return _Keyed(slices, row, cols)
