@@ -102,7 +102,11 @@ def _load(file: str, notes: pa.Table, key: str, columns: list[str]) -> _Keyed:
     cols: dict[str, Any] = {}
     for name in columns:
         col = table[name]
-        if name == "kind":
+        if name in ("item", "is_list"):  # never null (the writer's rows)
+            cols[name] = col.fill_null(0 if name == "item" else False).to_numpy()
+            if name == "item" and len(cols[name]) and cols[name].max() < 2**15:
+                cols[name] = cols[name].astype(np.int16)  # list items: 100 at most (indexer/properties.py)
+        elif name == "kind":
             index = pc.index_in(col, value_set=pa.array(KINDS)).fill_null(K_OTHER)
             cols[name] = index.to_numpy().astype(np.int8)
         elif name == "s":
@@ -110,12 +114,13 @@ def _load(file: str, notes: pa.Table, key: str, columns: list[str]) -> _Keyed:
         else:
             cols[name + "_ok"] = _valid(col)
             fill = {pa.bool_(): False, pa.float64(): 0.0}.get(col.type, 0)
-            values = col.fill_null(fill).to_numpy()
-            if name == "item" and len(values) and values.max() < 2**15:
-                values = values.astype(np.int16)  # list items: 100 at most (indexer/properties.py)
-            cols[name] = values
+            cols[name] = col.fill_null(fill).to_numpy()
     if "n" in cols:
         cols["nan"] = bool(np.isnan(cols["n"][cols["n_ok"]]).any())
+        if not (cols["n_ok"] & cols["d_ok"]).any():  # numbers and dates share one buffer
+            shared = np.array(cols["d"], np.int64)
+            shared[cols["n_ok"]] = cols["n"][cols["n_ok"]].view(np.int64)
+            cols["d"], cols["n"] = shared, shared.view(np.float64)  # each read under its `_ok` mask
     return _Keyed(slices, row, cols)
 
 
