@@ -48,13 +48,13 @@ if TYPE_CHECKING:
     from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
 Mask = npt.NDArray[np.bool_]
-Ints = npt.NDArray[np.int64]
+Ints = npt.NDArray[Any]  # integer (or boolean) arrays
 
 KINDS = ("string", "number", "boolean", "date", "datetime", "null", "empty", "object", "list")
 K_STRING, K_NUMBER, K_BOOLEAN, K_DATE, K_DATETIME, K_NULL, K_EMPTY, K_OBJECT, K_LIST = range(len(KINDS))
 K_OTHER = len(KINDS)  # a kind this module does not know: scalar for SQL's `NOT IN (...)`
 # sql.KIND_RANK: numbers, dates, text, booleans, the rest
-_KIND_RANK = np.array([2, 0, 3, 1, 1, 4, 4, 4, 4, 4], np.int64)
+_KIND_RANK = np.array([2, 0, 3, 1, 1, 4, 4, 4, 4, 4], np.int8)
 _FILE_SORTS = ("path", "size", "mtime", "ctime")
 
 
@@ -318,23 +318,23 @@ def mismatched(snap: Columns, key: str, value: Lit) -> int | None:
 def _path_rank(snap: Columns) -> Ints:
     if snap.path_rank is None:
         order = pc.sort_indices(snap.notes["path"]).to_numpy()
-        rank = np.empty(snap.size, np.int64)
-        rank[order] = np.arange(snap.size)
+        rank = np.empty(snap.size, np.int32)
+        rank[order] = np.arange(snap.size, dtype=np.int32)
         snap.path_rank = rank
     return snap.path_rank
 
 
 def _dense(values: Any) -> Ints:
-    return np.unique(values, return_inverse=True)[1].astype(np.int64)
+    return np.unique(values, return_inverse=True)[1]
 
 
 def _prop_sort_keys(snap: Columns, key: str, matched: Ints, descending: bool) -> list[Ints] | None:
     """sql.SqlBuilder.order's terms for one property: missing last, then the type's rank,
     then the value (nulls last), as integer keys over `matched`."""
     present = np.zeros(snap.size, np.bool_)
-    kind = np.full(snap.size, K_NULL, np.int64)
+    kind = np.full(snap.size, K_NULL, np.int8)
     null = np.ones(snap.size, np.bool_)
-    value = np.zeros(snap.size, np.int64)
+    value = np.zeros(snap.size, np.int32)  # dense ranks: fewer than the rows
     groups: dict[int, list[tuple[Ints, Any]]] = {}  # kind rank → (positions, values)
     for keyed, a, b, pos in _rows(snap, 0, key):
         cols = keyed.cols
@@ -343,7 +343,7 @@ def _prop_sort_keys(snap: Columns, key: str, matched: Ints, descending: bool) ->
         if present[where].any() or len(np.unique(where)) != len(where):
             return None  # a note with two first items: the SQL join repeats it
         present[where] = True
-        k = cols["kind"][a:b][first].astype(np.int64)
+        k = cols["kind"][a:b][first]
         kind[where] = k
         for rank, col, kinds in ((0, "n", (K_NUMBER,)), (1, "d", (K_DATE, K_DATETIME)), (3, "b", (K_BOOLEAN,))):
             sel = np.isin(k, kinds) & cols[col + "_ok"][a:b][first]
@@ -359,7 +359,7 @@ def _prop_sort_keys(snap: Columns, key: str, matched: Ints, descending: bool) ->
             continue
         if rank == 2:
             texts = pa.concat_arrays([v for _, v in items])
-            dense = np.asarray(pc.rank(texts, tiebreaker="dense").to_numpy(), np.int64)
+            dense = pc.rank(texts, tiebreaker="dense").to_numpy()
         else:
             dense = _dense(np.concatenate([np.asarray(v) for _, v in items]))
         null[where] = False
@@ -367,7 +367,7 @@ def _prop_sort_keys(snap: Columns, key: str, matched: Ints, descending: bool) ->
     rank_of = _KIND_RANK[np.minimum(kind, K_OTHER)]
     null_value = null | (rank_of == 4)
     sign = -1 if descending else 1
-    return [(~present[matched]).astype(np.int64), rank_of[matched], null_value[matched].astype(np.int64), sign * value[matched]]
+    return [~present[matched], rank_of[matched], null_value[matched], sign * value[matched]]
 
 
 def ordered(snap: Columns, plan: Plan, mask: Mask) -> Ints | None:
