@@ -41,7 +41,7 @@ CASES: list[dict[str, Any]] = [
 def _both(ctx: Any, monkeypatch: pytest.MonkeyPatch, params: dict[str, Any]) -> tuple[str, str]:
     fast = query(ctx, **params)
     with monkeypatch.context() as m:
-        m.setattr(columnar, "columns_of", lambda *_a: None)
+        m.setattr(columnar, "columns_of", lambda *_a, **_k: None)
         slow = query(ctx, **params)
     return fast.model_dump_json(), slow.model_dump_json()
 
@@ -84,3 +84,11 @@ def test_tombstoned_rows_are_gone_in_memory_too(tmp_path: Path, monkeypatch: pyt
             fast, slow = _both(ctx, monkeypatch, params)
             assert fast == slow
         assert '"03.md"' in _both(ctx, monkeypatch, {"tags": ["new"]})[0]
+
+
+def test_a_plan_sql_answers_builds_no_columns(tmp_path: Path) -> None:
+    with opened(copy_fixture(tmp_path)) as ctx:
+        assert query(ctx, folder="Books").data.total
+        assert not columnar._caches.of(ctx.reader).snapshots
+        query(ctx, tags=["book"])
+        assert len(columnar._caches.of(ctx.reader).snapshots) == 1

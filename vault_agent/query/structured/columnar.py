@@ -144,15 +144,26 @@ class _Cache:
 _caches: PerOwner[_Cache] = PerOwner(_Cache)
 
 
-def columns_of(reader: SnapshotReader, view: SnapshotView, notes: pa.Table) -> Columns | None:
-    """The snapshot's columns (built from the segments' cached ones); None when a
-    segment's notes are not loaded (attach() loads them first)."""
+def answerable(pred: Pred) -> bool:
+    """Whether `mask_of` may answer the plan (then its columns are worth building)."""
+    if isinstance(pred, AndP | OrP):
+        return all(answerable(i) for i in pred.items)
+    if isinstance(pred, NotP):
+        return answerable(pred.item)
+    return isinstance(pred, TrueP | FalseP | TagP | PropExists | PropCmp)
+
+
+def columns_of(reader: SnapshotReader, view: SnapshotView, notes: pa.Table, build: bool = True) -> Columns | None:
+    """The snapshot's columns (built from the segments' cached ones; with `build` False
+    only when they are already there); None when a segment's notes are not loaded."""
     cache = _caches.of(reader)
     sid = view.manifest.snapshot_id
     with cache.lock:
         known = cache.snapshots.get(sid)
         if known is not None and known.notes is notes:
             return known
+        if not build:
+            return None
         seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR
         dead = dead_by_segment(view)
         seg_of = notes["seg"].to_numpy()

@@ -164,8 +164,10 @@ class _Run:
         columns (columnar.py); None when the plan needs SQL."""
         if self.budget.spent():
             return None
-        self.columns = columnar.columns_of(self.reader, self.view, notes)
-        if self.columns is None:
+        answerable = columnar.answerable(self.plan.where)
+        # a plan SQL answers still takes its page's values from columns already built
+        self.columns = columnar.columns_of(self.reader, self.view, notes, build=answerable)
+        if self.columns is None or not answerable:
             return None
         mask = columnar.mask_of(self.columns, self.plan.where)
         found = None if mask is None else columnar.ordered(self.columns, self.plan, mask)
