@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source ops/venv.sh
 "$VENV/bin/ruff" check vault_agent tests ops
+"$VENV/bin/ruff" format --check vault_agent tests ops
 "$VENV/bin/mypy" vault_agent
 "$VENV/bin/mypy" --config-file ops/mypy-tests.ini tests ops
 "$VENV/bin/python" ops/deadcode.py

@@ -45,7 +45,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 DQL_HEAVY = (
     'TABLE priority, due AS "Due", file.mtime FROM #{tag} OR "projects" '
-    'WHERE priority >= 3 AND !done AND due < date(today) + dur(90 days) SORT due DESC LIMIT 100'
+    "WHERE priority >= 3 AND !done AND due < date(today) + dur(90 days) SORT due DESC LIMIT 100"
 )
 
 
@@ -90,7 +90,9 @@ def process_cpu(pid: int) -> Callable[[], float]:
 def prepare(work: Path, notes: int, vault: Path | None, state: Path | None) -> Settings:
     vault = vault or work / "vault"
     if not vault.exists():
-        subprocess.run([sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(notes)], check=True)
+        subprocess.run(
+            [sys.executable, str(REPO / "ops/gen_vault.py"), str(vault), "--notes", str(notes)], check=True
+        )
     settings = Settings(vault=vault, index_dir=state or work / "state")
     if not (settings.index_dir / CURRENT_FILE).exists():
         t0 = time.perf_counter()
@@ -133,8 +135,7 @@ def request_of(params: dict[str, Any]) -> QueryRequest:
 def common_tag(reader: SnapshotReader) -> tuple[str, str]:
     with reader.acquire() as view:
         tag = view.con.execute(
-            "SELECT tag, count(*) c FROM tags WHERE tag LIKE '%/%' "
-            "GROUP BY tag ORDER BY c DESC, tag LIMIT 1"
+            "SELECT tag, count(*) c FROM tags WHERE tag LIKE '%/%' GROUP BY tag ORDER BY c DESC, tag LIMIT 1"
         ).fetchone()
         folder = view.con.execute(
             "SELECT split_part(folder, '/', 1) f, count(*) c FROM notes GROUP BY f ORDER BY c DESC, f LIMIT 1"
@@ -164,7 +165,14 @@ def in_process(settings: Settings, n: int) -> tuple[dict[str, Any], str, str]:
 def over_http(settings: Settings, n: int, tag: str, folder: str) -> dict[str, Any]:
     token = "bench-query"
     env = {**os.environ, "VAULT_AGENT_INDEX_DIR": str(settings.index_dir), "VAULT_AGENT_TOKEN": token}
-    cmd = [str(Path(sys.executable).parent / "vault-agent"), "serve", "--vault", str(settings.vault), "--port", "0"]
+    cmd = [
+        str(Path(sys.executable).parent / "vault-agent"),
+        "serve",
+        "--vault",
+        str(settings.vault),
+        "--port",
+        "0",
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
@@ -175,7 +183,9 @@ def over_http(settings: Settings, n: int, tag: str, folder: str) -> dict[str, An
 
         def post(body: bytes) -> None:
             req = urllib.request.Request(
-                url, data=body, headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+                url,
+                data=body,
+                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
             )
             with opener.open(req, timeout=600) as resp:
                 resp.read()
@@ -197,7 +207,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--requests", type=int, default=30)
     ap.add_argument("--no-http", action="store_true")
-    args = benchkit.parse(ap, smoke={'notes': 40, 'runs': 1, 'requests': 3})
+    args = benchkit.parse(ap, smoke={"notes": 40, "runs": 1, "requests": 3})
     settings = prepare(args.work, args.notes, args.vault, args.state)
     before = load()
     runs = []

@@ -36,7 +36,11 @@ def test_a_type_mismatch_matches_nothing_and_warns_naming_the_field(ctx: AppCont
     assert (out.data.results, [w.code for w in out.warnings]) == ([], ["TYPE_MISMATCH"])
     assert "'author'" in out.warnings[0].message and "3 notes" in out.warnings[0].message
     out = query(ctx, where=[{"field": "file.size", "op": ">", "value": "big"}])
-    assert (out.data.total, out.warnings[0].code, "'file.size'" in out.warnings[0].message) == (0, "TYPE_MISMATCH", True)
+    assert (out.data.total, out.warnings[0].code, "'file.size'" in out.warnings[0].message) == (
+        0,
+        "TYPE_MISMATCH",
+        True,
+    )
     out = query(ctx, where=[{"field": "rating", "op": ">", "value": None}])
     assert (out.data.total, out.warnings[0].code) == (0, "TYPE_MISMATCH")
 
@@ -44,9 +48,15 @@ def test_a_type_mismatch_matches_nothing_and_warns_naming_the_field(ctx: AppCont
 MALFORMED: list[tuple[dict[str, Any], str]] = [
     ({"where": [{"field": "status", "op": "~", "value": 1}]}, "where[0].op: expected one of = != <"),
     ({"where": [{"field": " ", "op": "="}]}, "where[0].field: expected a property name"),
-    ({"where": [{"field": "a", "op": "=", "value": 1}, {"field": "b", "op": "in", "value": 3}]}, "where[1].value: 'in' expects a list"),
+    (
+        {"where": [{"field": "a", "op": "=", "value": 1}, {"field": "b", "op": "in", "value": 3}]},
+        "where[1].value: 'in' expects a list",
+    ),
     ({"where": [{"field": "a", "op": "=", "value": {"x": 1}}]}, "where[0].value: expected a string, number"),
-    ({"where": [{"field": "file.bogus", "op": "=", "value": 1}]}, "the implicit field 'file.bogus' is not supported"),
+    (
+        {"where": [{"field": "file.bogus", "op": "=", "value": 1}]},
+        "the implicit field 'file.bogus' is not supported",
+    ),
     ({"where": [{"field": "file.name", "op": "contains", "value": "x"}]}, "'contains' applies to properties"),
     ({"tags": ["#"]}, "tags[0]: expected a tag"),
     ({"any_tags": ["ok", ""]}, "any_tags[1]: expected a tag"),
@@ -99,7 +109,9 @@ def test_cursors_are_checked(ctx: AppContext) -> None:
 
 
 def test_the_time_budget_ends_in_partial_not_an_error(ctx: AppContext) -> None:
-    out = vault_query(ctx.reader, request(sort="-rating"), cache=ctx.snapshot_cache, clock=clock, time_budget_s=1e-9)
+    out = vault_query(
+        ctx.reader, request(sort="-rating"), cache=ctx.snapshot_cache, clock=clock, time_budget_s=1e-9
+    )
     assert (out.data.results, out.data.total, out.data.next_cursor) == ([], None, None)
     assert [w.code for w in out.warnings] == ["PARTIAL"]
 

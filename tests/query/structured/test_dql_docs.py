@@ -22,7 +22,11 @@ SDV = "Games/finished/Stardew Valley.md"
 DUNE, FOUND, COOK = "Books/Dune.md", "Books/Foundation.md", "Books/Cooking at Home.md"
 CAKE, PANCAKES = "Recipes/Classic Cheesecake.md", "Recipes/Pancakes.md"
 DASH = "30 School/School Dashboard Current To Dos.md"
-HW1, HW2, HW3 = "30 School/Homework 1.md", "30 School/32 Homeworks/Homework 2.md", "30 School/32 Homeworks/Homework 3.md"
+HW1, HW2, HW3 = (
+    "30 School/Homework 1.md",
+    "30 School/32 Homeworks/Homework 2.md",
+    "30 School/32 Homeworks/Homework 3.md",
+)
 ALPHA, BETA, GAMMA = "Projects/Alpha.md", "Projects/Beta.md", "Projects/Gamma.md"
 D14, D15 = "Daily/2024-05-14.md", "Daily/2024-05-15.md"
 MRL, README, WIP = "People/Mr. L.md", "README.md", "Scratch WIP.md"
@@ -47,7 +51,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("LIST FROM #status/open SORT file.ctime DESC LIMIT 10", [D14], "queries/structure"),
     ("LIST WHERE file.mtime >= date(today) - dur(1 day)", [D14, D15, GAMMA], "queries/data-commands"),
     ("LIST FROM #projects WHERE !completed", [ALPHA, GAMMA], "queries/data-commands"),
-    ('TABLE rating AS "Rating", started FROM #games SORT rating DESC', [SDV, POE, LOL], "queries/dql-js-inline"),
+    (
+        'TABLE rating AS "Rating", started FROM #games SORT rating DESC',
+        [SDV, POE, LOL],
+        "queries/dql-js-inline",
+    ),
     ('TABLE recipe-type AS "type", portions, length FROM #recipes', [CAKE, PANCAKES], "queries/structure"),
     ('LIST FROM #assignment WHERE status = "open"', [HW1, HW3], "queries/structure"),
     ('LIST FROM "Games" WHERE price > 10', [POE, SDV], "reference/expressions"),
@@ -67,10 +75,18 @@ CASES: list[tuple[str, list[str], str]] = [
     ('LIST FROM #book and -"Books/Dune"', [COOK, FOUND], "queries/data-commands"),
     ("LIST FROM #games AND -#games/moba", [POE, SDV], "queries/data-commands"),
     ("LIST WHERE time-read >= date(2021-06-01)", [COOK, FOUND], "reference/literals"),
-    ('TABLE finished - started AS "Played for" FROM #games WHERE finished', [POE, SDV], "queries/query-types"),
+    (
+        'TABLE finished - started AS "Played for" FROM #games WHERE finished',
+        [POE, SDV],
+        "queries/query-types",
+    ),
     ('LIST WHERE econtains(follow-ups, "call")', [ALPHA], "reference/functions"),
     ("LIST WHERE follow-ups", [ALPHA], "queries/structure"),
-    ('LIST WHERE !reviewer AND contains(file.folder, "Projects")', [ALPHA, BETA, GAMMA], "reference/expressions"),
+    (
+        'LIST WHERE !reviewer AND contains(file.folder, "Projects")',
+        [ALPHA, BETA, GAMMA],
+        "reference/expressions",
+    ),
     ('LIST WHERE mood = "good" OR mood = "tired"', [D14, D15], "reference/expressions"),
     ("LIST WHERE date = date(today)", [D15], "reference/literals"),
     ("LIST WHERE date >= date(today) - dur(1 day) SORT date DESC", [D15, D14], "reference/literals"),
@@ -90,7 +106,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("LIST FROM #recipes LIMIT 1", [CAKE], "queries/data-commands"),
     ('LIST WHERE icontains(author, "asimov")', [FOUND], "reference/functions"),
     ('LIST WHERE contains(author, "Herbert")', [DUNE], "reference/functions"),
-    ('LIST WHERE file.size > 0 AND contains(file.path, "Recipes/")', [CAKE, PANCAKES], "annotation/metadata-pages"),
+    (
+        'LIST WHERE file.size > 0 AND contains(file.path, "Recipes/")',
+        [CAKE, PANCAKES],
+        "annotation/metadata-pages",
+    ),
     ("LIST WHERE contains(contacts, [[Dune]])", [MRL], "queries/structure"),
     ("LIST WHERE steamid", [POE, SDV], "queries/query-types"),
     ("LIST FROM #y1984", [WIP], "annotation/add-metadata"),
@@ -138,9 +158,9 @@ def test_table_columns_are_evaluated_per_note(ctx: AppContext) -> None:
         "file.folder": "Games",
         "file.etags": ["#games/moba"],
     }
-    assert _table(ctx, 'TABLE episode_metadata.next, episode_metadata["previous"] AS prev WHERE age > 40') == {
-        MRL: {"episode_metadata.next": "S01E04", "prev": "S01E02"}
-    }
+    assert _table(
+        ctx, 'TABLE episode_metadata.next, episode_metadata["previous"] AS prev WHERE age > 40'
+    ) == {MRL: {"episode_metadata.next": "S01E04", "prev": "S01E02"}}
     assert _table(ctx, 'TABLE time-played, length FROM "Games/finished"') == {
         SDV: {"time-played": 200, "length": None}
     }

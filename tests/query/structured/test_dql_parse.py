@@ -62,7 +62,10 @@ SUPPORTED: list[tuple[str, object]] = [
     ("LIST WHERE due <= date(2024-05-01)", PropCmp("due", "<=", Lit("date", 19_844 * DAY))),
     ("LIST WHERE due >= date(today) - dur(7 days)", PropCmp("due", ">=", Lit("date", TODAY - 7 * DAY))),
     ("LIST WHERE due > date(today) - dur(1 month)", PropCmp("due", ">", Lit("date", 19_828 * DAY))),
-    ("LIST WHERE due < date(2024-05-01T10:30)", PropCmp("due", "<", Lit("date", 19_844 * DAY + 37_800_000_000))),
+    (
+        "LIST WHERE due < date(2024-05-01T10:30)",
+        PropCmp("due", "<", Lit("date", 19_844 * DAY + 37_800_000_000)),
+    ),
     ("LIST WHERE x = null", NotP(PropExists("x"))),
     ("LIST WHERE x = [[Home]]", PropCmp("x", "=", Lit("link", "Home"))),
     ("LIST WHERE x > 1 + 2 * 3", PropCmp("x", ">", Lit("number", 7.0))),
@@ -101,8 +104,15 @@ def test_supported_construct_compiles(text: str, expected: object) -> None:
 
 
 def test_query_types_columns_sort_and_limit() -> None:
-    q = parse_dql('table without id a AS "A", b + 1, file.name\nfrom #t\nwhere a\nsort b desc, file.mtime\nlimit 5')
-    assert (q.kind, q.without_id, [c.header for c in q.columns], q.limit) == ("table", True, ["A", "b + 1", "file.name"], 5)
+    q = parse_dql(
+        'table without id a AS "A", b + 1, file.name\nfrom #t\nwhere a\nsort b desc, file.mtime\nlimit 5'
+    )
+    assert (q.kind, q.without_id, [c.header for c in q.columns], q.limit) == (
+        "table",
+        True,
+        ["A", "b + 1", "file.name"],
+        5,
+    )
     plan = compile_dql("TABLE a SORT b DESC, file.mtime ASC, file.cday LIMIT 5", clock)
     assert (plan.sort, plan.limit) == (
         (SortKey("b", True), SortKey("mtime", False, file=True), SortKey("ctime", False, file=True)),
@@ -115,7 +125,10 @@ def test_query_types_columns_sort_and_limit() -> None:
 def test_constants_fold() -> None:
     c = compile_dql("LIST WHERE x > date(today) + dur(1 w, 2 d) - dur(1 day)", clock).where
     assert c == PropCmp("x", ">", Lit("date", TODAY + 7 * DAY + DAY))
-    assert where("LIST WHERE 1 < 2") == where("LIST") and where('LIST WHERE "a" = "b"').__class__.__name__ == "FalseP"
+    assert (
+        where("LIST WHERE 1 < 2") == where("LIST")
+        and where('LIST WHERE "a" = "b"').__class__.__name__ == "FalseP"
+    )
     assert where('LIST WHERE x = "a" + "b"') == PropCmp("x", "=", Lit("string", "ab"))
     plan = compile_dql("LIST WHERE d > date(today) - date(2024-05-14)", clock)
     assert plan.warnings and plan.warnings[0][0] == "TYPE_MISMATCH"  # a date compared with a duration

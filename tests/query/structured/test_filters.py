@@ -101,7 +101,9 @@ CASES: list[dict[str, Any]] = [
 
 
 @pytest.mark.parametrize("filters", CASES, ids=[str(c)[:70] for c in CASES])
-def test_filters_match_the_independent_evaluation(world: tuple[AppContext, Oracle], filters: dict[str, Any]) -> None:
+def test_filters_match_the_independent_evaluation(
+    world: tuple[AppContext, Oracle], filters: dict[str, Any]
+) -> None:
     check(world, filters)
 
 
@@ -128,7 +130,9 @@ def test_paging_size_does_not_change_the_answer(world: tuple[AppContext, Oracle]
 
 _where = st.fixed_dictionaries(
     {
-        "field": st.sampled_from(["status", "priority", "done", "due", "rating", "authors", "reviewer", "Status"]),
+        "field": st.sampled_from(
+            ["status", "priority", "done", "due", "rating", "authors", "reviewer", "Status"]
+        ),
         "op": st.sampled_from(["=", "!=", "<", "<=", ">", ">=", "contains", "exists", "missing", "in"]),
         "value": st.one_of(
             st.sampled_from([*STATUSES, "high", "3", "ann", "2024-03-01", "2024-05-01T10:00:00", "true"]),
@@ -160,5 +164,7 @@ def _valid(filters: dict[str, Any]) -> dict[str, Any]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_filters)
-def test_random_filters_match_the_independent_evaluation(world: tuple[AppContext, Oracle], filters: dict[str, Any]) -> None:
+def test_random_filters_match_the_independent_evaluation(
+    world: tuple[AppContext, Oracle], filters: dict[str, Any]
+) -> None:
     check(world, _valid(filters), page=11)

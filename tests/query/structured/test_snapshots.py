@@ -35,7 +35,9 @@ def test_edits_and_deletes_replace_rows_in_every_table(tmp_path: Path) -> None:
         assert paths(ctx, tags=["new"]) == ["n/03.md"]
         assert paths(ctx, where=[{"field": "status", "op": "=", "value": "done"}]) == ["n/03.md"]
         drafts = paths(ctx, where=[{"field": "status", "op": "=", "value": "draft"}], limit=500)
-        assert len(drafts) == 29 and "n/03.md" not in drafts and "n/04.md" not in drafts and "n/99.md" in drafts
+        assert (
+            len(drafts) == 29 and "n/03.md" not in drafts and "n/04.md" not in drafts and "n/99.md" in drafts
+        )
         assert paths(ctx, sort="-priority", limit=1) == ["n/03.md"]
         out = query(ctx, where=[{"field": "priority", "op": ">=", "value": 4}], select=["priority"])
         assert [(r.path, r.properties) for r in out.data.results] == [

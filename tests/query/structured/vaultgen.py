@@ -208,7 +208,12 @@ def const_of(v: Any) -> Item:
     return Item("string", v, v, None)
 
 
-ORDER = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+ORDER = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
 
 
 def item_matches(item: Item, op: str, c: Item, in_list: bool) -> bool:

@@ -65,7 +65,9 @@ def _scalar(kind: str, s: Any, n: Any, d: Any, b: Any) -> Any:
     if kind == "number":
         if n is None:
             return None
-        return int(n) if float(n).is_integer() and "." not in str(s) and "e" not in str(s).lower() else float(n)
+        return (
+            int(n) if float(n).is_integer() and "." not in str(s) and "e" not in str(s).lower() else float(n)
+        )
     if kind == "boolean":
         return bool(b)
     if kind in ("date", "datetime"):
@@ -88,7 +90,9 @@ def rebuild(rows: Iterable[Row]) -> dict[str, Any]:
         first = items[0]
         if first[2]:
             value: Any = [
-                {} if r[3] == "object" else _scalar(r[3], r[4], r[5], r[6], r[7]) for r in items if r[3] != "empty"
+                {} if r[3] == "object" else _scalar(r[3], r[4], r[5], r[6], r[7])
+                for r in items
+                if r[3] != "empty"
             ]
         elif first[3] == "object":
             value = {}

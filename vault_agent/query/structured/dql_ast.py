@@ -90,7 +90,22 @@ class Binary(Node):
     right: Expr
 
 
-Expr = Num | Str | Bool | Null | LinkLit | DateLit | DurLit | ListLit | Ident | Member | Index | Call | Unary | Binary
+Expr = (
+    Num
+    | Str
+    | Bool
+    | Null
+    | LinkLit
+    | DateLit
+    | DurLit
+    | ListLit
+    | Ident
+    | Member
+    | Index
+    | Call
+    | Unary
+    | Binary
+)
 
 
 @dataclass(frozen=True)

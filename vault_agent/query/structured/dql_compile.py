@@ -292,7 +292,9 @@ class Compiler:
         if value is None:
             found = typed_literal(expr.text)
             if found.kind != "date":
-                raise InvalidQuery(f"dql: expected a date like date(2024-05-01) or date(today) at {self.at(expr)}")
+                raise InvalidQuery(
+                    f"dql: expected a date like date(2024-05-01) or date(today) at {self.at(expr)}"
+                )
             value = found.value  # type: ignore[assignment]
         return Lit("date", value)
 
@@ -317,7 +319,9 @@ class Compiler:
                 return Lit("string", f"{a.value}{b.value}")
         except (ZeroDivisionError, OverflowError, ValueError):
             return Lit("null", None)
-        raise InvalidQuery(f"dql: cannot apply '{op}' to {a.describe()} and {b.describe()} at {self.at(expr)}")
+        raise InvalidQuery(
+            f"dql: cannot apply '{op}' to {a.describe()} and {b.describe()} at {self.at(expr)}"
+        )
 
 
 def compare_field(ref: FieldRef, op: str, value: Lit, warnings: list[tuple[str, str]]) -> Pred:

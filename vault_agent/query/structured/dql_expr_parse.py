@@ -48,7 +48,9 @@ class ExprParser:
 
     def fail(self, expected: str, tok: Token | None = None) -> InvalidQuery:
         tok = tok or self.tok
-        return InvalidQuery(f"dql: expected {expected} at {where(self.text, tok.pos)}, found {tok.describe()}")
+        return InvalidQuery(
+            f"dql: expected {expected} at {where(self.text, tok.pos)}, found {tok.describe()}"
+        )
 
     def unsupported(self, what: str, tok: Token | None = None) -> InvalidQuery:
         tok = tok or self.tok
@@ -65,7 +67,9 @@ class ExprParser:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise InvalidQuery(f"dql: nested deeper than {MAX_DEPTH} levels at {where(self.text, self.tok.pos)}")
+            raise InvalidQuery(
+                f"dql: nested deeper than {MAX_DEPTH} levels at {where(self.text, self.tok.pos)}"
+            )
 
     # ------------------------------------------------------------------ query
     def link_target(self, tok: Token) -> str:
@@ -161,10 +165,14 @@ class ExprParser:
             self.next()
             return A.DurLit(tok.pos, tok.text)
         if tok.kind == "tag":
-            raise self.fail("an expression (a tag is written \"#tag\" inside WHERE)")
+            raise self.fail('an expression (a tag is written "#tag" inside WHERE)')
         if self.is_op("("):
             self.next()
-            if self.tok.kind == "ident" and self.toks[self.i + 1].kind == "op" and self.toks[self.i + 1].text == ",":
+            if (
+                self.tok.kind == "ident"
+                and self.toks[self.i + 1].kind == "op"
+                and self.toks[self.i + 1].text == ","
+            ):
                 raise self.unsupported("a lambda (x, y) => …")
             inner = self.expr()
             self.expect_op(")")

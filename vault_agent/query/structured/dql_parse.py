@@ -184,7 +184,7 @@ class Parser(ExprParser):
             return inner
         if self.is_word("csv"):
             raise self.unsupported("a csv(…) source")
-        raise self.fail("a source: #tag, \"folder\", [[note]] or outgoing([[note]])")
+        raise self.fail('a source: #tag, "folder", [[note]] or outgoing([[note]])')
 
 
 def _check_order(commands: list[str]) -> None:

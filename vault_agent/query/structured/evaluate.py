@@ -184,9 +184,10 @@ def _equal(a: Any, b: Any, fold: bool = False) -> bool:
     if isinstance(a, DateV) or isinstance(b, DateV):
         return bool(_key(_as_date(a)) == _key(_as_date(b)))
     if isinstance(a, LinkV) and isinstance(b, LinkV):
-        return a.target.lower().removesuffix(".md").rsplit("/", 1)[-1] == b.target.lower().removesuffix(".md").rsplit(
-            "/", 1
-        )[-1]
+        return (
+            a.target.lower().removesuffix(".md").rsplit("/", 1)[-1]
+            == b.target.lower().removesuffix(".md").rsplit("/", 1)[-1]
+        )
     if fold and isinstance(a, str) and isinstance(b, str):
         return a.lower() == b.lower()
     return bool(a == b)

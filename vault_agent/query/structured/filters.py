@@ -100,7 +100,8 @@ def check_sizes(filters: Filters) -> None:
         if value is not None and len(value) > MAX_PATH_CHARS:
             raise InvalidParameter(f"parameter '{name}' must be at most {MAX_PATH_CHARS} characters")
     texts = [("glob", filters.glob), ("sort", filters.sort)] + [
-        (n, getattr(filters, n)) for n in ("modified_after", "modified_before", "created_after", "created_before")
+        (n, getattr(filters, n))
+        for n in ("modified_after", "modified_before", "created_after", "created_before")
     ]
     texts += [("tags", t) for t in filters.tags] + [("any_tags", t) for t in filters.any_tags]
     texts += [("select", t) for t in filters.select] + [("where.field", w.field) for w in filters.where]

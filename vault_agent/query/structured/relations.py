@@ -50,7 +50,14 @@ def _cache_for(reader: SnapshotReader) -> _Cache:
     return _caches.of(reader)
 
 
-def _dead_by_segment(view: SnapshotView) -> dict[int, list[str]]:
+def segment_notes(reader: SnapshotReader, segment_id: int) -> pa.Table | None:
+    """A segment's notes table as loaded by `live_notes` (all its rows, in file order)."""
+    cache = _cache_for(reader)
+    with cache.lock:
+        return cache.segments.get(segment_id)
+
+
+def dead_by_segment(view: SnapshotView) -> dict[int, list[str]]:
     dead: dict[int, list[str]] = {}
     for seg, path in view.live.dead_rows():
         dead.setdefault(int(seg), []).append(path)
@@ -78,7 +85,9 @@ def live_notes(reader: SnapshotReader, view: SnapshotView, dead: dict[int, list[
                 table = cache.segments[seg.segment_id] = view.con.sql(sql).to_arrow_table()
             gone = dead.get(seg.segment_id)
             if gone:
-                table = table.filter(pc.invert(pc.is_in(table["path"], value_set=pa.array(gone, pa.string()))))
+                table = table.filter(
+                    pc.invert(pc.is_in(table["path"], value_set=pa.array(gone, pa.string())))
+                )
             parts.append(table)
         notes = pa.concat_tables(parts)
         cache.snapshots[sid] = notes
@@ -112,7 +121,11 @@ def page_notes(notes: pa.Table, paths: list[str]) -> list[dict[str, Any]]:
 def segment_files(reader: SnapshotReader, view: SnapshotView, table: str, segments: set[int]) -> list[str]:
     """The files of `table` of these segments (the rows of a note they hold are all live)."""
     seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR
-    return [str(seg_dir / s.files[table]) for s in view.manifest.segments if s.segment_id in segments and table in s.files]
+    return [
+        str(seg_dir / s.files[table])
+        for s in view.manifest.segments
+        if s.segment_id in segments and table in s.files
+    ]
 
 
 def attach(reader: SnapshotReader, view: SnapshotView) -> pa.Table:
@@ -121,19 +134,28 @@ def attach(reader: SnapshotReader, view: SnapshotView) -> pa.Table:
     con = view.con
     # Footers of immutable files, read once per process (the setting is per cursor).
     con.execute("SET parquet_metadata_cache = true")
-    dead = _dead_by_segment(view)
+    dead = dead_by_segment(view)
     notes = live_notes(reader, view, dead)
     con.register("q_notes", notes)
     seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR
     files = {
-        table: {s.segment_id: str(seg_dir / s.files[table]) for s in view.manifest.segments if table in s.files}
+        table: {
+            s.segment_id: str(seg_dir / s.files[table]) for s in view.manifest.segments if table in s.files
+        }
         for table in ("props", "tags")
     }
     if dead:  # (file, path) of every dead row of these tables, for an anti-join
-        pairs = [(f[seg], p) for f in files.values() for seg, paths in dead.items() if seg in f for p in paths]
+        pairs = [
+            (f[seg], p) for f in files.values() for seg, paths in dead.items() if seg in f for p in paths
+        ]
         con.register(
             "q_dead",
-            pa.table({"file": pa.array([f for f, _ in pairs], pa.string()), "path": pa.array([p for _, p in pairs], pa.string())}),
+            pa.table(
+                {
+                    "file": pa.array([f for f, _ in pairs], pa.string()),
+                    "path": pa.array([p for _, p in pairs], pa.string()),
+                }
+            ),
         )
     for table, by_segment in files.items():
         if not by_segment:

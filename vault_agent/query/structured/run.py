@@ -11,23 +11,33 @@ answer is `PARTIAL`) and the answer by a size bound (then the page ends early an
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.property_values import iso_of_micros
+from vault_agent.query.structured import columnar
 from vault_agent.query.structured.display import NoteContext, rebuild, referenced, to_json
 from vault_agent.query.structured.dql_compile import compile_dql
 from vault_agent.query.structured.evaluate import Evaluator
 from vault_agent.query.structured.filters import compile_filters
 from vault_agent.query.structured.links import Links
 from vault_agent.query.structured.plan import AndP, LinkP, NotP, OrP, Plan, Pred, PropCmp, TrueP
-from vault_agent.query.structured.relations import attach, page_notes, segment_files
+from vault_agent.query.structured.relations import (
+    attach,
+    dead_by_segment,
+    live_notes,
+    page_notes,
+    segment_files,
+)
 from vault_agent.query.structured.request import (
     QueryData,
     QueryRequest,
@@ -58,6 +68,7 @@ class Deadline:
     def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float) -> None:
         self.con = con
         self.hit = seconds <= 0
+        self.end = time.monotonic() + seconds
         self._timer = threading.Timer(max(seconds, 0.0), self._expire)
         self._timer.daemon = True
 
@@ -72,6 +83,11 @@ class Deadline:
 
     def __exit__(self, *exc: object) -> None:
         self._timer.cancel()
+
+    def spent(self) -> bool:
+        """Whether the budget is spent (work done outside DuckDB checks it by the clock)."""
+        self.hit = self.hit or time.monotonic() >= self.end
+        return self.hit
 
     def rows(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]] | None:
         """The statement's rows, or None once the budget is spent."""
@@ -106,13 +122,25 @@ def _getter(table: dict[str, list[str]], path: str) -> Callable[[], list[str]]:
     return lambda: table.get(path, [])
 
 
+def _rebuilt(rows: list[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
+    """Typed values per path of props rows (path, key, item, is_list, kind, s, n, d, b)."""
+    by_path: dict[str, list[Any]] = {}
+    for row in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
+        by_path.setdefault(row[0], []).append(row[1:])
+    return {p: rebuild(r) for p, r in by_path.items()}
 
 
 class _Run:
     """One request against one pinned snapshot."""
 
     def __init__(
-        self, reader: SnapshotReader, view: SnapshotView, plan: Plan, cache: dict[Any, Any] | None, clock: Clock, budget: Deadline
+        self,
+        reader: SnapshotReader,
+        view: SnapshotView,
+        plan: Plan,
+        cache: dict[Any, Any] | None,
+        clock: Clock,
+        budget: Deadline,
     ) -> None:
         self.reader = reader
         self.view = view
@@ -122,6 +150,32 @@ class _Run:
         self.budget = budget
         self.links = Links(view, cache)
         self.warnings: list[WarningItem] = [WarningItem(code=c, message=m) for c, m in plan.warnings]
+        self.columns: columnar.Columns | None = None
+        self.positions: dict[str, int] | None = None  # the page's notes' positions (in memory)
+        self._attached = False
+
+    def attached(self) -> None:
+        """The SQL relations (relations.attach) on the request's cursor, once."""
+        if not self._attached and not self.budget.hit:
+            try:
+                attach(self.reader, self.view)
+            except duckdb.InterruptException:  # the budget ended: no statement runs after it
+                self.budget.hit = True
+            self._attached = True
+
+    def in_memory(self, notes: pa.Table) -> npt.NDArray[np.int64] | None:
+        """The matches' positions in `notes`, in order, answered from the snapshot's
+        columns (columnar.py); None when the plan needs SQL."""
+        if self.budget.spent():
+            return None
+        answerable = columnar.answerable(self.plan.where)
+        # a plan SQL answers still takes its page's values from columns already built
+        self.columns = columnar.columns_of(self.reader, self.view, notes, build=answerable)
+        if self.columns is None or not answerable:
+            return None
+        mask = columnar.mask_of(self.columns, self.plan.where)
+        found = None if mask is None else columnar.ordered(self.columns, self.plan, mask)
+        return None if self.budget.spent() else found
 
     def sql(self) -> tuple[str, list[Any], str, list[Any]]:
         """(page SQL, its params, count SQL, its params). The matches are one set, built
@@ -139,11 +193,18 @@ class _Run:
             page = f"SELECT n.path, ({count}) FROM q_notes n {joins} WHERE {cond} ORDER BY {order} LIMIT ? OFFSET ?"
             return page, [*where_sql.params, *order_sql.params, *where_sql.params], count, where_sql.params
         distinct = "" if unique_paths(self.plan.where) else "DISTINCT "
-        matches = f"WITH m AS MATERIALIZED (SELECT {distinct}path FROM ({where_sql.matches(self.plan.where)})) "
+        matches = (
+            f"WITH m AS MATERIALIZED (SELECT {distinct}path FROM ({where_sql.matches(self.plan.where)})) "
+        )
         joins, order = order_sql.order(self.plan.sort, path="n.path" if by_columns else "m.path")
         source = "m JOIN q_notes n ON n.path = m.path" if by_columns else "m"
         page = f"{matches}SELECT m.path, (SELECT count(*) FROM m) FROM {source} {joins} ORDER BY {order} LIMIT ? OFFSET ?"
-        return page, [*where_sql.params, *order_sql.params], f"{matches}SELECT count(*) FROM m", where_sql.params
+        return (
+            page,
+            [*where_sql.params, *order_sql.params],
+            f"{matches}SELECT count(*) FROM m",
+            where_sql.params,
+        )
 
     def mismatches(self) -> None:
         seen: set[tuple[str, str]] = set()
@@ -152,9 +213,15 @@ class _Run:
             if found is None or (cmp.key, cmp.value.kind) in seen:
                 continue
             seen.add((cmp.key, cmp.value.kind))
-            rows = self.budget.rows(*found)
-            if rows and rows[0][0]:
-                code, message = data_mismatch_warning(cmp.key, cmp.value, int(rows[0][0]))
+            count = (
+                columnar.mismatched(self.columns, cmp.key, cmp.value) if self.columns is not None else None
+            )
+            if count is None:
+                self.attached()
+                rows = self.budget.rows(*found)
+                count = int(rows[0][0]) if rows else None
+            if count:
+                code, message = data_mismatch_warning(cmp.key, cmp.value, count)
                 self.warnings.append(WarningItem(code=code, message=message))
 
     def properties(self, notes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -165,6 +232,13 @@ class _Run:
                       | referenced(c.expr for c in self.plan.columns if c.expr is not None)[0])  # fmt: skip
         if not keys or not notes:
             return {}
+        if self.columns is not None and self.positions is not None:
+            found = columnar.page_rows(
+                self.columns, {self.positions[n["path"]]: n["path"] for n in notes}, keys
+            )
+            if found is not None:
+                return _rebuilt(found)
+        self.attached()
         by_seg: dict[int, list[str]] = {}
         for note in notes:
             by_seg.setdefault(int(note["seg"]), []).append(note["path"])
@@ -178,18 +252,24 @@ class _Run:
                 (file,) = segment_files(self.reader, self.view, "props", {seg})
                 marks = ", ".join("?" * len(paths))
                 literal = "'" + file.replace("'", "''") + "'"
-                parts.append(f"SELECT {columns} FROM read_parquet({literal}) WHERE {where_key} AND path IN ({marks})")
+                parts.append(
+                    f"SELECT {columns} FROM read_parquet({literal}) WHERE {where_key} AND path IN ({marks})"
+                )
                 params += [*key_params, *paths]
             return " UNION ALL ".join(parts), params
 
         rows = self.budget.rows(*select(f"key IN ({', '.join('?' * len(keys))})", keys)) or []
         maps = sorted({r[1] for r in rows if r[4] == "object"})
         if maps:  # a map's keys are `parent.child` rows (only when one was selected)
-            rows += self.budget.rows(*select("len(list_filter(?::VARCHAR[], lambda k: starts_with(key, k || '.'))) > 0", [maps])) or []
-        by_path: dict[str, list[Any]] = {}
-        for row in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
-            by_path.setdefault(row[0], []).append(row[1:])
-        return {p: rebuild(r) for p, r in by_path.items()}
+            rows += (
+                self.budget.rows(
+                    *select(
+                        "len(list_filter(?::VARCHAR[], lambda k: starts_with(key, k || '.'))) > 0", [maps]
+                    )
+                )
+                or []
+            )
+        return _rebuilt(rows)
 
     def results(self, notes: list[dict[str, Any]]) -> tuple[list[QueryResult], bool]:
         """The page's results; whether the size bound cut the page (values or results)."""
@@ -268,7 +348,9 @@ def vault_query(
     fingerprint = request.fingerprint()
     offset, cursor_snapshot = decode_cursor(request.cursor, fingerprint)
     with reader.acquire() as view:
-        notes = attach(reader, view)  # before the budget: its cost does not depend on the query
+        notes = live_notes(
+            reader, view, dead_by_segment(view)
+        )  # before the budget: its cost does not depend on the query
         with Deadline(view.con, time_budget_s) as budget:
             run = _Run(reader, view, plan, cache, clock, budget)
             return _answer(run, notes, _Page(limit, offset, cursor_snapshot, fingerprint), time_budget_s)
@@ -295,15 +377,24 @@ def _answer(run: _Run, notes: pa.Table, page: _Page, time_budget_s: float) -> Ou
                 message="the index changed since the previous page; results may repeat or skip a note",
             )
         )
-    page_sql, params, count_sql, count_params = run.sql()
     cap = limit if plan.limit is None else max(0, min(limit, plan.limit - offset))
-    found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
-    rows = page_notes(notes, [r[0] for r in found or []])
-    if found:
-        total: int | None = int(found[0][-1])
-    else:  # no page (past the end, or DQL's LIMIT reached): the count alone
-        counted = budget.rows(count_sql, count_params)
-        total = int(counted[0][0]) if counted else None
+    matches = run.in_memory(notes)
+    total: int | None
+    if matches is not None:
+        chosen = matches[offset : offset + cap]
+        rows = notes.take(pa.array(chosen, pa.int64())).to_pylist()
+        run.positions = {row["path"]: int(p) for row, p in zip(rows, chosen.tolist(), strict=True)}
+        total = len(matches)
+    else:
+        run.attached()
+        page_sql, params, count_sql, count_params = run.sql()
+        found = budget.rows(page_sql, [*params, cap, offset]) if cap else None
+        rows = page_notes(notes, [r[0] for r in found or []])
+        if found:
+            total = int(found[0][-1])
+        else:  # no page (past the end, or DQL's LIMIT reached): the count alone
+            counted = budget.rows(count_sql, count_params)
+            total = int(counted[0][0]) if counted else None
     if total is not None and plan.limit is not None:
         total = min(total, plan.limit)
     run.mismatches()

@@ -153,7 +153,9 @@ class SqlBuilder:
         positive = [i for i in node.items if not _on_columns(i) and not isinstance(i, NotP)]
         parts = [f"(SELECT path FROM ({self.matches(i)}))" for i in positive]
         if columns:
-            parts.append(f"(SELECT n.path FROM q_notes n WHERE {' AND '.join(self.on_columns(c) for c in columns)})")
+            parts.append(
+                f"(SELECT n.path FROM q_notes n WHERE {' AND '.join(self.on_columns(c) for c in columns)})"
+            )
         sql = " INTERSECT ".join(parts) or f"({ALL_NOTES})"
         for item in negated:
             sql = f"(SELECT path FROM ({sql})) EXCEPT (SELECT path FROM ({self.matches(item)}))"
@@ -192,7 +194,9 @@ class SqlBuilder:
         where = f"WHERE {column} = {self.p(key)} " if key is not None else ""
         having = f"({size}) {op} {self.p(value)}"
         if _holds(0.0, op, value):
-            return f"({ALL_NOTES}) EXCEPT (SELECT path FROM {table} {where}GROUP BY path HAVING NOT ({having}))"
+            return (
+                f"({ALL_NOTES}) EXCEPT (SELECT path FROM {table} {where}GROUP BY path HAVING NOT ({having}))"
+            )
         return f"SELECT path FROM {table} {where}GROUP BY path HAVING {having}"
 
     def cmp_cond(self, op: str, value: Lit, dry: bool = False) -> str | None:
@@ -200,7 +204,11 @@ class SqlBuilder:
         only answers whether there is one, adding no parameter."""
         kind = value.kind
         if dry:
-            return "" if kind in ("number", "boolean", "date", "string") or (kind == "link" and op == "=") else None
+            return (
+                ""
+                if kind in ("number", "boolean", "date", "string") or (kind == "link" and op == "=")
+                else None
+            )
         if kind in ("number", "boolean"):
             column = "n" if kind == "number" else "b"
             typed = f"kind = '{kind}' AND {column} {op} {self.p(value.value)}"
@@ -227,8 +235,10 @@ class SqlBuilder:
             col = "lower(s)" if node.fold else "s"
             return self.props(
                 node.key,
-                lambda: f"(is_list AND {col} = {self.p(text)}) OR "
-                f"(NOT is_list AND kind = 'string' AND contains({col}, {self.p(text)}))",
+                lambda: (
+                    f"(is_list AND {col} = {self.p(text)}) OR "
+                    f"(NOT is_list AND kind = 'string' AND contains({col}, {self.p(text)}))"
+                ),
             )
         if self.cmp_cond("=", value, dry=True) is None:
             return NO_NOTES
@@ -303,7 +313,13 @@ class SqlBuilder:
 
 
 def _holds(left: float, op: str, right: float) -> bool:
-    return {"=": left == right, "<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    return {
+        "=": left == right,
+        "<": left < right,
+        "<=": left <= right,
+        ">": left > right,
+        ">=": left >= right,
+    }[op]
 
 
 def mismatch_sql(key: str, value: Lit) -> tuple[str, list[Any]] | None:

@@ -23,11 +23,13 @@ def data_mismatch_warning(field: str, value: Lit, notes: int) -> Warning_:
     which = "1 note holds" if notes == 1 else f"{notes} notes hold"
     return (
         TYPE_MISMATCH,
-        f"'{field}': {which} a value that is not {value.describe()}; "
-        "such values never match this comparison",
+        f"'{field}': {which} a value that is not {value.describe()}; such values never match this comparison",
     )
 
 
 def const_mismatch_warning(left: Lit, right: Lit) -> Warning_:
     """Two constants of different types compared (`"abc" > 3`)."""
-    return (TYPE_MISMATCH, f"{left.describe()} cannot be compared with {right.describe()}; that condition is false")
+    return (
+        TYPE_MISMATCH,
+        f"{left.describe()} cannot be compared with {right.describe()}; that condition is false",
+    )
