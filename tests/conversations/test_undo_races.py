@@ -183,7 +183,12 @@ def test_editor_saving_one_of_nine_notes_during_apply_rolls_back(settings: Setti
         hook, editor, seen = _editor_during_undo(Path(settings.vault) / NOTES[4], person, save == "in-place")
         with pytest.raises(Conflict) as caught:
             undo_conversation(ctx, cid, apply=True, before_swap=hook)
-        editor.join(30)
+        # The person's save must land. Undo releases its leases when it returns; should any
+        # reference outlive it, the kernel breaks the lease after fs.lease-break-time (45 s by
+        # default), so wait past that: a save held back is late, never lost. (Seen once in a
+        # loaded full run: the save had not landed after 30 s.)
+        editor.join(60)
+        assert not editor.is_alive(), "the editor's save never landed"
         assert seen["blocked"] is (save == "in-place")  # in place, the read lease held the save back
         assert caught.value.message == (
             f"'{NOTES[4]}' was saved by another program during the undo; the 4 file(s) already undone were put "
