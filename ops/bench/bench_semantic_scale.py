@@ -119,7 +119,7 @@ def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
 
     from vault_agent.query.search import search
     from vault_agent.query.snapshot import SnapshotReader
-    from vault_agent.semantic import semantic_hits
+    from vault_agent.semantic import semantic_search
     from vault_agent.semantic.encoder import load_encoder
 
     settings = Settings(vault=vault, index_dir=state)
@@ -128,7 +128,7 @@ def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
     assert enc is not None
     t0 = time.perf_counter()
     with reader.acquire() as view:
-        semantic_hits(reader, view, "warm up", 10)  # loads every embedding file once
+        semantic_search(reader, view, "warm up", 10)  # loads every embedding file once
     first_load_s = time.perf_counter() - t0
     out: dict[str, Any] = {"first_load_s": round(first_load_s, 2)}
     for mode in ("lexical", "semantic", "hybrid"):

@@ -31,7 +31,7 @@ BROKEN_MODEL_SCRIPT = textwrap.dedent(
     from vault_agent.indexer.engine import Writer
     from vault_agent.query.search import search
     from vault_agent.query.snapshot import SnapshotReader
-    from vault_agent.semantic import semantic_hits, semantic_warnings
+    from vault_agent.semantic import semantic_search, semantic_warnings
 
     vault = Path(sys.argv[1])
     settings = Settings(vault=vault, index_dir=vault / ".vault-agent")
@@ -43,7 +43,7 @@ BROKEN_MODEL_SCRIPT = textwrap.dedent(
         out = {
             "failed": failed,
             "notes": read_current_manifest(settings.index_dir).note_count,
-            "hits": semantic_hits(reader, view, "bread", 3),
+            "hits": found.hits if (found := semantic_search(reader, view, "bread", 3)) else None,
             "warnings": [w.code for w in semantic_warnings(reader, view)],
         }
     out["lexical"] = [r.path for r in search(reader, "sourdough", limit=3).data.results]

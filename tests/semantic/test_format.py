@@ -15,7 +15,7 @@ from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index, open_writer_dirs
 from vault_agent.indexer.engine import Writer
 from vault_agent.indexer.lock import WriterLock
-from vault_agent.semantic import semantic_hits, semantic_state
+from vault_agent.semantic import semantic_search, semantic_state
 from vault_agent.semantic.encoder import Encoder
 from vault_agent.semantic.store import LEGACY_TABLES, TABLE, file_model
 
@@ -71,14 +71,14 @@ def test_older_embedding_format_is_detected_and_re_embedded(tmp_path: Path, enco
     reader = reader_for(settings)
     try:
         with reader.acquire() as view:
-            assert semantic_hits(reader, view, "filing taxes", 3) is None
+            assert semantic_search(reader, view, "filing taxes", 3) is None
         with Writer(settings, watch=False):
             assert wait_until(lambda: fully_embedded(settings))
         manifest = read_current_manifest(settings.index_dir)
         assert manifest is not None
         assert all(TABLE in s.files and not set(LEGACY_TABLES) & s.files.keys() for s in manifest.segments)
         with reader.acquire() as view:
-            hits = semantic_hits(reader, view, "filing taxes", 3)
-        assert hits is not None and "english/Tax Return.md" in [p for p, _, _ in hits]
+            found = semantic_search(reader, view, "filing taxes", 3)
+        assert found is not None and "english/Tax Return.md" in [p for p, _, _ in found.hits]
     finally:
         reader.close()

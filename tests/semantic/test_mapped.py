@@ -17,7 +17,7 @@ from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import open_writer_dirs
 from vault_agent.indexer.engine import Writer
 from vault_agent.indexer.lock import WriterLock
-from vault_agent.semantic import semantic_hits
+from vault_agent.semantic import semantic_search
 from vault_agent.semantic.progress import semantic_state
 from vault_agent.semantic.store import MODEL_KEY, TABLE, VECTORS
 
@@ -61,9 +61,10 @@ def test_mapped_vectors_answer_like_decoded_parquet(embedded_template: Path, tmp
     reader = reader_for(settings)
     try:
         for query in QUERIES:
-            mapped_hits = semantic_hits(reader, SimpleNamespace(manifest=manifest), query, 16)
-            parquet_hits = semantic_hits(reader, SimpleNamespace(manifest=decoded), query, 16)
-            assert mapped_hits == parquet_hits and mapped_hits, query
+            mapped = semantic_search(reader, SimpleNamespace(manifest=manifest), query, 16)
+            parquet = semantic_search(reader, SimpleNamespace(manifest=decoded), query, 16)
+            assert mapped is not None and parquet is not None, query
+            assert mapped.hits == parquet.hits and mapped.hits, query
     finally:
         reader.close()
 
@@ -105,7 +106,7 @@ def test_vectors_of_another_model_are_recomputed(embedded_template: Path, tmp_pa
     assert (state.embedded_notes, state.live_notes) == (0, 16)  # not this model's: missing
     reader = reader_for(settings)
     try:
-        assert semantic_hits(reader, SimpleNamespace(manifest=manifest), "filing taxes", 3) is None
+        assert semantic_search(reader, SimpleNamespace(manifest=manifest), "filing taxes", 3) is None
     finally:
         reader.close()
     with Writer(settings, watch=False) as writer:

@@ -14,7 +14,7 @@ from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
-from vault_agent.semantic import fuse, semantic_hits, semantic_state, semantic_warnings
+from vault_agent.semantic import fuse, semantic_search, semantic_state, semantic_warnings
 from vault_agent.semantic.encoder import Encoder
 from vault_agent.semantic.passages import passages_from_chunks
 from vault_agent.semantic.store import TABLE
@@ -28,11 +28,11 @@ def _hits(settings: Settings, q: str, k: int = 3) -> list[str]:
     reader = reader_for(settings)
     try:
         with reader.acquire() as view:
-            hits = semantic_hits(reader, view, q, k)
+            found = semantic_search(reader, view, q, k)
     finally:
         reader.close()
-    assert hits is not None
-    return [p for p, _, _ in hits]
+    assert found is not None
+    return [p for p, _, _ in found.hits]
 
 
 def test_embeddings_are_stored_in_the_snapshot_as_parquet(embedded_vault: tuple[Settings, Writer]) -> None:
@@ -111,12 +111,12 @@ def test_off_until_a_process_computes_them(tmp_path: Path, encoder: Encoder) -> 
             assert [w.code for w in warnings] == ["SEMANTIC_OFF"]  # nothing computes them: say what would
             assert warnings[0].message.startswith("embeddings cover 0% of notes (0 of 16) and no process")
             assert "'vault-agent index --embed'" in warnings[0].message
-            assert semantic_hits(reader, view, "anything", 5) is None
+            assert semantic_search(reader, view, "anything", 5) is None
         with Writer(settings, watch=False):
             assert wait_until(lambda: fully_embedded(settings))
         with reader.acquire() as view:
             assert semantic_warnings(reader, view) == []
-            assert semantic_hits(reader, view, "anything", 5) is not None
+            assert semantic_search(reader, view, "anything", 5) is not None
     finally:
         reader.close()
 

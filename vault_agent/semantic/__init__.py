@@ -1,7 +1,7 @@
 """Local semantic search: offline embeddings per note, stored in the snapshot, fused with BM25.
 
 Public entry points (see each module):
-- `semantic_hits(reader, view, query, k)`: cosine top-k of one pinned snapshot (query.py)
+- `semantic_search(reader, view, query, k)`: cosine top-k of one pinned snapshot (query.py)
 - `fuse(lexical, semantic, k)`: reciprocal rank fusion (fusion.py)
 - `semantic_warnings(reader, view)`, `semantic_state(manifest, index_dir)`: lag, who
   computes the rest, and model health (progress.py)
@@ -10,6 +10,6 @@ Public entry points (see each module):
 
 from vault_agent.semantic.fusion import fuse
 from vault_agent.semantic.progress import semantic_state, semantic_warnings
-from vault_agent.semantic.query import semantic_hits
+from vault_agent.semantic.query import semantic_search
 
-__all__ = ["fuse", "semantic_hits", "semantic_state", "semantic_warnings"]
+__all__ = ["fuse", "semantic_search", "semantic_state", "semantic_warnings"]

@@ -7,7 +7,7 @@ by their best passage (max-sim): a hit points at the chunk of that passage.
 
 Call from search (one snapshot per answer: pass the request's pinned view):
 
-    hits = semantic_hits(reader, view, query, k)      # None: no vectors or no model
+    found = semantic_search(reader, view, query, k)   # None: no vectors or no model
     warnings += semantic_warnings(reader, view)       # progress.py: SEMANTIC_PENDING / _OFF / _UNAVAILABLE
 """
 
@@ -26,7 +26,7 @@ from vault_agent.semantic.vectors import search
 
 PASSAGES_PER_NOTE = 1 + MAX_SECTIONS  # the note passage and its section passages
 
-__all__ = ["SemanticHits", "semantic_hits", "semantic_search"]
+__all__ = ["SemanticHits", "semantic_search"]
 
 
 def _allowed_rows(part: FilePart, allowed: frozenset[str] | None) -> np.ndarray | None:
@@ -101,12 +101,3 @@ def semantic_search(
         v = block.codes[row].astype(np.float32) * block.scale[row]
         vecs[j] = v / max(float(np.linalg.norm(v)), 1e-9)
     return SemanticHits([(path, ordinal, score) for path, (score, ordinal, _, _) in ranked], vecs)
-
-
-def semantic_hits(
-    reader: SettingsSource, view: PinnedManifest, query: str, k: int, allowed: frozenset[str] | None = None
-) -> list[tuple[str, int, float]] | None:
-    """Top `k` notes of the pinned snapshot as (path, chunk ordinal of the best passage,
-    cosine), best first, one hit per note (semantic_search without the vectors)."""
-    found = semantic_search(reader, view, query, k, allowed)
-    return None if found is None else found.hits
