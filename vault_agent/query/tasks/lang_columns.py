@@ -69,7 +69,7 @@ class TaskColumns:
     top_level: Bools
     blocked: Bools
     blocking: Bools
-    tags: list[list[str]]  # without the global filter
+    tags: list[list[str]]  # with `#`, as the plugin lists them; without the global filter
     description: list[str]  # without the global filter, as the plugin searches it
     _text: dict[str, list[str]] = field(default_factory=dict)
     _lowered: dict[str, pa.Array] = field(default_factory=dict)
@@ -146,7 +146,8 @@ def build_columns(table: pa.Table, settings: TaskSettings) -> TaskColumns:
     ids: list[str | None] = table.column("id").to_pylist()
     deps: list[list[str]] = [d or [] for d in table.column("depends_on").to_pylist()]
     blocked, blocking = _blocked_and_blocking(open_, ids, deps)
-    tags = [[t for t in ts if t != gf] if gf else list(ts) for ts in table.column("tags").to_pylist()]
+    # The index keeps tags without `#`; the plugin's task.tags (what queries search) have it.
+    tags = [[f"#{t}" for t in ts if f"#{t}" != gf] for ts in table.column("tags").to_pylist()]
     return TaskColumns(
         table=table,
         status_code=status_code,
