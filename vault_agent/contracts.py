@@ -25,13 +25,16 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vault_agent.task_settings import TaskSettings
+
 # 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored
-# in the engine; 4: notes.ctime_ns/all_tags and the `props` and `tags` tables (vault_query)
-SCHEMA_VERSION = 4
+# in the engine; 4: notes.ctime_ns/all_tags and the `props` and `tags` tables (vault_query);
+# 5: the `tasks` table and the manifest's `task_settings` (vault_tasks)
+SCHEMA_VERSION = 5
 # 2: a Latin word ends where CJK starts (text.tokenize); 3: block structure by comrak, where
 # CommonMark (cmark) disagrees with markdown-it (headings, code lines, body_available);
-# 4: inline #tags, typed frontmatter properties, birth time
-PARSER_VERSION = 4
+# 4: inline #tags, typed frontmatter properties, birth time; 5: tasks (checkbox list items)
+PARSER_VERSION = 5
 
 CURRENT_FILE = "CURRENT"
 SNAPSHOTS_DIR = "snapshots"
@@ -73,6 +76,7 @@ if TYPE_CHECKING:  # re-exported for type checkers; at run time through __getatt
     from vault_agent.tables import PROPS_SCHEMA as PROPS_SCHEMA
     from vault_agent.tables import TABLES as TABLES
     from vault_agent.tables import TAGS_SCHEMA as TAGS_SCHEMA
+    from vault_agent.tables import TASKS_SCHEMA as TASKS_SCHEMA
     from vault_agent.tables import TERMS_SCHEMA as TERMS_SCHEMA
 
 _ARROW_NAMES = frozenset(
@@ -84,6 +88,7 @@ _ARROW_NAMES = frozenset(
         "LINKS_SCHEMA",
         "PROPS_SCHEMA",
         "TAGS_SCHEMA",
+        "TASKS_SCHEMA",
         "TABLES",
     }
 )
@@ -108,6 +113,7 @@ TABLE_SORT: dict[str, tuple[str, ...]] = {
     # by type, then value within a key: a comparison reads its own row groups
     "props": ("key", "kind", "n", "d", "b", "s", "path", "item"),
     "tags": ("tag", "path"),
+    "tasks": ("path", "line"),
 }
 ROW_GROUP_SIZE = 8192
 
@@ -122,6 +128,7 @@ class ParsedNote:
     links: list[dict[str, Any]] = field(default_factory=list)
     props: list[dict[str, Any]] = field(default_factory=list)
     tags: list[dict[str, Any]] = field(default_factory=list)  # the `tags` table's rows (not notes.tags)
+    tasks: list[dict[str, Any]] = field(default_factory=list)  # checkbox list items (indexer/tasks.py)
     # Per chunk, its tokens joined by one space: the search engine's `body` text, and what
     # the batch's `terms` rows are counted from (term_rows.py, column-wise; there is no
     # per-note `terms` list: tests count one note's with `testkit.parsed_rows`).
@@ -153,6 +160,9 @@ class Manifest(BaseModel):
     invalid_frontmatter_count: int
     skipped: dict[str, int] = {}  # rule → files passed over by the walk (not notes)
     search_index: str | None = None  # the full-text engine dir of this snapshot (search/<name>)
+    # The Tasks plugin's settings file as read at this commit (task_settings.py): readers
+    # apply its statuses and global filter to the `tasks` rows.
+    task_settings: TaskSettings = TaskSettings()
 
 
 class ComponentHealth(BaseModel):

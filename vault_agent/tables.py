@@ -111,6 +111,32 @@ TAGS_SCHEMA = pa.schema(
     ]
 )
 
+# Checkbox list items outside code (indexer/tasks.py; vault_tasks, DQL TASK), in note and
+# line order. Status types and the global filter are applied by readers (task_settings.py).
+TASKS_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("line", pa.int32()),  # 1-based file line of the checkbox
+        ("parent_line", pa.int32()),  # the nearest enclosing task's line, or null
+        ("status", pa.string()),  # the symbol between the brackets
+        ("description", pa.string()),  # as the Tasks plugin shows it (task_syntax)
+        ("tags", pa.list_(pa.string())),  # the description's inline tags, case kept
+        ("heading_path", pa.list_(pa.string())),  # the section's heading texts, outermost first
+        ("due", pa.string()),  # date fields as written (YYYY-MM-DD, possibly no calendar date)
+        ("scheduled", pa.string()),
+        ("start", pa.string()),
+        ("created", pa.string()),
+        ("done", pa.string()),
+        ("cancelled", pa.string()),
+        ("priority", pa.int8()),  # 0 highest … 5 lowest, 3 none
+        ("recurrence", pa.string()),
+        ("id", pa.string()),
+        ("depends_on", pa.list_(pa.string())),
+        ("on_completion", pa.string()),
+        ("notation", pa.string()),  # emoji | dataview | mixed | null (no field)
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "notes": NOTES_SCHEMA,
     "headings": HEADINGS_SCHEMA,
@@ -119,6 +145,7 @@ TABLES: dict[str, pa.Schema] = {
     "links": LINKS_SCHEMA,
     "props": PROPS_SCHEMA,
     "tags": TAGS_SCHEMA,
+    "tasks": TASKS_SCHEMA,
 }
 
 

@@ -32,7 +32,7 @@ def parse(raw: bytes | str, rel: str = "n.md") -> ParsedNote:
 
 
 def test_rows_match_contract_schemas_exactly() -> None:
-    src = "---\ntitle: T\ntags: [a]\n---\nIntro [[B]]\n\n# H\n\ntext [l](c.md)\n"
+    src = "---\ntitle: T\ntags: [a]\n---\nIntro [[B]]\n\n# H\n\ntext [l](c.md)\n\n- [ ] t 📅 2024-01-02\n"
     parsed = parse(src, "f/n.md")
     for table, schema in TABLES.items():
         rows = parsed_rows(parsed, table)

@@ -18,7 +18,9 @@ from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 
 PATHS = ["a.md", "b.md", "d/c.md", "d/e/f.md", "g h.md", "d/e/Ü.md"]
-WORDS = ["alpha", "beta", "gamma", "[[a]]", "#tag", "---", "```", "# Head", "## Sub", "- item", ""]
+WORDS = ["alpha", "beta", "gamma", "[[a]]", "#tag", "---", "```", "# Head", "## Sub", "- item", "",
+         "- [ ] task 📅 2024-01-02 #t", "  - [x] sub [due:: 2023-12-32]", "    1. [/] deep ⏫", "%%"]  # fmt: skip
+SETTINGS = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
 
 _clock = itertools.count(1)
 
@@ -36,6 +38,7 @@ OPS = st.one_of(
     st.tuples(st.just("rename"), st.sampled_from(PATHS), st.sampled_from(PATHS)),
     st.tuples(st.just("delete"), st.sampled_from(PATHS), st.just("")),
     st.tuples(st.just("index"), st.just(""), st.just("")),
+    st.tuples(st.just("settings"), st.just(SETTINGS), st.sampled_from(['{"globalFilter": "#t"}', "{", ""])),
 )
 
 
@@ -49,7 +52,9 @@ def _touch(path: Path) -> None:
 def _apply(vault: Path, op: tuple[str, str, str]) -> None:
     kind, a, b = op
     src = vault / a
-    if kind == "write":
+    if kind == "settings" and not b:
+        src.unlink(missing_ok=True)
+    elif kind in ("write", "settings"):
         src.parent.mkdir(parents=True, exist_ok=True)
         src.write_text(b, encoding="utf-8")
         _touch(src)
@@ -86,5 +91,6 @@ def test_incremental_equals_full_reindex(ops: list[tuple[str, str, str]]) -> Non
         assert [d[:2] for d in docs] == chunk_keys(rows)
         inc_m, full_m = read_current_manifest(s.index_dir), read_current_manifest(full.index_dir)
         assert inc_m is not None and full_m is not None
-        counts = ("note_count", "chunk_count", "heading_count", "invalid_frontmatter_count", "skipped")
+        counts = ("note_count", "chunk_count", "heading_count", "invalid_frontmatter_count", "skipped",
+                  "task_settings")  # fmt: skip
         assert {k: getattr(inc_m, k) for k in counts} == {k: getattr(full_m, k) for k in counts}

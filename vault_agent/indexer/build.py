@@ -33,6 +33,7 @@ from vault_agent.indexer.scan import scan_vault, skipped_counts
 from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
 from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
+from vault_agent.indexer.task_settings_file import changed_event, read_task_settings
 
 __all__ = [
     "TASK_NOTES",
@@ -129,6 +130,11 @@ class Indexer:
         self.compatible = False
         return False
 
+    def task_settings_events(self) -> list[NewEvent]:
+        """An event for the Tasks settings file when it changed since the snapshot
+        (task_settings_file.py); its build commits the new settings."""
+        return changed_event(self.vault, self.manifest.task_settings if self.manifest else None)
+
     def search_rollback(self) -> None:
         """After a failed build: drop the engine's pending changes (work/ back to CURRENT's)."""
         self.search.discard()
@@ -222,6 +228,7 @@ class Indexer:
             heading_count=totals[1],
             invalid_frontmatter_count=totals[2],
             skipped=skipped if skipped is not None else (self.manifest.skipped if self.manifest else {}),
+            task_settings=read_task_settings(self.vault),
         )
         try:
             manifest.search_index = self.search.freeze(snap_id)
@@ -349,6 +356,9 @@ class Indexer:
             return self.full_rebuild(progress)
         scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass)
         pending = self.log.read_after(self.applied_seq)
+        settings = self.task_settings_events()
+        if settings and not any(e.path == settings[0].path for e in pending):
+            self.log.append(settings)
         if scan.events and not any(e.op == "rescan" and e.path == "" for e in pending):
             # After a failed build (disk full) the next attempt must not log the same
             # differences again: a big batch is logged as one full rescan, which the build

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import comrak
@@ -87,6 +87,8 @@ class Heading:
 class Structure:
     headings: list[Heading]
     code_ranges: list[tuple[int, int]]  # 1-based inclusive file-line ranges of code blocks
+    # List items: (file line of the marker, line of the item holding it or 0), document order
+    items: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _inline_text(tokens: list[Token], parts: list[str]) -> None:
@@ -180,26 +182,32 @@ class _Blocks:
     heading_at: list[int]  # index into `events` of each heading
     events: list[int]  # per structural event: heading level, or 0 for a content block
     code_ranges: list[tuple[int, int]]
+    items: list[tuple[int, int]] = field(default_factory=list)  # Structure.items
 
 
 def _walk(root: comrak.AstNode, out: _Blocks) -> None:
     """Visit block nodes only, in document order, unlinking the tree (`unlink_tree`) as it goes;
     inline subtrees (never needed here) and whatever a walk that raised did not reach are
     unlinked after it. Iterative: lists nested by indentation can be 1,000 levels deep."""
-    stack: list[tuple[comrak.AstNode, int]] = [(root, 0)]  # (node, blockquotes around it)
+    # (node, blockquotes around it, line of the list item around it or 0)
+    stack: list[tuple[comrak.AstNode, int, int]] = [(root, 0, 0)]
     unvisited: list[comrak.AstNode] = []  # subtrees the walk does not descend into
     try:
         while stack:
-            node, quotes = stack.pop()
+            node, quotes, item = stack.pop()
             value = node.node_value
             kind = type(value)
             children = node.children  # taken before the node is read, which may raise
+            if kind is comrak.Item:
+                line = node.sourcepos.start.line
+                out.items.append((line, item))
+                item = line
             if children:
                 node.children = []
                 if kind is comrak.BlockQuote:
-                    stack.extend((child, quotes + 1) for child in reversed(children))
+                    stack.extend((child, quotes + 1, item) for child in reversed(children))
                 elif kind in _CONTAINERS:
-                    stack.extend((child, quotes) for child in reversed(children))
+                    stack.extend((child, quotes, item) for child in reversed(children))
                 else:
                     unvisited.extend(children)
             if type(value) is comrak.Heading:
@@ -221,7 +229,7 @@ def _walk(root: comrak.AstNode, out: _Blocks) -> None:
             elif type(value) is comrak.HtmlBlock and value.value.literal.strip():
                 out.events.append(0)
     finally:
-        unvisited.extend(node for node, _ in stack)
+        unvisited.extend(node for node, _, _ in stack)
         unlink_tree(unvisited)
 
 
@@ -233,8 +241,15 @@ def _markdown_it_structure(src: str) -> _Blocks:
     tokens: list[Token] = []
     _MD.block.parse(src, _MD, env, tokens)
     out = _Blocks(lines=[], sources=[], heading_at=[], events=[], code_ranges=[])
+    open_items: list[int] = []
     for i, tok in enumerate(tokens):
-        if tok.type == "heading_open":
+        if tok.type == "list_item_open":
+            line = (tok.map[0] if tok.map else 0) + 1
+            out.items.append((line, open_items[-1] if open_items else 0))
+            open_items.append(line)
+        elif tok.type == "list_item_close" and open_items:
+            open_items.pop()
+        elif tok.type == "heading_open":
             level = int(tok.tag[1])
             out.sources.append(((tok.map[0] if tok.map else 0) + 1, level, tokens[i + 1].content))
             out.heading_at.append(len(out.events))
@@ -300,4 +315,4 @@ def parse_structure(src: str) -> Structure:
             env = _references(src)
         headings.append(Heading(line=line, level=level, text=heading_text(source, env or {})))
     _body_available(headings, out.heading_at, out.events)
-    return Structure(headings=headings, code_ranges=out.code_ranges)
+    return Structure(headings=headings, code_ranges=out.code_ranges, items=out.items)

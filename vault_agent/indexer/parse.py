@@ -18,6 +18,7 @@ from vault_agent.indexer.links import extract_links
 from vault_agent.indexer.markdown import Heading, parse_structure
 from vault_agent.indexer.parse_fields import facet_values, facets_json, tag_list, title_of
 from vault_agent.indexer.properties import property_rows
+from vault_agent.indexer.tasks import task_rows
 from vault_agent.note_syntax import blank_comments
 from vault_agent.text import heading_id, title_from_stem, tokenize
 
@@ -270,6 +271,10 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None)
             # chunk then spans just that line.
             spans.append((idx + 1, paths[idx], h.line, max(end, h.line)))
         parsed.links = extract_links(rel, body_lines, first, structure.code_ranges)
+        if structure.items and "[" in body_text:
+            parsed.tasks = task_rows(
+                rel, lines, structure.items, [(h.line, paths[i]) for i, h in enumerate(heads)]
+            )
     _query_tags(parsed, inline)
     parsed.chunks = _chunk_rows(rel, spans, lines)
     _tokenize_chunks(parsed.chunks, parsed.chunk_tokens)
@@ -279,7 +284,7 @@ def _parse(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None)
 
 
 def parse_note(rel: str, raw: bytes, mtime_ns: int, size: int, ctime_ns: int | None = None) -> ParsedNote:
-    """Parse one note's raw bytes into NOTES/HEADINGS/CHUNKS/TERMS/LINKS/PROPS rows
+    """Parse one note's raw bytes into NOTES/HEADINGS/CHUNKS/TERMS/LINKS/PROPS/TAGS/TASKS rows
     (`ctime_ns`: the file's birth time, indexer/birthtime.py; default its mtime).
 
     Raises:

@@ -90,7 +90,7 @@ class Reconciler:
                 scan.events
                 if hash_pass
                 else [e for e in scan.events if not _committed_since(e, known, idx.notes)]
-            )
+            ) + idx.task_settings_events()
             if events:
                 self._on_appended(idx.log.append(events))
         except VaultUnavailable:

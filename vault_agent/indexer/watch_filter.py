@@ -5,7 +5,8 @@ to hint or None to drop it. Dropped: paths outside the vault, undecodable names,
 and protected paths, files that are not notes (editor temp files, vim's `4913` probe,
 `*.swp`, `*~`, our own `.vault-agent-tmp-*` files) and folder modifications (a folder's
 mtime changes with every save inside it; the save itself is reported). The disk decides at
-build time, so a hint that passes here is only a reason to look, never a fact.
+build time, so a hint that passes here is only a reason to look, never a fact. One file of
+`.obsidian/` passes: the Tasks plugin's settings (indexer/task_settings_file.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 
 from vault_agent.paths import Vault
+from vault_agent.task_settings import SETTINGS_PATH
 from vault_agent.text import nfc
 
 # Event types that never change a file: opening and closing without writing.
@@ -48,6 +50,8 @@ class NoteFilter:
         rel = to_rel(self.vault, abs_path)
         if rel is None:
             return None
+        if rel == SETTINGS_PATH and not is_dir:
+            return rel  # the Tasks plugin's settings: a new commit records them (docs/tasks.md)
         if not is_dir and not self.vault.is_note_name(rel):
             return None
         if self.vault.exclusions.excluded(rel, is_dir) or self.vault.is_protected(rel):
