@@ -260,7 +260,12 @@ def _tag(node: TagIs, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
     tasks = sv.tasks
     own = np.zeros(tasks.size, np.bool_)
     if len(tasks.tags.codes):
-        own[tasks.tags.rows[wanted[tasks.tags.codes]]] = True
+        hits = wanted[tasks.tags.codes]
+        gf = ctx.snap.settings.global_filter
+        gf_code = ctx.vocabs.tags.code(gf[1:].lower()) if gf.startswith("#") else None
+        if gf_code is not None:  # the plugin lists a task's tags without the global filter
+            hits &= tasks.tags.codes != gf_code
+        own[tasks.tags.rows[hits]] = True
     hit = own[rows]
     if node.note and len(tasks.note_tags.codes):
         notes = np.zeros(len(tasks.note_paths), np.bool_)
