@@ -208,7 +208,14 @@ class Generator:
             fields["done"] = self._task_date(t)
         if status == "-" and t.random() < 0.5:
             fields["cancelled"] = self._task_date(t)
-        parts = [f"{indent}- [{status}] {words}"]
+        parts = [f"{indent}- [{status}] {words}", *self._task_fields(t, dataview, fields)]
+        if t.random() < 0.03:
+            parts.append(f"^task-{t.randrange(10**6)}")
+        return " ".join(parts)
+
+    def _task_fields(self, t: random.Random, dataview: bool, fields: dict[str, str]) -> list[str]:
+        """Priority, recurrence, dates, id and dependency of a task line, in either notation."""
+        parts: list[str] = []
         if t.random() < 0.3:
             emoji, name = t.choice(PRIORITIES)
             parts.append(f"[priority:: {name}]" if dataview else emoji)
@@ -223,9 +230,7 @@ class Generator:
         if self.task_ids and t.random() < 0.04:
             dep = f"t{t.randint(1, self.task_ids)}"
             parts.append(f"[dependsOn:: {dep}]" if dataview else f"⛔ {dep}")
-        if t.random() < 0.03:
-            parts.append(f"^task-{t.randrange(10**6)}")
-        return " ".join(parts)
+        return parts
 
     def _link_from(self, t: random.Random) -> str:
         return f"[[{self.stems[t.randrange(self.notes)]}]]"

@@ -26,3 +26,7 @@ _.false_conflicts
 
 # Read by a child process's script a test runs (tests/semantic/test_failures.py).
 _.model_failed
+
+# tasks-lang's ```tasks block reader, merged into tasks-core for its date phrases; tasks-lang
+# wires it into vault_tasks(block=…) (query/tasks/blocks.py).
+_.read_block

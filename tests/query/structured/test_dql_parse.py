@@ -137,8 +137,6 @@ def test_constants_fold() -> None:
 
 
 REFUSED: list[tuple[str, str]] = [
-    ("TASK", "TASK"),
-    ("task where !completed", "TASK"),
     ("CALENDAR file.ctime", "CALENDAR"),
     ("LIST GROUP BY type", "GROUP BY"),
     ("LIST FLATTEN authors", "FLATTEN"),
@@ -180,7 +178,7 @@ def test_unsupported_construct_is_refused_by_name(text: str, named: str) -> None
 
 SYNTAX: list[tuple[str, str]] = [
     ("", "empty"),
-    ("SELECT * FROM x", "expected a query type (LIST or TABLE) at line 1, column 1, found a name"),
+    ("SELECT * FROM x", "expected a query type (LIST, TABLE or TASK) at line 1, column 1, found a name"),
     ("LIST WHERE x >", "expected an expression at line 1, column 15, found the end of the query"),
     ("LIST\nWHERE (x", "expected ')' at line 2, column 9, found the end of the query"),
     ('LIST WHERE x = "open', "unclosed string at line 1, column 16"),

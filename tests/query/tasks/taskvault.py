@@ -60,16 +60,19 @@ CUSTOM_TYPES = {" ": "TODO", "x": "DONE", "X": "DONE", "/": "IN_PROGRESS", "-": 
                 "Q": "NON_TASK"}  # fmt: skip
 
 
-def _date(rng: random.Random) -> str:
+def _date(rng: random.Random, rollover: bool = True) -> str:
     if rng.random() < 0.06:
-        return rng.choice(["2024-02-30", "2024-06-31", "2024-13-01"])
+        return rng.choice(
+            ["2024-02-30", "2024-06-31", "2024-13-01"] if rollover else ["2024-13-01", "2024-00-10"]
+        )
     return (TODAY + dt.timedelta(days=rng.randint(-40, 40))).isoformat()
 
 
 class _Writer:
-    def __init__(self, rng: random.Random, gf: bool) -> None:
+    def __init__(self, rng: random.Random, gf: bool, rollover: bool) -> None:
         self.rng = rng
         self.gf = gf
+        self.rollover = rollover
         self.ids = 0
 
     def task(self, indent: str) -> str:
@@ -95,7 +98,7 @@ class _Writer:
             ("done", 0.2),
         ):
             if rng.random() < share:
-                value = _date(rng)
+                value = _date(rng, self.rollover)
                 parts.append(f"[{DATAVIEW[kind]}:: {value}]" if dataview else f"{EMOJI[kind]} {value}")
         if rng.random() < 0.2:
             self.ids += 1
@@ -130,10 +133,13 @@ class _Writer:
         return out
 
 
-def generate(root: Path, seed: int, settings: bool = False, notes: int = 40) -> list[str]:
-    """Write the vault; returns its note paths (sorted)."""
+def generate(
+    root: Path, seed: int, settings: bool = False, notes: int = 40, rollover: bool = True
+) -> list[str]:
+    """Write the vault; returns its note paths (sorted). Without `rollover`, the dates that
+    are no calendar date are only those no parser rolls over to the next month (2024-13-01)."""
     rng = random.Random(seed)
-    writer = _Writer(rng, settings)
+    writer = _Writer(rng, settings, rollover)
     paths: list[str] = []
     for i in range(notes):
         folder = rng.choice(FOLDERS)
@@ -221,7 +227,6 @@ def read_note(path: str, text: str, settings: bool) -> list[Task]:
     heading: list[tuple[int, str]] = []
     items: list[tuple[int, int, bool]] = []  # (level, line, is a task)
     fenced = comment = False
-    inline: list[str] = []  # the note's inline tags (with the frontmatter's: its tags)
     out: list[Task] = []
     for k in range(start, len(lines)):
         line = lines[k]
@@ -235,7 +240,6 @@ def read_note(path: str, text: str, settings: bool) -> list[Task]:
             heading = [h for h in heading if h[0] < level] + [(level, line[level + 1 :])]
             items = []
             continue
-        inline += [w[1:] for w in line.split() if w.startswith("#") and len(w) > 1]
         m, item = _TASK.match(line), _ITEM.match(line)
         if item is None:
             continue
@@ -251,11 +255,6 @@ def read_note(path: str, text: str, settings: bool) -> list[Task]:
             task.tags = [w[1:] for w in task.description.split() if w.startswith("#") and w != GLOBAL_FILTER]
             out.append(task)
         items.append((level, k + 1, m is not None))  # parent: the nearest checkbox item, filtered or not
-    seen: dict[str, str] = {}
-    for tag in note_tags + inline:
-        seen.setdefault(tag.lower(), tag)
-    for task in out:
-        task.note_tags = list(seen.values())
     return out
 
 
@@ -325,7 +324,11 @@ class Oracle:
     def select(self, f: dict[str, Any]) -> list[Task]:
         found = [t for t in self.tasks if self.matches(t, f)]
         sort = [s.strip() for s in f.get("sort", "").split(",") if s.strip()]
-        return sorted(found, key=functools.cmp_to_key(lambda a, b: _compare(a, b, sort)))
+
+        def cmp(a: Task, b: Task) -> int:
+            return _compare(a, b, sort)
+
+        return sorted(found, key=functools.cmp_to_key(cmp))
 
 
 DATE_PHRASES: dict[str, tuple[str, dt.date, dt.date]] = {

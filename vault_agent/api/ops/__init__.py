@@ -16,4 +16,5 @@ from vault_agent.api.ops import (  # noqa: F401 - imported for their registratio
     query,
     rename_tag,
     retrieval,
+    tasks,
 )

@@ -40,7 +40,7 @@ class QueryParams(Params):
     limit: int | None = Field(default=None, ge=1, le=LIMIT_MAX, description="Default 50.")
     cursor: str | None = None
     select: list[str] | None = None
-    dql: str | None = Field(default=None, description="Dataview LIST/TABLE query, alone")
+    dql: str | None = Field(default=None, description="Dataview LIST/TABLE/TASK query, alone")
 
 
 def _query(ctx: AppContext, p: QueryParams) -> Outcome[QueryData]:
@@ -113,7 +113,9 @@ register(
             CliOption("--limit", "limit", int, "Results per page, 1-500 (default 50)."),
             CliOption("--cursor", "cursor", help="next_cursor of the previous page."),
             CliOption("--select", "select", help="A property to show (repeatable).", multiple=True),
-            CliOption("--dql", "dql", help="A Dataview query: LIST or TABLE … FROM … WHERE … SORT … LIMIT."),
+            CliOption(
+                "--dql", "dql", help="A Dataview query: LIST, TABLE or TASK … FROM … WHERE … SORT … LIMIT."
+            ),
         ),
         render=render_query,
     )

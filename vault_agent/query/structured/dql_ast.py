@@ -158,7 +158,7 @@ class SortItem:
 
 @dataclass(frozen=True)
 class Query:
-    kind: Literal["list", "table"]
+    kind: Literal["list", "table", "task"]
     without_id: bool
     columns: tuple[Column, ...]
     source: Source | None

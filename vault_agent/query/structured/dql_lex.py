@@ -21,7 +21,7 @@ _ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:
 _OPS = ("!=", "<=", ">=", "=>", "&&", "||", "=", "<", ">", "+", "-", "*", "/", "%", "!", "&", "|",
         "(", ")", "[", "]", "{", "}", ",", ".", ":")  # fmt: skip
 COMMANDS = ("from", "where", "sort", "limit", "group", "flatten")
-UNSUPPORTED_TYPES = {"task": "TASK", "calendar": "CALENDAR"}
+UNSUPPORTED_TYPES = {"calendar": "CALENDAR"}
 
 
 @dataclass(frozen=True)

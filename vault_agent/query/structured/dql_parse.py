@@ -6,7 +6,7 @@ the subset is small, so it is parsed here by hand, following Dataview's grammar
 identifiers may hold `-` (`time-played`), `date(…)` and `dur(…)` take raw text.
 
 Every error is `InvalidQuery` with the position (line:column) and what was expected, or
-names the unsupported construct (TASK, CALENDAR, GROUP BY, FLATTEN, lambdas, objects,
+names the unsupported construct (CALENDAR, GROUP BY, FLATTEN, lambdas, objects,
 `this`, JavaScript). Messages never quote the query's own text beyond grammar words.
 """
 
@@ -29,17 +29,17 @@ class Parser(ExprParser):
         word = tok.text.lower() if tok.kind == "ident" else ""
         if word in UNSUPPORTED_TYPES:
             raise self.unsupported(UNSUPPORTED_TYPES[word])
-        if word not in ("list", "table"):
-            raise self.fail("a query type (LIST or TABLE)")
+        if word not in ("list", "table", "task"):
+            raise self.fail("a query type (LIST, TABLE or TASK)")
         self.next()
         without_id = False
-        if self.is_word("without"):
+        if word != "task" and self.is_word("without"):
             self.next()
             if not self.is_word("id"):
                 raise self.fail("'ID' after 'WITHOUT'")
             self.next()
             without_id = True
-        columns = self.columns(word)
+        columns = self.columns(word) if word != "task" else []
         source = None
         if self.is_word("from"):
             self.next()
@@ -81,7 +81,7 @@ class Parser(ExprParser):
                 limit = int(num.text)
         _check_order(commands)
         return A.Query(
-            kind="list" if word == "list" else "table",
+            kind="list" if word == "list" else "task" if word == "task" else "table",
             without_id=without_id,
             columns=tuple(columns),
             source=source,
@@ -207,5 +207,5 @@ def parse_dql(text: str) -> A.Query:
     if len(text) > MAX_DQL_CHARS:
         raise InvalidQuery(f"dql: a query may hold at most {MAX_DQL_CHARS} characters")
     if not text.strip():
-        raise InvalidQuery("dql: the query is empty; start with LIST or TABLE")
+        raise InvalidQuery("dql: the query is empty; start with LIST, TABLE or TASK")
     return Parser(text).query()

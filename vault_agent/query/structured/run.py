@@ -48,6 +48,7 @@ from vault_agent.query.structured.request import (
 from vault_agent.query.structured.sql import SqlBuilder, mismatch_sql, on_columns_only, unique_paths
 from vault_agent.query.structured.values import Clock, system_clock
 from vault_agent.query.structured.warnings import PARTIAL, data_mismatch_warning
+from vault_agent.query.tasks.dql_task import is_task_query, vault_query_tasks
 
 if TYPE_CHECKING:
     from vault_agent.query.snapshot import SnapshotReader, SnapshotView
@@ -342,6 +343,8 @@ def vault_query(
             raise InvalidQuery(
                 "dql is exclusive with the filters: put every condition in the query, or use the filters alone"
             )
+        if is_task_query(request.dql):  # TASK: the tasks of the same snapshot (query/tasks)
+            return vault_query_tasks(reader, request, limit, clock)
         plan = compile_dql(request.dql, clock)
     else:
         plan = compile_filters(request.filters, clock)

@@ -64,14 +64,6 @@ class Flat:
     codes: Ints
     rows: Ints
 
-    def any_in(self, wanted: Bools, size: int) -> Bools:
-        """Per row: whether one of its elements' codes is marked in `wanted`."""
-        out = np.zeros(size, np.bool_)
-        if len(self.codes):
-            hit = wanted[np.minimum(self.codes, len(wanted) - 1)] & (self.codes < len(wanted))
-            out[self.rows[hit]] = True
-        return out
-
 
 @dataclass
 class SegmentTasks:
@@ -90,7 +82,9 @@ class SegmentTasks:
     id_code: Ints  # -1: none
     deps: Flat  # ids this task depends on
     tags: Flat  # the task's own tags, casefolded codes
-    note_tags: Flat  # per NOTE row: the note's tags (frontmatter and inline), casefolded codes
+    # per NOTE row: the note's frontmatter tags, casefolded codes (its inline tags are other
+    # tasks' or paragraphs': they do not spread to every task of the note)
+    note_tags: Flat
     note_tag_texts: pa.Array  # per NOTE row: the note's tags as written (list<string>)
     heading: Ints  # code into heading_paths
     heading_paths: list[tuple[str, ...]]
@@ -156,9 +150,9 @@ def load_segment(
     note_tags = Flat(np.zeros(0, np.int32), np.zeros(0, np.int32))
     note_tag_texts = pa.array([[] for _ in note_paths], pa.list_(pa.string()))
     if notes_file is not None:
-        notes = pq.read_table(notes_file, columns=["path", "all_tags"], use_threads=False)
+        notes = pq.read_table(notes_file, columns=["path", "tags"], use_threads=False)
         if notes.column("path").to_pylist() == note_paths:
-            note_tag_texts = notes.column("all_tags").combine_chunks()
+            note_tag_texts = notes.column("tags").combine_chunks()
             note_tags = _flatten(vocabs.tags, note_tag_texts, fold=True)
     return SegmentTasks(
         segment_id=seg,

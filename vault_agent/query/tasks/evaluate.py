@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from vault_agent.query.globmatch import compile_glob
+from vault_agent.query.structured.values import US_PER_DAY
 from vault_agent.query.tasks.columns import Bools, SegmentView, TaskSnapshot, Vocabs
 from vault_agent.query.tasks.dates import DateSearch
 from vault_agent.query.tasks.lang_ast import (
@@ -41,7 +42,18 @@ from vault_agent.query.tasks.lang_ast import (
     TextMatch,
 )
 from vault_agent.query.tasks.lang_columns import INVALID, MISSING, day_number
-from vault_agent.query.tasks.plan import AnyOf, InFolder, PathGlob, Pred, StatusSymbolIs, TagIs
+from vault_agent.query.tasks.plan import (
+    AllOf,
+    AnyOf,
+    DateCmp,
+    InFolder,
+    LineCmp,
+    NotP,
+    PathGlob,
+    Pred,
+    StatusSymbolIs,
+    TagIs,
+)
 
 Rows = npt.NDArray[np.int64]
 _DONE_CODES = sorted(STATUS_TYPES.index(t) for t in DONE_TYPES)
@@ -293,8 +305,14 @@ def mask(node: Pred, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
         if todo.any():
             out[todo] = mask(node.right, sv, rows[todo], ctx)
         return out
-    if isinstance(node, Not):
-        return ~mask(node.child, sv, rows, ctx)
+    if isinstance(node, Not | NotP):
+        return ~mask(node.child if isinstance(node, Not) else node.item, sv, rows, ctx)
+    if isinstance(node, AllOf):
+        out = np.ones(len(rows), np.bool_)
+        for item in node.items:
+            if out.any():
+                out[out] = mask(item, sv, rows[out], ctx)
+        return out
     if isinstance(node, AnyOf):
         out = np.zeros(len(rows), np.bool_)
         for item in node.items:
@@ -333,7 +351,23 @@ def _leaf(node: Pred, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
         return ctx.per_note(node, sv, _per_note_test(node))[sv.tasks.note_row[rows]]
     if isinstance(node, TextMatch):
         return _text(node, sv, rows, ctx)
-    return mask(node, sv, rows, ctx)  # a combination (BoolOp, Not, AnyOf)
+    if isinstance(node, DateCmp | LineCmp):
+        return _compare(node, sv, rows)
+    return mask(node, sv, rows, ctx)  # a combination (BoolOp, Not, AnyOf, AllOf, NotP)
+
+
+_CMP = {
+    "=": np.equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+}  # fmt: skip
+
+
+def _compare(node: DateCmp | LineCmp, sv: SegmentView, rows: Rows) -> Bools:
+    if isinstance(node, LineCmp):
+        line = sv.tasks.line[rows].astype(np.float64) - (1 if node.zero_based else 0)
+        return np.asarray(_CMP[node.op](line, node.value), np.bool_)
+    days = sv.tasks.dates[node.field][rows].astype(np.int64)
+    valid = (days != MISSING) & (days != INVALID)
+    return np.asarray(valid & _CMP[node.op](days * US_PER_DAY, node.micros), np.bool_)
 
 
 def matching(filters: tuple[Pred, ...], ctx: Context) -> list[Rows]:

@@ -117,7 +117,7 @@ def _status(entries: tuple[str, ...]) -> Pred | None:
             items.append(StatusTypeIs(_TYPE_NAMES[word], negate=False))
         else:
             raise InvalidQuery(
-                f"status: '{raw[:40]}' is not open, closed, a status type "
+                "status: each entry is open, closed, a status type "
                 "(todo done in_progress on_hold cancelled non_task) or one status character"
             )
     return items[0] if len(items) == 1 else AnyOf(tuple(items))
@@ -136,7 +136,7 @@ def _date(name: DateField, text: str | None, today: dt.date) -> Filter | None:
     search = parse_date_search(text, today)
     if search is None:
         raise InvalidQuery(
-            f"{name}: '{text[:60]}' is no date; use [before|after|on|in] and a date or range "
+            f"{name}: not a date; use [before|after|on|in] and a date or range "
             "(2024-05-01, today, in 3 days, next week, 2024-05-01 2024-05-31), or none, any, invalid"
         )
     return DateIs(name, search)
@@ -157,7 +157,7 @@ def _priority(entries: tuple[str, ...]) -> Pred | None:
         level = words[-1] if len(words) in (1, 2) and (len(words) == 1 or op != "is") else ""
         if level not in PRIORITIES:
             raise InvalidQuery(
-                f"priority: '{raw[:40]}' is not one of {' '.join(PRIORITIES)}, or above/below one of them"
+                f"priority: each entry is one of {' '.join(PRIORITIES)}, or above/below one of them"
             )
         name = _PRIORITY_NAMES[level]
         items.append(PriorityIs("above" if op == "above" else "below" if op == "below" else "is", name))
@@ -183,7 +183,7 @@ def _sort(text: str | None) -> tuple[SortKey, ...]:
         reverse = name.startswith("-")
         name = name.lstrip("-").strip().lower()
         if name not in _SORT_FIELDS:
-            raise InvalidQuery(f"sort: '{name[:40]}' is not one of {SORT_NAMES}")
+            raise InvalidQuery(f"sort: each key is one of {SORT_NAMES}, '-' in front to reverse it")
         keys.append(SortKey(name, reverse))  # type: ignore[arg-type]  # checked just above
     return tuple(keys)
 

@@ -128,8 +128,9 @@ def _keys(key: SortKey, parts: list[tuple[SegmentView, Rows]], ctx: Context) -> 
     return [_text_key(parts, f, ctx)]  # status.name, description, heading, filename, id
 
 
-def order(matches: list[Rows], sorts: Sequence[SortKey], ctx: Context) -> Selection:
-    """Every match in the plan's order (its sort keys, the plugin's default, path, line)."""
+def order(matches: list[Rows], sorts: Sequence[SortKey], ctx: Context, default: bool = True) -> Selection:
+    """Every match in the plan's order: its sort keys, the plugin's default order (unless
+    `default` is False), then path and line."""
     parts = [(sv, rows) for sv, rows in zip(ctx.snap.segments, matches, strict=True) if len(rows)]
     segment = np.concatenate(
         [np.full(len(m), k, np.int64) for k, m in enumerate(matches)] or [np.zeros(0, np.int64)]
@@ -138,7 +139,7 @@ def order(matches: list[Rows], sorts: Sequence[SortKey], ctx: Context) -> Select
     if len(row) < 2:
         return Selection(segment, row)
     keys: list[Key] = []
-    for key in (*sorts, *DEFAULT_SORT):
+    for key in (*sorts, *(DEFAULT_SORT if default else ())):
         for k in _keys(key, parts, ctx):
             keys.append(-k if key.reverse else k)
     keys.append(_gather(parts, lambda sv, r: sv.path_rank[sv.tasks.note_row[r]]))

@@ -14,7 +14,8 @@ the snapshot's task columns (`columns.py`):
 
 What a Tasks query cannot say, the plan adds as its own nodes: a tag with its children in
 the task or its note (`TagIs`), a folder and below (`InFolder`), a path glob (`PathGlob`),
-status symbols (`StatusSymbolIs`) and any-of lists (`AnyOf`). A predicate neither can
+status symbols (`StatusSymbolIs`), Dataview's comparisons (`DateCmp`, `LineCmp`, for DQL
+`TASK`: dql_task.py) and combinations of any node (`AnyOf`, `AllOf`, `NotP`). A predicate neither can
 express has no escape hatch on purpose: an unsupported instruction is refused by name
 (INVALID_QUERY), never evaluated by code.
 
@@ -25,6 +26,7 @@ Filters all must hold (a query's lines); `sorts` come before the plugin's defaul
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from vault_agent.query.tasks.lang_ast import Filter, Query, SortKey
 
@@ -61,13 +63,46 @@ class StatusSymbolIs:
 
 
 @dataclass(frozen=True)
+class DateCmp:
+    """A date field compared with a moment (µs since the epoch, UTC; a task's date is its
+    midnight), as Dataview compares: an absent or invalid date never matches."""
+
+    field: Literal["due", "scheduled", "start", "created", "done", "cancelled"]
+    op: Literal["=", "<", "<=", ">", ">="]
+    micros: int
+
+
+@dataclass(frozen=True)
+class LineCmp:
+    """The task's line compared with a number (`zero_based`: Dataview's `line`, 0 first)."""
+
+    op: Literal["=", "<", "<=", ">", ">="]
+    value: float
+    zero_based: bool = True
+
+
+@dataclass(frozen=True)
 class AnyOf:
     """At least one item holds (no item: none does)."""
 
     items: tuple[Pred, ...]
 
 
-Pred = Filter | TagIs | InFolder | PathGlob | StatusSymbolIs | AnyOf
+@dataclass(frozen=True)
+class AllOf:
+    """Every item holds (no item: every task)."""
+
+    items: tuple[Pred, ...]
+
+
+@dataclass(frozen=True)
+class NotP:
+    """The item does not hold (lang_ast.Not takes query filters only)."""
+
+    item: Pred
+
+
+Pred = Filter | TagIs | InFolder | PathGlob | StatusSymbolIs | DateCmp | LineCmp | AnyOf | AllOf | NotP
 
 
 @dataclass(frozen=True)
@@ -77,6 +112,7 @@ class TaskPlan:
     filters: tuple[Pred, ...] = ()
     sorts: tuple[SortKey, ...] = ()
     limit: int | None = None
+    default_order: bool = True  # False: after the sort keys only (path, line), as Dataview lists
 
 
 def plan_of_query(query: Query) -> TaskPlan:

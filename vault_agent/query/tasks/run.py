@@ -25,7 +25,8 @@ from vault_agent.paging import decode_cursor, encode_cursor, fit
 from vault_agent.query.structured.values import Clock, system_clock
 from vault_agent.query.tasks.columns import task_snapshot, vocabs_of
 from vault_agent.query.tasks.evaluate import Context, matching
-from vault_agent.query.tasks.filters import TaskFilters, compile_filters
+from vault_agent.query.tasks.filters import TaskFilters, compile_filters, overdue_filter
+from vault_agent.query.tasks.lang_ast import Done
 from vault_agent.query.tasks.order import Selection, order
 from vault_agent.query.tasks.plan import TaskPlan
 from vault_agent.query.tasks.rows import task_rows
@@ -36,17 +37,27 @@ if TYPE_CHECKING:
 
 TASKS_LIMIT_DEFAULT = 50
 TASKS_LIMIT_MAX = 500
-MAX_ANSWER_CHARS = 100_000  # a page stops early past this (RESULTS_TRUNCATED, next_cursor)
+MAX_ANSWER_CHARS = 50_000  # a page stops early past this (RESULTS_TRUNCATED, next_cursor)
+
+
+class TaskCounts(BaseModel):
+    """The whole vault's open and overdue tasks, whatever the filters (orientation: seed
+    000 fixes vault_overview's fields, so the counts travel here; docs/tasks.md)."""
+
+    open: int
+    overdue: int
 
 
 class TasksData(BaseModel):
-    """`{results, total, next_cursor, indexFreshness}`, as vault_query answers."""
+    """`{results, total, next_cursor, counts, indexFreshness}` (vault_query's shape, plus
+    the vault's task counts)."""
 
     model_config = ConfigDict(populate_by_name=True)
 
     results: list[TaskRow]
     total: int  # every task the filters select
     next_cursor: str | None
+    counts: TaskCounts
     index_freshness: str = Field(alias="indexFreshness")
 
 
@@ -62,7 +73,14 @@ def select(
 ) -> tuple[Context, Selection]:
     """Every task of the pinned snapshot the plan selects, in its order (before its limit)."""
     ctx = Context(snap=task_snapshot(reader, view), vocabs=vocabs_of(reader), today=today)
-    return ctx, order(matching(plan.filters, ctx), plan.sorts, ctx)
+    return ctx, order(matching(plan.filters, ctx), plan.sorts, ctx, plan.default_order)
+
+
+def task_counts(ctx: Context) -> TaskCounts:
+    """Open and overdue tasks of the whole snapshot."""
+    open_ = sum(len(r) for r in matching((Done(False),), ctx))
+    overdue = sum(len(r) for r in matching((overdue_filter(ctx.today),), ctx))
+    return TaskCounts(open=open_, overdue=overdue)
 
 
 def _position(ctx: Context, selection: Selection, path: str, line: int) -> int | None:
@@ -125,6 +143,7 @@ def vault_tasks(
                 )
             )
         page = task_rows(selection.take(offset, offset + limit), ctx)
+        counts = task_counts(ctx)
         freshness = view.freshness
     kept = fit(page, MAX_ANSWER_CHARS, lambda t: len(t.model_dump_json(by_alias=True)))
     if kept < len(page):
@@ -144,6 +163,7 @@ def vault_tasks(
         next_cursor=encode_cursor(end, fingerprint, ctx.snap.snapshot_id, last.path, last.line)
         if more and last is not None
         else None,
+        counts=counts,
         indexFreshness=freshness,
     )
     return Outcome(data=data, warnings=warnings, freshness=freshness)

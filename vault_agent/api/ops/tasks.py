@@ -1,0 +1,128 @@
+"""vault_tasks on every surface: the vault's tasks by status, dates, priority, tags, place."""
+
+from __future__ import annotations
+
+from pydantic.json_schema import SkipJsonSchema
+
+from vault_agent.api.human.tasks import false_value, render_tasks
+from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
+from vault_agent.contracts import Outcome
+from vault_agent.query.structured import values
+from vault_agent.query.tasks import run
+from vault_agent.query.tasks.filters import TaskFilters
+from vault_agent.query.tasks.run import TasksData
+
+
+# Lean on purpose: every byte of the published schema is paid in each agent session, and the
+# default list must stay within 12,000 characters (docs/mcp.md; this tool came in with 345 of
+# them left). The schema shows status, due and overdue; every other filter (and `limit`, and
+# `cursor`, which an answer hands back as next_cursor) is accepted on every surface but left
+# out of it (SkipJsonSchema), documented in docs/tasks.md and `vault-agent tasks --help`; the
+# core checks each value (limit 1-500). Unhide them as the list makes room.
+class TasksParams(Params):
+    status: list[str] | None = None
+    due: str | None = None
+    overdue: bool | None = None
+    tags: SkipJsonSchema[list[str] | None] = None
+    limit: SkipJsonSchema[int | None] = None
+    cursor: SkipJsonSchema[str | None] = None
+    priority: SkipJsonSchema[list[str] | None] = None
+    folder: SkipJsonSchema[str | None] = None
+    text: SkipJsonSchema[str | None] = None
+    sort: SkipJsonSchema[str | None] = None
+    scheduled: SkipJsonSchema[str | None] = None
+    start: SkipJsonSchema[str | None] = None
+    done: SkipJsonSchema[str | None] = None
+    glob: SkipJsonSchema[str | None] = None
+    heading: SkipJsonSchema[str | None] = None
+    recurring: SkipJsonSchema[bool | None] = None
+    blocked: SkipJsonSchema[bool | None] = None
+
+
+def _tasks(ctx: AppContext, p: TasksParams) -> Outcome[TasksData]:
+    request = run.TasksRequest(
+        filters=TaskFilters(
+            status=tuple(p.status or ()),
+            due=p.due,
+            scheduled=p.scheduled,
+            start=p.start,
+            done=p.done,
+            overdue=p.overdue,
+            priority=tuple(p.priority or ()),
+            tags=tuple(p.tags or ()),
+            folder=p.folder,
+            glob=p.glob,
+            heading=p.heading,
+            text=p.text,
+            recurring=p.recurring,
+            blocked=p.blocked,
+            sort=p.sort,
+        ),
+        limit=p.limit,
+        cursor=p.cursor,
+    )
+    return run.vault_tasks(ctx.reader, request, clock=ctx.clock or values.system_clock)
+
+
+register(
+    Operation(
+        name="tasks",
+        mcp_name="vault_tasks",
+        http_method="POST",
+        http_both=True,
+        http_path="/tasks",
+        params=TasksParams,
+        func=_tasks,
+        description="Checkbox tasks; use it for open, due or overdue work.",
+        title="Tasks",
+        result=TasksData,
+        max_answer_chars=run.MAX_ANSWER_CHARS + 10_000,  # the page's bound, plus counts and warnings
+        cli_help="Tasks by status, dates, priority, tags or place. Example: vault-agent tasks --status open "
+        "--due 'before today' --sort due",
+        cli_options=(
+            CliOption(
+                "--status",
+                "status",
+                help="open, closed, todo, done, in_progress, cancelled or a "
+                "symbol like '/' (repeatable: any).",
+                multiple=True,
+            ),  # fmt: skip
+            CliOption(
+                "--due", "due", help="before today, after 2024-05-01, in next week, none, any, invalid."
+            ),
+            CliOption("--scheduled", "scheduled", help="As --due, for the scheduled date."),
+            CliOption("--start", "start", help="As --due, for the start date."),
+            CliOption("--done", "done", help="As --due, for the done date."),
+            CliOption("--overdue", "overdue", bool, "Open tasks due before today."),
+            CliOption(
+                "--not-overdue", "overdue", bool, "Every task but the overdue ones.", convert=false_value
+            ),
+            CliOption(
+                "--priority",
+                "priority",
+                help="highest high medium none low lowest, or 'above medium' (repeatable: any).",
+                multiple=True,
+            ),  # fmt: skip
+            CliOption(
+                "--tag",
+                "tags",
+                help="The task or its note has this tag or a child of it (repeatable: all).",
+                multiple=True,
+            ),  # fmt: skip
+            CliOption("--folder", "folder", help="Notes in this folder and below."),
+            CliOption("--glob", "glob", help="Note path glob, e.g. 'Projects/**'."),
+            CliOption("--heading", "heading", help="The heading above the task holds this text."),
+            CliOption("--text", "text", help="The description holds this text."),
+            CliOption("--recurring", "recurring", bool, "Recurring tasks only."),
+            CliOption("--not-recurring", "recurring", bool, "Tasks that do not recur.", convert=false_value),
+            CliOption("--blocked", "blocked", bool, "Tasks that depend on an open task."),
+            CliOption("--not-blocked", "blocked", bool, "Tasks that are not blocked.", convert=false_value),
+            CliOption(
+                "--sort", "sort", help="due, scheduled, priority, path, status, urgency …; '-' reverses."
+            ),
+            CliOption("--limit", "limit", int, "Tasks per page, 1-500 (default 50)."),
+            CliOption("--cursor", "cursor", help="next_cursor of the previous page."),
+        ),
+        render=render_tasks,
+    )
+)
