@@ -13,6 +13,13 @@ everything else is the same vault as before they existed (`--no-query-fields` le
 out: byte-identical to the older vaults): typed properties (`priority` 1-5, `done`,
 `rating`, `due` dates, `reviewed` datetimes, `authors` lists, `Start Date` ISO strings,
 empty `reviewer`), and inline `#tags` (nested, some capitalized) in ~30% of the notes.
+
+Tasks (vault_tasks, ops/bench/bench_tasks.py) come from a third RNG in the same way
+(`--no-tasks` leaves them out): ~3 a note, in blocks under some headings, in both
+notations (Tasks emoji ~75%, Dataview `[key:: value]`), nested by indentation (sometimes
+through a plain item), statuses ` x / - X ? !`, due/scheduled/start/created/done/cancelled
+dates around 2026-2027 (~1% no calendar date, e.g. `2026-02-30`), priorities, recurrence,
+ids and dependencies, inline tags, block links, and decoy task lines in code blocks.
 """
 
 from __future__ import annotations
@@ -57,15 +64,23 @@ JA_HEADINGS = ("概要", "議事録", "決定事項", "課題", "次の一歩", 
 TOP_FOLDERS = ("projects", "areas", "resources", "archive", "meetings", "research", "journal", "inbox")
 TYPES = ("note", "meeting", "project", "reference", "idea", "log", "howto", "review")
 STATUSES = ("active", "draft", "done", "review", "someday", "archived")
+TASK_STATUSES = (" ",) * 55 + ("x",) * 25 + ("/",) * 6 + ("-",) * 5 + ("?", "?", "X", "X", "!", "!", "!")
+RECURRENCES = ("every day", "every week", "every month on the 1st", "every 2 weeks when done", "every year")
+EMOJI = {"due": "📅", "scheduled": "⏳", "start": "🛫", "created": "➕", "done": "✅", "cancelled": "❌"}
+DATAVIEW = {"due": "due", "scheduled": "scheduled", "start": "start", "created": "created", "done": "completion",
+            "cancelled": "cancelled"}  # fmt: skip
+PRIORITIES = (("🔺", "highest"), ("⏫", "high"), ("🔼", "medium"), ("🔽", "low"), ("⏬", "lowest"))
 LANGS = ("python", "bash", "json", "sql", "yaml")
 
 
 class Generator:
     """All randomness flows from one seeded RNG, consumed in a fixed order."""
 
-    def __init__(self, notes: int, seed: int, query_fields: bool = True) -> None:
+    def __init__(self, notes: int, seed: int, query_fields: bool = True, tasks: bool = True) -> None:
         self.rng = random.Random(seed)
         self.qrng = random.Random(seed * 7919 + 17) if query_fields else None
+        self.trng = random.Random(seed * 104729 + 31) if tasks else None
+        self.task_ids = 0
         self.notes = notes
         self.tags = [f"{a}" for a in self.rng.sample(WORDS, 60)] + [
             f"{a}/{b}" for a, b in zip(self.rng.sample(WORDS, 20), self.rng.sample(WORDS, 20), strict=True)
@@ -170,6 +185,70 @@ class Generator:
         tag = q.choice(self.tags)
         return " #" + (tag.capitalize() if q.random() < 0.2 else tag)
 
+    def _task_date(self, t: random.Random) -> str:
+        """A date around 2026-2027; ~1% of them no calendar date (kept and marked invalid)."""
+        if t.random() < 0.01:
+            return t.choice(("2026-02-30", "2026-13-05", "2027-04-31", "2026-00-10"))
+        return f"20{t.randint(26, 27)}-{t.randint(1, 12):02d}-{t.randint(1, 28):02d}"
+
+    def _task_line(self, t: random.Random, indent: str) -> str:
+        """One task line (third RNG; see the module doc)."""
+        status = t.choice(TASK_STATUSES)
+        words = " ".join(t.choices(WORDS, k=t.randint(2, 8))).capitalize()
+        if t.random() < 0.1:
+            words += " " + self._link_from(t)
+        if t.random() < 0.15:
+            words += " #" + t.choice(self.tags)
+        dataview = t.random() < 0.25
+        fields: dict[str, str] = {}
+        for kind, share in (("created", 0.2), ("start", 0.1), ("scheduled", 0.2), ("due", 0.5)):
+            if t.random() < share:
+                fields[kind] = self._task_date(t)
+        if status in "xX" and t.random() < 0.7:
+            fields["done"] = self._task_date(t)
+        if status == "-" and t.random() < 0.5:
+            fields["cancelled"] = self._task_date(t)
+        parts = [f"{indent}- [{status}] {words}"]
+        if t.random() < 0.3:
+            emoji, name = t.choice(PRIORITIES)
+            parts.append(f"[priority:: {name}]" if dataview else emoji)
+        if t.random() < 0.08:
+            rule = t.choice(RECURRENCES)
+            parts.append(f"[repeat:: {rule}]" if dataview else f"🔁 {rule}")
+        for kind, value in fields.items():
+            parts.append(f"[{DATAVIEW[kind]}:: {value}]" if dataview else f"{EMOJI[kind]} {value}")
+        if t.random() < 0.05:
+            self.task_ids += 1
+            parts.append(f"[id:: t{self.task_ids}]" if dataview else f"🆔 t{self.task_ids}")
+        if self.task_ids and t.random() < 0.04:
+            dep = f"t{t.randint(1, self.task_ids)}"
+            parts.append(f"[dependsOn:: {dep}]" if dataview else f"⛔ {dep}")
+        if t.random() < 0.03:
+            parts.append(f"^task-{t.randrange(10**6)}")
+        return " ".join(parts)
+
+    def _link_from(self, t: random.Random) -> str:
+        return f"[[{self.stems[t.randrange(self.notes)]}]]"
+
+    def _tasks(self) -> list[str]:
+        """A block of tasks under a heading, or nothing (third RNG; ~3 tasks a note)."""
+        t = self.trng
+        if t is None or t.random() >= 0.075:
+            return []
+        out: list[str] = []
+        if t.random() < 0.03:  # decoys: task lines in a code block are no tasks
+            out += ["```markdown", self._task_line(t, ""), "```", ""]
+        depth = 0
+        for _ in range(t.randint(1, 6)):
+            roll = t.random()
+            depth = min(depth + 1, 3) if roll < 0.25 else 0 if roll < 0.8 else max(depth - 1, 0)
+            indent = ("\t" if t.random() < 0.2 else "    ") * depth
+            if depth and t.random() < 0.1:
+                out.append(f"{indent}- a plain item")
+                indent += "    "
+            out.append(self._task_line(t, indent))
+        return [*out, ""]
+
     def note(self, i: int) -> tuple[str, str]:
         """(vault-relative path, text) of note i."""
         rng = self.rng
@@ -207,6 +286,7 @@ class Generator:
                 out += ["```", ""]
             elif roll < 0.4:
                 out += [f"- [ ] {rng.choice(WORDS)} {self._link()}", f"- [x] {rng.choice(WORDS)}", ""]
+            out += self._tasks()
         return f"{folder}/{stem}.md", "\n".join(out)
 
 
@@ -216,11 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-query-fields", action="store_true", help="the vault as before the query fields")
+    parser.add_argument("--no-tasks", action="store_true", help="the vault as before the generated tasks")
     args = parser.parse_args(argv)
     if args.notes < 1:
         parser.error("--notes must be at least 1")
     started = time.perf_counter()
-    gen = Generator(args.notes, args.seed, query_fields=not args.no_query_fields)
+    gen = Generator(args.notes, args.seed, query_fields=not args.no_query_fields, tasks=not args.no_tasks)
     root: Path = args.out_dir
     made: set[str] = set()
     total = 0
