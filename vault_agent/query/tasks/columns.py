@@ -1,0 +1,320 @@
+"""The tasks of a snapshot as typed columns, loaded once per segment and shared.
+
+A segment's `tasks` file is read once, when a task request first needs it, into numpy
+columns (`SegmentTasks`): dates as day numbers (lang_columns' `MISSING`/`INVALID`, so the
+plugin's date order is integer order), status symbols, tags, dependencies and ids as codes
+of reader-wide vocabularies, the section's heading path as a code into the segment's own
+list of them, and the texts (description, tags as written, recurrence …) as Arrow arrays.
+Segments are immutable, so a snapshot that names a loaded segment reuses its columns.
+
+Per snapshot (`TaskSnapshot`, kept for the two newest) only what the snapshot decides is
+computed: which rows are live (their note's row is live in `view.live`), which pass the
+global filter of its Tasks settings, each status symbol's type and name under those
+settings, which ids belong to open tasks (for `blocked`/`blocking`), and the rank of every
+live note's path. A request then evaluates its plan segment by segment over these arrays
+(evaluate.py), so its cost depends on the tasks, not on how many commits came before.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from vault_agent.contracts import SEGMENTS_DIR
+from vault_agent.per_owner import PerOwner
+from vault_agent.query.segment_columns import Vocab
+from vault_agent.query.tasks.lang_ast import STATUS_TYPES
+from vault_agent.query.tasks.lang_columns import EPOCH, INVALID, MISSING
+from vault_agent.query.tasks.lang_order import natural_key
+from vault_agent.task_settings import OPEN_TYPES, TaskSettings
+from vault_agent.task_syntax import DATE_FIELDS, is_valid_date
+
+if TYPE_CHECKING:
+    from vault_agent.query.snapshot import SnapshotReader, SnapshotView
+
+Bools = npt.NDArray[np.bool_]
+Ints = npt.NDArray[np.int32]
+KEEP_SNAPSHOTS = 2
+_OPEN_CODES = sorted(STATUS_TYPES.index(t) for t in OPEN_TYPES)
+_TEXT_COLUMNS = ("description", "tags", "recurrence", "id", "depends_on", "on_completion", "notation")
+
+
+@dataclass
+class Vocabs:
+    """Reader-wide interning (codes stay valid while a vocabulary grows)."""
+
+    symbols: Vocab = field(default_factory=Vocab)  # status symbols as written
+    tags: Vocab = field(default_factory=Vocab)  # tags casefolded (NFC), no `#`
+    ids: Vocab = field(default_factory=Vocab)  # task ids and the ids tasks depend on
+
+
+@dataclass(frozen=True)
+class Flat:
+    """A list column flattened: the code of each element and the row it belongs to."""
+
+    codes: Ints
+    rows: Ints
+
+    def any_in(self, wanted: Bools, size: int) -> Bools:
+        """Per row: whether one of its elements' codes is marked in `wanted`."""
+        out = np.zeros(size, np.bool_)
+        if len(self.codes):
+            hit = wanted[np.minimum(self.codes, len(wanted) - 1)] & (self.codes < len(wanted))
+            out[self.rows[hit]] = True
+        return out
+
+
+@dataclass
+class SegmentTasks:
+    """One segment's tasks (module doc); row k is the file's row k, in (path, line) order."""
+
+    segment_id: int
+    size: int
+    note_row: Ints  # the row of the task's note in the segment's notes (SegmentColumns order)
+    line: Ints
+    parent_line: Ints  # 0: none
+    symbol: Ints  # code in Vocabs.symbols
+    dates: dict[str, Ints]
+    invalid_text: dict[tuple[str, int], str]  # (field, row) → the text of an invalid date
+    priority: npt.NDArray[np.int8]
+    recurring: Bools
+    id_code: Ints  # -1: none
+    deps: Flat  # ids this task depends on
+    tags: Flat  # the task's own tags, casefolded codes
+    note_tags: Flat  # per NOTE row: the note's tags (frontmatter and inline), casefolded codes
+    note_tag_texts: pa.Array  # per NOTE row: the note's tags as written (list<string>)
+    heading: Ints  # code into heading_paths
+    heading_paths: list[tuple[str, ...]]
+    note_paths: list[str]  # by note row
+    texts: pa.Table  # _TEXT_COLUMNS, as the file holds them
+    _cache: dict[Any, Any] = field(default_factory=dict)  # derived arrays, built on first use
+
+    def derived(self, key: Any, make: Any) -> Any:
+        """A value derived from the segment's columns, computed once (thread-safe enough:
+        two racing requests compute the same value)."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+
+def _days(column: pa.ChunkedArray, name: str, invalid: dict[tuple[str, int], str]) -> Ints:
+    """Day numbers of a date column (absent MISSING, no calendar date INVALID), validated
+    per distinct text (a segment holds a few hundred distinct dates)."""
+    encoded = pc.dictionary_encode(column).combine_chunks()
+    texts: list[str] = encoded.dictionary.to_pylist()
+    table = np.array(
+        [(dt.date.fromisoformat(t) - EPOCH).days if is_valid_date(t) else INVALID for t in texts] or [0],
+        np.int64,
+    )
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    days = np.where(codes >= 0, table[np.maximum(codes, 0)], MISSING).astype(np.int32)
+    for row in np.flatnonzero(days == INVALID).tolist():
+        invalid[(name, row)] = texts[codes[row]]
+    return days
+
+
+def _flatten(vocab: Vocab, column: pa.ChunkedArray | pa.Array, fold: bool) -> Flat:
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    values = pc.list_flatten(array)
+    rows = np.asarray(pc.list_parent_indices(array).to_numpy(zero_copy_only=False), np.int32)
+    if fold:
+        values = pc.utf8_lower(values)  # tags compare case-insensitively (NFC since the parser)
+    encoded = pc.dictionary_encode(values)
+    mapping = vocab.intern([str(v) for v in encoded.dictionary.to_pylist()])
+    indices = encoded.indices.to_numpy(zero_copy_only=False)
+    return Flat(codes=(mapping[indices] if len(indices) else np.zeros(0, np.int32)), rows=rows)
+
+
+def load_segment(
+    file: str, notes_file: str | None, note_paths: list[str], vocabs: Vocabs, seg: int
+) -> SegmentTasks:
+    """Read one segment's tasks file (and its notes' tags) into columns."""
+    table = pq.read_table(file, use_threads=False)
+    n = table.num_rows
+    index = {p: i for i, p in enumerate(note_paths)}
+    paths = table.column("path").combine_chunks().dictionary_encode()
+    path_rows = np.array([index.get(p, -1) for p in paths.dictionary.to_pylist()] or [0], np.int32)
+    note_row = path_rows[paths.indices.to_numpy(zero_copy_only=False)] if n else np.zeros(0, np.int32)
+    invalid: dict[tuple[str, int], str] = {}
+    symbols = pc.dictionary_encode(table.column("status")).combine_chunks()
+    ids = pc.dictionary_encode(table.column("id")).combine_chunks()
+    id_map = vocabs.ids.intern([str(v) for v in ids.dictionary.to_pylist()])
+    id_idx = ids.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    headings = pc.dictionary_encode(
+        pc.binary_join(table.column("heading_path"), "\x00").fill_null("")
+    ).combine_chunks()
+    heading_paths = [tuple(h.split("\x00")) if h else () for h in headings.dictionary.to_pylist()]
+    note_tags = Flat(np.zeros(0, np.int32), np.zeros(0, np.int32))
+    note_tag_texts = pa.array([[] for _ in note_paths], pa.list_(pa.string()))
+    if notes_file is not None:
+        notes = pq.read_table(notes_file, columns=["path", "all_tags"], use_threads=False)
+        if notes.column("path").to_pylist() == note_paths:
+            note_tag_texts = notes.column("all_tags").combine_chunks()
+            note_tags = _flatten(vocabs.tags, note_tag_texts, fold=True)
+    return SegmentTasks(
+        segment_id=seg,
+        size=n,
+        note_row=np.asarray(note_row, np.int32),
+        line=np.asarray(table.column("line").to_numpy(), np.int32),
+        parent_line=np.asarray(table.column("parent_line").fill_null(0).to_numpy(), np.int32),
+        symbol=vocabs.symbols.intern([str(s) for s in symbols.dictionary.to_pylist()])[
+            symbols.indices.to_numpy(zero_copy_only=False)
+        ]
+        if n
+        else np.zeros(0, np.int32),
+        dates={f: _days(table.column(f), f, invalid) for f in DATE_FIELDS},
+        invalid_text=invalid,
+        priority=np.asarray(table.column("priority").fill_null(3).to_numpy(), np.int8),
+        recurring=np.asarray(
+            pc.is_valid(table.column("recurrence")).to_numpy(zero_copy_only=False), np.bool_
+        ),
+        id_code=np.where(id_idx >= 0, id_map[np.maximum(id_idx, 0)] if len(id_map) else -1, -1).astype(
+            np.int32
+        ),
+        deps=_flatten(vocabs.ids, table.column("depends_on"), fold=False),
+        tags=_flatten(vocabs.tags, table.column("tags"), fold=True),
+        note_tags=note_tags,
+        note_tag_texts=note_tag_texts,
+        heading=np.asarray(headings.indices.to_numpy(zero_copy_only=False), np.int32),
+        heading_paths=heading_paths,
+        note_paths=note_paths,
+        texts=table.select(list(_TEXT_COLUMNS)),
+    )
+
+
+@dataclass
+class SegmentView:
+    """A segment's tasks in one snapshot: the rows that are tasks there, and per-row values
+    that depend on the snapshot's settings."""
+
+    tasks: SegmentTasks
+    rows: npt.NDArray[np.int64]  # live rows that pass the global filter, in file order
+    status_type: npt.NDArray[np.int8]  # per row of the segment: index into STATUS_TYPES
+    path_rank: Ints  # per NOTE row of the segment: the rank of its path in the snapshot
+
+
+@dataclass
+class TaskSnapshot:
+    """The tasks of one snapshot (module doc)."""
+
+    snapshot_id: int
+    settings: TaskSettings
+    segments: list[SegmentView]
+    status_names: dict[int, str]  # symbol code → the status's name under these settings
+    open_ids: Bools  # per id code: some open task has this id
+    open_deps: Bools  # per id code: some open task depends on this id
+
+    @property
+    def size(self) -> int:
+        return sum(len(s.rows) for s in self.segments)
+
+
+@dataclass
+class _Cache:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    vocabs: Vocabs = field(default_factory=Vocabs)
+    segments: dict[int, SegmentTasks] = field(default_factory=dict)
+    snapshots: dict[int, TaskSnapshot] = field(default_factory=dict)
+
+
+_caches: PerOwner[_Cache] = PerOwner(_Cache)
+
+
+def vocabs_of(reader: SnapshotReader) -> Vocabs:
+    """The reader's vocabularies (the codes of its segments' columns)."""
+    return _caches.of(reader).vocabs
+
+
+def _global_filter(tasks: SegmentTasks, gf: str) -> Bools:
+    """The plugin's Task.fromLine: a line without the global filter text is no task."""
+    if not gf:
+        return np.ones(tasks.size, np.bool_)
+    hit = pc.match_substring(tasks.texts.column("description"), gf)
+    return np.asarray(hit.fill_null(False).to_numpy(zero_copy_only=False), np.bool_)
+
+
+def _path_ranks(views: list[tuple[SegmentTasks, Bools]]) -> list[Ints]:
+    """Per segment, the rank of each note row's path among the snapshot's live paths, in
+    the plugin's path order (`localeCompare` with numeric collation: lang_order)."""
+    keyed: list[tuple[tuple[str, str], int, int]] = []
+    for k, (tasks, live_notes) in enumerate(views):
+        keys = tasks.derived("path_keys", lambda t=tasks: [natural_key(p) for p in t.note_paths])
+        keyed += [(keys[r], k, r) for r in np.flatnonzero(live_notes).tolist()]
+    keyed.sort()
+    ranks = [np.zeros(len(t.note_paths), np.int32) for t, _ in views]
+    for rank, (_, k, r) in enumerate(keyed):
+        ranks[k][r] = rank
+    return ranks
+
+
+def _snapshot(cache: _Cache, view: SnapshotView, segs: list[tuple[SegmentTasks, Bools]]) -> TaskSnapshot:
+    settings = view.manifest.task_settings
+    vocab = cache.vocabs.symbols
+    types = np.array(
+        [STATUS_TYPES.index(settings.status(vocab.name(c)).type) for c in range(len(vocab))] or [0], np.int8
+    )
+    names = {c: settings.status(vocab.name(c)).name for c in range(len(vocab))}
+    open_ids = np.zeros(len(cache.vocabs.ids) + 1, np.bool_)
+    open_deps = np.zeros(len(cache.vocabs.ids) + 1, np.bool_)
+    parts: list[SegmentView] = []
+    ranks = _path_ranks(segs)
+    for (tasks, live_notes), rank in zip(segs, ranks, strict=True):
+        live = live_notes[tasks.note_row] & _global_filter(tasks, settings.global_filter)
+        status_type = types[tasks.symbol]
+        rows = np.flatnonzero(live)
+        open_rows = rows[np.isin(status_type[rows], _OPEN_CODES)]
+        ids = tasks.id_code[open_rows]
+        open_ids[ids[ids >= 0]] = True
+        is_open = np.zeros(tasks.size, np.bool_)
+        is_open[open_rows] = True
+        open_deps[tasks.deps.codes[is_open[tasks.deps.rows]]] = True
+        parts.append(SegmentView(tasks=tasks, rows=rows, status_type=status_type, path_rank=rank))
+    return TaskSnapshot(view.manifest.snapshot_id, settings, parts, names, open_ids, open_deps)
+
+
+def task_snapshot(reader: SnapshotReader, view: SnapshotView) -> TaskSnapshot:
+    """The pinned snapshot's tasks (segments loaded on first use; cached per snapshot)."""
+    cache = _caches.of(reader)
+    sid = view.manifest.snapshot_id
+    with cache.lock:
+        known = cache.snapshots.get(sid)
+        if known is not None:
+            return known
+        seg_dir = Path(reader.settings.index_dir) / SEGMENTS_DIR
+        files = {s.segment_id: s.files for s in view.manifest.segments}
+        segs: list[tuple[SegmentTasks, Bools]] = []
+        for columns, live in reversed(view.live.segment_views()):  # oldest first
+            seg = columns.segment_id
+            tasks = cache.segments.get(seg)
+            if tasks is None:
+                seg_files = files.get(seg, {})
+                if "tasks" not in seg_files:
+                    continue
+                notes = seg_files.get("notes")
+                tasks = load_segment(
+                    str(seg_dir / seg_files["tasks"]),
+                    str(seg_dir / notes) if notes else None,
+                    list(columns.paths),
+                    cache.vocabs,
+                    seg,
+                )
+                cache.segments[seg] = tasks
+            live_notes = np.ones(columns.rows, np.bool_) if live is None else live
+            segs.append((tasks, live_notes))
+        snap = _snapshot(cache, view, segs)
+        cache.snapshots[sid] = snap
+        for old in sorted(cache.snapshots)[:-KEEP_SNAPSHOTS]:
+            del cache.snapshots[old]
+        current = set(files)
+        for gone in [s for s in cache.segments if s not in current]:
+            del cache.segments[gone]
+        return snap
