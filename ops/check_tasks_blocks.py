@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -34,10 +35,8 @@ from vault_agent.indexer.build import build_index  # noqa: E402
 from vault_agent.query.lines import decode  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 from vault_agent.query.tasks.blocks import blocks_of  # noqa: E402
-from vault_agent.query.tasks.lang_api import run_tasks_query, task_columns  # noqa: E402
+from vault_agent.query.tasks.lang_api import run_tasks_query  # noqa: E402
 from vault_agent.query.tasks.lang_lines import QueryFile  # noqa: E402
-from vault_agent.query.tasks.lang_parse import parse_query  # noqa: E402
-from vault_agent.query.tasks.lang_run import run_query  # noqa: E402
 
 DEFAULT_VAULT = REPO.parent / "shared" / "corpora" / "obsidian-tasks-docs" / "vault"
 
@@ -69,10 +68,12 @@ def quoted_blocks(text: str) -> list[str]:
 
 
 def run_quoted(reader: SnapshotReader, today: dt.date, path: str, text: str) -> str:
-    with reader.acquire() as view:
-        run = run_query(parse_query(text, today, QueryFile(path)), task_columns(view, None), today)
-    groups = f", {len(run.groups)} groups" if run.groups is not None else ""
-    return f"{run.matched} tasks matched{groups}"
+    """A quoted example as `vault_tasks(query=…)` runs it, its note's placeholders filled in."""
+    for name, value in QueryFile(path).values().items():
+        text = re.sub(r"\{\{\s*" + re.escape(name) + r"\s*\}\}", value.replace("\\", "\\\\"), text)
+    out = run_tasks_query(reader, today, (text, None), page=(0, 500))
+    groups = f", {len(out.data.groups)} groups" if out.data.groups is not None else ""
+    return f"{out.data.matched} tasks matched{groups}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,8 +6,8 @@
 
 Generates ops/gen_vault.py's vault (seed 1; ~3 tasks a note) and indexes it once (reused
 when present), writes one note holding the benchmark's blocks, then times
-`run_tasks_query(block=…)` with one SnapshotReader and a warm per-snapshot cache (the
-columns are built by the first call; that first call is reported apart as `columns_ms`).
+`run_tasks_query(block=…)` with one SnapshotReader (the task columns are loaded by the
+first call, reported apart as `columns_ms`).
 Cases: the 5-instruction dashboard of issue 30 (`not done`, a due range, a boolean line, a
 sort, a limit), a text search over every task, and a grouped block. Prints, per case, the
 median over --runs of each run's p50 / p99 over --requests calls, wall and CPU, with the load.
@@ -16,6 +16,7 @@ median over --runs of each run's p50 / p99 over --requests calls, wall and CPU, 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import statistics
 from pathlib import Path
 
@@ -52,24 +53,24 @@ def main() -> None:
             note.write_text(body, encoding="utf-8")
             build_index(settings, full=False)
         reader = SnapshotReader(settings, make_vault(settings))
-        cache: dict[object, object] = {}
         try:
             first_ms, _, first = benchkit.timed(
-                lambda: run_tasks_query(reader, TODAY, (None, f"{DASHBOARD}#1"), cache=cache)
+                lambda: run_tasks_query(reader, TODAY, (None, f"{DASHBOARD}#1"))
             )
             figures: dict[str, object] = {"notes": args.notes, "columns_ms": round(first_ms, 1)}
             for index, name in enumerate(BLOCKS, start=1):
                 runs = []
                 for _ in range(args.runs):
                     walls, cpus = [], []
+                    call = functools.partial(run_tasks_query, reader, TODAY, (None, f"{DASHBOARD}#{index}"))
                     for _ in range(args.requests):
-                        wall, cpu, out = benchkit.timed(
-                            lambda i=index: run_tasks_query(reader, TODAY, (None, f"{DASHBOARD}#{i}"), cache=cache)
-                        )
+                        wall, cpu, out = benchkit.timed(call)
                         walls.append(wall)
                         cpus.append(cpu)
                     walls.sort()
-                    runs.append((walls[len(walls) // 2], walls[int(len(walls) * 0.99)], statistics.median(cpus)))
+                    runs.append(
+                        (walls[len(walls) // 2], walls[int(len(walls) * 0.99)], statistics.median(cpus))
+                    )
                 figures[name] = {
                     "p50_ms": round(statistics.median(r[0] for r in runs), 2),
                     "p99_ms": round(statistics.median(r[1] for r in runs), 2),

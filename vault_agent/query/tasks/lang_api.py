@@ -1,33 +1,38 @@
 """Run a Tasks query (`query=`) or a note's ```tasks block (`block=`) over the pinned snapshot.
 
-The core `vault_tasks` calls for its `query` and `block` parameters: one snapshot answers
-(the task columns are built once per snapshot and cached), "today" comes from the caller's
-clock, never the wall clock. The answer lists tasks in the query's order, or its groups when
-it has `group by` lines; `matched` is how many tasks the filters kept before `limit`.
+What `vault_tasks` calls for its `query` and `block` parameters. The query is parsed
+(lang_parse), its filter and sort lines become the same plan `vault_tasks`' own filters
+compile to (`plan.plan_of_query`), and the one engine selects and orders the tasks
+(evaluate.py, order.py over the snapshot's task columns); then the query's `limit`, its
+groups (lang_groups) and `limit groups`, as the plugin does them. "Today" comes from the
+caller's clock, never the wall clock. The answer lists the query's tasks in its order, or its
+groups; `matched` is how many tasks its filters kept before `limit`; one page of at most
+MAX_PAGE tasks, the next reached with `offset`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
-import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from vault_agent.contracts import Outcome
-from vault_agent.query.snapshot import SnapshotReader, SnapshotView
-from vault_agent.query.snapshot_cache import remember
+from vault_agent.errors import InvalidParameter
+from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.tasks.blocks import TasksBlock, read_block
-from vault_agent.query.tasks.lang_columns import TaskColumns, build_columns
+from vault_agent.query.tasks.evaluate import Context
+from vault_agent.query.tasks.lang_ast import Query
+from vault_agent.query.tasks.lang_groups import group_tasks
 from vault_agent.query.tasks.lang_lines import QueryFile
 from vault_agent.query.tasks.lang_parse import parse_query
-from vault_agent.query.tasks.lang_run import QueryRun, run_query
+from vault_agent.query.tasks.order import Selection
+from vault_agent.query.tasks.plan import plan_of_query
+from vault_agent.query.tasks.rows import task_rows
+from vault_agent.query.tasks.run import select
 from vault_agent.task_model import TaskRow
-from vault_agent.task_syntax import PRIORITY_NAMES, is_valid_date
 
-CACHE_KIND = "tasks_lang_columns"
-_DATES = ("due", "scheduled", "start", "created", "done", "cancelled")
+MAX_PAGE = 500  # tasks in one answer; more are reached with `offset`
 
 
 class _Wire(BaseModel):
@@ -61,80 +66,25 @@ class TasksQueryResult(_Wire):
     next_offset: int | None = None  # the `offset` of the next page, None on the last
 
 
-def task_columns(view: SnapshotView, cache: dict[Any, Any] | None) -> TaskColumns:
-    """The pinned snapshot's task columns, built on first use and kept per snapshot."""
-    key = (CACHE_KIND, view.manifest.snapshot_id)
-    if cache is not None and key in cache:
-        found: TaskColumns = cache[key]
-        return found
-    table: pa.Table = view.con.sql("SELECT * FROM tasks ORDER BY path, line").to_arrow_table()
-    cols = build_columns(table, view.manifest.task_settings)
-    if cache is not None:
-        remember(cache, CACHE_KIND, view.manifest.snapshot_id, cols)
-    return cols
-
-
-def task_row(cols: TaskColumns, k: int) -> TaskRow:
-    """Row k of the columns as the answer's TaskRow."""
-    raw = {name: cols.table.column(name)[k].as_py() for name in cols.table.column_names}
-    dates = {f: raw[f] for f in _DATES if raw[f] is not None}
-    priority = int(raw["priority"]) if raw["priority"] is not None else 3
-    return TaskRow(
-        path=raw["path"],
-        line=raw["line"],
-        status=raw["status"],
-        status_type=_type_name(cols, k),
-        status_name=cols.status_name[k],
-        description=raw["description"],
-        tags=list(raw["tags"] or []),
-        heading_path=list(raw["heading_path"] or []),
-        parent_line=raw["parent_line"],
-        invalid_dates=[f for f, v in dates.items() if not is_valid_date(v)],
-        priority=None if priority == 3 else PRIORITY_NAMES[priority],  # type: ignore[arg-type]  # not 'none'
-        recurrence=raw["recurrence"],
-        id=raw["id"],
-        depends_on=list(raw["depends_on"] or []),
-        on_completion=raw["on_completion"],
-        notation=raw["notation"],
-        **dates,
-    )
-
-
-def _type_name(cols: TaskColumns, k: int) -> Any:
-    from_codes = ("TODO", "DONE", "IN_PROGRESS", "ON_HOLD", "CANCELLED", "NON_TASK")
-    return from_codes[int(cols.status_code[k])]
-
-
-MAX_PAGE = 500  # tasks in one answer; more are reached with `offset`
-
-
-def _result(
-    cols: TaskColumns, run: QueryRun, block: TasksBlock | None, page: tuple[int, int]
-) -> TasksQueryResult:
+def _result(ctx: Context, selection: Selection, query: Query, block: TasksBlock | None, page: tuple[int, int]) -> TasksQueryResult:
     """The page [offset, offset + limit) of the query's tasks (in group order when grouped)."""
     offset, limit = page
-    ref = (
-        BlockRef(path=block.path, index=block.index, line=block.line, heading=block.heading)
-        if block
-        else None
-    )
-    if run.groups is None:
-        picked = run.rows[offset : offset + limit]
-        more = offset + limit < len(run.rows)
-        tasks = [task_row(cols, int(k)) for k in picked]
-        return TasksQueryResult(
-            tasks=tasks, matched=run.matched, block=ref, next_offset=offset + limit if more else None
-        )
+    ref = BlockRef(path=block.path, index=block.index, line=block.line, heading=block.heading) if block else None
+    kept = len(selection) if query.limit is None else min(query.limit, len(selection))
+    if not query.groups:
+        stop = min(offset + limit, kept)
+        tasks = task_rows(selection.take(offset, stop), ctx) if offset < stop else []
+        more = offset + limit < kept
+        return TasksQueryResult(tasks=tasks, matched=len(selection), block=ref, next_offset=offset + limit if more else None)
     groups, seen = [], 0
-    for g in run.groups:
-        start, stop = max(offset - seen, 0), min(len(g.rows), offset + limit - seen)
+    for g in group_tasks(query.groups, task_rows(selection.take(0, kept), ctx), ctx.today, query.group_limit):
+        start, stop = max(offset - seen, 0), min(len(g.tasks), offset + limit - seen)
         if start < stop:
-            tasks = [task_row(cols, int(k)) for k in g.rows[start:stop]]
-            groups.append(TaskGroupOut(names=list(g.names), total=g.total, tasks=tasks))
-        seen += len(g.rows)
+            groups.append(TaskGroupOut(names=list(g.names), total=g.total, tasks=g.tasks[start:stop]))
+        seen += len(g.tasks)
     more = offset + limit < seen
     return TasksQueryResult(
-        tasks=[], groups=groups, matched=run.matched, block=ref, next_offset=offset + limit if more else None
+        tasks=[], groups=groups, matched=len(selection), block=ref, next_offset=offset + limit if more else None
     )
 
 
@@ -143,17 +93,19 @@ def run_tasks_query(
     today: dt.date,
     source: tuple[str | None, str | None],
     page: tuple[int, int] = (0, 50),
-    cache: dict[Any, Any] | None = None,
 ) -> Outcome[TasksQueryResult]:
     """`source` = (query text, block address), exactly one given: run over one pinned
     snapshot; `page` = (offset, limit) over the tasks in answer order.
 
     Raises:
         InvalidQuery: an instruction vault-agent does not run (named by line).
-        InvalidParameter, InvalidPath, Forbidden, NotFound, Ambiguous, TooLarge: the block
+        InvalidParameter: a page out of range. InvalidParameter, InvalidPath, Forbidden, NotFound, Ambiguous, TooLarge: the block
             address, its note or its block.
     """
     query, block = source
+    offset, limit = page
+    if offset < 0 or not 1 <= limit <= MAX_PAGE:
+        raise InvalidParameter(f"a page is 1 to {MAX_PAGE} tasks from an offset of 0 or more")
     with reader.acquire() as view:
         warnings = view.warnings()
         found: TasksBlock | None = None
@@ -163,6 +115,6 @@ def run_tasks_query(
             warnings += block_warnings
             text, query_file = found.text, QueryFile(found.path)
         parsed = parse_query(text, today, query_file)
-        cols = task_columns(view, cache)
-        run = run_query(parsed, cols, today)
-        return Outcome(data=_result(cols, run, found, page), warnings=warnings, freshness=view.freshness)
+        ctx, selection = select(reader, view, plan_of_query(parsed), today)
+        data = _result(ctx, selection, parsed, found, page)
+        return Outcome(data=data, warnings=warnings, freshness=view.freshness)
