@@ -66,16 +66,24 @@ class TasksQueryResult(_Wire):
     next_offset: int | None = None  # the `offset` of the next page, None on the last
 
 
-def _result(ctx: Context, selection: Selection, query: Query, block: TasksBlock | None, page: tuple[int, int]) -> TasksQueryResult:
+def _result(
+    ctx: Context, selection: Selection, query: Query, block: TasksBlock | None, page: tuple[int, int]
+) -> TasksQueryResult:
     """The page [offset, offset + limit) of the query's tasks (in group order when grouped)."""
     offset, limit = page
-    ref = BlockRef(path=block.path, index=block.index, line=block.line, heading=block.heading) if block else None
+    ref = (
+        BlockRef(path=block.path, index=block.index, line=block.line, heading=block.heading)
+        if block
+        else None
+    )
     kept = len(selection) if query.limit is None else min(query.limit, len(selection))
     if not query.groups:
         stop = min(offset + limit, kept)
         tasks = task_rows(selection.take(offset, stop), ctx) if offset < stop else []
         more = offset + limit < kept
-        return TasksQueryResult(tasks=tasks, matched=len(selection), block=ref, next_offset=offset + limit if more else None)
+        return TasksQueryResult(
+            tasks=tasks, matched=len(selection), block=ref, next_offset=offset + limit if more else None
+        )
     groups, seen = [], 0
     for g in group_tasks(query.groups, task_rows(selection.take(0, kept), ctx), ctx.today, query.group_limit):
         start, stop = max(offset - seen, 0), min(len(g.tasks), offset + limit - seen)
@@ -84,7 +92,11 @@ def _result(ctx: Context, selection: Selection, query: Query, block: TasksBlock 
         seen += len(g.tasks)
     more = offset + limit < seen
     return TasksQueryResult(
-        tasks=[], groups=groups, matched=len(selection), block=ref, next_offset=offset + limit if more else None
+        tasks=[],
+        groups=groups,
+        matched=len(selection),
+        block=ref,
+        next_offset=offset + limit if more else None,
     )
 
 

@@ -125,7 +125,9 @@ def _day_numbers(tasks: Sequence[TaskRow], field: str) -> np.ndarray:
     out = []
     for task in tasks:
         value = _date(task, field)
-        out.append(missing if value is None else invalid if not isinstance(value, dt.date) else (value - epoch).days)
+        out.append(
+            missing if value is None else invalid if not isinstance(value, dt.date) else (value - epoch).days
+        )
     return np.array(out, np.int64)
 
 

@@ -82,5 +82,3 @@ def clean_description(text: str) -> str:
         if m := pattern.match(text):
             text = m[1] + text[m.end() :]
     return text
-
-
