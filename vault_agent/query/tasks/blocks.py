@@ -147,10 +147,10 @@ def read_block(reader: SnapshotReader, view: SnapshotView, raw: str) -> tuple[Ta
     ]
     block = _pick(blocks_of(note.path, decode(file.raw), headings), address, note.path)
     warnings = note.warnings()
-    row = view.con.execute(
+    rows = view.con.execute(
         f"SELECT sha256 FROM {view.segment_table('notes', note.segment_id)} WHERE path = ?", [note.path]
-    ).fetchone()
-    if row is not None and hashlib.sha256(file.raw).hexdigest() != row[0]:
+    ).fetchall()
+    if rows and hashlib.sha256(file.raw).hexdigest() != rows[0][0]:
         warnings.append(
             WarningItem(
                 code="NOTE_CHANGED",

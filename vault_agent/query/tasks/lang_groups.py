@@ -20,12 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vault_agent.query.tasks.lang_ast import PRIORITIES, STATUS_TYPES, GroupKey
-from vault_agent.query.tasks.lang_columns import EPOCH, INVALID, MISSING, TaskColumns
-from vault_agent.query.tasks.lang_order import STATUS_TYPE_ORDER, natural_key, urgency
+from vault_agent.query.tasks.lang_ast import PRIORITIES, GroupKey
+from vault_agent.query.tasks.lang_order import STATUS_TYPE_ORDER, natural_key
+from vault_agent.query.tasks.order import urgency
+from vault_agent.task_model import TaskRow
+from vault_agent.task_settings import OPEN_TYPES
 
-Rows = np.ndarray
 _PRIORITY_NAMES = {p: ("Normal" if p == "none" else p.capitalize()) for p in PRIORITIES}
+_DATE_FIELDS = ("due", "scheduled", "start", "created", "done", "cancelled")
 _COMMENT = re.compile(r"%%.*?%%")
 
 
@@ -34,7 +36,7 @@ class Group:
     """One group: its name at each level (as shown) and its tasks in query order."""
 
     names: tuple[str, ...]
-    rows: Rows
+    tasks: list[TaskRow]
     total: int  # tasks in the group before `limit groups`
 
 
@@ -47,71 +49,103 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("_", "\\_")
 
 
-def _date_name(days: int, field: str) -> str:
-    if days == MISSING:
+def _date(task: TaskRow, field: str) -> dt.date | str | None:
+    """A date field: the date, "invalid", or None when absent."""
+    text = getattr(task, field)
+    if text is None:
+        return None
+    return "invalid" if field in task.invalid_dates else dt.date.fromisoformat(text)
+
+
+def _happens(task: TaskRow) -> dt.date | None:
+    found = [d for f in ("start", "scheduled", "due") if isinstance(d := _date(task, f), dt.date)]
+    return min(found) if found else None
+
+
+def _date_name(value: dt.date | str | None, field: str) -> str:
+    if value is None:
         return f"No {field} date"
-    if days == INVALID:
+    if not isinstance(value, dt.date):
         return f"%%0%% Invalid {field} date"
-    day = EPOCH + dt.timedelta(days=int(days))
-    return f"{day.isoformat()} {day.strftime('%A')}"
+    return f"{value.isoformat()} {value.strftime('%A')}"
 
 
-def _backlink(path: str, heading: str) -> str:
-    stem = path.rpartition("/")[2].removesuffix(".md")
-    return f"[[{stem}#{heading}|{stem} > {heading}]]" if heading else f"[[{stem}]]"
+def _priority_code(task: TaskRow) -> int:
+    return PRIORITIES.index(task.priority or "none")
 
 
-def _text_names(f: str, cols: TaskColumns, row: int) -> list[str]:
-    """Names of the fields read from a task's text."""
-    if f == "tags":
-        return list(cols.tags[row]) or ["(No tags)"]
-    if f == "heading":
-        return [cols.text("heading")[row] or "(No heading)"]
-    if f == "backlink":
-        return [_backlink(cols.text("path")[row], cols.text("heading")[row])]
-    if f == "filename":
-        return ["[[" + cols.text("filename")[row].removesuffix(".md") + "]]"]
+def _file_names(f: str, task: TaskRow) -> list[str]:
+    """Names of the fields read from the task's note."""
+    folder, _, filename = task.path.rpartition("/")
+    stem = filename.removesuffix(".md")
+    heading = task.heading_path[-1] if task.heading_path else ""
     if f == "path":
-        return [_escape(cols.text("path")[row].replace(".md", "", 1))]
-    if f in ("folder", "root"):
-        return [_escape(cols.text(f)[row])]
-    if f == "recurrence":
-        return [cols.text("recurrence")[row] or "None"]
-    return [cols.text(f)[row]]  # status.name, id
+        return [_escape(task.path.replace(".md", "", 1))]
+    if f == "folder":
+        return [_escape(folder + "/" if folder else "/")]
+    if f == "root":
+        return [_escape(task.path.split("/", 1)[0] + "/" if "/" in task.path else "/")]
+    if f == "filename":
+        return [f"[[{stem}]]"]
+    if f == "backlink":
+        return [f"[[{stem}#{heading}|{stem} > {heading}]]" if heading else f"[[{stem}]]"]
+    return [heading or "(No heading)"]
 
 
-def _names(key: GroupKey, cols: TaskColumns, row: int, today_urgency: float) -> list[str]:
+def _names(key: GroupKey, task: TaskRow, score: float) -> list[str]:
     f = key.field
-    code = int(cols.status_code[row])
     if f == "status":
-        return ["Done" if STATUS_TYPES[code] in ("DONE", "CANCELLED", "NON_TASK") else "Todo"]
+        return ["Todo" if task.status_type in OPEN_TYPES else "Done"]
     if f == "status.type":
-        return [f"%%{STATUS_TYPE_ORDER[STATUS_TYPES[code]]}%%{STATUS_TYPES[code]}"]
+        return [f"%%{STATUS_TYPE_ORDER[task.status_type]}%%{task.status_type}"]
+    if f == "status.name":
+        return [task.status_name]
     if f == "recurring":
-        return ["Recurring" if cols.recurring[row] else "Not Recurring"]
+        return ["Recurring" if task.recurrence else "Not Recurring"]
     if f == "priority":
-        p = int(cols.priority[row])
-        return [f"%%{p}%%{_PRIORITY_NAMES[PRIORITIES[p]]} priority"]
+        code = _priority_code(task)
+        return [f"%%{code}%%{_PRIORITY_NAMES[PRIORITIES[code]]} priority"]
     if f == "urgency":
-        return [f"{today_urgency:.2f}"]
+        return [f"{score:.2f}"]
     if f == "happens":
-        return [_date_name(int(cols.happens()[row]), "happens")]
-    if f in cols.dates:
-        return [_date_name(int(cols.dates[f][row]), f)]
-    return _text_names(f, cols, row)
+        return [_date_name(_happens(task), "happens")]
+    if f in _DATE_FIELDS:
+        return [_date_name(_date(task, f), f)]
+    if f == "tags":
+        return [f"#{t}" for t in task.tags] or ["(No tags)"]
+    if f == "recurrence":
+        return [task.recurrence or "None"]
+    if f == "id":
+        return [task.id or ""]
+    return _file_names(f, task)
 
 
-def group_rows(
-    groups: Sequence[GroupKey], cols: TaskColumns, rows: Rows, today: dt.date, group_limit: int | None
+def _day_numbers(tasks: Sequence[TaskRow], field: str) -> np.ndarray:
+    missing, invalid, epoch = 2**31 - 1, -(2**31), dt.date(1970, 1, 1)
+    out = []
+    for task in tasks:
+        value = _date(task, field)
+        out.append(
+            missing if value is None else invalid if not isinstance(value, dt.date) else (value - epoch).days
+        )
+    return np.array(out, np.int64)
+
+
+def _scores(tasks: Sequence[TaskRow], today: dt.date) -> list[float]:
+    due, scheduled, start = (_day_numbers(tasks, f) for f in ("due", "scheduled", "start"))
+    priority = np.array([_priority_code(t) for t in tasks], np.int64)
+    return [float(x) for x in urgency(due, scheduled, start, priority, today)]
+
+
+def group_tasks(
+    groups: Sequence[GroupKey], tasks: Sequence[TaskRow], today: dt.date, group_limit: int | None
 ) -> list[Group]:
-    """The sorted `rows` divided into the query's groups, in the plugin's group order."""
-    scores = urgency(cols, rows, today) if any(g.field == "urgency" for g in groups) else None
-    members: dict[tuple[str, ...], list[int]] = {}
-    for position, row in enumerate(rows):
-        score = float(scores[position]) if scores is not None else 0.0
-        levels = [_names(g, cols, int(row), score) for g in groups]
-        for combo in itertools.product(*levels):
-            members.setdefault(combo, []).append(int(row))
+    """The query's tasks (in its order) divided into its groups, in the plugin's group order."""
+    scores = _scores(tasks, today) if any(g.field == "urgency" for g in groups) else [0.0] * len(tasks)
+    members: dict[tuple[str, ...], list[TaskRow]] = {}
+    for task, score in zip(tasks, scores, strict=True):
+        for combo in itertools.product(*(_names(g, task, score) for g in groups)):
+            members.setdefault(combo, []).append(task)
 
     def level_order(level: int) -> list[str]:
         reverse = groups[level].reverse != (groups[level].field == "urgency")
@@ -120,7 +154,7 @@ def group_rows(
     rank = [{name: i for i, name in enumerate(level_order(level))} for level in range(len(groups))]
     out = []
     for combo in sorted(members, key=lambda c: tuple(rank[i][n] for i, n in enumerate(c))):
-        found = np.array(members[combo], dtype=np.int64)
+        found = members[combo]
         shown = found if group_limit is None else found[:group_limit]
         out.append(Group(tuple(display_name(n) for n in combo), shown, len(found)))
     return out
