@@ -206,6 +206,7 @@ class TaskSnapshot:
     status_names: dict[int, str]  # symbol code → the status's name under these settings
     open_ids: Bools  # per id code: some open task has this id
     open_deps: Bools  # per id code: some open task depends on this id
+    counts: dict[dt.date, tuple[int, int]] = field(default_factory=dict)  # today → (open, overdue)
 
     @property
     def size(self) -> int:
