@@ -56,6 +56,10 @@ def rss_mb() -> float:
     return 0.0
 
 
+def _tasks_call(reader: SnapshotReader, filters: TaskFilters) -> Callable[[], Any]:
+    return lambda: vault_tasks(reader, TasksRequest(filters), clock)
+
+
 def _measure_case(call: Callable[[], Any], requests: int) -> dict[str, float]:
     walls, cpus = [], []
     for _ in range(requests):
@@ -80,9 +84,7 @@ def _measure(args: Any) -> None:
                 lambda: vault_tasks(reader, TasksRequest(TaskFilters()), clock)
             )
             after = rss_mb()
-            calls: dict[str, Callable[[], Any]] = {
-                name: (lambda f=f: vault_tasks(reader, TasksRequest(f), clock)) for name, f in CASES.items()
-            }
+            calls: dict[str, Callable[[], Any]] = {name: _tasks_call(reader, f) for name, f in CASES.items()}
             calls["dql_task"] = lambda: vault_query(
                 reader, QueryRequest(filters=Filters(), dql=DQL), clock=clock
             )
