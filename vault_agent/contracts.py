@@ -29,8 +29,9 @@ from vault_agent.task_settings import TaskSettings
 
 # 2: full-text engine dir per snapshot (`search_index`), notes.aliases; 3: hit details stored
 # in the engine; 4: notes.ctime_ns/all_tags and the `props` and `tags` tables (vault_query);
-# 5: the `tasks` table and the manifest's `task_settings` (vault_tasks)
-SCHEMA_VERSION = 5
+# 5: the `tasks` table and the manifest's `task_settings` (vault_tasks); 6: tasks.section
+# (the heading path as one NUL-joined string) in one row group per segment
+SCHEMA_VERSION = 6
 # 2: a Latin word ends where CJK starts (text.tokenize); 3: block structure by comrak, where
 # CommonMark (cmark) disagrees with markdown-it (headings, code lines, body_available);
 # 4: inline #tags, typed frontmatter properties, birth time; 5: tasks (checkbox list items)

@@ -121,7 +121,9 @@ TASKS_SCHEMA = pa.schema(
         ("status", pa.string()),  # the symbol between the brackets
         ("description", pa.string()),  # as the Tasks plugin shows it (task_syntax)
         ("tags", pa.list_(pa.string())),  # the description's inline tags, case kept
-        ("heading_path", pa.list_(pa.string())),  # the section's heading texts, outermost first
+        # the section's heading texts, outermost first, joined by NUL (which no text holds):
+        # one string, so a reader decodes each distinct section once (Parquet dictionary)
+        ("section", pa.string()),
         ("due", pa.string()),  # date fields as written (YYYY-MM-DD, possibly no calendar date)
         ("scheduled", pa.string()),
         ("start", pa.string()),

@@ -5,8 +5,9 @@
     .venv/bin/python ops/bench/bench_tasks.py --smoke
 
 Generates the vault with ops/gen_vault.py (seed 1: ~3 tasks a note) and indexes it once (both
-kept in --work when given). One SnapshotReader; the first request loads every segment's task
-columns (reported apart: `load_ms`, and the process's RSS before and after it, `columns_mb`).
+kept in --work when given). One SnapshotReader, its snapshot loaded first (an overview); the
+first task request then loads every segment's task columns (reported apart: `load_ms`, and the
+process's RSS growth over it, freed memory returned first, `columns_mb`).
 Then per case, p50/p99 wall and p50 CPU over --requests calls, median over --runs: the issue's
 "not done, due before today, sort due" (`overdue`), a tag, a folder with a text search, the
 default order of every task (a page of 50), a custom status and priority, and DQL TASK.

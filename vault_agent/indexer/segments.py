@@ -188,7 +188,11 @@ CHUNKS_ROW_GROUP_SIZE = 1024
 # vault_query reads one property's or one tag's rows (key-sorted files): small row groups let
 # a filter skip the rest by their statistics (a 8192-row group of props decodes ~0.4 MB).
 KEYED_ROW_GROUP_SIZE = 1024
+# A reader loads a segment's tasks whole (query/tasks/columns.py): one row group, one chunk
+# per column, so nothing is copied to join chunks.
+TASKS_ROW_GROUP_SIZE = 1 << 20
 ROW_GROUP_SIZES = {
+    "tasks": TASKS_ROW_GROUP_SIZE,
     "chunks": CHUNKS_ROW_GROUP_SIZE,
     "props": KEYED_ROW_GROUP_SIZE,
     "tags": KEYED_ROW_GROUP_SIZE,

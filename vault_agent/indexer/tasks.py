@@ -4,7 +4,8 @@ A task is a list item (the block parser's, so a `- [ ]` line in a code block, a 
 paragraph continuation or an HTML block is none) whose first line is a checkbox line
 (`task_syntax`). Frontmatter lines and `%% … %%` comments are blanked before this runs.
 Each row keeps what the line says (status symbol, description, the fields' text) and where
-it stands: its 1-based line, the heading path of its section, and `parent_line`, the line
+it stands: its 1-based line, the heading path of its section (`section`: the texts joined
+by NUL), and `parent_line`, the line
 of the nearest list item around it that is a task (plain items between are looked through).
 What depends on the Tasks plugin's settings (status types, the global filter) is applied by
 readers from the snapshot's settings, so those settings never force a re-parse.
@@ -22,7 +23,7 @@ from vault_agent.task_syntax import DATE_FIELDS, TaskLine, parse_task_line
 MAX_TASK_LINE_CHARS = 4_000
 
 
-def _row(rel: str, line_no: int, task: TaskLine, parent: int, heading: list[str]) -> dict[str, Any]:
+def _row(rel: str, line_no: int, task: TaskLine, parent: int, section: str) -> dict[str, Any]:
     """One row, its keys in the TASKS_SCHEMA order."""
     row: dict[str, Any] = {
         "path": rel,
@@ -31,7 +32,7 @@ def _row(rel: str, line_no: int, task: TaskLine, parent: int, heading: list[str]
         "status": task.status,
         "description": task.description,
         "tags": list(task.tags),
-        "heading_path": heading,
+        "section": section,
     }
     for kind in DATE_FIELDS:
         row[kind] = task.values.get(kind)
@@ -70,6 +71,6 @@ def task_rows(
         while up and up not in tasks and seen < len(parents):  # a plain item: look through it
             up, seen = parents.get(up, 0), seen + 1
         at = bisect.bisect_left(heading_lines, line_no) - 1
-        heading = list(headings[at][1]) if at >= 0 else []
-        rows.append(_row(rel, line_no, tasks[line_no], up if up in tasks else 0, heading))
+        section = "\x00".join(headings[at][1]) if at >= 0 else ""
+        rows.append(_row(rel, line_no, tasks[line_no], up if up in tasks else 0, section))
     return rows

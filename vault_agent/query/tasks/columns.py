@@ -45,7 +45,9 @@ Bools = npt.NDArray[np.bool_]
 Ints = npt.NDArray[np.int32]
 KEEP_SNAPSHOTS = 2
 _OPEN_CODES = sorted(STATUS_TYPES.index(t) for t in OPEN_TYPES)
-_TEXT_COLUMNS = ("description", "tags", "recurrence", "id", "depends_on", "on_completion", "notation")
+NOTATIONS: tuple[str | None, ...] = (None, "emoji", "dataview", "mixed")
+# Read as dictionaries: a segment's paths, dates and notations repeat (decoded once each).
+_DICTIONARY_COLUMNS = ["path", "status", "notation", "id", "section", *DATE_FIELDS]
 
 
 @dataclass
@@ -87,10 +89,18 @@ class SegmentTasks:
     note_tags: Flat
     note_tag_texts: pa.Array  # per NOTE row: the note's tags as written (list<string>)
     heading: Ints  # code into heading_paths
-    heading_paths: list[tuple[str, ...]]
+    heading_paths: pa.Array  # each distinct heading path, its texts joined by NUL ('' = none)
     note_paths: list[str]  # by note row
-    texts: pa.Table  # _TEXT_COLUMNS, as the file holds them
+    description: pa.Array  # as the file holds it (one chunk: `take` stays cheap)
+    tag_texts: pa.Array  # the task's tags as written (list<string>)
+    notation: npt.NDArray[np.int8]  # index into NOTATIONS
+    sparse: dict[str, dict[int, str]]  # recurrence, on_completion: row → text (few rows hold one)
     _cache: dict[Any, Any] = field(default_factory=dict)  # derived arrays, built on first use
+
+    def heading_path(self, row: int) -> list[str]:
+        """The heading path of a row's section, outermost first."""
+        joined = str(self.heading_paths[int(self.heading[row])])
+        return joined.split("\x00") if joined else []
 
     def derived(self, key: Any, make: Any) -> Any:
         """A value derived from the segment's columns, computed once (thread-safe enough:
@@ -128,25 +138,33 @@ def _flatten(vocab: Vocab, column: pa.ChunkedArray | pa.Array, fold: bool) -> Fl
     return Flat(codes=(mapping[indices] if len(indices) else np.zeros(0, np.int32)), rows=rows)
 
 
+def _sparse(column: pa.ChunkedArray) -> dict[int, str]:
+    """Row → text of a column that few rows hold (a dense string column costs 4 bytes a row)."""
+    rows = pc.indices_nonzero(pc.is_valid(column)).to_numpy()
+    values = column.take(pa.array(rows)).to_pylist() if len(rows) else []
+    return {int(r): str(v) for r, v in zip(rows.tolist(), values, strict=True)}
+
+
+def _codes(vocab: Vocab, column: pa.ChunkedArray, missing: int = -1) -> Ints:
+    """Each row's code of its text in a vocabulary (`missing` for null)."""
+    encoded = pc.dictionary_encode(column).combine_chunks()
+    mapping = np.append(vocab.intern([str(v) for v in encoded.dictionary.to_pylist()]), np.int32(missing))
+    indices = encoded.indices.fill_null(len(mapping) - 1).to_numpy(zero_copy_only=False)
+    return np.asarray(mapping[indices], np.int32)
+
+
 def load_segment(
     file: str, notes_file: str | None, note_paths: list[str], vocabs: Vocabs, seg: int
 ) -> SegmentTasks:
     """Read one segment's tasks file (and its notes' tags) into columns."""
-    table = pq.read_table(file, use_threads=False)
+    table = pq.read_table(file, use_threads=False, read_dictionary=_DICTIONARY_COLUMNS)
     n = table.num_rows
     index = {p: i for i, p in enumerate(note_paths)}
-    paths = table.column("path").combine_chunks().dictionary_encode()
+    paths = table.column("path").combine_chunks()
     path_rows = np.array([index.get(p, -1) for p in paths.dictionary.to_pylist()] or [0], np.int32)
     note_row = path_rows[paths.indices.to_numpy(zero_copy_only=False)] if n else np.zeros(0, np.int32)
     invalid: dict[tuple[str, int], str] = {}
-    symbols = pc.dictionary_encode(table.column("status")).combine_chunks()
-    ids = pc.dictionary_encode(table.column("id")).combine_chunks()
-    id_map = vocabs.ids.intern([str(v) for v in ids.dictionary.to_pylist()])
-    id_idx = ids.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-    headings = pc.dictionary_encode(
-        pc.binary_join(table.column("heading_path"), "\x00").fill_null("")
-    ).combine_chunks()
-    heading_paths = [tuple(h.split("\x00")) if h else () for h in headings.dictionary.to_pylist()]
+    headings = table.column("section").combine_chunks()
     note_tags = Flat(np.zeros(0, np.int32), np.zeros(0, np.int32))
     note_tag_texts = pa.array([[] for _ in note_paths], pa.list_(pa.string()))
     if notes_file is not None:
@@ -154,34 +172,32 @@ def load_segment(
         if notes.column("path").to_pylist() == note_paths:
             note_tag_texts = notes.column("tags").combine_chunks()
             note_tags = _flatten(vocabs.tags, note_tag_texts, fold=True)
+    notation = pc.index_in(table.column("notation").cast(pa.string()), value_set=pa.array(NOTATIONS[1:]))
     return SegmentTasks(
         segment_id=seg,
         size=n,
         note_row=np.asarray(note_row, np.int32),
         line=np.asarray(table.column("line").to_numpy(), np.int32),
         parent_line=np.asarray(table.column("parent_line").fill_null(0).to_numpy(), np.int32),
-        symbol=vocabs.symbols.intern([str(s) for s in symbols.dictionary.to_pylist()])[
-            symbols.indices.to_numpy(zero_copy_only=False)
-        ]
-        if n
-        else np.zeros(0, np.int32),
-        dates={f: _days(table.column(f), f, invalid) for f in DATE_FIELDS},
+        symbol=_codes(vocabs.symbols, table.column("status")),
+        dates={f: _days(table.column(f).cast(pa.string()), f, invalid) for f in DATE_FIELDS},
         invalid_text=invalid,
         priority=np.asarray(table.column("priority").fill_null(3).to_numpy(), np.int8),
         recurring=np.asarray(
             pc.is_valid(table.column("recurrence")).to_numpy(zero_copy_only=False), np.bool_
         ),
-        id_code=np.where(id_idx >= 0, id_map[np.maximum(id_idx, 0)] if len(id_map) else -1, -1).astype(
-            np.int32
-        ),
+        id_code=_codes(vocabs.ids, table.column("id")),
         deps=_flatten(vocabs.ids, table.column("depends_on"), fold=False),
         tags=_flatten(vocabs.tags, table.column("tags"), fold=True),
         note_tags=note_tags,
         note_tag_texts=note_tag_texts,
-        heading=np.asarray(headings.indices.to_numpy(zero_copy_only=False), np.int32),
-        heading_paths=heading_paths,
+        heading=np.asarray(headings.indices.fill_null(0).to_numpy(zero_copy_only=False), np.int32),
+        heading_paths=headings.dictionary,
         note_paths=note_paths,
-        texts=table.select(list(_TEXT_COLUMNS)),
+        description=table.column("description").combine_chunks(),
+        tag_texts=table.column("tags").combine_chunks(),
+        notation=np.asarray(notation.fill_null(-1).to_numpy(zero_copy_only=False) + 1, np.int8),
+        sparse={name: _sparse(table.column(name)) for name in ("recurrence", "on_completion")},
     )
 
 
@@ -233,15 +249,15 @@ def _global_filter(tasks: SegmentTasks, gf: str) -> Bools:
     """The plugin's Task.fromLine: a line without the global filter text is no task."""
     if not gf:
         return np.ones(tasks.size, np.bool_)
-    hit = pc.match_substring(tasks.texts.column("description"), gf)
+    hit = pc.match_substring(tasks.description, gf)
     return np.asarray(hit.fill_null(False).to_numpy(zero_copy_only=False), np.bool_)
 
 
 def _path_keys(tasks: SegmentTasks) -> pa.Array:
     """The segment's note paths as sortable text in the plugin's path order (natural_key's
-    two parts joined by NUL, which sorts below every character a path key holds): Arrow
-    text, ~70 bytes a note, sorted in C++ by code point."""
-    return pa.array(["\x00".join(natural_key(p)) for p in tasks.note_paths], pa.string())
+    primary part: case and accents folded, digit runs as numbers; paths equal under it keep
+    the segment order), as Arrow text sorted in C++ by code point: ~55 bytes a note."""
+    return pa.array([natural_key(p)[0] for p in tasks.note_paths], pa.string())
 
 
 def _path_ranks(views: list[tuple[SegmentTasks, Bools]]) -> list[Ints]:

@@ -57,6 +57,7 @@ from vault_agent.query.tasks.plan import (
 
 Rows = npt.NDArray[np.int64]
 _DONE_CODES = sorted(STATUS_TYPES.index(t) for t in DONE_TYPES)
+_IS_DONE = np.array([t in DONE_TYPES for t in STATUS_TYPES], np.bool_)  # by status type code
 _PRIORITY_CODE = {name: code for code, name in enumerate(PRIORITIES)}
 _HAPPENS = ("start", "scheduled", "due")
 _COST: dict[type, int] = {Done: 0, StatusTypeIs: 0, StatusSymbolIs: 0, Flag: 0, PriorityIs: 0, DateIs: 1,
@@ -124,15 +125,21 @@ def text_values(sv: SegmentView, name: str, ctx: Context) -> pa.Array:
 
     def make() -> pa.Array:
         if name == "description":
-            values = tasks.texts.column("description").to_pylist()
-            return pa.array(_without_global_filter(values, gf), pa.string())
+            if not gf:
+                return tasks.description
+            return pa.array(_without_global_filter(tasks.description.to_pylist(), gf), pa.string())
         if name in _NOTE_TEXT:
             notes = pa.array([_NOTE_TEXT[name](p) for p in tasks.note_paths], pa.string())
             return notes.take(pa.array(tasks.note_row))
         if name == "heading":
-            last = pa.array([h[-1] if h else "" for h in tasks.heading_paths] or [""], pa.string())
+            joined = tasks.heading_paths.to_pylist() or [""]
+            last = pa.array([h.rpartition("\x00")[2] for h in joined], pa.string())
             return last.take(pa.array(tasks.heading))
-        return tasks.texts.column(name).combine_chunks().fill_null("")  # id, recurrence
+        if name == "id":
+            names = pa.array([ctx.vocabs.ids.name(c) for c in range(len(ctx.vocabs.ids))] + [""], pa.string())
+            return names.take(pa.array(np.where(tasks.id_code >= 0, tasks.id_code, len(names) - 1)))
+        sparse = tasks.sparse[name]  # recurrence
+        return pa.array([sparse.get(k, "") for k in range(tasks.size)], pa.string())
 
     if name == "status.name":
         names = ctx.snap.status_names
@@ -154,7 +161,7 @@ def tag_lists(sv: SegmentView, ctx: Context) -> tuple[pa.Array, npt.NDArray[np.i
     gf = ctx.snap.settings.global_filter
 
     def make() -> tuple[pa.Array, npt.NDArray[np.int64]]:
-        column = sv.tasks.texts.column("tags").combine_chunks()
+        column = sv.tasks.tag_texts
         values = pc.binary_join_element_wise("#", pc.list_flatten(column), "")
         owner = np.asarray(pc.list_parent_indices(column).to_numpy(zero_copy_only=False), np.int64)
         if gf:
@@ -235,7 +242,7 @@ def _flag(node: Flag, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
     if node.name == "recurring":
         values = tasks.recurring[rows]
     elif node.name in ("blocked", "blocking"):
-        is_open = ~np.isin(sv.status_type[rows], _DONE_CODES)
+        is_open = ~_IS_DONE[sv.status_type[rows]]
         if node.name == "blocked":
             values = is_open & _deps_hit(sv, ctx.snap.open_ids)[rows]
         else:
@@ -325,7 +332,7 @@ def mask(node: Pred, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
 
 def _status(node: Done | StatusTypeIs | StatusSymbolIs, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
     if isinstance(node, Done):
-        done = np.isin(sv.status_type[rows], _DONE_CODES)
+        done = _IS_DONE[sv.status_type[rows]]
         return done if node.done else ~done
     if isinstance(node, StatusTypeIs):
         same = np.asarray(sv.status_type[rows] == STATUS_TYPES.index(node.status_type), np.bool_)

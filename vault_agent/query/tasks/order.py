@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
 from vault_agent.query.tasks.columns import SegmentView
 from vault_agent.query.tasks.evaluate import Context, Rows, tag_lists, text_values
@@ -49,7 +50,12 @@ class Selection:
         return Selection(self.segment[start:stop], self.row[start:stop])
 
 
-def _gather(parts: list[tuple[SegmentView, Rows]], pick: Callable[[SegmentView, Rows], npt.ArrayLike]) -> Key:
+IntKey = npt.NDArray[np.int64]
+
+
+def _gather(
+    parts: list[tuple[SegmentView, Rows]], pick: Callable[[SegmentView, Rows], npt.ArrayLike]
+) -> IntKey:
     """One value per match, `pick(segment view, rows)` per segment, concatenated."""
     values = [np.asarray(pick(sv, rows), np.int64) for sv, rows in parts]
     return np.concatenate(values) if values else np.zeros(0, np.int64)
@@ -69,7 +75,7 @@ def urgency(due: Key, scheduled: Key, start: Key, priority: Key, today: dt.date)
     return np.asarray(score + _PRIORITY_URGENCY[priority], np.float64)
 
 
-def _date_key(parts: list[tuple[SegmentView, Rows]], name: str) -> Key:
+def _date_key(parts: list[tuple[SegmentView, Rows]], name: str) -> IntKey:
     return _gather(parts, lambda sv, r: sv.tasks.dates[name][r])
 
 
@@ -123,7 +129,7 @@ def _keys(key: SortKey, parts: list[tuple[SegmentView, Rows]], ctx: Context) -> 
     if f == "tag":
         return _tag_keys(parts, key.tag_index, ctx)
     if f == "random":
-        texts = [d for sv, r in parts for d in sv.tasks.texts.column("description").take(r).to_pylist()]
+        texts = [d for sv, r in parts for d in sv.tasks.description.take(pa.array(r)).to_pylist()]
         return [np.array([random_key(d, ctx.today) for d in texts], np.int64)]
     return [_text_key(parts, f, ctx)]  # status.name, description, heading, filename, id
 
@@ -139,10 +145,30 @@ def order(matches: list[Rows], sorts: Sequence[SortKey], ctx: Context, default: 
     if len(row) < 2:
         return Selection(segment, row)
     keys: list[Key] = []
-    for key in (*sorts, *(DEFAULT_SORT if default else ())):
+    for key in sorts:
         for k in _keys(key, parts, ctx):
             keys.append(-k if key.reverse else k)
-    keys.append(_gather(parts, lambda sv, r: sv.path_rank[sv.tasks.note_row[r]]))
-    keys.append(_gather(parts, lambda sv, r: sv.tasks.line[r]))
+    if default:
+        keys += _default_keys(parts, ctx)
+    keys.append(
+        _gather(
+            parts,
+            lambda sv, r: (sv.path_rank[sv.tasks.note_row[r]].astype(np.int64) << 24) | sv.tasks.line[r],
+        )
+    )
     permutation = np.lexsort(tuple(reversed(keys)))
     return Selection(segment[permutation], row[permutation])
+
+
+def _default_keys(parts: list[tuple[SegmentView, Rows]], ctx: Context) -> list[Key]:
+    """The plugin's default order (DEFAULT_SORT: status.type, urgency, due, priority, then
+    path) packed into two integer keys, so one lexsort has few keys to sort by:
+    (type rank, urgency) and (due, priority); the path and line follow as the last key."""
+    assert [k.field for k in DEFAULT_SORT] == ["status.type", "urgency", "due", "priority", "path"]
+    rank = _gather(parts, lambda sv, r: _TYPE_RANK[sv.status_type[r]])
+    due, scheduled, start = (_date_key(parts, n) for n in ("due", "scheduled", "start"))
+    prio = _gather(parts, lambda sv, r: sv.tasks.priority[r])
+    # Urgency lies within [-5, 35]: (64 - urgency) scaled by 2^20 is a positive integer below
+    # 2^27 that orders highest urgency first; equal scores (same inputs) give equal integers.
+    urgent = np.rint((64.0 - urgency(due, scheduled, start, prio, ctx.today)) * (1 << 20)).astype(np.int64)
+    return [(rank << 32) | urgent, ((due + (1 << 31)) << 3) | prio]

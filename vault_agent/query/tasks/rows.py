@@ -12,8 +12,9 @@ import datetime as dt
 import re
 
 import numpy as np
+import pyarrow as pa
 
-from vault_agent.query.tasks.columns import SegmentView
+from vault_agent.query.tasks.columns import NOTATIONS, SegmentView
 from vault_agent.query.tasks.evaluate import Context, Rows
 from vault_agent.query.tasks.lang_ast import STATUS_TYPES
 from vault_agent.query.tasks.lang_columns import EPOCH, INVALID, MISSING
@@ -43,34 +44,36 @@ def _date_text(sv: SegmentView, name: str, row: int, days: int) -> str | None:
 def _segment_rows(sv: SegmentView, rows: Rows, ctx: Context) -> list[TaskRow]:
     tasks, settings = sv.tasks, ctx.snap.settings
     gf = settings.global_filter
-    texts = tasks.texts.take(rows).to_pylist()
-    note_tags = tasks.note_tag_texts.take(tasks.note_row[rows]).to_pylist()
+    take = pa.array(rows)
+    descriptions = tasks.description.take(take).to_pylist()
+    tag_lists = tasks.tag_texts.take(take).to_pylist()
+    note_tags = tasks.note_tag_texts.take(pa.array(tasks.note_row[rows])).to_pylist()
+    ids, deps = ctx.vocabs.ids, tasks.deps
     out: list[TaskRow] = []
     for k, row in enumerate(rows.tolist()):
-        text = texts[k]
-        symbol = ctx.vocabs.symbols.name(int(tasks.symbol[row]))
         dates = {n: _date_text(sv, n, row, int(tasks.dates[n][row])) for n in DATE_FIELDS}
         priority = int(tasks.priority[row])
-        description = text["description"]
+        description = descriptions[k]
+        id_code = int(tasks.id_code[row])
         out.append(
             TaskRow(
                 path=tasks.note_paths[int(tasks.note_row[row])],
                 line=int(tasks.line[row]),
-                status=symbol,
+                status=ctx.vocabs.symbols.name(int(tasks.symbol[row])),
                 status_type=STATUS_TYPES[int(sv.status_type[row])],
                 status_name=ctx.snap.status_names.get(int(tasks.symbol[row]), ""),
                 description=remove_as_word(description, gf) if settings.remove_global_filter else description,
-                tags=[t for t in text["tags"] or [] if "#" + t != gf],
+                tags=[t for t in tag_lists[k] or [] if "#" + t != gf],
                 note_tags=list(note_tags[k] or []),
-                heading_path=list(tasks.heading_paths[int(tasks.heading[row])]),
+                heading_path=tasks.heading_path(row),
                 parent_line=int(tasks.parent_line[row]) or None,
                 invalid_dates=[n for n in DATE_FIELDS if tasks.dates[n][row] == INVALID],
                 priority=None if priority == PRIORITY_NONE else PRIORITY_NAMES[priority],  # type: ignore[arg-type]
-                recurrence=text["recurrence"],
-                id=text["id"],
-                depends_on=list(text["depends_on"] or []),
-                on_completion=text["on_completion"],
-                notation=text["notation"],
+                recurrence=tasks.sparse["recurrence"].get(row),
+                id=ids.name(id_code) if id_code >= 0 else None,
+                depends_on=[ids.name(int(c)) for c in deps.codes[deps.rows == row]],
+                on_completion=tasks.sparse["on_completion"].get(row),
+                notation=NOTATIONS[int(tasks.notation[row])],  # type: ignore[arg-type]
                 **dates,
             )
         )
