@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.per_owner import PerOwner
-from vault_agent.query.segment_columns import Vocab
+from vault_agent.query.segment_columns import SegmentColumns, Vocab
 from vault_agent.query.tasks.lang_ast import STATUS_TYPES
 from vault_agent.query.tasks.lang_columns import EPOCH, INVALID, MISSING
 from vault_agent.query.tasks.lang_order import natural_key
@@ -73,10 +73,10 @@ class SegmentTasks:
 
     segment_id: int
     size: int
-    note_row: Ints  # the row of the task's note in the segment's notes (SegmentColumns order)
+    note_row: npt.NDArray[Any]  # the row of the task's note in the segment's notes (SegmentColumns order)
     line: Ints
     parent_line: Ints  # 0: none
-    symbol: Ints  # code in Vocabs.symbols
+    symbol: npt.NDArray[Any]  # code in Vocabs.symbols
     dates: dict[str, Ints]
     invalid_text: dict[tuple[str, int], str]  # (field, row) → the text of an invalid date
     priority: npt.NDArray[np.int8]
@@ -84,13 +84,14 @@ class SegmentTasks:
     id_code: Ints  # -1: none
     deps: Flat  # ids this task depends on
     tags: Flat  # the task's own tags, casefolded codes
-    # per NOTE row: the note's frontmatter tags, casefolded codes (its inline tags are other
-    # tasks' or paragraphs': they do not spread to every task of the note)
+    # The note's frontmatter tags (its inline tags are other tasks' or paragraphs': they do
+    # not spread to every task of the note): the segment's own orientation columns
+    # (segment_columns.SegmentColumns.lists["tags"], codes of the reader's tag vocabulary as
+    # written), shared, not copied.
     note_tags: Flat
-    note_tag_texts: pa.Array  # per NOTE row: the note's tags as written (list<string>)
-    heading: Ints  # code into heading_paths
+    heading: npt.NDArray[Any]  # code into heading_paths
     heading_paths: pa.Array  # each distinct heading path, its texts joined by NUL ('' = none)
-    note_paths: list[str]  # by note row
+    note_paths: tuple[str, ...]  # by note row (the segment columns' own tuple, shared)
     description: pa.Array  # as the file holds it (one chunk: `take` stays cheap)
     tag_texts: pa.Array  # the task's tags as written (list<string>)
     notation: npt.NDArray[np.int8]  # index into NOTATIONS
@@ -153,33 +154,30 @@ def _codes(vocab: Vocab, column: pa.ChunkedArray, missing: int = -1) -> Ints:
     return np.asarray(mapping[indices], np.int32)
 
 
-def load_segment(
-    file: str, notes_file: str | None, note_paths: list[str], vocabs: Vocabs, seg: int
-) -> SegmentTasks:
-    """Read one segment's tasks file (and its notes' tags) into columns."""
+def _small(values: npt.NDArray[Any], bound: int) -> npt.NDArray[Any]:
+    """Codes below `bound` in 16 bits when they fit (a segment's notes, sections, symbols)."""
+    return values.astype(np.int16) if bound < 2**15 else values
+
+
+def load_segment(file: str, columns: SegmentColumns, vocabs: Vocabs) -> SegmentTasks:
+    """Read one segment's tasks file into columns (its notes' columns already loaded)."""
+    note_paths = columns.paths
     table = pq.read_table(file, use_threads=False, read_dictionary=_DICTIONARY_COLUMNS)
     n = table.num_rows
-    index = {p: i for i, p in enumerate(note_paths)}
     paths = table.column("path").combine_chunks()
-    path_rows = np.array([index.get(p, -1) for p in paths.dictionary.to_pylist()] or [0], np.int32)
+    found = pc.index_in(paths.dictionary, value_set=pa.array(note_paths, pa.string())).fill_null(-1)
+    path_rows = np.append(np.asarray(found.to_numpy(zero_copy_only=False), np.int32), np.int32(0))
     note_row = path_rows[paths.indices.to_numpy(zero_copy_only=False)] if n else np.zeros(0, np.int32)
     invalid: dict[tuple[str, int], str] = {}
     headings = table.column("section").combine_chunks()
-    note_tags = Flat(np.zeros(0, np.int32), np.zeros(0, np.int32))
-    note_tag_texts = pa.array([[] for _ in note_paths], pa.list_(pa.string()))
-    if notes_file is not None:
-        notes = pq.read_table(notes_file, columns=["path", "tags"], use_threads=False)
-        if notes.column("path").to_pylist() == note_paths:
-            note_tag_texts = notes.column("tags").combine_chunks()
-            note_tags = _flatten(vocabs.tags, note_tag_texts, fold=True)
     notation = pc.index_in(table.column("notation").cast(pa.string()), value_set=pa.array(NOTATIONS[1:]))
     return SegmentTasks(
-        segment_id=seg,
+        segment_id=columns.segment_id,
         size=n,
-        note_row=np.asarray(note_row, np.int32),
+        note_row=_small(np.asarray(note_row, np.int32), len(note_paths)),
         line=np.asarray(table.column("line").to_numpy(), np.int32),
         parent_line=np.asarray(table.column("parent_line").fill_null(0).to_numpy(), np.int32),
-        symbol=_codes(vocabs.symbols, table.column("status")),
+        symbol=_small(_codes(vocabs.symbols, table.column("status")), len(vocabs.symbols)),
         dates={f: _days(table.column(f).cast(pa.string()), f, invalid) for f in DATE_FIELDS},
         invalid_text=invalid,
         priority=np.asarray(table.column("priority").fill_null(3).to_numpy(), np.int8),
@@ -189,9 +187,10 @@ def load_segment(
         id_code=_codes(vocabs.ids, table.column("id")),
         deps=_flatten(vocabs.ids, table.column("depends_on"), fold=False),
         tags=_flatten(vocabs.tags, table.column("tags"), fold=True),
-        note_tags=note_tags,
-        note_tag_texts=note_tag_texts,
-        heading=np.asarray(headings.indices.fill_null(0).to_numpy(zero_copy_only=False), np.int32),
+        note_tags=Flat(codes=columns.lists["tags"].codes, rows=columns.lists["tags"].rows),
+        heading=_small(
+            headings.indices.fill_null(0).to_numpy(zero_copy_only=False), len(headings.dictionary)
+        ),
         heading_paths=headings.dictionary,
         note_paths=note_paths,
         description=table.column("description").combine_chunks(),
@@ -323,15 +322,9 @@ def task_snapshot(reader: SnapshotReader, view: SnapshotView) -> TaskSnapshot:
                 seg_files = files.get(seg, {})
                 if "tasks" not in seg_files:
                     continue
-                notes = seg_files.get("notes")
-                tasks = load_segment(
-                    str(seg_dir / seg_files["tasks"]),
-                    str(seg_dir / notes) if notes else None,
-                    list(columns.paths),
-                    cache.vocabs,
-                    seg,
+                tasks = cache.segments[seg] = load_segment(
+                    str(seg_dir / seg_files["tasks"]), columns, cache.vocabs
                 )
-                cache.segments[seg] = tasks
             live_notes = np.ones(columns.rows, np.bool_) if live is None else live
             segs.append((tasks, live_notes))
         snap = _snapshot(cache, view, segs)

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from vault_agent.query.globmatch import compile_glob
+from vault_agent.query.segment_columns import Vocab
 from vault_agent.query.structured.values import US_PER_DAY
 from vault_agent.query.tasks.columns import Bools, SegmentView, TaskSnapshot, Vocabs
 from vault_agent.query.tasks.dates import DateSearch
@@ -54,6 +55,7 @@ from vault_agent.query.tasks.plan import (
     StatusSymbolIs,
     TagIs,
 )
+from vault_agent.tag_syntax import tag_key
 
 Rows = npt.NDArray[np.int64]
 _DONE_CODES = sorted(STATUS_TYPES.index(t) for t in DONE_TYPES)
@@ -72,20 +74,21 @@ class Context:
     snap: TaskSnapshot
     vocabs: Vocabs
     today: dt.date
+    note_tags: Vocab  # the notes' frontmatter tags as written (the reader's orientation vocabulary)
     _per_note: dict[tuple[object, int], Bools] = field(default_factory=dict)
-    _tags: dict[TagIs, Bools] = field(default_factory=dict)
+    _tags: dict[tuple[TagIs, bool], Bools] = field(default_factory=dict)
 
     def tag_codes(self, node: TagIs) -> Bools:
-        """Per tag code: whether it is `node.tag` (or a child of it), once a request."""
-        if node not in self._tags:
-            vocab = self.vocabs.tags
-            wanted = np.zeros(len(vocab) + 1, np.bool_)
-            prefix = node.tag + "/"
-            for code in range(len(vocab)):
-                name = vocab.name(code)
-                wanted[code] = name == node.tag or (node.nested and name.startswith(prefix))
-            self._tags[node] = wanted
-        return self._tags[node]
+        """Per code of the tasks' tag vocabulary: whether it is `node.tag` or, nested, a child."""
+        if (node, False) not in self._tags:
+            self._tags[(node, False)] = _wanted(self.vocabs.tags, node, fold=False)
+        return self._tags[(node, False)]
+
+    def note_tag_codes(self, node: TagIs) -> Bools:
+        """The same over the notes' tag vocabulary (spellings as written: compared folded)."""
+        if (node, True) not in self._tags:
+            self._tags[(node, True)] = _wanted(self.note_tags, node, fold=True)
+        return self._tags[(node, True)]
 
     def per_note(self, key: object, sv: SegmentView, test: Callable[[str], bool]) -> Bools:
         """A per-note-row boolean of one segment (folders, globs), computed once a request."""
@@ -95,6 +98,15 @@ class Context:
                 (test(p) for p in sv.tasks.note_paths), np.bool_, len(sv.tasks.note_paths)
             )
         return self._per_note[k]
+
+
+def _wanted(vocab: Vocab, node: TagIs, fold: bool) -> Bools:
+    wanted = np.zeros(len(vocab) + 1, np.bool_)
+    prefix = node.tag + "/"
+    for code in range(len(vocab)):
+        name = tag_key(vocab.name(code)) if fold else vocab.name(code)
+        wanted[code] = name == node.tag or (node.nested and name.startswith(prefix))
+    return wanted
 
 
 # ---------------------------------------------------------------------------- text values
@@ -288,7 +300,7 @@ def _tag(node: TagIs, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
     hit = own[rows]
     if node.note and len(tasks.note_tags.codes):
         notes = np.zeros(len(tasks.note_paths), np.bool_)
-        notes[tasks.note_tags.rows[wanted[tasks.note_tags.codes]]] = True
+        notes[tasks.note_tags.rows[ctx.note_tag_codes(node)[tasks.note_tags.codes]]] = True
         hit = hit | notes[tasks.note_row[rows]]
     return hit
 
@@ -355,7 +367,7 @@ def _leaf(node: Pred, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
     if isinstance(node, TagIs):
         return _tag(node, sv, rows, ctx)
     if isinstance(node, InFolder | PathGlob):
-        return ctx.per_note(node, sv, _per_note_test(node))[sv.tasks.note_row[rows]]
+        return np.asarray(ctx.per_note(node, sv, _per_note_test(node))[sv.tasks.note_row[rows]], np.bool_)
     if isinstance(node, TextMatch):
         return _text(node, sv, rows, ctx)
     if isinstance(node, DateCmp | LineCmp):

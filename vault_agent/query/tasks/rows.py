@@ -47,7 +47,7 @@ def _segment_rows(sv: SegmentView, rows: Rows, ctx: Context) -> list[TaskRow]:
     take = pa.array(rows)
     descriptions = tasks.description.take(take).to_pylist()
     tag_lists = tasks.tag_texts.take(take).to_pylist()
-    note_tags = tasks.note_tag_texts.take(pa.array(tasks.note_row[rows])).to_pylist()
+    note_tags = tasks.note_tags
     ids, deps = ctx.vocabs.ids, tasks.deps
     out: list[TaskRow] = []
     for k, row in enumerate(rows.tolist()):
@@ -64,7 +64,9 @@ def _segment_rows(sv: SegmentView, rows: Rows, ctx: Context) -> list[TaskRow]:
                 status_name=ctx.snap.status_names.get(int(tasks.symbol[row]), ""),
                 description=remove_as_word(description, gf) if settings.remove_global_filter else description,
                 tags=[t for t in tag_lists[k] or [] if "#" + t != gf],
-                note_tags=list(note_tags[k] or []),
+                note_tags=[
+                    ctx.note_tags.name(int(c)) for c in note_tags.codes[note_tags.rows == tasks.note_row[row]]
+                ],
                 heading_path=tasks.heading_path(row),
                 parent_line=int(tasks.parent_line[row]) or None,
                 invalid_dates=[n for n in DATE_FIELDS if tasks.dates[n][row] == INVALID],

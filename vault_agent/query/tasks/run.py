@@ -72,7 +72,12 @@ def select(
     reader: SnapshotReader, view: SnapshotView, plan: TaskPlan, today: dt.date
 ) -> tuple[Context, Selection]:
     """Every task of the pinned snapshot the plan selects, in its order (before its limit)."""
-    ctx = Context(snap=task_snapshot(reader, view), vocabs=vocabs_of(reader), today=today)
+    ctx = Context(
+        snap=task_snapshot(reader, view),
+        vocabs=vocabs_of(reader),
+        today=today,
+        note_tags=view.live.vocab("tags"),
+    )
     return ctx, order(matching(plan.filters, ctx), plan.sorts, ctx, plan.default_order)
 
 
@@ -89,7 +94,7 @@ def task_counts(ctx: Context) -> TaskCounts:
 def _position(ctx: Context, selection: Selection, path: str, line: int) -> int | None:
     """Where the task (path, line) stands in the selection, or None."""
     for k, sv in enumerate(ctx.snap.segments):
-        note = sv.tasks.note_paths.index(path) if path in sv.tasks.note_paths else -1
+        note = sv.tasks.note_paths.index(path) if path in sv.tasks.note_paths else -1  # a tuple: C-level scan
         if note < 0:
             continue
         here = (selection.segment == k) & (sv.tasks.note_row[selection.row] == note)
