@@ -97,6 +97,8 @@ def _measure(args: Any) -> None:
                 "notes": args.notes,
                 "tasks": first.data.total,
                 "load_ms": round(load_ms, 1),
+                "rss_snapshot_mb": round(before, 1),
+                "rss_with_tasks_mb": round(after, 1),
                 "columns_mb": round(after - before, 1),
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             }

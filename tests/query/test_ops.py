@@ -107,7 +107,7 @@ def test_status_body(ctx) -> None:
             "chunkCount": 5,
             "invalidFrontmatterCount": 1,
             "lastCommitAt": "2026-01-01T00:00:00Z",
-            "schemaVersion": 4,
+            "schemaVersion": 6,
         },
         "warnings": [],
     }

@@ -155,7 +155,7 @@ def test_an_index_of_the_previous_layout_is_incompatible_until_rebuilt(tmp_path:
     try:
         index_dir = Path(ctx.settings.index_dir)
         current = read_current_manifest(index_dir)
-        assert current is not None and SCHEMA_VERSION == 4
+        assert current is not None and SCHEMA_VERSION == 6
         path = index_dir / "snapshots" / f"manifest-{current.snapshot_id}.json"
         data = json.loads(path.read_text(encoding="utf-8"))
         data["schema_version"] = 2  # engine documents without stored details (and no props table)
