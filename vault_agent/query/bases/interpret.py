@@ -175,8 +175,10 @@ def _item(it: Interpreter, value: Value, key: Value, pos: A.Position) -> Value:
         if not key.is_integer() or key < 0 or key >= len(value):
             return None
         return value[int(key)]
+    if isinstance(value, dict):
+        return value.get(key) if isinstance(key, str) else None
     if isinstance(key, str) and not isinstance(value, list | str):
-        return field_of(it, value, key, pos) if not isinstance(value, dict) else value.get(key)
+        return field_of(it, value, key, pos)
     raise EvaluationError(f"a {type_name(value)} cannot be indexed by a {type_name(key)}", pos)
 
 
