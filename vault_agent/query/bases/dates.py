@@ -29,12 +29,14 @@ _EPOCH = dt.datetime(1970, 1, 1)
 _DATE_RE = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})"
     r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?"
-    r"\s*(Z|[+-]\d{2}(?::?\d{2})?)?"
+    r"\s*(Z|[+-]\d{2}(?::?\d{2})?)?",
+    re.ASCII,
 )
-_PART_RE = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z]+)\s*,?")
+_PART_RE = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z]+)\s*,?", re.ASCII)
 _ISO_DURATION_RE = re.compile(
     r"([+-])?P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
-    r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?"
+    r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?",
+    re.ASCII,
 )
 # unit → (months, days, milliseconds) per one unit
 _UNITS: dict[str, tuple[float, float, float]] = {

@@ -19,7 +19,7 @@ from vault_agent.query.bases.expr_errors import ExpressionSyntaxError
 
 TokenKind = Literal["num", "str", "regex", "ident", "op", "eof"]
 
-_NUMBER = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _SPACE = re.compile(r"\s+")
 _OPS = ("&&", "||", "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "!",
         "(", ")", "[", "]", "{", "}", ",", ".", ":")  # fmt: skip
@@ -86,7 +86,7 @@ def tokens(text: str) -> list[Token]:
         if ch in "\"'":
             end, value = _string(text, pos, where)
             out.append(Token("str", value, where.at(pos)))
-        elif ch.isdigit() or (ch == "." and operand_next and pos + 1 < n and text[pos + 1].isdigit()):
+        elif "0" <= ch <= "9" or (ch == "." and operand_next and "0" <= text[pos + 1 : pos + 2] <= "9"):
             m = _NUMBER.match(text, pos)
             assert m is not None  # a digit, or '.' before a digit, always starts a number
             end = m.end()
@@ -99,6 +99,10 @@ def tokens(text: str) -> list[Token]:
         elif ch == "/" and operand_next:
             end = _regex(text, pos, where)
             out.append(Token("regex", text[pos + 1 : end], where.at(pos)))
+        elif text.startswith(("===", "!=="), pos) or (ch == "=" and not text.startswith("==", pos)):
+            wrote = text[pos : pos + 3] if text.startswith(("===", "!=="), pos) else "="
+            instead = "!=" if wrote == "!==" else "=="
+            raise ExpressionSyntaxError(f"'{wrote}' is not an operator here: compare with '{instead}'", where.at(pos))
         else:
             op = next((o for o in _OPS if text.startswith(o, pos)), None)
             if op is None:
