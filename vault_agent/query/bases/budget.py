@@ -27,7 +27,9 @@ class Limits:
     max_string: int = 1_000_000  # characters of one string
     max_list: int = 100_000  # elements of one list
     regex_seconds: float = 0.25  # one regex call
-    max_depth: int = 160  # tree depth of an evaluation and the formulas it references
+    # tree depth of an evaluation and the formulas it references: about four Python frames
+    # a level, so at most ~520 frames of Python's 1,000
+    max_depth: int = 128
 
 
 DEFAULT_LIMITS = Limits()
@@ -67,9 +69,9 @@ class Budget:
         if count > single:
             what = "characters" if string else "elements"
             raise BudgetExceeded(f"a value of more than {single} {what} would be made", pos)
-        self.items += count
-        if self.items > self.limits.max_items:
+        if self.items + count > self.limits.max_items:
             raise BudgetExceeded(f"the evaluation would make more than {self.limits.max_items} items", pos)
+        self.items += count
 
     def enter(self, levels: int, pos: Position = NOWHERE) -> None:
         """Go `levels` deeper (a formula's tree evaluated for another).
@@ -77,9 +79,9 @@ class Budget:
         Raises:
             BudgetExceeded: past `max_depth`.
         """
-        self.depth += levels
-        if self.depth > self.limits.max_depth:
+        if self.depth + levels > self.limits.max_depth:
             raise BudgetExceeded(f"formulas nest deeper than {self.limits.max_depth} levels", pos)
+        self.depth += levels
 
     def leave(self, levels: int) -> None:
         self.depth -= levels

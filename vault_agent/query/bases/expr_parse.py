@@ -19,6 +19,9 @@ from vault_agent.query.bases.expr_lex import Token, tokens
 
 MAX_EXPRESSION_CHARS = 16_384
 MAX_DEPTH = 64
+# The parser's own recursion guard: a list or call level costs two (the bracket and the
+# expression inside), so twice the tree bound, plus the root; a few hundred Python frames.
+_MAX_NESTING = 2 * MAX_DEPTH + 2
 _KEYWORDS = {"true", "false", "null", "this"}
 
 
@@ -74,7 +77,7 @@ class _Parser:
 
     def enter(self) -> None:
         self.nesting += 1
-        if self.nesting > MAX_DEPTH:
+        if self.nesting > _MAX_NESTING:
             raise ExpressionSyntaxError(f"the expression nests deeper than {MAX_DEPTH} levels", self.tok.pos)
 
     def expression(self, min_power: int) -> A.Expr:

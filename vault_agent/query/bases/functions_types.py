@@ -9,7 +9,7 @@ Files: `hasLink(x)` is true when the file links or embeds `x` (a file, a link, o
 link text resolved from the file); `hasTag(…)` matches nested tags case-insensitively with
 or without `#`; `inFolder(f)` is true in `f` and its sub-folders (letter case as written,
 as vault_query's folder filter; `inFolder("")` and `inFolder("/")` hold every file).
-A file's unknown field reads its note property (`this.topics`), except on the row's own
+A file's unknown field reads its note property (`this.topics`; `this.note.x` too), except on the row's own
 `file`, where support.py refuses it before evaluation (`file.status` is a mistake for `status`).
 """
 
@@ -276,7 +276,7 @@ def file_field(ctx: Context, info: FileInfo, name: str) -> Value:
         paths = ctx.scope.backlinks(info.path)
         ctx.budget.allocate(len(paths))
         return [LinkValue(path, path) for path in paths]
-    if name == "properties":
+    if name in ("properties", "note"):  # `this.note.x` reads like `note.x` of the row
         return dict[str, Value](all_properties(info, ctx.scope))
     if name == "file":
         return FileValue(info)
