@@ -61,7 +61,7 @@ def base_text(lines: int = 200) -> str:
     out += ["summaries:", "  spread: 'values.filter(value.isType(\"number\")).stddev()'", "views:"]
     view = 0
     while len(out) < lines - 12:
-        out += [f"  - type: table", f"    name: View {view}", "    filters:", "      or:"]
+        out += ["  - type: table", f"    name: View {view}", "    filters:", "      or:"]
         out += [f"        - '{_FILTERS[(view + k) % len(_FILTERS)]}'" for k in range(3)]
         out += ["    order:", "      - file.name", "      - formula.f0", "      - rating"]
         out += ["    sort:", "      - property: rating", "        direction: DESC"]

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from query.bases.fixture import FixtureScope
 from query.bases.render import plain
 from testkit import check_golden
+
 from vault_agent.query.bases.expr_parse import parse_expression
 from vault_agent.query.bases.interpret import evaluate
 from vault_agent.query.bases.support import check_supported
@@ -70,15 +70,35 @@ EXAMPLES: list[tuple[str, str, Any, dict[str, Any]]] = [
     ("syntax", "property.subprop", "nested", {}),
     ("syntax", 'property["subprop"]', "nested", {}),
     ("syntax", 'link("filename")', {"link": "filename", "path": None, "display": None}, {}),
-    ("syntax", 'link("https://obsidian.md")', {"link": "https://obsidian.md", "path": None, "display": None}, {}),
-    ("syntax", "link(file.ctime.date().toString())", {"link": "2025-01-10", "path": None, "display": None}, {}),
+    (
+        "syntax",
+        'link("https://obsidian.md")',
+        {"link": "https://obsidian.md", "path": None, "display": None},
+        {},
+    ),
+    (
+        "syntax",
+        "link(file.ctime.date().toString())",
+        {"link": "2025-01-10", "path": None, "display": None},
+        {},
+    ),
     ("syntax", 'link("filename", "display")', {"link": "filename", "path": None, "display": "display"}, {}),
-    ("syntax", 'link("filename", icon("plus"))', {"link": "filename", "path": None, "display": {"icon": "plus"}}, {}),
+    (
+        "syntax",
+        'link("filename", icon("plus"))',
+        {"link": "filename", "path": None, "display": {"icon": "plus"}},
+        {},
+    ),
     ("syntax", "file.asLink()", {"link": "Books/Dune.md", "path": "Books/Dune.md", "display": None}, {}),
     ("syntax", "author == this", True, {"this_path": "Frank Herbert.md"}),
     ("syntax", "authors.contains(this)", True, {"this_path": "Frank Herbert.md"}),
     # ---------------------------------------------------------------- Functions: global
-    ("functions", 'escapeHTML("<b>Tom & \'Jerry\'</b>")', "&lt;b&gt;Tom &amp; &#x27;Jerry&#x27;&lt;/b&gt;", {}),
+    (
+        "functions",
+        "escapeHTML(\"<b>Tom & 'Jerry'</b>\")",
+        "&lt;b&gt;Tom &amp; &#x27;Jerry&#x27;&lt;/b&gt;",
+        {},
+    ),
     ("functions", 'date("2025-05-27")', {"date": "2025-05-27"}, {}),
     ("functions", "now() + (duration('1d') * 2)", {"datetime": "2025-05-29 14:30:15"}, {}),
     ("functions", "duration('5h') * 2", {"duration_ms": 36000000}, {}),
@@ -88,8 +108,12 @@ EXAMPLES: list[tuple[str, str, Any, dict[str, Any]]] = [
     ("functions", 'html("<i>x</i>")', {"html": "<i>x</i>"}, {}),
     ("functions", 'if(isModified, "Modified", "Unmodified")', "Modified", {}),
     ("functions", "image(image-property)", _, {}),  # a placeholder name: `image - property`
-    ("functions", 'image("https://obsidian.md/images/obsidian-logo-gradient.svg")',
-     {"image": "https://obsidian.md/images/obsidian-logo-gradient.svg"}, {}),  # fmt: skip
+    (
+        "functions",
+        'image("https://obsidian.md/images/obsidian-logo-gradient.svg")',
+        {"image": "https://obsidian.md/images/obsidian-logo-gradient.svg"},
+        {},
+    ),  # fmt: skip
     ("functions", 'icon("arrow-right")', {"icon": "arrow-right"}, {}),
     ("functions", 'list("value")', ["value"], {}),
     ("functions", "max(3, 9, 4)", 9, {}),
@@ -155,8 +179,12 @@ EXAMPLES: list[tuple[str, str, Any, dict[str, Any]]] = [
     ("functions", '[1,2,3].join(",")', "1,2,3", {}),
     ("functions", "[1,2,3,4].map(value + 1)", [2, 3, 4, 5], {}),
     ("functions", "[1,2,3].reduce(acc + value, 0)", 6, {}),
-    ("functions", 'values.filter(value.isType("number")).reduce(if(acc == null || value > acc, value, acc), null)',
-     7, {"values": SUMMARY_VALUES}),  # fmt: skip
+    (
+        "functions",
+        'values.filter(value.isType("number")).reduce(if(acc == null || value > acc, value, acc), null)',
+        7,
+        {"values": SUMMARY_VALUES},
+    ),  # fmt: skip
     ("functions", "[1,2,3].reverse()", [3, 2, 1], {}),
     ("functions", "[1,2,3,4].slice(1,3)", [2, 3], {}),
     ("functions", "[3, 1, 2].sort()", [1, 2, 3], {}),
@@ -232,8 +260,12 @@ EXAMPLES: list[tuple[str, str, Any, dict[str, Any]]] = [
     # ---------------------------------------------------------------- Views and layouts (Map view)
     ("views", "[latitude, longitude]", [48.85837, 2.294481], {}),
     ("views", "list(type)[0].asFile().properties.icon", "book-open", {}),
-    ("views", 'link("https://www.google.com/maps/search/" + file.name.replace(" ","+"),"Google Maps")',
-     {"link": "https://www.google.com/maps/search/Dune.md", "path": None, "display": "Google Maps"}, {}),  # fmt: skip
+    (
+        "views",
+        'link("https://www.google.com/maps/search/" + file.name.replace(" ","+"),"Google Maps")',
+        {"link": "https://www.google.com/maps/search/Dune.md", "path": None, "display": "Google Maps"},
+        {},
+    ),  # fmt: skip
     ("views", 'file.hasTag("example")', False, {}),
 ]
 
@@ -262,7 +294,10 @@ def test_the_stated_result(page: str, text: str, stated: Any, options: dict[str,
 
 
 def test_every_example_in_a_golden_file() -> None:
-    rows = [{"page": page, "expression": text, "value": plain(_run(text, options))} for page, text, _s, options in EXAMPLES]
+    rows = [
+        {"page": page, "expression": text, "value": plain(_run(text, options))}
+        for page, text, _s, options in EXAMPLES
+    ]
     check_golden(GOLDEN, json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
 
 

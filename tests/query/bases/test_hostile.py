@@ -71,7 +71,11 @@ def test_a_small_budget_is_enforced_exactly() -> None:
 def test_catastrophic_regexes_end_at_their_timeout(pattern: str) -> None:
     subject = '"' + "a" * 32 + '!"' if "x" not in pattern else '"' + "x" * 40 + '"'
     budget = Budget(Limits(regex_seconds=0.05))
-    for call in (f"{pattern}.matches({subject})", f"{subject}.replace({pattern}g, '')", f"{subject}.split({pattern})"):
+    for call in (
+        f"{pattern}.matches({subject})",
+        f"{subject}.replace({pattern}g, '')",
+        f"{subject}.split({pattern})",
+    ):
         try:
             _run(call, budget)
         except BudgetExceeded as err:
@@ -100,7 +104,9 @@ def test_a_huge_list_literal_within_the_length_bound_evaluates_within_budget() -
 
 
 def test_formula_cycles_are_found_before_rows_and_at_run_time() -> None:
-    formulas = FormulaSet.parse({"a": "formula.b + 1", "b": "formula.c * 2", "c": "formula.a", "ok": "1", "self": "formula.self"})
+    formulas = FormulaSet.parse(
+        {"a": "formula.b + 1", "b": "formula.c * 2", "c": "formula.a", "ok": "1", "self": "formula.self"}
+    )
     assert formulas.cycle("a") == ["a", "b", "c", "a"]
     assert formulas.cycle("self") == ["self", "self"]
     assert formulas.cycle("ok") is None

@@ -45,7 +45,10 @@ def b(op: A.BinaryOp, left: A.Expr, right: A.Expr) -> A.Binary:
         ("[1, [2], ]", A.ListLit((n(1), A.ListLit((n(2),))))),
         ('{"a": 1, b: true,}', A.ObjectLit((("a", n(1)), ("b", A.Bool(True))))),
         ("a / b / c", b("/", b("/", i("a"), i("b")), i("c"))),
-        ("x.replace(/a\\/b[/]/gi, '')", A.MethodCall(i("x"), "replace", (A.Regex("a\\/b[/]", "gi"), A.Str("")))),
+        (
+            "x.replace(/a\\/b[/]/gi, '')",
+            A.MethodCall(i("x"), "replace", (A.Regex("a\\/b[/]", "gi"), A.Str(""))),
+        ),
         ("this.file.name", A.Member(A.Member(A.This(), "file"), "name")),
         ("null == undefinedName", b("==", A.Null(), i("undefinedName"))),
         ("é_ü$1", i("é_ü$1")),
@@ -92,7 +95,10 @@ def test_an_error_is_relocated_in_its_file() -> None:
     with pytest.raises(ExpressionSyntaxError) as caught:
         parse_expression("a +")
     moved = caught.value.located("formulas.ppu", 12, 8)
-    assert moved.message == "bases expression: expected an expression, found the end of the expression at formulas.ppu, line 12, column 11"
+    assert (
+        moved.message
+        == "bases expression: expected an expression, found the end of the expression at formulas.ppu, line 12, column 11"
+    )
     assert type(moved) is ExpressionSyntaxError
 
 
@@ -110,7 +116,9 @@ def test_length_and_depth_are_bounded() -> None:
 _NAMES = st.from_regex(r"[A-Za-z_$][A-Za-z0-9_$]{0,6}", fullmatch=True).filter(
     lambda s: s not in ("true", "false", "null", "this")
 )
-_REGEX_SOURCE = st.from_regex(r"(?:[a-z0-9 .*+?|()^$]|\\[/dws.])+", fullmatch=True).filter(lambda s: not s.startswith("*"))
+_REGEX_SOURCE = st.from_regex(r"(?:[a-z0-9 .*+?|()^$]|\\[/dws.])+", fullmatch=True).filter(
+    lambda s: not s.startswith("*")
+)
 _LEAVES = st.one_of(
     st.builds(A.Num, st.floats(min_value=0, allow_nan=False, allow_infinity=False)),
     st.builds(A.Str, st.text(max_size=8)),

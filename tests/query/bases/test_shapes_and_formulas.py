@@ -75,13 +75,19 @@ def _shape_holds(shape: Shape, scope: FixtureScope) -> bool:
         have: Value = {"ext": info.ext, "name": info.name}[shape.ref.name]
     else:
         have = property_value(info, shape.ref.name, scope)
-    value: Value = float(shape.value) if isinstance(shape.value, int) and not isinstance(shape.value, bool) else shape.value
+    value: Value = (
+        float(shape.value)
+        if isinstance(shape.value, int) and not isinstance(shape.value, bool)
+        else shape.value
+    )
     if shape.op == "==":
         return equals(have, value)
     if shape.op == "!=":
         return not equals(have, value)
     order = compare(have, value)
-    return order is not None and {"<": order < 0, "<=": order <= 0, ">": order > 0, ">=": order >= 0}[shape.op]
+    return (
+        order is not None and {"<": order < 0, "<=": order <= 0, ">": order > 0, ">=": order >= 0}[shape.op]
+    )
 
 
 @pytest.mark.parametrize(

@@ -67,14 +67,6 @@ def lazy(min_args: int, max_args: int | None, fn: LazyFn) -> Builtin:
 Table = dict[str, Builtin]
 
 
-def wrong_type(what: str, value: Value, pos: Position) -> EvaluationError:
-    return EvaluationError(f"{what} takes {_expected(what)}, not a {type_name(value)}", pos)
-
-
-def _expected(what: str) -> str:
-    return "another type"
-
-
 def want_str(value: Value, what: str, pos: Position) -> str:
     if isinstance(value, str):
         return value

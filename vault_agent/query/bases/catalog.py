@@ -8,7 +8,6 @@ text, then among the methods of any value. Nothing else is reachable from an exp
 from __future__ import annotations
 
 from vault_agent.query.bases.builtins import Builtin, Table
-from vault_agent.query.bases.functions_global import GLOBALS
 from vault_agent.query.bases.functions_list import LIST_METHODS, OBJECT_METHODS
 from vault_agent.query.bases.functions_text import REGEX_METHODS, STRING_METHODS
 from vault_agent.query.bases.functions_types import (
@@ -33,7 +32,6 @@ METHODS: dict[str, Table] = {
 }
 _TEXT_LIKE = frozenset(("link", "image", "icon", "html"))
 METHOD_NAMES: frozenset[str] = frozenset(name for table in (*METHODS.values(), ANY_METHODS) for name in table)
-FUNCTION_NAMES: frozenset[str] = frozenset(GLOBALS)
 FILE_FIELD_NAMES: frozenset[str] = frozenset(FILE_FIELDS)
 
 

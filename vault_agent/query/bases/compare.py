@@ -28,6 +28,7 @@ from vault_agent.query.bases.values import (
     TagText,
     Value,
     tag_matches,
+    to_text,
 )
 
 
@@ -138,9 +139,6 @@ def _as_number(value: Value) -> float | None:
     return None
 
 
-_RANK = {"number": 0, "string": 1, "boolean": 2, "date": 3, "duration": 4, "link": 5, "file": 6}
-
-
 def _rank(value: Value) -> int:
     if value is None:
         return 99
@@ -163,8 +161,10 @@ def _sort_order(a: Value, b: Value) -> int:
         return ra - rb
     order = compare(a, b)
     if order is None:
-        from_text = (str(a) > str(b)) - (str(a) < str(b)) if ra == 10 else 0
-        return from_text
+        if ra != 10:
+            return 0
+        left, right = to_text(a), to_text(b)
+        return (left > right) - (left < right)
     return order
 
 

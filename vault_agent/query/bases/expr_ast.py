@@ -178,7 +178,6 @@ PRECEDENCE: dict[str, int] = {
     "/": 6,
     "%": 6,
 }
-UNARY_PRECEDENCE = 7
 
 
 def children(node: Expr) -> tuple[Expr, ...]:

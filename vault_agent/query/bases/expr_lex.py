@@ -102,7 +102,9 @@ def tokens(text: str) -> list[Token]:
         elif text.startswith(("===", "!=="), pos) or (ch == "=" and not text.startswith("==", pos)):
             wrote = text[pos : pos + 3] if text.startswith(("===", "!=="), pos) else "="
             instead = "!=" if wrote == "!==" else "=="
-            raise ExpressionSyntaxError(f"'{wrote}' is not an operator here: compare with '{instead}'", where.at(pos))
+            raise ExpressionSyntaxError(
+                f"'{wrote}' is not an operator here: compare with '{instead}'", where.at(pos)
+            )
         else:
             op = next((o for o in _OPS if text.startswith(o, pos)), None)
             if op is None:

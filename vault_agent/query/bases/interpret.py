@@ -258,7 +258,11 @@ _ORDER: dict[str, Callable[[int], bool]] = {
 
 
 def _arithmetic(it: Interpreter, op: str, left: Value, right: Value, pos: A.Position) -> Value:
-    if op == "+" and (isinstance(left, str) or isinstance(right, str)) and not isinstance(left, DateValue | DurationValue):
+    if (
+        op == "+"
+        and (isinstance(left, str) or isinstance(right, str))
+        and not isinstance(left, DateValue | DurationValue)
+    ):
         text = to_text(left) + to_text(right)
         it.budget.allocate(len(text), pos, string=True)
         return text

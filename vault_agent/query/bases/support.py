@@ -15,10 +15,6 @@ from vault_agent.query.bases.expr_errors import EvaluationError, Unsupported
 from vault_agent.query.bases.functions_global import GLOBALS
 from vault_agent.query.bases.functions_text import compile_regex
 
-# Names bound inside the expressions of these methods (their first argument).
-LAMBDA_METHODS = frozenset(("filter", "map", "reduce"))
-LAMBDA_NAMES = frozenset(("value", "index", "acc"))
-
 
 def _arity_error(name: str, count: int, pos: A.Position) -> EvaluationError:
     return EvaluationError(f"{name}() does not take {count} argument{'s' if count != 1 else ''}", pos)

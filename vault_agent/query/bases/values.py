@@ -127,10 +127,6 @@ class LinkValue:
     path: str | None
     display: Value = None
 
-    @property
-    def is_external(self) -> bool:
-        return "://" in self.target
-
 
 @dataclass(frozen=True, slots=True)
 class RegexValue:
@@ -164,9 +160,6 @@ Value: TypeAlias = (
     | RegexValue
     | DisplayValue
 )
-
-TYPE_NAMES = ("null", "boolean", "number", "string", "list", "object", "date", "duration", "link", "file", "regexp",
-              "image", "icon", "html")  # fmt: skip
 
 
 def type_name(value: Value) -> str:
