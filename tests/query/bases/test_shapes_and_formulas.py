@@ -11,7 +11,7 @@ from query.bases.fixture import FILES, FixtureScope
 from vault_agent.query.bases import expr_ast as A
 from vault_agent.query.bases.budget import Budget
 from vault_agent.query.bases.compare import compare, equals
-from vault_agent.query.bases.expr_errors import ExpressionSyntaxError, Unsupported
+from vault_agent.query.bases.expr_errors import EvaluationError, ExpressionSyntaxError, Unsupported
 from vault_agent.query.bases.expr_parse import parse_expression
 from vault_agent.query.bases.formulas import FormulaSet, RowFormulas
 from vault_agent.query.bases.functions_types import in_folder
@@ -158,3 +158,9 @@ def test_formula_errors_stay_with_their_formula() -> None:
     rows: Any = RowFormulas(formulas)
     assert rows.value("good", FixtureScope(), Budget()) == 2.0
     assert FormulaSet.parse({"a": 'formula.b + formula["c"] + formula.b'}).formulas["a"].refs == ("b", "c")
+
+
+def test_an_error_inside_a_formula_names_the_formula() -> None:
+    scope = FixtureScope(formula_texts={"bad": '"x" * 2', "outer": "formula.bad + 1"})
+    with pytest.raises(EvaluationError, match=r"in formula.outer: in formula.bad: '\*' cannot combine"):
+        evaluate(parse_expression("formula.outer"), scope)

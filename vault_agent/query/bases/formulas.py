@@ -6,7 +6,8 @@ names a circle of references statically (`formula.a` → `formula.b` → `formul
 `RowFormulas(formulas)` is one row's values: each formula evaluated at most once per row,
 with the caller's budget (nested formulas add their depth to it), and a formula that is
 being evaluated when it is asked for again raises FormulaCycle (the run-time net for
-computed names, `formula["a" + x]`). A Scope's `formula()` delegates to it:
+computed names, `formula["a" + x]`); an error inside a formula names it (`in formula.ppu:
+…`, the position being in that formula's text). A Scope's `formula()` delegates to it:
 
     def formula(self, name: str, budget: Budget) -> Value:
         return self.row_formulas.value(name, self, budget)
@@ -130,6 +131,10 @@ class RowFormulas:
         budget.enter(formula.depth)
         try:
             result = evaluate(formula.expr, scope, budget=budget)
+        except FormulaCycle:
+            raise
+        except ExpressionError as err:  # its position is in the formula's own text: say which
+            raise type(err)(f"in formula.{name}: {err.reason}", err.position) from err
         finally:
             budget.leave(formula.depth)
             self.active.pop()

@@ -80,8 +80,9 @@ class FileInfo:
 
     `properties` are the note's frontmatter as plain YAML values (str, int, float, bool,
     None, date, datetime, lists and mappings of them); wikilink strings in them are read as
-    links. `tags` as `#tag` (body and frontmatter); `links` and `embeds` with their resolved
-    paths; `ctime`/`mtime` naive local date-times (None: unknown).
+    links. `tags` as `#tag` (body and frontmatter); `links` (body and frontmatter, as the docs
+    say) and `embeds` with their resolved paths; `ctime`/`mtime` naive local date-times
+    (None: unknown).
     """
 
     path: str
