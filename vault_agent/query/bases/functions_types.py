@@ -244,7 +244,7 @@ def in_folder(path: str, folder: str) -> bool:
 
 def _in_folder(ctx: Context, v: Value, args: list[Value], pos: Position) -> Value:
     info = _file_of(v, "inFolder()", pos)
-    folder = args[0]
+    folder = args[0] if args else None
     return True if folder is None else in_folder(info.path, want_str(folder, "inFolder()", pos))
 
 
