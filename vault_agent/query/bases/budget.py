@@ -84,4 +84,5 @@ class Budget:
         self.depth += levels
 
     def leave(self, levels: int) -> None:
+        """Come back up `levels` (after the formula's evaluation, raised or not)."""
         self.depth -= levels

@@ -57,10 +57,12 @@ class Builtin:
 
 
 def eager(min_args: int, max_args: int | None, fn: EagerFn) -> Builtin:
+    """A built-in that receives its arguments evaluated."""
     return Builtin(min_args, max_args, eager=fn)
 
 
 def lazy(min_args: int, max_args: int | None, fn: LazyFn) -> Builtin:
+    """A built-in that receives its argument trees and evaluates them itself."""
     return Builtin(min_args, max_args, lazy=fn)
 
 
@@ -68,19 +70,33 @@ Table = dict[str, Builtin]
 
 
 def want_str(value: Value, what: str, pos: Position) -> str:
+    """`value` as a string argument of `what`.
+
+    Raises:
+        EvaluationError: it is not a string.
+    """
     if isinstance(value, str):
         return value
     raise EvaluationError(f"{what} needs a string, not a {type_name(value)}", pos)
 
 
 def want_number(value: Value, what: str, pos: Position) -> float:
+    """`value` as a number argument of `what`.
+
+    Raises:
+        EvaluationError: it is not a number.
+    """
     if isinstance(value, float):
         return value
     raise EvaluationError(f"{what} needs a number, not a {type_name(value)}", pos)
 
 
 def want_int(value: Value, what: str, pos: Position) -> int:
-    """A number argument used as a count or an index (JavaScript truncates; NaN is 0)."""
+    """A number argument used as a count or an index (JavaScript truncates; NaN is 0).
+
+    Raises:
+        EvaluationError: it is not a number.
+    """
     number = want_number(value, what, pos)
     if math.isnan(number):
         return 0
@@ -90,6 +106,11 @@ def want_int(value: Value, what: str, pos: Position) -> int:
 
 
 def want_list(value: Value, what: str, pos: Position) -> list[Value]:
+    """`value` as the list receiver or argument of `what`.
+
+    Raises:
+        EvaluationError: it is not a list.
+    """
     if isinstance(value, list):
         return value
     raise EvaluationError(f"{what} needs a list, not a {type_name(value)}", pos)

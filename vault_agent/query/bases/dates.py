@@ -162,11 +162,13 @@ def between(later: DateValue, earlier: DateValue) -> DurationValue:
 
 
 def epoch_ms(date: DateValue) -> float:
+    """Milliseconds since 1970-01-01 (the naive time read as UTC)."""
     delta = date.moment - _EPOCH
     return delta.days * MS_PER_DAY + delta.seconds * 1000.0 + delta.microseconds // 1000
 
 
 def date_field(date: DateValue, name: str) -> float:
+    """One of DATE_FIELDS (`month` 1–12, `millisecond` 0–999)."""
     m = date.moment
     values = (m.year, m.month, m.day, m.hour, m.minute, m.second, m.microsecond // 1000)
     return float(values[DATE_FIELDS.index(name)])
@@ -190,12 +192,15 @@ def duration_field(duration: DurationValue, name: str) -> float:
 
 
 def scale(duration: DurationValue, factor: float) -> DurationValue:
+    """`duration * factor`: every part scaled."""
     return DurationValue(duration.months * factor, duration.days * factor, duration.ms * factor)
 
 
 def combine(a: DurationValue, b: DurationValue, sign: int = 1) -> DurationValue:
+    """`a + b` (sign 1) or `a - b` (sign -1), part by part."""
     return DurationValue(a.months + sign * b.months, a.days + sign * b.days, a.ms + sign * b.ms)
 
 
 def start_of_day(moment: dt.datetime) -> DateValue:
+    """The date of `moment`, without a time (`today()`, `date.date()`)."""
     return DateValue(dt.datetime(moment.year, moment.month, moment.day), False)

@@ -26,6 +26,7 @@ class Position:
     column: int
 
     def describe(self) -> str:
+        """`line L, column C`, as error messages name a place."""
         return f"line {self.line}, column {self.column}"
 
 

@@ -75,6 +75,11 @@ class Interpreter:
         self.bindings = bindings
 
     def eval(self, expr: A.Expr) -> Value:
+        """One node's value (a step of the budget).
+
+        Raises:
+            ExpressionError: as `evaluate`.
+        """
         budget = self.budget
         budget.steps += 1
         if budget.steps > budget.limits.max_steps:
@@ -82,6 +87,11 @@ class Interpreter:
         return _HANDLERS[type(expr)](self, expr)
 
     def eval_with(self, expr: A.Expr, bindings: Mapping[str, Value]) -> Value:
+        """A node's value with extra names bound (a lambda's `value`, `index`, `acc`).
+
+        Raises:
+            ExpressionError: as `evaluate`.
+        """
         saved = self.bindings
         self.bindings = {**saved, **bindings}
         try:

@@ -25,6 +25,7 @@ _EPOCH = dt.datetime(1970, 1, 1)
 
 
 def ordinal(n: int) -> str:
+    """`1st`, `2nd`, `11th`, `23rd` (moment's `Do`)."""
     if 10 <= n % 100 <= 20:
         return f"{n}th"
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"

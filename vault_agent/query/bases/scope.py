@@ -86,6 +86,7 @@ def property_value(info: FileInfo, name: str, scope: Scope) -> Value:
 
 
 def all_properties(info: FileInfo, scope: Scope) -> dict[str, Value]:
+    """Every note property of `info` as values (`note`, `file.properties`)."""
     return {key: property_value(info, key, scope) for key in info.properties}
 
 

@@ -246,6 +246,7 @@ def _shortest_digits(text: str) -> tuple[str, int]:
 
 
 def date_text(value: DateValue) -> str:
+    """`YYYY-MM-DD`, or `YYYY-MM-DD HH:mm:ss` for a date with a time."""
     m = value.moment
     day = f"{m.year:04d}-{m.month:02d}-{m.day:02d}"
     return f"{day} {m.hour:02d}:{m.minute:02d}:{m.second:02d}" if value.has_time else day
