@@ -13,6 +13,8 @@ import bisect
 import re
 from typing import Any
 
+from vault_agent.text import nfc
+
 # Fenced code opener/closer as seen by the comment scan (also inside lists/blockquotes).
 _FENCE_RE = re.compile(r"^ {0,3}(?:(?:>|[-*+]|\d{1,9}[.)]) {0,4})*(`{3,}|~{3,})(.*)$")
 _BACKTICKS_RE = re.compile(r"`+")
@@ -26,6 +28,49 @@ _DEEP_QUOTES_RE = re.compile(rf"^[ \t]*(?:{_LIST_MARK})*(?:>[ \t]*(?:{_LIST_MARK
 # comrak-ext builds its Python tree recursively: inline nodes nested ~25,000 deep overflowed
 # an 8 MB stack. Each inline level opens with `*`, `_` or `[`: past this many, markdown-it.
 DEEP_INLINE = 5_000
+
+
+# Inline `#tags` (the indexer's rule, docs/parsing.md "Inline tags"; task descriptions too):
+# characters that end a tag are whitespace, ASCII punctuation but `_ - /`, general and CJK
+# punctuation, full-width ASCII punctuation.
+_TAG_END = r"\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+# A literal `#` first lets the regex engine jump from `#` to `#` (a lookbehind first would
+# make it try every position of the body); the character before is checked in Python.
+HASH_TAG_RE = re.compile(rf"#([^{_TAG_END}]+)")
+_DIGITS_RE = re.compile(r"[0-9/]+")
+_WIKI_RE = re.compile(r"\[\[[^\[\]\n]*\]\]")
+
+
+def after_space(text: str, pos: int) -> bool:
+    """True when `pos` starts the text or follows whitespace (where a `#` can open a tag)."""
+    return pos == 0 or text[pos - 1].isspace()
+
+
+def blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """Replace each span by spaces (so match offsets still order links on the line)."""
+    parts: list[str] = []
+    pos = 0
+    for a, b in spans:
+        parts += [text[pos:a], " " * (b - a)]
+        pos = b
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def line_tags(line: str) -> list[str]:
+    """The inline tags of one line outside code (without `#`, NFC, case kept, in order,
+    repeats included): not in code spans or wikilinks, at least one non-digit character."""
+    if "`" in line:
+        line = blank_spans(line, code_spans(line))
+    if "[[" in line:
+        line = blank_spans(line, [m.span() for m in _WIKI_RE.finditer(line)])
+    out: list[str] = []
+    for m in HASH_TAG_RE.finditer(line):
+        if after_space(line, m.start()):
+            tag = m.group(1).rstrip("/")
+            if tag and not _DIGITS_RE.fullmatch(tag):
+                out.append(nfc(tag))
+    return out
 
 
 def find_frontmatter_close(lines: list[str]) -> int | None:

@@ -12,38 +12,14 @@ or a Markdown link's `(#anchor)` is never after whitespace, so it is not one eit
 from __future__ import annotations
 
 import bisect
-import re
 
-from vault_agent.indexer.links import blank_spans
-from vault_agent.note_syntax import code_spans
-from vault_agent.text import nfc
-
-# Characters that end a tag: whitespace, ASCII punctuation but `_ - /`, general and CJK
-# punctuation, full-width ASCII punctuation.
-_END = r"\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
-# A literal `#` first lets the regex engine jump from `#` to `#` (a lookbehind first would
-# make it try every position of the body); the character before is checked in Python.
-_HASH_RE = re.compile(rf"#([^{_END}]+)")
-_DIGITS_RE = re.compile(r"[0-9/]+")
-_WIKI_RE = re.compile(r"\[\[[^\[\]\n]*\]\]")
-
-
-def _after_space(text: str, pos: int) -> bool:
-    return pos == 0 or text[pos - 1].isspace()
-
-
-def _tags_of_line(line: str) -> list[str]:
-    if "`" in line:
-        line = blank_spans(line, code_spans(line))
-    if "[[" in line:
-        line = blank_spans(line, [m.span() for m in _WIKI_RE.finditer(line)])
-    return [m.group(1) for m in _HASH_RE.finditer(line) if _after_space(line, m.start())]
+from vault_agent.note_syntax import HASH_TAG_RE, after_space, line_tags
 
 
 def inline_tags(body: str, first_line: int, code_ranges: list[tuple[int, int]]) -> list[str]:
     """Tags (without `#`, NFC, case kept, in order, repeats included) of `body`, whose line
     k (0-based) is file line `first_line + k`; `code_ranges` are file-line ranges to skip."""
-    hits = [m.start() for m in _HASH_RE.finditer(body) if _after_space(body, m.start())]
+    hits = [m.start() for m in HASH_TAG_RE.finditer(body) if after_space(body, m.start())]
     if not hits:
         return []  # the common case: one C-level scan of the body, no tag candidate
     ranges = sorted(code_ranges)
@@ -63,8 +39,5 @@ def inline_tags(body: str, first_line: int, code_ranges: list[tuple[int, int]]) 
         i = bisect.bisect_right(ranges, (line_no, float("inf"))) - 1
         if i >= 0 and ranges[i][0] <= line_no <= ranges[i][1]:
             continue
-        for tag in _tags_of_line(body[start:end]):
-            tag = tag.rstrip("/")
-            if tag and not _DIGITS_RE.fullmatch(tag):
-                out.append(nfc(tag))
+        out += line_tags(body[start:end])
     return out

@@ -10,7 +10,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from vault_agent.note_syntax import code_spans
+from vault_agent.note_syntax import blank_spans, code_spans
 
 _WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
 _MD_RE = re.compile(
@@ -19,17 +19,6 @@ _MD_RE = re.compile(
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"  # optional "title")
 )
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-
-
-def blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
-    """Replace each span by spaces (so match offsets still order links on the line)."""
-    parts: list[str] = []
-    pos = 0
-    for a, b in spans:
-        parts += [text[pos:a], " " * (b - a)]
-        pos = b
-    parts.append(text[pos:])
-    return "".join(parts)
 
 
 def _split_anchor(raw: str) -> tuple[str, str | None]:
