@@ -131,6 +131,9 @@ class CliOption:
     multiple: bool = False  # repeatable flag → list value
     convert: Callable[[Any], Any] | None = None  # e.g. "12-20" → {"start_line": 12, "end_line": 20}
     human_default: Any = None  # sent when the flag is absent and the output is for people (not --json)
+    absent: Any = (
+        None  # sent when the flag is absent, whatever the output (`task set`: a dry run without --apply)
+    )
 
 
 @dataclass(frozen=True)

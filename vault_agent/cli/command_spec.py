@@ -38,6 +38,7 @@ class OptionSpec:
     multiple: bool = False  # repeatable flag → list value
     convert: Callable[[Any], Any] | None = None  # e.g. "12-20" → {"start_line": 12, "end_line": 20}
     human_default: Any = None  # sent when the flag is absent and the output is for people
+    absent: Any = None  # sent when the flag is absent, --json or not
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from vault_agent.api.human import (
     query,
     rename_tag,
     retrieval,
+    task_update,
 )
 from vault_agent.cli.command_spec import ArgSpec, CommandSpec, OptionSpec
 
@@ -354,5 +355,26 @@ COMMANDS: dict[str, CommandSpec] = {
             OptionSpec('--wait-for-index', 'wait_for_index', 'bool', 'return once the index holds the writes'),
         ),
         render=rename_tag.render_rename_tag,
+    ),
+    'task set': CommandSpec(
+        'task set', 'POST', '/files/task', True,
+        'Change a task: status, dates, priority (a dry run with the diff unless --apply).\n\n\x08\nExample: vault-agent task set Projects/Garden.md:12 --status done --apply\n\nNeeds a running server: vault-agent serve --watch --vault PATH.',
+        args=(ArgSpec('path', 'str', True, 'note path, or PATH:LINE'),),
+        options=(
+            OptionSpec('--status', 'status', 'str', "symbol (' ', x, /, -) or todo, done, in_progress, cancelled"),
+            OptionSpec('--due', 'due', 'str', 'due date YYYY-MM-DD'),
+            OptionSpec('--no-due', 'due', 'bool', 'remove the due date', convert=task_update.removed_value),
+            OptionSpec('--scheduled', 'scheduled', 'str', 'scheduled date YYYY-MM-DD'),
+            OptionSpec('--no-scheduled', 'scheduled', 'bool', 'remove the scheduled date', convert=task_update.removed_value),
+            OptionSpec('--start', 'start', 'str', 'start date YYYY-MM-DD'),
+            OptionSpec('--no-start', 'start', 'bool', 'remove the start date', convert=task_update.removed_value),
+            OptionSpec('--priority', 'priority', 'str', 'highest, high, medium, none, low or lowest'),
+            OptionSpec('--line', 'line', 'int', "the task's line (or give PATH:LINE)"),
+            OptionSpec('--expected-line', 'expected_line', 'str', "the line's text as read; CONFLICT if it changed"),
+            OptionSpec('--expected-sha256', 'expected_sha256', 'str', "the note's sha256 as read; CONFLICT if it changed"),
+            OptionSpec('--apply', 'dry_run', 'bool', 'write the change (default: show the diff)', convert=task_update.applied_value, absent=True),
+            OptionSpec('--wait-for-index', 'wait_for_index', 'bool', 'return once the index holds the write'),
+        ),
+        render=task_update.render_task_update,
     ),
 }

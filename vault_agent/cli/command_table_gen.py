@@ -59,6 +59,8 @@ def _option_source(opt: CliOption, modules: set[str]) -> str:
         parts.append(f"convert={_ref(opt.convert, modules)}")
     if opt.human_default is not None:
         parts.append(f"human_default={opt.human_default!r}")
+    if opt.absent is not None:
+        parts.append(f"absent={opt.absent!r}")
     return f"OptionSpec({', '.join(parts)})"
 
 

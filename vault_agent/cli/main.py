@@ -36,11 +36,13 @@ def run() -> None:
     configure_logging(env_setting("log_level") or CLI_LOG_LEVEL)
     from vault_agent.cli.command_table import COMMANDS
 
-    spec = COMMANDS.get(args[0]) if args else None
+    # A command is one word (`search`) or a group and its sub-command (`task set`).
+    words = 1 if args and args[0] in COMMANDS else 2
+    spec = COMMANDS.get(" ".join(args[:words])) if len(args) >= words else None
     if spec is not None:
         from vault_agent.cli.quick_args import parse
 
-        kwargs = parse(spec, args[1:])
+        kwargs = parse(spec, args[words:])
         if kwargs is not None:  # the usual command line: no typer at all
             from vault_agent.cli.request import execute
 

@@ -20,6 +20,7 @@ from vault_agent.api.ops import (
     query,
     rename_tag,
     retrieval,
+    task_update,
 )
 
 CATALOG = Catalog(
@@ -34,5 +35,6 @@ CATALOG = Catalog(
         *orientation.OPERATIONS,
         *query.OPERATIONS,
         *rename_tag.OPERATIONS,
+        *task_update.OPERATIONS,
     )
 )
