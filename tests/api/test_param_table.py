@@ -269,7 +269,7 @@ def label(op: Operation, path: tuple[str, ...], surface: str) -> str:
 def cli_argv(case: Case) -> list[str] | None:
     """The command line of a case, or None when the CLI cannot say it."""
     spec = COMMANDS[case.op.name]
-    argv = [spec.name]
+    argv = spec.name.split()  # `task set`: a group and its sub-command
     used: set[str] = set()
     for i, arg in enumerate(spec.args):
         if arg.name in case.args:

@@ -27,7 +27,8 @@ UPDATE = os.environ.get("VAULT_AGENT_UPDATE_GOLDEN") == "1"
 # the tools and parameters of the next round.
 BUDGETS: dict[tuple[bool, str], int | None] = {
     (False, "default"): 12_000,  # issue 13 and 23: the default list stays within 12,000 characters
-    (True, "default"): 17_500,  # 32 tools with the write tools (vault_query, vault_rename_tag in round 5)
+    # 33 tools with the write tools (vault_query, vault_rename_tag in round 5; vault_update_task, ~830, in 6)
+    (True, "default"): 18_000,
     (False, "agent-files"): None,  # measured and printed, no budget set by the issue
     (True, "agent-files"): None,
 }

@@ -276,7 +276,7 @@ def test_every_generated_command_has_help_with_an_example() -> None:
     runner = CliRunner()
     assert COMMANDS
     for name in sorted(COMMANDS) + ["serve", "mcp"]:
-        result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+        result = runner.invoke(app, [*name.split(), "--help"], env={"COLUMNS": "200"})
         assert result.exit_code == 0, name
         assert "Example: vault-agent " + name in " ".join(result.output.split()), name
         assert "--json" in result.output, name

@@ -179,7 +179,7 @@ class _Parser:
 
     def parse(self) -> Rule:
         if not self.t.next():
-            raise RecurrenceError("empty rule")
+            raise RecurrenceError("not a rule")
         self._s()
         o = self.o
         # Values no date can take: rrule.js would search forever (the plugin then writes an

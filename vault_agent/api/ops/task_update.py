@@ -14,31 +14,22 @@ from pydantic import Field
 
 from vault_agent.api.human.task_update import applied_value, removed_value, render_task_update
 from vault_agent.api.operation import AppContext, CliOption, Operation, Params
-from vault_agent.contracts import MAX_PATH_CHARS, Outcome
+from vault_agent.contracts import Outcome
 from vault_agent.files import task_update
 from vault_agent.files.models import UpdateTaskResult
 from vault_agent.files.races import race_safe
 
-_DATE = "YYYY-MM-DD; 'none' removes it"
 
-
+# Lean on purpose (every byte is paid in each session's tool list): bounds are the core's.
 class UpdateTaskParams(Params):
-    path: str = Field(max_length=MAX_PATH_CHARS + 8, description="note path, or PATH:LINE")
-    line: int | None = Field(None, ge=1, description="the task's line (as vault_tasks lists it)")
-    status: str | None = Field(
-        None,
-        max_length=task_update.MAX_STATUS_CHARS,
-        description="symbol (' ', x, /, -) or todo, done, cancelled",
-    )
-    due: str | None = Field(None, max_length=10, description=_DATE)
-    scheduled: str | None = Field(None, max_length=10, description=_DATE)
-    start: str | None = Field(None, max_length=10, description=_DATE)
+    path: str  # or PATH:LINE (the CLI's form)
+    line: int | None = None
+    status: str | None = None  # a symbol (' ', x, /, -), a type (todo, done, cancelled …) or a name
+    due: str | None = None
+    scheduled: str | None = None
+    start: str | None = None
     priority: Literal["highest", "high", "medium", "none", "low", "lowest"] | None = None
-    expected_line: str | None = Field(
-        None,
-        max_length=task_update.MAX_EXPECTED_LINE_CHARS,
-        description="the line's text as read; CONFLICT if changed",
-    )
+    expected_line: str | None = Field(None, description="CONFLICT if the line changed")
     expected_sha256: str | None = None
     dry_run: bool = False
     wait_for_index: bool = False
@@ -59,8 +50,8 @@ UPDATE_TASK = Operation(
     func=race_safe(_update_task),
     kind="write",
     idempotent=False,  # completing a recurring task adds its next occurrence each time
-    description="Change a task's status, dates or priority in its own notation; use it to tick off a task "
-    "(done stamps today's date, a recurring task gets its next occurrence). Undoable.",
+    description="Change a task's status, dates (YYYY-MM-DD; 'none' removes) or priority in its notation; "
+    "use it to tick off a task (status 'done' stamps today; a recurring task recurs).",
     title="Update task",
     result=UpdateTaskResult,
     cli_args=("path",),
