@@ -223,11 +223,6 @@ def _cut_fields(line: str, start: int, end: int) -> tuple[int, list[TaskField]]:
     return end, fields
 
 
-def match_task(line: str) -> re.Match[str] | None:
-    """The checkbox part of a task line (groups: indent, marker, status), or None."""
-    return _TASK_RE.match(line)
-
-
 def parse_task_line(line: str) -> TaskLine | None:
     """The task on one line (without its line end), or None when it is no checkbox item."""
     m = _TASK_RE.match(line)

@@ -22,7 +22,7 @@ from vault_agent.files.races import race_safe
 
 # Lean on purpose (every byte is paid in each session's tool list): bounds are the core's.
 class UpdateTaskParams(Params):
-    path: str  # or PATH:LINE (the CLI's form)
+    path: str = Field(description="note path, or PATH:LINE")
     line: int | None = None
     status: str | None = None  # a symbol (' ', x, /, -), a type (todo, done, cancelled …) or a name
     due: str | None = None
