@@ -10,6 +10,8 @@ are taken as they are (the writer's other checks still apply).
 
 from __future__ import annotations
 
+from typing import Literal
+
 import comrak
 
 from vault_agent.note_syntax import blank_comments, find_frontmatter_close, too_deep_for_comrak, unlink_tree
@@ -18,7 +20,7 @@ _EXT = comrak.ExtensionOptions(table=True)  # the indexer's block options (index
 _OPTS = comrak.ParseOptions(sourcepos_chars=True)
 _CONTAINERS = (comrak.Document, comrak.List, comrak.Item, comrak.BlockQuote)
 
-Place = str  # "item", "frontmatter", "not_item"
+Place = Literal["item", "frontmatter", "not_item"]
 
 
 def place_of(lines: list[str], line_no: int) -> Place:
