@@ -28,10 +28,10 @@ sys.path.insert(0, str(REPO))
 
 from markdown_it import MarkdownIt  # noqa: E402
 
-from vault_agent.api.registry import make_vault  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.errors import InvalidQuery, VaultAgentError  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query.lines import decode  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 from vault_agent.query.tasks.blocks import blocks_of  # noqa: E402
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as work:
         settings = Settings(vault=args.vault, index_dir=Path(work) / "index")
         manifest = build_index(settings, full=True)
-        reader = SnapshotReader(settings, make_vault(settings))
+        reader = SnapshotReader(settings, vault_for_settings(settings))
         try:
             found = notes(args.vault)
             addresses = [b.address() for rel, text in found for b in blocks_of(rel, text, [])]

@@ -27,9 +27,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from vault_agent.api.registry import make_vault  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 from vault_agent.query.tasks.filters import TaskFilters  # noqa: E402
 from vault_agent.query.tasks.run import TASKS_LIMIT_MAX, TasksRequest, vault_tasks  # noqa: E402
@@ -80,7 +80,7 @@ def indexed(vault: Path, state: Path) -> dict[tuple[str, int], list[str]]:
     """Every task of the index, with the date fields it marks invalid."""
     settings = Settings(vault=vault, index_dir=state)
     build_index(settings, full=True)
-    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     found: dict[tuple[str, int], list[str]] = {}
     try:
         cursor: str | None = None

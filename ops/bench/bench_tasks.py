@@ -25,7 +25,7 @@ from typing import Any
 
 import benchkit
 
-from vault_agent.api.registry import make_vault
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.structured.filters import Filters
 from vault_agent.query.structured.run import QueryRequest, vault_query
@@ -78,7 +78,7 @@ def _measure_case(call: Callable[[], Any], requests: int) -> dict[str, float]:
 def _measure(args: Any) -> None:
     with benchkit.workdir("bench-tasks", args.work) as work:
         settings = benchkit.indexed_vault(work / f"vault-{args.notes}", args.notes)
-        reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+        reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
         try:
             before = rss_mb()
             load_ms, _, first = benchkit.timed(

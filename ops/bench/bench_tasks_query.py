@@ -22,8 +22,8 @@ from pathlib import Path
 
 import benchkit
 
-from vault_agent.api.registry import make_vault
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.tasks.lang_api import run_tasks_query
 
@@ -52,7 +52,7 @@ def main() -> None:
             body = "".join(f"## {name}\n\n```tasks\n{text}\n```\n\n" for name, text in BLOCKS.items())
             note.write_text(body, encoding="utf-8")
             build_index(settings, full=False)
-        reader = SnapshotReader(settings, make_vault(settings))
+        reader = SnapshotReader(settings, vault_for_settings(settings))
         try:
             first_ms, _, first = benchkit.timed(
                 lambda: run_tasks_query(reader, TODAY, (None, f"{DASHBOARD}#1"))

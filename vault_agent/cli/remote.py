@@ -12,10 +12,12 @@ from typing import Annotated, Any
 
 import typer
 
-from vault_agent.cli.app import flags_without_types, root
 from vault_agent.cli.command_spec import PY_TYPES, CommandSpec
+from vault_agent.cli.command_table import COMMANDS
 from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, ServerOpt, TokenOpt, VaultOpt
+from vault_agent.cli.help_format import GroupFlagsWithoutTypes
 from vault_agent.cli.request import execute, param_name
+from vault_agent.cli.root import flags_without_types, root
 
 # The command signatures are built at run time from the command table, so the
 # annotations are values here, not types mypy could check.
@@ -78,27 +80,38 @@ def make_command(op: CommandSpec) -> Any:
     def command(**kwargs: Any) -> None:
         execute(op, kwargs)
 
-    command.__name__ = op.name.replace("-", "_")
+    command.__name__ = op.name.replace("-", "_").replace(" ", "_")
     command.__signature__ = _signature(op)  # type: ignore[attr-defined]
     return command
 
 
-GENERATED: set[str] = set()  # commands this module added (others are local, e.g. `status`)
-
-
 def register_commands(target: typer.Typer, local_names: set[str]) -> None:
     """Add one command per entry of the command table that no local command already is."""
-    from vault_agent.cli.command_table import COMMANDS
-
     for spec in COMMANDS.values():
-        if spec.name in local_names:
-            continue
-        _add(target, spec)
-        GENERATED.add(spec.name)
+        if spec.name not in local_names:
+            _add(target, spec)
+
+
+# Groups of two-word commands (`task set`): the group's help.
+GROUP_HELP = {"task": "Change a task (write): vault-agent task set PATH:LINE --status done --apply."}
 
 
 def _add(target: typer.Typer, spec: CommandSpec) -> None:
-    target.command(name=spec.name, help=spec.help, no_args_is_help=spec.needs_args)(make_command(spec))
+    """The command on `target`; a two-word name (`task set`) as a sub-command of its group."""
+    group, _, sub = spec.name.partition(" ")
+    if sub:
+        target = _group(target, group)
+    target.command(name=sub or spec.name, help=spec.help, no_args_is_help=spec.needs_args)(make_command(spec))
+    flags_without_types(target)
+
+
+def _group(target: typer.Typer, name: str) -> typer.Typer:
+    for info in target.registered_groups:
+        if info.name == name and info.typer_instance is not None:
+            return info.typer_instance
+    group = typer.Typer(cls=GroupFlagsWithoutTypes, help=GROUP_HELP.get(name), no_args_is_help=True)
+    target.add_typer(group, name=name)
+    return group
 
 
 def single_command_app(spec: CommandSpec) -> typer.Typer:

@@ -212,6 +212,9 @@ def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
             value = kwargs.get(param_name(opt.flag))
             if (value is None or value is False) and not as_json and opt.human_default is not None:
                 value = opt.human_default  # e.g. grep: line numbers for people, the HTTP body for --json
+            if (value is None or value is False) and opt.absent is not None:
+                _set_dotted(params, opt.target, opt.absent)  # e.g. task set: a dry run unless --apply
+                continue
             if value is None or value is False or value == []:
                 continue
             try:

@@ -28,7 +28,7 @@ class WriteObserver(Protocol):
 
 
 class FilesContext(Protocol):
-    """What a write tool needs from `api.registry.AppContext` (structural, no import)."""
+    """What a write tool needs from `api.operation.AppContext` (structural, no import)."""
 
     settings: Settings
     vault: Vault
@@ -169,3 +169,28 @@ class RenameTagResult(IndexInfo):
     skipped_total: int
     skipped: list[TagNoteSkipped]  # at most 50, path order
     index_freshness: str  # of the snapshot the candidate notes came from
+
+
+class TaskLineText(BaseModel):
+    """A task line of the note after the change: its number and its text."""
+
+    line: int
+    text: str
+
+
+class UpdateTaskResult(IndexInfo):
+    """vault_update_task: the task line after the change, and the next occurrence it added."""
+
+    path: str
+    line: int | None  # the changed task's line now; null when its `🏁 delete` removed it
+    text: str | None  # that line's text: with `sha256`, the preconditions of a next change
+    status: str  # the status symbol afterwards
+    status_type: str
+    next_occurrence: TaskLineText | None  # the new occurrence of a completed recurring task
+    removed: bool  # `🏁 delete`: the completed task's line was removed
+    changed: bool  # false when the line already read this way (nothing written)
+    dry_run: bool
+    sha256_before: str  # of the note as read: expected_sha256 of the call that applies a dry run
+    sha256: str  # of the note afterwards
+    diff: str
+    diff_truncated: bool

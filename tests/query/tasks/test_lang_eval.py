@@ -18,7 +18,7 @@ from query.snapfactory import SnapFactory, settings_for, write_vault
 from query.tasks.oracle import groups as oracle_groups
 from query.tasks.oracle import run as oracle_run
 
-from vault_agent.api.registry import make_vault
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.tasks.lang_api import run_tasks_query
 from vault_agent.query.tasks.lang_parse import parse_query
@@ -54,7 +54,7 @@ def indexed(files: dict[str, str]) -> Iterator[SnapshotReader]:
         config = settings_for(vault, Path(work) / "state")
         factory = SnapFactory(config)
         factory.commit(factory.walk())
-        reader = SnapshotReader(config, make_vault(config), freshness=lambda _m: "fresh")
+        reader = SnapshotReader(config, vault_for_settings(config), freshness=lambda _m: "fresh")
         try:
             yield reader
         finally:

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidQuery
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.structured.filters import Filters
 from vault_agent.query.structured.run import QueryRequest, vault_query
@@ -38,7 +38,7 @@ def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SnapshotReader]
     shutil.copytree(FIXTURE, root / "vault")
     settings = Settings(vault=root / "vault", index_dir=root / "state")
     build_index(settings, full=True)
-    r = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    r = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     yield r
     r.close()
 

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from query.tasks.taskvault import DATE_PHRASES, FOLDERS, HEADINGS, TAGS, TODAY, Oracle, Task, generate
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.tasks.filters import TaskFilters
 from vault_agent.query.tasks.run import TasksRequest, vault_tasks
@@ -34,7 +34,7 @@ def _world(root: Path, with_settings: bool) -> Iterator[World]:
     paths = generate(root / "vault", seed=11 if with_settings else 5, settings=with_settings)
     cfg = Settings(vault=root / "vault", index_dir=root / "state")
     build_index(cfg, full=True)
-    reader = SnapshotReader(cfg, make_vault(cfg), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(cfg, vault_for_settings(cfg), freshness=lambda _m: "fresh")
     try:
         yield reader, Oracle(root / "vault", paths, with_settings)
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic.json_schema import SkipJsonSchema
 
 from vault_agent.api.human.tasks import false_value, render_tasks
-from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
+from vault_agent.api.operation import AppContext, CliOption, Operation, Params
 from vault_agent.contracts import Outcome
 from vault_agent.query.structured import values
 from vault_agent.query.tasks import run
@@ -64,65 +64,58 @@ def _tasks(ctx: AppContext, p: TasksParams) -> Outcome[TasksData]:
     return run.vault_tasks(ctx.reader, request, clock=ctx.clock or values.system_clock)
 
 
-register(
-    Operation(
-        name="tasks",
-        mcp_name="vault_tasks",
-        http_method="POST",
-        http_both=True,
-        http_path="/tasks",
-        params=TasksParams,
-        func=_tasks,
-        description="Checkbox tasks; use it for open, due or overdue work.",
-        title="Tasks",
-        result=TasksData,
-        max_answer_chars=run.MAX_ANSWER_CHARS + 10_000,  # the page's bound, plus counts and warnings
-        cli_help="Tasks by status, dates, priority, tags or place. Example: vault-agent tasks --status open "
-        "--due 'before today' --sort due",
-        cli_options=(
-            CliOption(
-                "--status",
-                "status",
-                help="open, closed, todo, done, in_progress, cancelled or a "
-                "symbol like '/' (repeatable: any).",
-                multiple=True,
-            ),  # fmt: skip
-            CliOption(
-                "--due", "due", help="before today, after 2024-05-01, in next week, none, any, invalid."
-            ),
-            CliOption("--scheduled", "scheduled", help="As --due, for the scheduled date."),
-            CliOption("--start", "start", help="As --due, for the start date."),
-            CliOption("--done", "done", help="As --due, for the done date."),
-            CliOption("--overdue", "overdue", bool, "Open tasks due before today."),
-            CliOption(
-                "--not-overdue", "overdue", bool, "Every task but the overdue ones.", convert=false_value
-            ),
-            CliOption(
-                "--priority",
-                "priority",
-                help="highest high medium none low lowest, or 'above medium' (repeatable: any).",
-                multiple=True,
-            ),  # fmt: skip
-            CliOption(
-                "--tag",
-                "tags",
-                help="The task or its note has this tag or a child of it (repeatable: all).",
-                multiple=True,
-            ),  # fmt: skip
-            CliOption("--folder", "folder", help="Notes in this folder and below."),
-            CliOption("--glob", "glob", help="Note path glob, e.g. 'Projects/**'."),
-            CliOption("--heading", "heading", help="The heading above the task holds this text."),
-            CliOption("--text", "text", help="The description holds this text."),
-            CliOption("--recurring", "recurring", bool, "Recurring tasks only."),
-            CliOption("--not-recurring", "recurring", bool, "Tasks that do not recur.", convert=false_value),
-            CliOption("--blocked", "blocked", bool, "Tasks that depend on an open task."),
-            CliOption("--not-blocked", "blocked", bool, "Tasks that are not blocked.", convert=false_value),
-            CliOption(
-                "--sort", "sort", help="due, scheduled, priority, path, status, urgency …; '-' reverses."
-            ),
-            CliOption("--limit", "limit", int, "Tasks per page, 1-500 (default 50)."),
-            CliOption("--cursor", "cursor", help="next_cursor of the previous page."),
-        ),
-        render=render_tasks,
-    )
+TASKS = Operation(
+    name="tasks",
+    mcp_name="vault_tasks",
+    http_method="POST",
+    http_both=True,
+    http_path="/tasks",
+    params=TasksParams,
+    func=_tasks,
+    description="Checkbox tasks; use it for open, due or overdue work.",
+    title="Tasks",
+    result=TasksData,
+    max_answer_chars=run.MAX_ANSWER_CHARS + 10_000,  # the page's bound, plus counts and warnings
+    cli_help="Tasks by status, dates, priority, tags or place. Example: vault-agent tasks --status open "
+    "--due 'before today' --sort due",
+    cli_options=(
+        CliOption(
+            "--status",
+            "status",
+            help="open, closed, todo, done, in_progress, cancelled or a symbol like '/' (repeatable: any).",
+            multiple=True,
+        ),  # fmt: skip
+        CliOption("--due", "due", help="before today, after 2024-05-01, in next week, none, any, invalid."),
+        CliOption("--scheduled", "scheduled", help="As --due, for the scheduled date."),
+        CliOption("--start", "start", help="As --due, for the start date."),
+        CliOption("--done", "done", help="As --due, for the done date."),
+        CliOption("--overdue", "overdue", bool, "Open tasks due before today."),
+        CliOption("--not-overdue", "overdue", bool, "Every task but the overdue ones.", convert=false_value),
+        CliOption(
+            "--priority",
+            "priority",
+            help="highest high medium none low lowest, or 'above medium' (repeatable: any).",
+            multiple=True,
+        ),  # fmt: skip
+        CliOption(
+            "--tag",
+            "tags",
+            help="The task or its note has this tag or a child of it (repeatable: all).",
+            multiple=True,
+        ),  # fmt: skip
+        CliOption("--folder", "folder", help="Notes in this folder and below."),
+        CliOption("--glob", "glob", help="Note path glob, e.g. 'Projects/**'."),
+        CliOption("--heading", "heading", help="The heading above the task holds this text."),
+        CliOption("--text", "text", help="The description holds this text."),
+        CliOption("--recurring", "recurring", bool, "Recurring tasks only."),
+        CliOption("--not-recurring", "recurring", bool, "Tasks that do not recur.", convert=false_value),
+        CliOption("--blocked", "blocked", bool, "Tasks that depend on an open task."),
+        CliOption("--not-blocked", "blocked", bool, "Tasks that are not blocked.", convert=false_value),
+        CliOption("--sort", "sort", help="due, scheduled, priority, path, status, urgency …; '-' reverses."),
+        CliOption("--limit", "limit", int, "Tasks per page, 1-500 (default 50)."),
+        CliOption("--cursor", "cursor", help="next_cursor of the previous page."),
+    ),
+    render=render_tasks,
 )
+
+OPERATIONS: tuple[Operation, ...] = (TASKS,)
