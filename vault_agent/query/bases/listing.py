@@ -1,0 +1,85 @@
+"""The vault's bases and their views (`vault_base()`), and one base's (`vault_base(path)`).
+
+Bases are listed by address: `.base` files by path, then ```` ```base ```` blocks as
+`Note.md#N`, all in code-point order, a page at a time (`limit`, `cursor`). Each shows its
+views (index, name, type, whether it runs) or, when the base cannot be read, why. A `.base`
+file also shows how many notes embed it; one base described alone lists those notes
+(with the view each embed names), up to MAX_EMBEDS.
+"""
+
+from __future__ import annotations
+
+from vault_agent.errors import InvalidQuery
+from vault_agent.query.bases import sources
+from vault_agent.query.bases.base_file import BaseSpec, parse_base
+from vault_agent.query.bases.models import BaseData, BaseInfo, EmbedInfo, ViewInfo
+from vault_agent.query.bases.rows import SnapshotRows
+from vault_agent.query.bases.sources import BaseText
+from vault_agent.query.bases.views import RUNNABLE_TYPES
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
+from vault_agent.query.structured.request import decode_cursor, encode_cursor
+
+MAX_EMBEDS = 50
+_LISTING = "bases-listing"  # the listing's cursor fingerprint (it has no parameters)
+
+
+def _views(spec: BaseSpec) -> list[ViewInfo]:
+    return [
+        ViewInfo(index=v.index, name=v.name, type=v.type, runs=v.type in RUNNABLE_TYPES) for v in spec.views
+    ]
+
+
+def _info(base: BaseText, embeds: list[sources.Embed] | None, detailed: bool) -> BaseInfo:
+    try:
+        spec = parse_base(base.text, base.address)
+    except InvalidQuery as err:
+        info = BaseInfo(path=base.address, kind=base.kind, error=err.message)
+    else:
+        info = BaseInfo(path=base.address, kind=base.kind, views=_views(spec))
+    if embeds is not None and base.kind == "file":
+        mine = sources.embeds_of(embeds, base.address)
+        info.embed_count = len(mine)
+        if detailed:
+            info.embeds = [EmbedInfo(note=e.note, view=e.view) for e in mine[:MAX_EMBEDS]]
+    return info
+
+
+def list_bases(
+    reader: SnapshotReader, view: SnapshotView, rows: SnapshotRows, limit: int, cursor: str | None
+) -> BaseData:
+    """One page of the vault's bases with their views."""
+    addresses: list[tuple[str, str | None, int]] = [(path, None, 0) for path in sorted(rows.bases)]
+    for note in sources.notes_with_blocks(reader, view, rows):
+        count = len(sources.note_blocks(view, note))
+        addresses += [(f"{note}#{i}", note, i) for i in range(1, count + 1)]
+    addresses.sort(key=lambda a: a[0])
+    offset, _ = decode_cursor(cursor, _LISTING)
+    chosen = addresses[offset : offset + limit]
+    embeds = sources.embeds(view, rows) if any(note is None for _, note, _ in chosen) else []
+    out: list[BaseInfo] = []
+    for address, holder, number in chosen:
+        if holder is None:
+            try:
+                text = sources.file_text(rows.index_dir, rows.bases[address])
+            except InvalidQuery as err:
+                out.append(BaseInfo(path=address, kind="file", error=err.message))
+                continue
+            out.append(_info(BaseText(address, "file", text, address), embeds, detailed=False))
+        else:
+            block = sources.note_blocks(view, holder)[number - 1]
+            out.append(_info(BaseText(address, "block", block, holder), None, detailed=False))
+    end = offset + len(chosen)
+    return BaseData(
+        bases=out,
+        total=len(addresses),
+        next_cursor=encode_cursor(end, _LISTING, view.manifest.snapshot_id) if end < len(addresses) else None,
+        indexFreshness=view.freshness,
+    )
+
+
+def describe_base(view: SnapshotView, rows: SnapshotRows, base: BaseText, spec: BaseSpec) -> BaseData:
+    """One base: its views, and the notes embedding it."""
+    embeds = sources.embeds(view, rows) if base.kind == "file" else None
+    info = _info(base, embeds, detailed=True)
+    info.views = _views(spec)
+    return BaseData(base=info, indexFreshness=view.freshness)

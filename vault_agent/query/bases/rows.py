@@ -1,0 +1,475 @@
+"""The notes of one pinned snapshot as Bases rows: a `FileInfo` per note, built on demand.
+
+Rows are the snapshot's live notes (Bases lists every file of the vault; vault-agent
+indexes notes, so attachments are not rows: docs/bases.md). Everything comes from the
+snapshot, never from the disk:
+
+- path, size, mtime, ctime and tags (frontmatter and inline, `#`-prefixed) from the live
+  notes table vault_query reads (`relations.live_notes`);
+- properties from the typed `props` rows (`columnar.Columns`, shared with vault_query),
+  rebuilt per note on first access (`LazyProperties`) under their names as written
+  (`fm_fields`): strings, numbers, booleans, dates (`date`), date-times (`datetime`),
+  null, lists and maps. The index keeps 100 items of a list, maps 3 levels deep, lists in
+  lists empty and 256 values per note (docs/query.md); a note past those bounds shows what
+  was kept;
+- links and embeds (body: the `links` table; frontmatter: wikilink strings of its
+  properties) with the vault path each resolves to (`linkpaths`, Obsidian's rules), only
+  when an expression of the view reads them (`Needs`);
+- backlinks: every note whose links resolve to the path, from one pass over the
+  snapshot's links (built once per snapshot, on first use).
+
+Per-segment layouts (props grouped by note, links by note) are built once per segment and
+reader, since segments never change; a snapshot maps its live rows onto them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from vault_agent.contracts import SEGMENTS_DIR, BaseFileRef
+from vault_agent.linkpaths import LinkResolver
+from vault_agent.per_owner import PerOwner
+from vault_agent.property_values import canonical_key
+from vault_agent.query.bases.values import FileInfo, LinkRef
+from vault_agent.query.related import path_index
+from vault_agent.query.snapshot import SnapshotReader, SnapshotView
+from vault_agent.query.structured import columnar
+from vault_agent.query.structured.columnar import KINDS
+from vault_agent.query.structured.relations import dead_by_segment, live_notes
+
+Ints = npt.NDArray[np.int64]
+_WIKILINK = re.compile(r"!?\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What the view's expressions read beyond the cheap fields (see views.needs_of)."""
+
+    links: bool = False
+    tags: bool = True
+
+
+@dataclass
+class _PropsLayout:
+    """One segment's props rows grouped by note row: rows order[starts[r]:starts[r+1]]."""
+
+    order: Ints
+    starts: Ints
+    key_of_row: npt.NDArray[np.int32]
+    key_names: list[str]
+
+
+@dataclass
+class _LinksLayout:
+    """One segment's links grouped by note row, in ordinal order."""
+
+    starts: Ints
+    targets: list[str]
+    kinds: list[str]
+
+
+@dataclass
+class _Layouts:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    props: dict[int, tuple[object, _PropsLayout]] = field(default_factory=dict)
+    links: dict[int, tuple[str, _LinksLayout]] = field(default_factory=dict)
+
+
+_layouts: PerOwner[_Layouts] = PerOwner(_Layouts)
+
+
+def _props_layout(keyed: columnar._Keyed, rows: int) -> _PropsLayout:
+    n = len(keyed.row)
+    key_of_row = np.zeros(n, np.int32)
+    names: list[str] = []
+    for code, (key, (a, b)) in enumerate(keyed.slices.items()):
+        key_of_row[a:b] = code
+        names.append(key)
+    note_row = keyed.row.astype(np.int64)
+    order = np.lexsort((keyed.cols["item"], key_of_row, note_row)).astype(np.int64)
+    sorted_rows = note_row[order]
+    starts = np.searchsorted(sorted_rows, np.arange(rows + 1), side="left").astype(np.int64)
+    return _PropsLayout(order, starts, key_of_row, names)
+
+
+def _links_layout(file: Path | None, paths: tuple[str, ...]) -> _LinksLayout:
+    if file is None:
+        return _LinksLayout(np.zeros(len(paths) + 1, np.int64), [], [])
+    table = pq.read_table(file, columns=["path", "ordinal", "target", "kind"])
+    table = table.sort_by([("path", "ascending"), ("ordinal", "ascending")])
+    index = pc.index_in(table["path"], value_set=pa.array(paths, pa.string())).fill_null(-1)
+    source = np.asarray(index.to_numpy(zero_copy_only=False), np.int64)
+    keep = source >= 0
+    order = np.argsort(source[keep], kind="stable")
+    kept = np.flatnonzero(keep)[order]
+    source = source[kept]
+    targets = table["target"].take(pa.array(kept)).fill_null("").to_pylist()
+    kinds = table["kind"].take(pa.array(kept)).fill_null("").to_pylist()
+    starts = np.searchsorted(source, np.arange(len(paths) + 1), side="left").astype(np.int64)
+    return _LinksLayout(starts, targets, kinds)
+
+
+class LazyProperties(Mapping[str, object]):
+    """A note's frontmatter values, rebuilt from the props rows on first access."""
+
+    __slots__ = ("_rows", "_position", "_values")
+
+    def __init__(self, rows: SnapshotRows, position: int) -> None:
+        self._rows = rows
+        self._position = position
+        self._values: dict[str, object] | None = None
+
+    def _get(self) -> dict[str, object]:
+        if self._values is None:
+            self._values = self._rows.properties(self._position)
+        return self._values
+
+    def __getitem__(self, key: str) -> object:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._get()
+
+
+def _scalar(kind: str, s: Any, n: Any, b: Any) -> object:
+    if kind == "string":
+        return s
+    if kind == "number":
+        return float(n) if n is not None else _special_number(s)
+    if kind == "boolean":
+        return bool(b)
+    if kind == "date":
+        try:
+            return dt.date.fromisoformat(s)
+        except (TypeError, ValueError):
+            return s
+    if kind == "datetime":
+        try:
+            return dt.datetime.fromisoformat(s)
+        except (TypeError, ValueError):
+            return s
+    if kind in ("list", "empty"):
+        return []
+    if kind == "object":
+        return {}
+    return None
+
+
+def _special_number(text: Any) -> object:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _micros_to_local(ns: int | None) -> dt.datetime | None:
+    if ns is None:
+        return None
+    return dt.datetime.fromtimestamp(ns / 1e9).replace(microsecond=(ns // 1000) % 1_000_000)
+
+
+class SnapshotRows:
+    """The snapshot's notes for Bases: positions 0..n-1 in the live notes table."""
+
+    def __init__(self, reader: SnapshotReader, view: SnapshotView, cache: dict[Any, Any] | None) -> None:
+        self.reader = reader
+        self.snapshot_id = view.manifest.snapshot_id
+        self.index_dir = Path(reader.settings.index_dir)
+        self.notes = live_notes(reader, view, dead_by_segment(view))
+        self.count = self.notes.num_rows
+        self.paths: list[str] = self.notes["path"].to_pylist()
+        self.position = {p: i for i, p in enumerate(self.paths)}
+        self.columns = columnar.columns_of(reader, view, self.notes)
+        self.resolver: LinkResolver = path_index(view, cache)
+        self.bases: dict[str, BaseFileRef] = {ref.path: ref for ref in view.manifest.bases}
+        self._base_resolver = LinkResolver(sorted(self.bases))
+        self._segments = {cols.segment_id: cols for cols, _ in view.live.segment_views()}
+        self._fm_vocab = view.live.vocab("fm_fields")
+        self._segment_files = {s.segment_id: s.files for s in view.manifest.segments}
+        self._segment_ids = [s.segment_id for s in view.manifest.segments]  # columns.segments' order
+        self._where: tuple[npt.NDArray[np.int32], Ints] | None = None  # position → (segment idx, row)
+        self._backlinks: dict[str, list[str]] | None = None
+        self._fields: tuple[npt.NDArray[np.int32], Ints] | None = None
+        self._spellings: dict[str, list[tuple[int, str]]] | None = None
+        self._path_rank: Ints | None = None
+        self._lock = threading.Lock()
+
+    def path_rank(self) -> Ints:
+        """Each note's rank in code-point order of paths (the last sort key of every view)."""
+        with self._lock:
+            if self._path_rank is None:
+                order = np.asarray(pc.sort_indices(self.notes["path"]).to_numpy(), np.int64)
+                rank = np.empty(self.count, np.int64)
+                rank[order] = np.arange(self.count, dtype=np.int64)
+                self._path_rank = rank
+            return self._path_rank
+
+    # ------------------------------------------------------------------ positions
+    def _locate(self, position: int) -> tuple[int, int] | None:
+        """(index into columns.segments, the note's row in that segment) of a position."""
+        if self.columns is None:
+            return None
+        with self._lock:
+            if self._where is None:
+                seg = np.full(self.count, -1, np.int32)
+                row = np.full(self.count, -1, np.int64)
+                for i, (_, _, positions) in enumerate(self.columns.segments):
+                    live = np.flatnonzero(positions >= 0)
+                    seg[positions[live]] = i
+                    row[positions[live]] = live
+                self._where = (seg, row)
+        seg_index, seg_row = int(self._where[0][position]), int(self._where[1][position])
+        return (seg_index, seg_row) if seg_index >= 0 else None
+
+    def segment_id_of(self, index: int) -> int:
+        """The segment id of `columns.segments[index]` (the manifest's order)."""
+        return self._segment_ids[index]
+
+    # ------------------------------------------------------------------ field names
+    def live_fields(self) -> tuple[npt.NDArray[np.int32], Ints] | None:
+        """Every live note's frontmatter keys: (codes of the `fm_fields` vocab, positions)."""
+        if self.columns is None:
+            return None
+        with self._lock:
+            if self._fields is None:
+                codes: list[npt.NDArray[np.int32]] = []
+                where: list[Ints] = []
+                for i, (_, _, positions) in enumerate(self.columns.segments):
+                    cols = self._segments.get(self._segment_ids[i])
+                    if cols is None:
+                        continue
+                    flat = cols.lists["fm_fields"]
+                    pos = positions[flat.rows] if len(flat.rows) else np.zeros(0, np.int64)
+                    keep = pos >= 0
+                    codes.append(flat.codes[keep])
+                    where.append(pos[keep])
+                self._fields = (
+                    np.concatenate(codes) if codes else np.zeros(0, np.int32),
+                    np.concatenate(where) if where else np.zeros(0, np.int64),
+                )
+            return self._fields
+
+    def spellings(self, canonical: str) -> list[tuple[int, str]]:
+        """(code, key as written) of every frontmatter key of the snapshot folding to `canonical`."""
+        with self._lock:
+            table = self._spellings
+        if table is None:
+            live = self.live_fields()
+            table = {}
+            if live is not None:
+                for code in np.unique(live[0]).tolist():
+                    name = self._fm_vocab.name(int(code))
+                    table.setdefault(canonical_key(name), []).append((int(code), name))
+            with self._lock:
+                self._spellings = table
+        return table.get(canonical, [])
+
+    # ------------------------------------------------------------------ properties
+    def _props_of_segment(self, index: int) -> tuple[columnar._Keyed, _PropsLayout] | None:
+        assert self.columns is not None
+        keyed = self.columns.segments[index][0]
+        if keyed is None:
+            return None
+        sid = self.segment_id_of(index)
+        layouts = _layouts.of(self.reader)
+        with layouts.lock:
+            found = layouts.props.get(sid)
+            if found is None or found[0] is not keyed:
+                rows = (
+                    self._segments[sid].rows if sid in self._segments else int(keyed.row.max(initial=-1)) + 1
+                )
+                found = layouts.props[sid] = (keyed, _props_layout(keyed, rows))
+                for gone in [s for s in layouts.props if s not in self._segment_files]:
+                    del layouts.props[gone]
+        return keyed, found[1]
+
+    def field_names(self, position: int) -> list[str]:
+        """The note's frontmatter keys as written, in file order."""
+        where = self._locate(position)
+        if where is None:
+            return []
+        sid = self.segment_id_of(where[0])
+        cols = self._segments.get(sid)
+        if cols is None:
+            return []
+        flat = cols.lists["fm_fields"]
+        a, b = np.searchsorted(flat.rows, [where[1], where[1] + 1])
+        return [self._fm_vocab.name(int(c)) for c in flat.codes[a:b]]
+
+    def properties(self, position: int) -> dict[str, object]:
+        """The note's frontmatter as plain values under its keys as written (module doc)."""
+        where = self._locate(position)
+        if where is None:
+            return {}
+        found = self._props_of_segment(where[0])
+        if found is None:
+            return {}
+        keyed, layout = found
+        cols = keyed.cols
+        lo, hi = int(layout.starts[where[1]]), int(layout.starts[where[1] + 1])
+        rows = layout.order[lo:hi]
+        texts = cols["s"].take(pa.array(rows, pa.int64())).to_pylist() if len(rows) else []
+        by_key: dict[str, object] = {}
+        for j, i in enumerate(rows.tolist()):
+            key = layout.key_names[layout.key_of_row[i]]
+            kind = KINDS[cols["kind"][i]] if cols["kind"][i] < len(KINDS) else "other"
+            n = float(cols["n"][i]) if cols["n_ok"][i] else None
+            b = bool(cols["b"][i]) if cols["b_ok"][i] else None
+            value = _scalar(kind, texts[j], n, b)
+            if bool(cols["is_list"][i]):
+                items = by_key.setdefault(key, [])
+                if isinstance(items, list) and kind != "empty":
+                    items.append(value)
+                    _attach(by_key, key, items)
+                continue
+            by_key[key] = value
+            _attach(by_key, key, value)
+        names: dict[str, str] = {}
+        for name in self.field_names(position):
+            names.setdefault(canonical_key(name), name)
+        out: dict[str, object] = {}
+        for canonical, name in names.items():
+            if canonical in by_key:
+                out[name] = by_key[canonical]
+        return out
+
+    # ------------------------------------------------------------------ links
+    def _links_of_segment(self, index: int) -> _LinksLayout:
+        sid = self.segment_id_of(index)
+        files = self._segment_files[sid]
+        name = files.get("links")
+        layouts = _layouts.of(self.reader)
+        with layouts.lock:
+            found = layouts.links.get(sid)
+            if found is None or found[0] != name:
+                cols = self._segments[sid]
+                file = self.index_dir / SEGMENTS_DIR / name if name else None
+                found = layouts.links[sid] = (name or "", _links_layout(file, cols.paths))
+                for gone in [s for s in layouts.links if s not in self._segment_files]:
+                    del layouts.links[gone]
+        return found[1]
+
+    def resolve(self, target: str, source: str, markdown: bool = False) -> str | None:
+        """The vault path (a note, or a `.base` file) a link target names from `source`."""
+        if not target or "://" in target:
+            return None
+        hit = self.resolver.resolve(target, source, markdown)
+        if hit is None and self.bases:
+            hit = self._base_resolver.resolve(target, source, markdown)
+        return hit[0] if hit is not None else None
+
+    def links(
+        self, position: int, props: Mapping[str, object]
+    ) -> tuple[tuple[LinkRef, ...], tuple[LinkRef, ...]]:
+        """(links, embeds) of a note: body links in order, then frontmatter wikilinks."""
+        source = self.paths[position]
+        links: list[LinkRef] = []
+        embeds: list[LinkRef] = []
+        where = self._locate(position)
+        if where is not None:
+            layout = self._links_of_segment(where[0])
+            for i in range(int(layout.starts[where[1]]), int(layout.starts[where[1] + 1])):
+                target, kind = layout.targets[i], layout.kinds[i]
+                if not target:
+                    continue
+                ref = LinkRef(target, self.resolve(target, source, kind == "markdown"))
+                (embeds if kind == "embed" else links).append(ref)
+        for text in _wikilink_texts(props.values()):
+            for m in _WIKILINK.finditer(text):
+                target = m.group(1).split("#", 1)[0].strip()
+                if target:
+                    links.append(LinkRef(target, self.resolve(target, source)))
+        return tuple(links), tuple(embeds)
+
+    def backlinks(self, path: str) -> list[str]:
+        """The notes linking to `path` (body links, embeds, frontmatter links), by path."""
+        with self._lock:
+            index = self._backlinks
+        if index is None:
+            built: dict[str, set[str]] = {}
+            for position, source in enumerate(self.paths):
+                found, embeds = self.links(position, LazyProperties(self, position))
+                for ref in (*found, *embeds):
+                    if ref.path is not None and ref.path != source:
+                        built.setdefault(ref.path, set()).add(source)
+            index = {p: sorted(s) for p, s in built.items()}
+            with self._lock:
+                self._backlinks = index
+        return index.get(path, [])
+
+    # ------------------------------------------------------------------ rows
+    def info(self, position: int, needs: Needs) -> FileInfo:
+        """The FileInfo of the note at `position` (links only when `needs` says so)."""
+        notes = self.notes
+        props = LazyProperties(self, position)
+        tags: tuple[str, ...] = ()
+        if needs.tags:
+            raw = notes["all_tags"][position].as_py() or []
+            tags = tuple(t if t.startswith("#") else "#" + t for t in raw)
+        links: tuple[LinkRef, ...] = ()
+        embeds: tuple[LinkRef, ...] = ()
+        if needs.links:
+            links, embeds = self.links(position, props)
+        mtime = notes["mtime_ns"][position].as_py()
+        ctime = notes["ctime_ns"][position].as_py()
+        return FileInfo(
+            path=self.paths[position],
+            size=int(notes["size"][position].as_py() or 0),
+            ctime=_micros_to_local(ctime if ctime is not None else mtime),
+            mtime=_micros_to_local(mtime),
+            tags=tags,
+            links=links,
+            embeds=embeds,
+            properties=props,
+        )
+
+    def base_info(self, path: str) -> FileInfo | None:
+        """A `.base` file of the snapshot as a file (`this` of a base opened by itself)."""
+        ref = self.bases.get(path)
+        if ref is None:
+            return None
+        moment = _micros_to_local(ref.mtime_ns)
+        return FileInfo(path=ref.path, size=ref.size, ctime=moment, mtime=moment)
+
+
+def _attach(by_key: dict[str, object], key: str, value: object) -> None:
+    """Put a `parent.child` value into its parent's map (maps are rebuilt from such rows)."""
+    parent, dot, child = key.rpartition(".")
+    if dot and isinstance(by_key.get(parent), dict):
+        container = by_key[parent]
+        assert isinstance(container, dict)
+        container[child] = value
+
+
+def _wikilink_texts(values: Any) -> Iterator[str]:
+    """The strings holding `[[…]]` among property values (lists and maps searched)."""
+    stack = list(values)
+    seen = 0
+    while stack and seen < 10_000:
+        seen += 1
+        value = stack.pop(0)
+        if isinstance(value, str):
+            if "[[" in value:
+                yield value
+        elif isinstance(value, list):
+            stack[:0] = value
+        elif isinstance(value, dict):
+            stack[:0] = list(value.values())
