@@ -7,10 +7,12 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field
 
 from vault_agent.api.human.bases import render_base
-from vault_agent.api.operation import AppContext, CliOption, Operation, Params
+from vault_agent.api.operation import NOTE_NAME, AppContext, CliOption, Operation, Params
 from vault_agent.contracts import Outcome
 from vault_agent.query.bases import run
 from vault_agent.query.bases.models import MAX_PATH_CHARS, BaseData, BaseRequest
+
+OptionalName = Annotated[str | None, NOTE_NAME]  # a NoteName that may be left out
 
 
 def _view_text(value: object) -> object:
@@ -19,9 +21,10 @@ def _view_text(value: object) -> object:
 
 
 # Lean on purpose: every character of this schema is paid in each agent session (docs/mcp.md);
-# `path` is what the listing shows (x.base, or Note.md#N for a block); the core checks limits.
+# `path`: a .base file, `Note.md#N` (a base block), or a note (its bases), each as people
+# name it (names.resolve_name), and so is `this` (not a CLI argument: a flag); the core checks limits.
 class BaseParams(Params):
-    path: str | None = Field(default=None, max_length=MAX_PATH_CHARS)
+    path: OptionalName = Field(default=None, max_length=MAX_PATH_CHARS)
     view: Annotated[str | None, BeforeValidator(_view_text)] = Field(default=None, max_length=MAX_PATH_CHARS)
     this: str | None = Field(default=None, max_length=MAX_PATH_CHARS)
     limit: int | None = None  # 1-500, checked by the core (run.LIMIT_MAX)

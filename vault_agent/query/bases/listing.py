@@ -83,3 +83,22 @@ def describe_base(view: SnapshotView, rows: SnapshotRows, base: BaseText, spec: 
     info = _info(base, embeds, detailed=True)
     info.views = _views(spec)
     return BaseData(base=info, indexFreshness=view.freshness)
+
+
+def describe_note(view: SnapshotView, rows: SnapshotRows, note: str) -> BaseData:
+    """The bases a note shows: its ```` ```base ```` blocks, then the base files it embeds
+    (with the view each embed names); run one with `this` = the note."""
+    out: list[BaseInfo] = []
+    for number, block in enumerate(sources.note_blocks(view, note), start=1):
+        out.append(_info(BaseText(f"{note}#{number}", "block", block, note), None, detailed=False))
+    mine = [e for e in sources.embeds(view, rows) if e.note == note]
+    for path in dict.fromkeys(e.base for e in mine):
+        try:
+            text = sources.file_text(rows.index_dir, rows.bases[path])
+        except InvalidQuery as err:
+            out.append(BaseInfo(path=path, kind="file", error=err.message))
+            continue
+        info = _info(BaseText(path, "file", text, path), None, detailed=False)
+        info.embeds = [EmbedInfo(note=note, view=e.view) for e in mine if e.base == path][:MAX_EMBEDS]
+        out.append(info)
+    return BaseData(bases=out, this=note, total=len(out), indexFreshness=view.freshness)

@@ -52,7 +52,7 @@ from vault_agent.query.bases.models import (
 from vault_agent.query.bases.row_scope import RowScope, RunContext, ViewError, locate
 from vault_agent.query.bases.rows import SnapshotRows
 from vault_agent.query.bases.shapes import PropertyRef
-from vault_agent.query.bases.sources import BaseText, find_base
+from vault_agent.query.bases.sources import BaseText, base_file_text, block_text, name_target
 from vault_agent.query.bases.summaries import DEFAULT_SUMMARIES
 from vault_agent.query.bases.values import FileInfo, Value, truthy
 from vault_agent.query.bases.vector import Vectors
@@ -161,48 +161,51 @@ def vault_base(
         if request.path is None:
             data = listing.list_bases(reader, view, rows, limit, request.cursor)
             return Outcome(data=data, warnings=warnings, freshness=view.freshness)
-        base = find_base(rows, view, request.path)
+        target = name_target(reader, view, rows, request.path)
+        this_path, this_warning = _this_path(reader, view, rows, request.this)
+        warnings += [w for w in (target.warning, this_warning) if w is not None]
+        wanted = request.view if request.view is not None else target.view
+        if target.kind == "note" and wanted is None:
+            data = listing.describe_note(view, rows, target.path)
+            return Outcome(data=data, warnings=warnings, freshness=view.freshness)
+        if target.kind == "file":
+            base = base_file_text(rows, target.path)
+        else:
+            base = block_text(view, target.path, target.number or 1)
         spec = parsed(base.text, base.address)
-        if request.view is None:
+        if wanted is None:
             data = listing.describe_base(view, rows, base, spec)
             return Outcome(data=data, warnings=warnings, freshness=view.freshness)
-        chosen = pick_view(spec, request.view)
+        chosen = pick_view(spec, wanted)
         compiled = compile_view(spec, chosen)
-        this, resolved = _this(reader, view, rows, base, request.this, compiled)
-        if resolved is not None:
-            warnings.append(resolved)
-        now = (clock or dt.datetime.now)()
-        context = RunContext(rows, compiled.needs, this, now.replace(tzinfo=None), compiled.formulas,
-                             compiled.formula_sources)  # fmt: skip
-        page = _Page(
-            limit, request.cursor, _fingerprint(base, chosen, request.this), view.manifest.snapshot_id
-        )
+        now = (clock or dt.datetime.now)().replace(tzinfo=None)
+        context = RunContext(rows, compiled.needs, None, now, compiled.formulas, compiled.formula_sources)
+        context.this = context.file_info(this_path or base.this)
+        page = _Page(limit, request.cursor, _fingerprint(base, chosen, this_path), view.manifest.snapshot_id)
         data, more = _ViewRun(context, compiled, Vectors(rows)).answer(base, page)
-        warnings += more
         data.index_freshness = view.freshness
-        return Outcome(data=data, warnings=warnings, freshness=view.freshness)
+        return Outcome(data=data, warnings=[*warnings, *more], freshness=view.freshness)
 
 
-def _this(
-    reader: SnapshotReader,
-    view: SnapshotView,
-    rows: SnapshotRows,
-    base: BaseText,
-    raw: str | None,
-    compiled: CompiledView,
-) -> tuple[FileInfo | None, WarningItem | None]:
-    """`this`: the note (or `.base` file) the caller names, else the base's own default."""
-    context = RunContext(rows, compiled.needs, None, dt.datetime.now(), compiled.formulas, {})
+def _this_path(
+    reader: SnapshotReader, view: SnapshotView, rows: SnapshotRows, raw: str | None
+) -> tuple[str | None, WarningItem | None]:
+    """The note (or `.base` file) the caller names as `this`, and how it was named.
+
+    Raises:
+        InvalidParameter: a `.base` file that is not in the index. NotFound, Ambiguous,
+            InvalidPath: as names.resolve_name for a note.
+    """
     if raw is None:
-        return context.file_info(base.this), None
+        return None, None
     text = raw.strip()
     if text.lower().endswith(".base"):
         found = rows.bases.get(text) or rows.bases.get(rows.resolve(text, "") or "")
         if found is None:
             raise InvalidParameter(f"parameter 'this': no base file '{text[:200]}' in the index")
-        return rows.base_info(found.path), None
+        return found.path, None
     resolution = resolve_indexed(reader, view, raw, "base")
-    return context.file_info(resolution.path), resolution.warning()
+    return resolution.path, resolution.warning()
 
 
 def _fingerprint(base: BaseText, chosen: ViewSpec, this: str | None) -> str:

@@ -23,15 +23,24 @@ from typing import Literal
 
 from markdown_it import MarkdownIt
 
-from vault_agent.contracts import BASES_DIR, MAX_BASE_BYTES, BaseFileRef, base_text_name
+from vault_agent.contracts import (
+    BASE_EXTENSION,
+    BASES_DIR,
+    MAX_BASE_BYTES,
+    BaseFileRef,
+    WarningItem,
+    base_text_name,
+)
 from vault_agent.errors import IndexNotFound, InvalidQuery, NotFound
+from vault_agent.names import parse_name
 from vault_agent.paths import display
 from vault_agent.per_owner import PerOwner
 from vault_agent.query.bases.base_yaml import decode
 from vault_agent.query.bases.rows import SnapshotRows
+from vault_agent.query.note_names import resolve_indexed
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 
-BLOCK_RE = re.compile(r"^(.*\.md)#(\d{1,6})$", re.IGNORECASE)
+BLOCK_RE = re.compile(r"^(.+)#(\d{1,6})$")
 MAX_BLOCKS_PER_NOTE = 1_000
 _FENCE_SQL = r"regexp_matches(text, '(?m)^[ \t>*+\-0-9.)]*(```|~~~)[ \t]*base([ \t]|$)')"
 
@@ -82,40 +91,75 @@ def file_text(index_dir: Path, ref: BaseFileRef) -> str:
     return decode(data)
 
 
-def find_base(rows: SnapshotRows, view: SnapshotView, address: str) -> BaseText:
-    """The base `address` names: a `.base` file of the snapshot (its path, or a name that
-    resolves to one like a link), or `Note.md#N` / `Note.md` (a base block of a note).
+@dataclass(frozen=True)
+class Target:
+    """What a caller's `path` names: a base file, a note's N-th base block, or a note (whose
+    bases are listed); `view` is a view named after `#` of a wikilink (`[[Reading.base#All]]`)."""
+
+    kind: Literal["file", "block", "note"]
+    path: str  # the base file, or the note
+    number: int = 0  # the block, from 1
+    view: str | None = None
+    warning: WarningItem | None = None
+
+
+def name_target(reader: SnapshotReader, view: SnapshotView, rows: SnapshotRows, raw: str) -> Target:
+    """The base file, block or note `raw` names: a `.base` path (or a name resolving to
+    one like a link), `Note.md#N`, or a note as people name it (path, name, title, alias,
+    wikilink; names.resolve_name).
 
     Raises:
-        NotFound: no such base file, note or block. InvalidQuery: as `file_text`.
+        NotFound: no such base file or note. InvalidPath, Forbidden, Ambiguous: as names.
     """
-    text = address.strip()
-    if text.lower().endswith(".base"):
-        ref = rows.bases.get(text)
-        if ref is None:
-            found = rows.resolve(text, "", False)
-            ref = rows.bases.get(found) if found is not None else None
+    request = parse_name(raw)
+    wanted = request.heading[0] if request.heading else None
+    target = request.target.strip()
+    if target.lower().endswith(BASE_EXTENSION):
+        ref = rows.bases.get(target) or rows.bases.get(rows.resolve(target, "") or "")
         if ref is None:
             raise NotFound(
-                f"no base file '{display(text)}' in the index; list them with vault_base() (no path)"
+                f"no base file '{display(target)}' in the index; list them with vault_base() (no path)"
             )
-        return BaseText(ref.path, "file", file_text(rows.index_dir, ref), ref.path)
-    m = BLOCK_RE.match(text)
-    note, number = (m.group(1), int(m.group(2))) if m else (text, 1)
-    if note not in rows.position:
-        raise NotFound(
-            f"'{display(text)}' is neither a .base file nor an indexed note with a base block; "
-            "list the bases with vault_base() (no path)"
-        )
+        warning = None
+        if ref.path != raw:
+            warning = WarningItem(
+                code="NAME_RESOLVED",
+                message=f"'{display(raw.strip())}' is '{display(ref.path)}' (resolved_from: link); "
+                "use this path in later calls",
+            )
+        return Target("file", ref.path, view=wanted, warning=warning)
+    m = BLOCK_RE.match(target) if not request.wikilink else None
+    note_text, number = (m.group(1), int(m.group(2))) if m else (raw, 0)
+    resolution = resolve_indexed(reader, view, note_text, "base")
+    return Target(
+        "block" if number else "note", resolution.path, number, view=None, warning=resolution.warning()
+    )
+
+
+def block_text(view: SnapshotView, note: str, number: int) -> BaseText:
+    """The N-th base block of a note (from 1).
+
+    Raises:
+        NotFound: the note has fewer blocks.
+    """
     blocks = note_blocks(view, note)
     if not 1 <= number <= len(blocks):
         raise NotFound(
             f"'{display(note)}' has {len(blocks)} base block{'s' if len(blocks) != 1 else ''}; "
             f"address one as '{display(note)}#1'"
             if blocks
-            else f"'{display(note)}' holds no ```base block"
+            else f"'{display(note)}' holds no ```base block; its bases: vault_base(path)"
         )
     return BaseText(f"{note}#{number}", "block", blocks[number - 1], note)
+
+
+def base_file_text(rows: SnapshotRows, path: str) -> BaseText:
+    """A base file of the snapshot with its text.
+
+    Raises:
+        InvalidQuery, IndexNotFound: as `file_text`.
+    """
+    return BaseText(path, "file", file_text(rows.index_dir, rows.bases[path]), path)
 
 
 def note_lines(view: SnapshotView, path: str) -> list[str]:
