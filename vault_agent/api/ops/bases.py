@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BeforeValidator, Field
+from pydantic import Field
 
 from vault_agent.api.human.bases import render_base
 from vault_agent.api.operation import NOTE_NAME, AppContext, CliOption, Operation, Params
@@ -15,17 +15,12 @@ from vault_agent.query.bases.models import MAX_PATH_CHARS, BaseData, BaseRequest
 OptionalName = Annotated[str | None, NOTE_NAME]  # a NoteName that may be left out
 
 
-def _view_text(value: object) -> object:
-    """An index given as a number (`0`) is read as its text: views are named or numbered."""
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
 # Lean on purpose: every character of this schema is paid in each agent session (docs/mcp.md);
 # `path`: a .base file, `Note.md#N` (a base block), or a note (its bases), each as people
 # name it (names.resolve_name), and so is `this` (not a CLI argument: a flag); the core checks limits.
 class BaseParams(Params):
     path: OptionalName = Field(default=None, max_length=MAX_PATH_CHARS)
-    view: Annotated[str | None, BeforeValidator(_view_text)] = Field(default=None, max_length=MAX_PATH_CHARS)
+    view: str | None = Field(default=None, max_length=MAX_PATH_CHARS)  # a name, or an index ("0")
     this: str | None = Field(default=None, max_length=MAX_PATH_CHARS)
     limit: int | None = None  # 1-500, checked by the core (run.LIMIT_MAX)
     cursor: str | None = None
