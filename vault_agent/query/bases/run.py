@@ -297,9 +297,9 @@ class _ViewRun:
         """Positions of the notes the filters keep, ascending."""
         yes = np.ones(self.vectors.n, np.bool_)
         no = np.zeros(self.vectors.n, np.bool_)
-        for tree in self.compiled.filters:
+        for tree in self.compiled.filters:  # the global filters, then the view's (as _passes)
             y, n = self.vectors.filter(tree)
-            yes, no = yes & y, no | n
+            yes, no = yes & y, no | (yes & n)
         unknown = np.flatnonzero(~yes & ~no)
         kept = [int(p) for p in unknown.tolist() if self._passes(int(p))]
         return np.union1d(np.flatnonzero(yes), np.asarray(kept, np.int64)).astype(np.int64)

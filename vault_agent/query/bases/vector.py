@@ -408,14 +408,17 @@ def _keys(
 
 
 def _all(parts: list[Tri]) -> Tri:
+    """`a && b && …` evaluated left to right: certainly false only where every earlier part
+    is certainly true (an earlier part left to the interpreter may end in an error)."""
     yes, no = parts[0]
     for y, n in parts[1:]:
-        yes, no = yes & y, no | n
+        yes, no = yes & y, no | (yes & n)
     return yes, no
 
 
 def _any(parts: list[Tri]) -> Tri:
+    """`a || b || …` evaluated left to right (see `_all`)."""
     yes, no = parts[0]
     for y, n in parts[1:]:
-        yes, no = yes | y, no & n
+        yes, no = yes | (no & y), no & n
     return yes, no
