@@ -102,6 +102,13 @@ def _parsed(text: str, source: str) -> BaseSpec:
     return parse_base(text, source)
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled(text: str, source: str, index: int) -> CompiledView:
+    """A view of a base checked once per content (a CompiledView is not changed by a run)."""
+    spec = _parsed(text, source)
+    return compile_view(spec, spec.views[index])
+
+
 def pick_view(spec: BaseSpec, wanted: str | int) -> ViewSpec:
     """The view named `wanted` (exactly, else case-insensitively), or at index `wanted`.
 
@@ -177,7 +184,7 @@ def vault_base(
             data = listing.describe_base(view, rows, base, spec)
             return Outcome(data=data, warnings=warnings, freshness=view.freshness)
         chosen = pick_view(spec, wanted)
-        compiled = compile_view(spec, chosen)
+        compiled = _compiled(base.text, base.address, chosen.index)
         now = (clock or dt.datetime.now)().replace(tzinfo=None)
         context = RunContext(rows, compiled.needs, None, now, compiled.formulas, compiled.formula_sources)
         context.this = context.file_info(this_path or base.this)

@@ -16,6 +16,7 @@ refused by name: their rows depend on semantics we do not implement.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -130,7 +131,7 @@ class _Formulas:
 
     def __init__(self, spec: BaseSpec) -> None:
         self.sources = spec.formulas
-        self.set = FormulaSet.parse({name: source.text for name, source in spec.formulas.items()})
+        self.set = _formula_set(tuple((name, source.text) for name, source in spec.formulas.items()))
 
     def problem(self, name: str, where: Source | None, pos: A.Position) -> tuple[str, ViewError] | None:
         """(the broken formula, its positioned error) for `formula.name` and what it reads."""
@@ -174,6 +175,12 @@ class _Formulas:
             if expr is not None:
                 pending.extend(ref for ref, _ in formula_refs(expr))
         return out
+
+
+@functools.lru_cache(maxsize=64)
+def _formula_set(texts: tuple[tuple[str, str], ...]) -> FormulaSet:
+    """The parsed formulas of a base, once for all its views (FormulaSet is never changed)."""
+    return FormulaSet.parse(dict(texts))
 
 
 def _refs_of_filter(node: CompiledFilter) -> list[tuple[str, A.Position, Source]]:
