@@ -15,7 +15,7 @@ from vault_agent.query.bases.base_file import BaseSpec, parse_base
 from vault_agent.query.bases.models import BaseData, BaseInfo, EmbedInfo, ViewInfo
 from vault_agent.query.bases.rows import SnapshotRows
 from vault_agent.query.bases.sources import BaseText
-from vault_agent.query.bases.views import RUNNABLE_TYPES
+from vault_agent.query.bases.view_run import view_info
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.structured.request import decode_cursor, encode_cursor
 
@@ -24,9 +24,7 @@ _LISTING = "bases-listing"  # the listing's cursor fingerprint (it has no parame
 
 
 def _views(spec: BaseSpec) -> list[ViewInfo]:
-    return [
-        ViewInfo(index=v.index, name=v.name, type=v.type, runs=v.type in RUNNABLE_TYPES) for v in spec.views
-    ]
+    return [view_info(v) for v in spec.views]
 
 
 def _info(base: BaseText, embeds: list[sources.Embed] | None, detailed: bool) -> BaseInfo:

@@ -25,10 +25,9 @@ reader, since segments never change; a snapshot maps its live rows onto them.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,21 +35,29 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from vault_agent.contracts import SEGMENTS_DIR, BaseFileRef
 from vault_agent.linkpaths import LinkResolver
-from vault_agent.per_owner import PerOwner
 from vault_agent.property_values import canonical_key
+from vault_agent.query.bases.row_layouts import (
+    WIKILINK,
+    FieldSpellings,
+    Ints,
+    LinksLayout,
+    PropsLayout,
+    attach,
+    links_layout,
+    props_layout,
+    scalar,
+    segment_layouts,
+    wikilink_texts,
+)
 from vault_agent.query.bases.values import FileInfo, LinkRef
 from vault_agent.query.related import path_index
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.structured import columnar
 from vault_agent.query.structured.columnar import KINDS
 from vault_agent.query.structured.relations import dead_by_segment, live_notes
-
-Ints = npt.NDArray[np.int64]
-_WIKILINK = re.compile(r"!?\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
 
 
 @dataclass(frozen=True)
@@ -59,66 +66,6 @@ class Needs:
 
     links: bool = False
     tags: bool = True
-
-
-@dataclass
-class _PropsLayout:
-    """One segment's props rows grouped by note row: rows order[starts[r]:starts[r+1]]."""
-
-    order: Ints
-    starts: Ints
-    key_of_row: npt.NDArray[np.int32]
-    key_names: list[str]
-
-
-@dataclass
-class _LinksLayout:
-    """One segment's links grouped by note row, in ordinal order."""
-
-    starts: Ints
-    targets: list[str]
-    kinds: list[str]
-
-
-@dataclass
-class _Layouts:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    props: dict[int, tuple[object, _PropsLayout]] = field(default_factory=dict)
-    links: dict[int, tuple[str, _LinksLayout]] = field(default_factory=dict)
-
-
-_layouts: PerOwner[_Layouts] = PerOwner(_Layouts)
-
-
-def _props_layout(keyed: columnar._Keyed, rows: int) -> _PropsLayout:
-    n = len(keyed.row)
-    key_of_row = np.zeros(n, np.int32)
-    names: list[str] = []
-    for code, (key, (a, b)) in enumerate(keyed.slices.items()):
-        key_of_row[a:b] = code
-        names.append(key)
-    note_row = keyed.row.astype(np.int64)
-    order = np.lexsort((keyed.cols["item"], key_of_row, note_row)).astype(np.int64)
-    sorted_rows = note_row[order]
-    starts = np.searchsorted(sorted_rows, np.arange(rows + 1), side="left").astype(np.int64)
-    return _PropsLayout(order, starts, key_of_row, names)
-
-
-def _links_layout(file: Path | None, paths: tuple[str, ...]) -> _LinksLayout:
-    if file is None:
-        return _LinksLayout(np.zeros(len(paths) + 1, np.int64), [], [])
-    table = pq.read_table(file, columns=["path", "ordinal", "target", "kind"])
-    table = table.sort_by([("path", "ascending"), ("ordinal", "ascending")])
-    index = pc.index_in(table["path"], value_set=pa.array(paths, pa.string())).fill_null(-1)
-    source = np.asarray(index.to_numpy(zero_copy_only=False), np.int64)
-    keep = source >= 0
-    order = np.argsort(source[keep], kind="stable")
-    kept = np.flatnonzero(keep)[order]
-    source = source[kept]
-    targets = table["target"].take(pa.array(kept)).fill_null("").to_pylist()
-    kinds = table["kind"].take(pa.array(kept)).fill_null("").to_pylist()
-    starts = np.searchsorted(source, np.arange(len(paths) + 1), side="left").astype(np.int64)
-    return _LinksLayout(starts, targets, kinds)
 
 
 class LazyProperties(Mapping[str, object]):
@@ -149,37 +96,6 @@ class LazyProperties(Mapping[str, object]):
         return key in self._get()
 
 
-def _scalar(kind: str, s: Any, n: Any, b: Any) -> object:
-    if kind == "string":
-        return s
-    if kind == "number":
-        return float(n) if n is not None else _special_number(s)
-    if kind == "boolean":
-        return bool(b)
-    if kind == "date":
-        try:
-            return dt.date.fromisoformat(s)
-        except (TypeError, ValueError):
-            return s
-    if kind == "datetime":
-        try:
-            return dt.datetime.fromisoformat(s)
-        except (TypeError, ValueError):
-            return s
-    if kind in ("list", "empty"):
-        return []
-    if kind == "object":
-        return {}
-    return None
-
-
-def _special_number(text: Any) -> object:
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
-
-
 def _micros_to_local(ns: int | None) -> dt.datetime | None:
     if ns is None:
         return None
@@ -207,8 +123,7 @@ class SnapshotRows:
         self._segment_ids = [s.segment_id for s in view.manifest.segments]  # columns.segments' order
         self._where: tuple[npt.NDArray[np.int32], Ints] | None = None  # position → (segment idx, row)
         self._backlinks: dict[str, list[str]] | None = None
-        self._fields: tuple[npt.NDArray[np.int32], Ints] | None = None
-        self._spellings: dict[str, list[tuple[int, str]]] | None = None
+        self._names = FieldSpellings(self.columns, self._segments, self._segment_ids, self._fm_vocab)
         self._path_rank: Ints | None = None
         self._lock = threading.Lock()
 
@@ -246,59 +161,29 @@ class SnapshotRows:
     # ------------------------------------------------------------------ field names
     def live_fields(self) -> tuple[npt.NDArray[np.int32], Ints] | None:
         """Every live note's frontmatter keys: (codes of the `fm_fields` vocab, positions)."""
-        if self.columns is None:
-            return None
-        with self._lock:
-            if self._fields is None:
-                codes: list[npt.NDArray[np.int32]] = []
-                where: list[Ints] = []
-                for i, (_, _, positions) in enumerate(self.columns.segments):
-                    cols = self._segments.get(self._segment_ids[i])
-                    if cols is None:
-                        continue
-                    flat = cols.lists["fm_fields"]
-                    pos = positions[flat.rows] if len(flat.rows) else np.zeros(0, np.int64)
-                    keep = pos >= 0
-                    codes.append(flat.codes[keep])
-                    where.append(pos[keep])
-                self._fields = (
-                    np.concatenate(codes) if codes else np.zeros(0, np.int32),
-                    np.concatenate(where) if where else np.zeros(0, np.int64),
-                )
-            return self._fields
+        return self._names.live_fields()
 
     def spellings(self, canonical: str) -> list[tuple[int, str]]:
         """(code, key as written) of every frontmatter key of the snapshot folding to `canonical`."""
-        with self._lock:
-            table = self._spellings
-        if table is None:
-            live = self.live_fields()
-            table = {}
-            if live is not None:
-                for code in np.unique(live[0]).tolist():
-                    name = self._fm_vocab.name(int(code))
-                    table.setdefault(canonical_key(name), []).append((int(code), name))
-            with self._lock:
-                self._spellings = table
-        return table.get(canonical, [])
+        return self._names.spellings(canonical)
 
     # ------------------------------------------------------------------ properties
-    def _props_of_segment(self, index: int) -> tuple[columnar._Keyed, _PropsLayout] | None:
+    def _props_of_segment(self, index: int) -> tuple[columnar._Keyed, PropsLayout] | None:
         assert self.columns is not None
         keyed = self.columns.segments[index][0]
         if keyed is None:
             return None
         sid = self.segment_id_of(index)
-        layouts = _layouts.of(self.reader)
-        with layouts.lock:
-            found = layouts.props.get(sid)
+        kept = segment_layouts.of(self.reader)
+        with kept.lock:
+            found = kept.props.get(sid)
             if found is None or found[0] is not keyed:
                 rows = (
                     self._segments[sid].rows if sid in self._segments else int(keyed.row.max(initial=-1)) + 1
                 )
-                found = layouts.props[sid] = (keyed, _props_layout(keyed, rows))
-                for gone in [s for s in layouts.props if s not in self._segment_files]:
-                    del layouts.props[gone]
+                found = kept.props[sid] = (keyed, props_layout(keyed, rows))
+                for gone in [s for s in kept.props if s not in self._segment_files]:
+                    del kept.props[gone]
         return keyed, found[1]
 
     def field_names(self, position: int) -> list[str]:
@@ -333,15 +218,15 @@ class SnapshotRows:
             kind = KINDS[cols["kind"][i]] if cols["kind"][i] < len(KINDS) else "other"
             n = float(cols["n"][i]) if cols["n_ok"][i] else None
             b = bool(cols["b"][i]) if cols["b_ok"][i] else None
-            value = _scalar(kind, texts[j], n, b)
+            value = scalar(kind, texts[j], n, b)
             if bool(cols["is_list"][i]):
                 items = by_key.setdefault(key, [])
                 if isinstance(items, list) and kind != "empty":
                     items.append(value)
-                    _attach(by_key, key, items)
+                    attach(by_key, key, items)
                 continue
             by_key[key] = value
-            _attach(by_key, key, value)
+            attach(by_key, key, value)
         names: dict[str, str] = {}
         for name in self.field_names(position):
             names.setdefault(canonical_key(name), name)
@@ -352,19 +237,19 @@ class SnapshotRows:
         return out
 
     # ------------------------------------------------------------------ links
-    def _links_of_segment(self, index: int) -> _LinksLayout:
+    def _links_of_segment(self, index: int) -> LinksLayout:
         sid = self.segment_id_of(index)
         files = self._segment_files[sid]
         name = files.get("links")
-        layouts = _layouts.of(self.reader)
-        with layouts.lock:
-            found = layouts.links.get(sid)
+        kept = segment_layouts.of(self.reader)
+        with kept.lock:
+            found = kept.links.get(sid)
             if found is None or found[0] != name:
                 cols = self._segments[sid]
                 file = self.index_dir / SEGMENTS_DIR / name if name else None
-                found = layouts.links[sid] = (name or "", _links_layout(file, cols.paths))
-                for gone in [s for s in layouts.links if s not in self._segment_files]:
-                    del layouts.links[gone]
+                found = kept.links[sid] = (name or "", links_layout(file, cols.paths))
+                for gone in [s for s in kept.links if s not in self._segment_files]:
+                    del kept.links[gone]
         return found[1]
 
     def resolve(self, target: str, source: str, markdown: bool = False) -> str | None:
@@ -392,8 +277,8 @@ class SnapshotRows:
                     continue
                 ref = LinkRef(target, self.resolve(target, source, kind == "markdown"))
                 (embeds if kind == "embed" else links).append(ref)
-        for text in _wikilink_texts(props.values()):
-            for m in _WIKILINK.finditer(text):
+        for text in wikilink_texts(props.values()):
+            for m in WIKILINK.finditer(text):
                 target = m.group(1).split("#", 1)[0].strip()
                 if target:
                     links.append(LinkRef(target, self.resolve(target, source)))
@@ -448,28 +333,3 @@ class SnapshotRows:
             return None
         moment = _micros_to_local(ref.mtime_ns)
         return FileInfo(path=ref.path, size=ref.size, ctime=moment, mtime=moment)
-
-
-def _attach(by_key: dict[str, object], key: str, value: object) -> None:
-    """Put a `parent.child` value into its parent's map (maps are rebuilt from such rows)."""
-    parent, dot, child = key.rpartition(".")
-    if dot and isinstance(by_key.get(parent), dict):
-        container = by_key[parent]
-        assert isinstance(container, dict)
-        container[child] = value
-
-
-def _wikilink_texts(values: Any) -> Iterator[str]:
-    """The strings holding `[[…]]` among property values (lists and maps searched)."""
-    stack = list(values)
-    seen = 0
-    while stack and seen < 10_000:
-        seen += 1
-        value = stack.pop(0)
-        if isinstance(value, str):
-            if "[[" in value:
-                yield value
-        elif isinstance(value, list):
-            stack[:0] = value
-        elif isinstance(value, dict):
-            stack[:0] = list(value.values())

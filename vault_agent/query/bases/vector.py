@@ -17,8 +17,7 @@ shapes:
 - a file field (`file.name`, `file.path`, `file.folder`, `file.ext`, `file.size`) compared
   with a literal.
 
-Sort keys of note properties and file fields come from the same columns (`sort_arrays`);
-when a matched note holds a value they do not settle, the caller sorts by values instead.
+Sort keys of note properties and file fields come from the same columns (vector_sort.py).
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from vault_agent.property_values import canonical_key, micros
 from vault_agent.query.bases import dates
 from vault_agent.query.bases import expr_ast as A
 from vault_agent.query.bases.rows import SnapshotRows
-from vault_agent.query.bases.shapes import Comparison, FolderFilter, PropertyRef, TagFilter, simple_filter
+from vault_agent.query.bases.shapes import Comparison, FolderFilter, TagFilter, simple_filter
 from vault_agent.query.bases.values import tag_name
 from vault_agent.query.bases.views import CompiledFilter, CompiledStatement
 from vault_agent.query.structured import columnar
@@ -55,8 +54,8 @@ from vault_agent.query.structured.plan import TagP
 Mask = npt.NDArray[np.bool_]
 Tri = tuple[Mask, Mask]  # (certainly true, certainly false)
 Literal_ = str | float | bool | None
-_TAG_KEYS = ("tags", "tag")
-_FILE_TEXT = ("path", "name", "basename", "folder", "ext")
+TAG_KEYS = ("tags", "tag")
+FILE_TEXT = ("path", "name", "basename", "folder", "ext")
 _ORDER_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "<": np.less,
     "<=": np.less_equal,
@@ -180,7 +179,7 @@ class Vectors:
         if name == "size":
             sizes = self.rows.notes["size"].fill_null(0).to_numpy().astype(np.float64)
             return self._number_values(sizes, op, value)
-        if name not in _FILE_TEXT:
+        if name not in FILE_TEXT:
             return self.unknown()
         texts = self.file_text(name)
         if isinstance(value, str):
@@ -223,7 +222,7 @@ class Vectors:
         container = self.none()
         undecided = self.none()
         scalar_yes = self.none()
-        tags = name.casefold() in _TAG_KEYS
+        tags = name.casefold() in TAG_KEYS
         for keyed, a, b, pos in columnar._rows(columns, 0, key):
             cols = keyed.cols
             live = pos >= 0
@@ -245,7 +244,7 @@ class Vectors:
             yes = scalar_yes
         yes = yes & ~undecided
         no = ~yes & ~undecided
-        ambiguous = self._ambiguous_notes(name, key)
+        ambiguous = self.ambiguous_notes(name, key)
         if ambiguous is not None:
             yes, no = yes & ~ambiguous, no & ~ambiguous
         return yes, no
@@ -295,7 +294,7 @@ class Vectors:
             yes = settled & ~yes
         return yes, settled
 
-    def _ambiguous_notes(self, name: str, key: str) -> Mask | None:
+    def ambiguous_notes(self, name: str, key: str) -> Mask | None:
         """Notes holding a frontmatter key that folds to `key` in the index but is not the
         one Bases reads for `name` (`Due Date!` beside `due date`): undecided here."""
         wanted = name.casefold()
@@ -309,102 +308,6 @@ class Vectors:
         mask = self.none()
         mask[positions[np.isin(codes, np.asarray(other, np.int32))]] = True
         return mask
-
-    # ------------------------------------------------------------------ sort keys
-    def sort_arrays(self, ref: PropertyRef, matched: npt.NDArray[np.int64]) -> list[npt.NDArray[Any]] | None:
-        """Ascending lexsort keys (empty last, type rank, value) of a property or file field
-        for the notes at `matched`; None when one of them holds a value they do not settle."""
-        if ref.namespace == "file":
-            return self._file_sort(ref.name, matched)
-        if ref.namespace != "note" or self.rows.columns is None or ref.name.casefold() in _TAG_KEYS:
-            return None
-        key = canonical_key(ref.name)
-        if self._ambiguous_notes(ref.name, key) is not None:
-            return None
-        n = self.n
-        rank = np.full(n, 9, np.int8)  # 9: no value (empty)
-        numbers = np.zeros(n, np.float64)
-        text_codes = np.full(n, -1, np.int64)
-        texts: list[str] = []
-        for keyed, a, b, pos in columnar._rows(self.rows.columns, 0, key):
-            cols = keyed.cols
-            live = pos >= 0
-            kinds = cols["kind"][a:b]
-            is_list = cols["is_list"][a:b].astype(np.bool_)
-            bad = live & (is_list | ~np.isin(kinds, (K_STRING, K_NUMBER, K_BOOLEAN, K_DATE, K_NULL)))
-            bad |= live & (kinds == K_NUMBER) & ~cols["n_ok"][a:b]
-            bad |= live & (kinds == K_DATE) & ~cols["d_ok"][a:b]
-            strings = pa.array(cols["s"].slice(a, b - a).to_pylist(), pa.string())
-            linky = np.asarray(
-                pc.match_substring(strings, "[[").fill_null(False).to_numpy(zero_copy_only=False)
-            )
-            bad |= live & (kinds == K_STRING) & linky
-            if np.isin(pos[bad], matched).any():
-                return None
-            for kind, r in ((K_NUMBER, 0), (K_DATE, 1), (K_BOOLEAN, 3)):
-                sel = live & (kinds == kind) & ~is_list
-                rank[pos[sel]] = r
-                source = cols["n"] if kind == K_NUMBER else cols["d"] if kind == K_DATE else cols["b"]
-                numbers[pos[sel]] = np.asarray(source[a:b][sel], np.float64)
-            sel = live & (kinds == K_STRING) & ~is_list & ~linky
-            values = strings.filter(pa.array(sel)).to_pylist()
-            nonempty = np.asarray([bool(v) for v in values], np.bool_)
-            where = pos[sel]
-            rank[where[nonempty]] = 2
-            text_codes[where[nonempty]] = np.arange(len(texts), len(texts) + int(nonempty.sum()))
-            texts += [v for v, keep in zip(values, nonempty, strict=True) if keep]
-        return _keys(rank, numbers, text_codes, texts, matched)
-
-    def _file_sort(self, name: str, matched: npt.NDArray[np.int64]) -> list[npt.NDArray[Any]] | None:
-        n = self.n
-        rank = np.zeros(n, np.int8)
-        numbers = np.zeros(n, np.float64)
-        text_codes = np.full(n, -1, np.int64)
-        texts: list[str] = []
-        if name == "size":
-            numbers = self.rows.notes["size"].fill_null(0).to_numpy().astype(np.float64)
-        elif name in ("mtime", "ctime"):
-            column = self.rows.notes[f"{name}_ns"]
-            if column.null_count:
-                return None
-            rank[:] = 1
-            numbers = column.to_numpy().astype(np.float64)
-        elif name in _FILE_TEXT:
-            texts = self.file_text(name).to_pylist()
-            rank[:] = 2
-            text_codes = np.arange(n, dtype=np.int64)
-        else:
-            return None
-        return _keys(rank, numbers, text_codes, texts, matched)
-
-
-def _keys(
-    rank: npt.NDArray[np.int8],
-    numbers: npt.NDArray[np.float64],
-    text_codes: npt.NDArray[np.int64],
-    texts: list[str],
-    matched: npt.NDArray[np.int64],
-) -> list[npt.NDArray[Any]]:
-    """(empty, rank, value) keys for the matched notes, strings case-insensitive first."""
-    r = rank[matched]
-    value = numbers[matched].copy()
-    codes = text_codes[matched]
-    has_text = codes >= 0
-    if has_text.any():
-        chosen = codes[has_text]
-        order = sorted(range(len(chosen)), key=lambda i: (texts[chosen[i]].casefold(), texts[chosen[i]]))
-        dense = np.empty(len(chosen), np.float64)
-        previous: str | None = None
-        level = -1
-        for i in order:
-            text = texts[chosen[i]]
-            if text != previous:
-                level += 1
-                previous = text
-            dense[i] = level
-        value[has_text] = dense
-    empty = (r == 9).astype(np.int8)
-    return [empty, np.where(r == 9, 0, r), np.where(r == 9, 0.0, value)]
 
 
 def _all(parts: list[Tri]) -> Tri:
