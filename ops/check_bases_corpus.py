@@ -44,7 +44,6 @@ from vault_agent.query.bases.run import vault_base  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
-MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
 SKIP_DIRS = {".obsidian", ".git", ".trash"}
 
 

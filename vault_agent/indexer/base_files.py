@@ -8,7 +8,7 @@ when no kept manifest names it (indexer/snapshot.py). So `vault_base` reads a ba
 the snapshot a request pinned, exactly as the writer read it at that commit.
 
 The writer learns of them the way it learns of notes: the walk yields them beside the
-notes (`BASE_WALK`), the stat scans compare them with the snapshot's (`known_bases`), the
+notes (`also=` of the walk), the stat scans compare them with the snapshot's (`known_bases`), the
 watcher lets their paths through, and a build re-reads the ones its events name
 (`refresh`). A file larger than MAX_BASE_BYTES is listed without its text.
 """
@@ -35,8 +35,6 @@ from vault_agent.errors import VaultAgentError
 from vault_agent.indexer.scan import KnownNote
 from vault_agent.paths import Vault
 from vault_agent.private_dir import make_state_dirs
-
-BASE_WALK = (BASE_EXTENSION,)  # what the walk yields beside the notes
 
 
 def is_base_name(rel: str) -> bool:
@@ -131,9 +129,3 @@ def refresh(
             out[ref.path] = ref
             changed = True
     return out if changed else None
-
-
-def under_folders(bases: Mapping[str, BaseFileRef], folders: Iterable[str]) -> set[str]:
-    """The recorded `.base` paths inside these folders (a folder event re-checks them)."""
-    prefixes = tuple(f + "/" for f in folders if f)
-    return {p for p in bases if prefixes and p.startswith(prefixes)}

@@ -1,4 +1,4 @@
-"""Fixtures of the Bases tests: local time is UTC where a module asks for it."""
+"""Fixtures of the Bases tests: local time is UTC in every module (dates print in local time)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def utc() -> Iterator[None]:
     """Local time is UTC while the module runs (Bases prints dates in local time)."""
     with pytest.MonkeyPatch.context() as patch:

@@ -59,7 +59,7 @@ HOSTILE: dict[str, str] = {
 
 
 @pytest.fixture(scope="module")
-def runner(tmp_path_factory: pytest.TempPathFactory, utc: None) -> Iterator[Runner]:
+def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
     root = tmp_path_factory.mktemp("hostile")
     (root / OUTSIDE).write_text("---\nsecret: 1\n---\nnot a vault note [[Dune]]\n", encoding="utf-8")
     settings = copy_fixture(root / "vault", HOSTILE)
@@ -146,7 +146,7 @@ def test_a_value_error_of_one_row_is_that_rows(runner: Runner) -> None:
     assert "cannot combine a number and a string" in warning["message"]
 
 
-def test_yaml_that_is_not_a_base_is_named_in_listings(tmp_path: Path, utc: None) -> None:
+def test_yaml_that_is_not_a_base_is_named_in_listings(tmp_path: Path) -> None:
     settings = copy_fixture(
         tmp_path / "vault", {"Bad.base": "views: [\n", "Map only.base": "views:\n  - type: map\n"}
     )

@@ -46,7 +46,7 @@ def functions_base() -> str:
 
 
 @pytest.fixture(scope="module")
-def runner(tmp_path_factory: pytest.TempPathFactory, utc: None) -> Iterator[Runner]:
+def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
     settings = copy_fixture(tmp_path_factory.mktemp("bases") / "vault", {"Functions.base": functions_base()})
     run = Runner(settings)
     yield run

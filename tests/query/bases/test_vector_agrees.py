@@ -90,7 +90,7 @@ STATEMENTS = st.recursive(
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory, utc: None) -> Iterator[tuple[SnapshotRows, RunContext]]:
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SnapshotRows, RunContext]]:
     settings = copy_fixture(tmp_path_factory.mktemp("vector") / "vault", EDGES)
     runner = Runner(settings)
     try:

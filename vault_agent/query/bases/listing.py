@@ -28,18 +28,23 @@ def _views(spec: BaseSpec) -> list[ViewInfo]:
 
 
 def _info(base: BaseText, embeds: list[sources.Embed] | None, detailed: bool) -> BaseInfo:
+    views: list[ViewInfo] | None = None
+    error: str | None = None
     try:
-        spec = parse_base(base.text, base.address)
+        views = _views(parse_base(base.text, base.address))
     except InvalidQuery as err:
-        info = BaseInfo(path=base.address, kind=base.kind, error=err.message)
-    else:
-        info = BaseInfo(path=base.address, kind=base.kind, views=_views(spec))
-    if embeds is not None and base.kind == "file":
-        mine = sources.embeds_of(embeds, base.address)
-        info.embed_count = len(mine)
-        if detailed:
-            info.embeds = [EmbedInfo(note=e.note, view=e.view) for e in mine[:MAX_EMBEDS]]
-    return info
+        error = err.message
+    mine = sources.embeds_of(embeds, base.address) if embeds is not None and base.kind == "file" else None
+    return BaseInfo(
+        path=base.address,
+        kind=base.kind,
+        views=views,
+        error=error,
+        embeds=[EmbedInfo(note=e.note, view=e.view) for e in mine[:MAX_EMBEDS]]
+        if mine and detailed
+        else None,
+        embed_count=len(mine) if mine is not None else None,
+    )
 
 
 def list_bases(

@@ -20,7 +20,7 @@ from vault_agent.query.wire import omit_none
 LIMIT_DEFAULT = 50
 LIMIT_MAX = 500
 MAX_PATH_CHARS = 4_096
-MAX_VIEW_CHARS = 1_000
+MAX_VIEW_CHARS = MAX_PATH_CHARS  # a view name (or index): the parameters share one bound
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ from vault_agent.query.bases.base_file import BaseSpec, ViewSpec, parse_base
 from vault_agent.query.bases.models import (
     LIMIT_DEFAULT,
     LIMIT_MAX,
+    MAX_PATH_CHARS,
+    MAX_VIEW_CHARS,
     BaseData,
     BaseRequest,
 )
@@ -114,6 +116,9 @@ def _check(request: BaseRequest) -> int:
     limit = LIMIT_DEFAULT if request.limit is None else request.limit
     if not 1 <= limit <= LIMIT_MAX:
         raise InvalidParameter(f"parameter 'limit' must be from 1 to {LIMIT_MAX}")
+    for name, value in (("path", request.path), ("this", request.this), ("view", request.view)):
+        if value is not None and len(str(value)) > (MAX_VIEW_CHARS if name == "view" else MAX_PATH_CHARS):
+            raise InvalidParameter(f"parameter '{name}' is too long")
     if request.path is None and (request.view is not None or request.this is not None):
         raise InvalidParameter("parameters 'view' and 'this' need 'path' (the base)")
     return limit
