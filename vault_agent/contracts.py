@@ -4,6 +4,7 @@ State dir layout (`<index-dir>/`):
     CURRENT                      name of the committed manifest (atomically replaced)
     snapshots/manifest-<id>.json one immutable manifest per snapshot
     segments/seg-<id>.<table>.parquet  immutable segment files, one per logical table
+    bases/<sha256>.base          the texts of the `.base` files some manifest lists (Manifest.bases)
     events/events.log            append-only, checksummed event log
     writer.lock                  flock held by the single writer for its lifetime
     writer.json                  the writer's published state + heartbeat (atomic replace)
