@@ -9,7 +9,9 @@ the index catch up. The view (issue 31's): a tag filter (the vault's most common
 tag), two property comparisons (`priority >= 3`, `status != "archived"`), one formula
 column, a sort on `due` (descending) and `limit: 50`. Per run: the first call (the
 snapshot's columns built), then p50/p99 wall and p50 CPU over --requests calls through
-`vault_base` with one SnapshotReader and its cache, as `serve` answers. Also the parse
+`vault_base` with one SnapshotReader and its cache, as `serve` answers; the listing of the
+vault's bases (`vault_base()`: the first scans the chunk text for ```base blocks, once per
+segment), first and p50 of 5. Also the parse
 and check of a generated 200-line `.base` (13 views; `parse_base`: YAML and structure, then
 `compile_view`: the expressions of the first view, and of all), median CPU ms. Prints the medians over --runs with the load.
 """
@@ -82,7 +84,12 @@ def one_run(reader: SnapshotReader, requests: int) -> dict[str, Any]:
         wall, cpu, out = benchkit.timed(lambda: vault_base(reader, request, cache=cache))
         walls.append(wall)
         cpus.append(cpu)
+    listing = BaseRequest()
+    list_first, _, _ = benchkit.timed(lambda: vault_base(reader, listing, cache=cache))
+    list_walls = [benchkit.timed(lambda: vault_base(reader, listing, cache=cache))[0] for _ in range(5)]
     return {
+        "list_first_ms": list_first,
+        "list_p50_ms": statistics.median(list_walls),
         "first_ms": first,
         "p50_ms": statistics.median(walls),
         "p99_ms": pct(walls, 0.99),
@@ -125,7 +132,7 @@ def main() -> None:
         finally:
             reader.close()
     figures: dict[str, Any] = {"notes": args.notes, "tag": tag, "requests": args.requests, "runs": args.runs}
-    for key in ("first_ms", "p50_ms", "p99_ms", "cpu_p50_ms"):
+    for key in ("first_ms", "p50_ms", "p99_ms", "cpu_p50_ms", "list_first_ms", "list_p50_ms"):
         figures[key] = round(statistics.median(r[key] for r in runs), 2)
     figures["rows"] = runs[-1]["rows"]
     one, every = parse_ms(200, 5 if not args.smoke else 1)

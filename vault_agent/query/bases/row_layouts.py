@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,7 +97,7 @@ class FieldSpellings:
 
     def __init__(
         self,
-        columns: columnar.Columns | None,
+        columns: Callable[[], columnar.Columns | None],
         segments: dict[int, SegmentColumns],
         segment_ids: list[int],
         vocab: Vocab,
@@ -112,13 +112,14 @@ class FieldSpellings:
 
     def live_fields(self) -> tuple[npt.NDArray[np.int32], Ints] | None:
         """Every live note's keys: (codes, positions), or None without columns."""
-        if self.columns is None:
+        columns = self.columns()
+        if columns is None:
             return None
         with self._lock:
             if self._fields is None:
                 codes: list[npt.NDArray[np.int32]] = []
                 where: list[Ints] = []
-                for i, (_, _, positions) in enumerate(self.columns.segments):
+                for i, (_, _, positions) in enumerate(columns.segments):
                     cols = self.segments.get(self.segment_ids[i])
                     if cols is None:
                         continue

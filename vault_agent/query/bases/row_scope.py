@@ -55,6 +55,7 @@ class RunContext:
     formulas: FormulaSet
     formula_sources: Mapping[str, Source]
     _infos: dict[str, FileInfo | None] = field(default_factory=dict)
+    _batch: dict[int, FileInfo] = field(default_factory=dict)  # the rows of the current batch
 
     def file_info(self, path: str) -> FileInfo | None:
         """Any file of the snapshot by path: a note or a `.base` file."""
@@ -66,9 +67,16 @@ class RunContext:
             self._infos[path] = info
         return info
 
+    def prefetch(self, positions: list[int]) -> None:
+        """Read these notes' fields and properties at once (a page, a batch of rows to
+        evaluate): the next `scope` calls for them gather nothing more."""
+        store = self.rows.properties_many(positions)
+        self._batch = dict(zip(positions, self.rows.infos(positions, self.needs, store), strict=True))
+
     def scope(self, position: int) -> RowScope:
         """The scope of the note at `position`."""
-        return RowScope(self, self.rows.info(position, self.needs))
+        info = self._batch.get(position)
+        return RowScope(self, info if info is not None else self.rows.info(position, self.needs))
 
 
 class RowScope:

@@ -73,10 +73,12 @@ class LazyProperties(Mapping[str, object]):
 
     __slots__ = ("_rows", "_position", "_values")
 
-    def __init__(self, rows: SnapshotRows, position: int) -> None:
+    def __init__(
+        self, rows: SnapshotRows, position: int, store: dict[int, dict[str, object]] | None = None
+    ) -> None:
         self._rows = rows
         self._position = position
-        self._values: dict[str, object] | None = None
+        self._values: dict[str, object] | None = store.get(position) if store is not None else None
 
     def _get(self) -> dict[str, object]:
         if self._values is None:
@@ -102,6 +104,9 @@ def _micros_to_local(ns: int | None) -> dt.datetime | None:
     return dt.datetime.fromtimestamp(ns / 1e9).replace(microsecond=(ns // 1000) % 1_000_000)
 
 
+MAX_KEYS = 64  # property keys whose rows a snapshot keeps located (filters and sorts read them)
+
+
 class SnapshotRows:
     """The snapshot's notes for Bases: positions 0..n-1 in the live notes table."""
 
@@ -113,7 +118,12 @@ class SnapshotRows:
         self.count = self.notes.num_rows
         self.paths: list[str] = self.notes["path"].to_pylist()
         self.position = {p: i for i, p in enumerate(self.paths)}
-        self.columns = columnar.columns_of(reader, view, self.notes)
+        # vault_query's typed columns, built on first use (a listing does not need them); the
+        # view is kept for its manifest and live notes only (snapshot-wide, not its cursor)
+        self._view = view
+        self._columns: columnar.Columns | None = None
+        self._columns_built = False
+        self._columns_lock = threading.Lock()
         self.resolver: LinkResolver = path_index(view, cache)
         self.bases: dict[str, BaseFileRef] = {ref.path: ref for ref in view.manifest.bases}
         self._base_resolver = LinkResolver(sorted(self.bases))
@@ -123,9 +133,34 @@ class SnapshotRows:
         self._segment_ids = [s.segment_id for s in view.manifest.segments]  # columns.segments' order
         self._where: tuple[npt.NDArray[np.int32], Ints] | None = None  # position → (segment idx, row)
         self._backlinks: dict[str, list[str]] | None = None
-        self._names = FieldSpellings(self.columns, self._segments, self._segment_ids, self._fm_vocab)
+        self._names = FieldSpellings(lambda: self.columns, self._segments, self._segment_ids, self._fm_vocab)
         self._path_rank: Ints | None = None
+        self._key_rows: dict[str, list[tuple[columnar._Keyed, int, int, Ints]]] = {}
         self._lock = threading.Lock()
+
+    @property
+    def columns(self) -> columnar.Columns | None:
+        """vault_query's columns of the snapshot (None when a segment's notes are not loaded)."""
+        with self._columns_lock:
+            if not self._columns_built:
+                self._columns = columnar.columns_of(self.reader, self._view, self.notes)
+                self._columns_built = True
+            return self._columns
+
+    def key_rows(self, key: str) -> list[tuple[columnar._Keyed, int, int, Ints]]:
+        """vault_query's props rows of one canonical key in every segment, with each row's
+        position in this snapshot (columnar's; kept for the snapshot's last MAX_KEYS keys)."""
+        if self.columns is None:
+            return []
+        with self._lock:
+            found = self._key_rows.get(key)
+        if found is None:
+            found = columnar._rows(self.columns, 0, key)
+            with self._lock:
+                self._key_rows[key] = found
+                while len(self._key_rows) > MAX_KEYS:
+                    del self._key_rows[next(iter(self._key_rows))]
+        return found
 
     def path_rank(self) -> Ints:
         """Each note's rank in code-point order of paths (the last sort key of every view)."""
@@ -140,13 +175,14 @@ class SnapshotRows:
     # ------------------------------------------------------------------ positions
     def _locate(self, position: int) -> tuple[int, int] | None:
         """(index into columns.segments, the note's row in that segment) of a position."""
-        if self.columns is None:
+        columns = self.columns
+        if columns is None:
             return None
         with self._lock:
             if self._where is None:
                 seg = np.full(self.count, -1, np.int32)
                 row = np.full(self.count, -1, np.int64)
-                for i, (_, _, positions) in enumerate(self.columns.segments):
+                for i, (_, _, positions) in enumerate(columns.segments):
                     live = np.flatnonzero(positions >= 0)
                     seg[positions[live]] = i
                     row[positions[live]] = live
@@ -189,52 +225,44 @@ class SnapshotRows:
     def field_names(self, position: int) -> list[str]:
         """The note's frontmatter keys as written, in file order."""
         where = self._locate(position)
-        if where is None:
-            return []
-        sid = self.segment_id_of(where[0])
-        cols = self._segments.get(sid)
-        if cols is None:
-            return []
-        flat = cols.lists["fm_fields"]
-        a, b = np.searchsorted(flat.rows, [where[1], where[1] + 1])
-        return [self._fm_vocab.name(int(c)) for c in flat.codes[a:b]]
+        return [] if where is None else self._field_names_of(where[0], [where[1]])[0]
 
     def properties(self, position: int) -> dict[str, object]:
         """The note's frontmatter as plain values under its keys as written (module doc)."""
-        where = self._locate(position)
-        if where is None:
-            return {}
-        found = self._props_of_segment(where[0])
-        if found is None:
-            return {}
-        keyed, layout = found
-        cols = keyed.cols
-        lo, hi = int(layout.starts[where[1]]), int(layout.starts[where[1] + 1])
-        rows = layout.order[lo:hi]
-        texts = cols["s"].take(pa.array(rows, pa.int64())).to_pylist() if len(rows) else []
-        by_key: dict[str, object] = {}
-        for j, i in enumerate(rows.tolist()):
-            key = layout.key_names[layout.key_of_row[i]]
-            kind = KINDS[cols["kind"][i]] if cols["kind"][i] < len(KINDS) else "other"
-            n = float(cols["n"][i]) if cols["n_ok"][i] else None
-            b = bool(cols["b"][i]) if cols["b_ok"][i] else None
-            value = scalar(kind, texts[j], n, b)
-            if bool(cols["is_list"][i]):
-                items = by_key.setdefault(key, [])
-                if isinstance(items, list) and kind != "empty":
-                    items.append(value)
-                    attach(by_key, key, items)
+        return self.properties_many([position]).get(position, {})
+
+    def properties_many(self, positions: list[int]) -> dict[int, dict[str, object]]:
+        """`properties` of many notes at once (one gather per segment: a page, a batch)."""
+        out: dict[int, dict[str, object]] = {p: {} for p in positions}
+        by_segment: dict[int, list[tuple[int, int]]] = {}
+        for position in positions:
+            where = self._locate(position)
+            if where is not None:
+                by_segment.setdefault(where[0], []).append((position, where[1]))
+        for index, items in by_segment.items():
+            found = self._props_of_segment(index)
+            if found is None:
                 continue
-            by_key[key] = value
-            attach(by_key, key, value)
-        names: dict[str, str] = {}
-        for name in self.field_names(position):
-            names.setdefault(canonical_key(name), name)
-        out: dict[str, object] = {}
-        for canonical, name in names.items():
-            if canonical in by_key:
-                out[name] = by_key[canonical]
+            keyed, layout = found
+            names = self._field_names_of(index, [row for _, row in items])
+            slices = [layout.order[int(layout.starts[row]) : int(layout.starts[row + 1])] for _, row in items]
+            chosen = np.concatenate(slices) if slices else np.zeros(0, np.int64)
+            rows = _gathered(keyed.cols, layout, chosen)
+            at = 0
+            for (position, _), part, fields in zip(items, slices, names, strict=True):
+                out[position] = _rebuild(rows, at, at + len(part), fields)
+                at += len(part)
         return out
+
+    def _field_names_of(self, index: int, rows: list[int]) -> list[list[str]]:
+        cols = self._segments.get(self.segment_id_of(index))
+        if cols is None:
+            return [[] for _ in rows]
+        flat = cols.lists["fm_fields"]
+        wanted = np.asarray(rows, np.int64)
+        lo = np.searchsorted(flat.rows, wanted, side="left").tolist()
+        hi = np.searchsorted(flat.rows, wanted, side="right").tolist()
+        return [[self._fm_vocab.name(int(c)) for c in flat.codes[a:b]] for a, b in zip(lo, hi, strict=True)]
 
     # ------------------------------------------------------------------ links
     def _links_of_segment(self, index: int) -> LinksLayout:
@@ -301,30 +329,41 @@ class SnapshotRows:
         return index.get(path, [])
 
     # ------------------------------------------------------------------ rows
-    def info(self, position: int, needs: Needs) -> FileInfo:
+    def info(
+        self, position: int, needs: Needs, store: dict[int, dict[str, object]] | None = None
+    ) -> FileInfo:
         """The FileInfo of the note at `position` (links only when `needs` says so)."""
-        notes = self.notes
-        props = LazyProperties(self, position)
-        tags: tuple[str, ...] = ()
-        if needs.tags:
-            raw = notes["all_tags"][position].as_py() or []
-            tags = tuple(t if t.startswith("#") else "#" + t for t in raw)
-        links: tuple[LinkRef, ...] = ()
-        embeds: tuple[LinkRef, ...] = ()
-        if needs.links:
-            links, embeds = self.links(position, props)
-        mtime = notes["mtime_ns"][position].as_py()
-        ctime = notes["ctime_ns"][position].as_py()
-        return FileInfo(
-            path=self.paths[position],
-            size=int(notes["size"][position].as_py() or 0),
-            ctime=_micros_to_local(ctime if ctime is not None else mtime),
-            mtime=_micros_to_local(mtime),
-            tags=tags,
-            links=links,
-            embeds=embeds,
-            properties=props,
-        )
+        return self.infos([position], needs, store)[0]
+
+    def infos(
+        self, positions: list[int], needs: Needs, store: dict[int, dict[str, object]] | None = None
+    ) -> list[FileInfo]:
+        """FileInfos of many notes (one gather of their columns); their properties are read
+        from `store` when it holds them (a batch's, `properties_many`), else on first use."""
+        columns = ["size", "mtime_ns", "ctime_ns", *(["all_tags"] if needs.tags else [])]
+        records = self.notes.select(columns).take(pa.array(positions, pa.int64())).to_pylist()
+        out: list[FileInfo] = []
+        for position, record in zip(positions, records, strict=True):
+            props = LazyProperties(self, position, store)
+            tags = tuple(t if t.startswith("#") else "#" + t for t in record.get("all_tags") or [])
+            links: tuple[LinkRef, ...] = ()
+            embeds: tuple[LinkRef, ...] = ()
+            if needs.links:
+                links, embeds = self.links(position, props)
+            mtime, ctime = record["mtime_ns"], record["ctime_ns"]
+            out.append(
+                FileInfo(
+                    path=self.paths[position],
+                    size=int(record["size"] or 0),
+                    ctime=_micros_to_local(ctime if ctime is not None else mtime),
+                    mtime=_micros_to_local(mtime),
+                    tags=tags,
+                    links=links,
+                    embeds=embeds,
+                    properties=props,
+                )
+            )
+        return out
 
     def base_info(self, path: str) -> FileInfo | None:
         """A `.base` file of the snapshot as a file (`this` of a base opened by itself)."""
@@ -333,3 +372,42 @@ class SnapshotRows:
             return None
         moment = _micros_to_local(ref.mtime_ns)
         return FileInfo(path=ref.path, size=ref.size, ctime=moment, mtime=moment)
+
+
+def _gathered(cols: dict[str, Any], layout: PropsLayout, chosen: Ints) -> dict[str, list[Any]]:
+    """The props rows `chosen` as plain lists (one gather per column)."""
+    return {
+        "key": [layout.key_names[k] for k in layout.key_of_row[chosen].tolist()],
+        "kind": [KINDS[k] if k < len(KINDS) else "other" for k in cols["kind"][chosen].tolist()],
+        "s": cols["s"].take(pa.array(chosen, pa.int64())).to_pylist() if len(chosen) else [],
+        "n": np.where(cols["n_ok"][chosen], cols["n"][chosen], np.nan).tolist(),
+        "n_ok": cols["n_ok"][chosen].tolist(),
+        "b": cols["b"][chosen].tolist(),
+        "b_ok": cols["b_ok"][chosen].tolist(),
+        "is_list": cols["is_list"][chosen].tolist(),
+    }
+
+
+def _rebuild(rows: dict[str, list[Any]], start: int, end: int, fields: list[str]) -> dict[str, object]:
+    """One note's values from its gathered rows start:end, under its keys as written."""
+    by_key: dict[str, object] = {}
+    for i in range(start, end):
+        key, kind = rows["key"][i], rows["kind"][i]
+        value = scalar(
+            kind,
+            rows["s"][i],
+            rows["n"][i] if rows["n_ok"][i] else None,
+            bool(rows["b"][i]) if rows["b_ok"][i] else None,
+        )
+        if rows["is_list"][i]:
+            items = by_key.setdefault(key, [])
+            if isinstance(items, list) and kind != "empty":
+                items.append(value)
+                attach(by_key, key, items)
+            continue
+        by_key[key] = value
+        attach(by_key, key, value)
+    names: dict[str, str] = {}
+    for name in fields:
+        names.setdefault(canonical_key(name), name)
+    return {name: by_key[canonical] for canonical, name in names.items() if canonical in by_key}

@@ -22,6 +22,7 @@ Sort keys of note properties and file fields come from the same columns (vector_
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -63,6 +64,13 @@ _ORDER_OPS: dict[str, Callable[[Any, Any], Any]] = {
     ">=": np.greater_equal,
 }
 _ARROW_OPS = {"==": pc.equal, "<": pc.less, "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater_equal}
+
+
+@functools.lru_cache(maxsize=256)
+def arrow_text(value: str) -> pa.Scalar:
+    """A text literal as an Arrow scalar, made once: converting a Python value per call
+    looks for optional modules (dateutil) on every call, ~0.5 ms each."""
+    return pa.scalar(value, pa.string())
 
 
 def _number_of(text: str) -> float | None:
@@ -163,7 +171,7 @@ class Vectors:
                 value = names
             elif name == "folder":
                 folders = pc.replace_substring_regex(paths, r"/[^/]*$", "")
-                value = pc.if_else(pc.match_substring(paths, "/"), folders, pa.scalar("/"))
+                value = pc.if_else(pc.match_substring(paths, "/"), folders, arrow_text("/"))
             elif name == "ext":
                 value = pc.if_else(
                     pc.match_substring_regex(names, r"^.+\."),
@@ -183,10 +191,11 @@ class Vectors:
             return self.unknown()
         texts = self.file_text(name)
         if isinstance(value, str):
+            text = arrow_text(value)
             if op == "!=":
-                yes = np.asarray(pc.equal(texts, value).to_numpy(zero_copy_only=False), np.bool_)
+                yes = np.asarray(pc.equal(texts, text).to_numpy(zero_copy_only=False), np.bool_)
                 return ~yes, yes
-            yes = np.asarray(_ARROW_OPS[op](texts, value).to_numpy(zero_copy_only=False), np.bool_)
+            yes = np.asarray(_ARROW_OPS[op](texts, text).to_numpy(zero_copy_only=False), np.bool_)
             return yes, ~yes
         if op in ("==", "!="):  # a text equals no number, boolean or null
             return self.constant(op == "!=")
@@ -223,7 +232,7 @@ class Vectors:
         undecided = self.none()
         scalar_yes = self.none()
         tags = name.casefold() in TAG_KEYS
-        for keyed, a, b, pos in columnar._rows(columns, 0, key):
+        for keyed, a, b, pos in self.rows.key_rows(key):
             cols = keyed.cols
             live = pos >= 0
             kinds = cols["kind"][a:b]
@@ -257,23 +266,22 @@ class Vectors:
         yes = np.zeros(size, np.bool_)
         settled = np.zeros(size, np.bool_)
         is_string = kinds == K_STRING
-        texts = cols["s"].slice(a, size)
-        linky = np.asarray(pc.match_substring(texts, "[[").fill_null(False).to_numpy(zero_copy_only=False))
-        plain = is_string & ~linky
         number = (kinds == K_NUMBER) & cols["n_ok"][a:b]
         boolean = kinds == K_BOOLEAN
         date = (kinds == K_DATE) & cols["d_ok"][a:b]
+        texts = cols["s"].slice(a, size)
+        if isinstance(value, str) and is_string.any():  # a wikilink text is a link: the interpreter
+            linky = np.asarray(
+                pc.match_substring(texts, "[[").fill_null(False).to_numpy(zero_copy_only=False)
+            )
+            plain = is_string & ~linky
+        else:
+            plain = is_string
         settled |= plain | number | boolean | date
         eq = op in ("==", "!=")
         if isinstance(value, str):
-            if eq:
-                yes |= plain & np.asarray(
-                    pc.equal(texts, value).fill_null(False).to_numpy(zero_copy_only=False)
-                )
-            else:
-                yes |= plain & np.asarray(
-                    _ARROW_OPS[op](texts, value).fill_null(False).to_numpy(zero_copy_only=False)
-                )
+            compared = (pc.equal if eq else _ARROW_OPS[op])(texts, arrow_text(value))
+            yes |= plain & np.asarray(compared.fill_null(False).to_numpy(zero_copy_only=False))
             moment = dates.parse_date(value)
             if moment is not None:
                 at = micros(moment.moment)

@@ -15,12 +15,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from vault_agent.property_values import canonical_key
 from vault_agent.query.bases.shapes import PropertyRef
 from vault_agent.query.bases.vector import FILE_TEXT, TAG_KEYS, Vectors
-from vault_agent.query.structured import columnar
 from vault_agent.query.structured.columnar import K_BOOLEAN, K_DATE, K_NULL, K_NUMBER, K_STRING
 
 
@@ -41,31 +39,34 @@ def sort_arrays(
     numbers = np.zeros(n, np.float64)
     text_codes = np.full(n, -1, np.int64)
     texts: list[str] = []
-    for keyed, a, b, pos in columnar._rows(vectors.rows.columns, 0, key):
+    wanted = np.zeros(n, np.bool_)
+    wanted[matched] = True
+    for keyed, a, b, pos in vectors.rows.key_rows(key):
         cols = keyed.cols
-        live = pos >= 0
+        mine = (pos >= 0) & wanted[np.maximum(pos, 0)]
+        if not mine.any():
+            continue
         kinds = cols["kind"][a:b]
         is_list = cols["is_list"][a:b].astype(np.bool_)
-        bad = live & (is_list | ~np.isin(kinds, (K_STRING, K_NUMBER, K_BOOLEAN, K_DATE, K_NULL)))
-        bad |= live & (kinds == K_NUMBER) & ~cols["n_ok"][a:b]
-        bad |= live & (kinds == K_DATE) & ~cols["d_ok"][a:b]
-        strings = pa.array(cols["s"].slice(a, b - a).to_pylist(), pa.string())
-        linky = np.asarray(pc.match_substring(strings, "[[").fill_null(False).to_numpy(zero_copy_only=False))
-        bad |= live & (kinds == K_STRING) & linky
-        if np.isin(pos[bad], matched).any():
+        bad = is_list | ~np.isin(kinds, (K_STRING, K_NUMBER, K_BOOLEAN, K_DATE, K_NULL))
+        bad |= ((kinds == K_NUMBER) & ~cols["n_ok"][a:b]) | ((kinds == K_DATE) & ~cols["d_ok"][a:b])
+        if (mine & bad).any():
             return None
         for kind, r in ((K_NUMBER, 0), (K_DATE, 1), (K_BOOLEAN, 3)):
-            sel = live & (kinds == kind) & ~is_list
+            sel = mine & (kinds == kind)
             rank[pos[sel]] = r
             source = cols["n"] if kind == K_NUMBER else cols["d"] if kind == K_DATE else cols["b"]
             numbers[pos[sel]] = np.asarray(source[a:b][sel], np.float64)
-        sel = live & (kinds == K_STRING) & ~is_list & ~linky
-        values = strings.filter(pa.array(sel)).to_pylist()
-        nonempty = np.asarray([bool(v) for v in values], np.bool_)
-        where = pos[sel]
-        rank[where[nonempty]] = 2
-        text_codes[where[nonempty]] = np.arange(len(texts), len(texts) + int(nonempty.sum()))
-        texts += [v for v, keep in zip(values, nonempty, strict=True) if keep]
+        sel = mine & (kinds == K_STRING)
+        if sel.any():
+            values = cols["s"].slice(a, b - a).filter(pa.array(sel)).to_pylist()
+            if any(v is not None and "[[" in v for v in values):
+                return None  # a wikilink text is a link: the interpreter orders it
+            nonempty = np.asarray([bool(v) for v in values], np.bool_)
+            where = pos[sel][nonempty]
+            rank[where] = 2
+            text_codes[where] = np.arange(len(texts), len(texts) + len(where))
+            texts += [v for v in values if v]
     return _keys(rank, numbers, text_codes, texts, matched)
 
 

@@ -135,16 +135,21 @@ class ViewRun:
         for tree in self.compiled.filters:  # the global filters, then the view's (as _passes)
             y, n = self.vectors.filter(tree)
             yes, no = yes & y, no | (yes & n)
-        unknown = np.flatnonzero(~yes & ~no)
-        kept = [int(p) for p in unknown.tolist() if self._passes(int(p))]
+        unknown = np.flatnonzero(~yes & ~no).tolist()
+        kept: list[int] = []
+        for batch in _batches(unknown):
+            self.context.prefetch(batch)
+            kept += [p for p in batch if self._passes(p)]
         return np.union1d(np.flatnonzero(yes), np.asarray(kept, np.int64)).astype(np.int64)
 
     def _row_values(self, ref: PropertyRef, positions: Sequence[int]) -> list[Value]:
         out: list[Value] = []
-        for position in positions:
-            budget = self._budget()
-            out.append(self.value(ref, self.context.scope(position), budget))
-            self._charge(budget)
+        for batch in _batches(list(positions)):
+            self.context.prefetch(batch)
+            for position in batch:
+                budget = self._budget()
+                out.append(self.value(ref, self.context.scope(position), budget))
+                self._charge(budget)
         return out
 
     def ordered(self, matched: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], list[Value] | None]:
@@ -190,6 +195,7 @@ class ViewRun:
         size = json_chars(summaries or {})
         shown_groups: dict[int, GroupInfo] = {}
         end = offset
+        self.context.prefetch(positions[offset : offset + page.limit])
         for index in range(offset, min(offset + page.limit, total)):
             position = positions[index]
             row = self._row(position, group_of[index] if group_of is not None else None, cut)
@@ -281,6 +287,13 @@ class ViewRun:
             raise locate(err, summary.source) from None
         finally:
             self._charge(budget)
+
+
+BATCH = 1_024  # rows whose fields are gathered together
+
+
+def _batches(positions: list[int]) -> list[list[int]]:
+    return [positions[i : i + BATCH] for i in range(0, len(positions), BATCH)]
 
 
 def _node_of(ref: PropertyRef) -> A.Expr:
