@@ -51,6 +51,7 @@ HOSTILE: dict[str, str] = {
         + "\")'\n"
         "    order: [file.name, formula.f, formula.l]\n"
     ),
+    "Hostile/Many.base": "views:\n" + "".join(f"  - name: V{i}\n" for i in range(150)),
     "Hostile/Errors.base": (
         'views:\n  - name: Row errors\n    filters: \'(price * "x") > 1 || file.hasTag("book")\'\n'
         "    order: [file.name, status]\n"
@@ -158,3 +159,9 @@ def test_yaml_that_is_not_a_base_is_named_in_listings(tmp_path: Path) -> None:
         assert "not valid YAML" in _error(run(path="Bad.base", view="0"))
     finally:
         run.close()
+
+
+def test_a_base_with_many_views_lists_a_bounded_number(runner: Runner) -> None:
+    base = runner(path="Hostile/Many.base")["data"]["base"]
+    assert len(base["views"]) == 100 and base["view_count"] == 150
+    assert runner(path="Hostile/Many.base", view="V149")["data"]["view"]["index"] == 149

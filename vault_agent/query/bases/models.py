@@ -52,6 +52,7 @@ class BaseInfo(_Model):
     path: str  # a `.base` file, or `Note.md#N` for a base block
     kind: Literal["file", "block"]
     views: list[ViewInfo] | None = omit_none()
+    view_count: int | None = omit_none()  # how many views the base holds, when more are than listed
     error: str | None = omit_none()  # why the base cannot be read (its YAML, its size)
     embeds: list[EmbedInfo] | None = omit_none()  # notes embedding it (`this` = that note)
     embed_count: int | None = omit_none()

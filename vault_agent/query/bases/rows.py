@@ -222,11 +222,6 @@ class SnapshotRows:
                     del kept.props[gone]
         return keyed, found[1]
 
-    def field_names(self, position: int) -> list[str]:
-        """The note's frontmatter keys as written, in file order."""
-        where = self._locate(position)
-        return [] if where is None else self._field_names_of(where[0], [where[1]])[0]
-
     def properties(self, position: int) -> dict[str, object]:
         """The note's frontmatter as plain values under its keys as written (module doc)."""
         return self.properties_many([position]).get(position, {})
