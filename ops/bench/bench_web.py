@@ -6,7 +6,7 @@
     nice python ops/bench/bench_web.py --health-vault /tmp/v100k --search-vault /tmp/v10k [--runs 7]
 
 Builds an index when a vault has none; starts `vault-agent serve --port 0` (no watcher,
-`VAULT_AGENT_SEMANTIC=off`) per vault, signs in with the printed `web:` address, then:
+`VAULT_AGENT_SEMANTIC=off`) per vault, signs in with a link from `vault-agent web --no-open`, then:
 - page weight: each view's HTML (health of an empty-of-problems vault, search without a
   query, conversations) plus the script, style sheet and icon it loads; budget 100 KB;
 - first paint of the health view at the health vault: Chromium's own
@@ -77,13 +77,24 @@ class Server:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             if line.startswith("web: "):
-                self.web_url = line[5:].strip()
+                self.base = line[5:].strip().rstrip("/")
                 break
-        self.base = self.web_url.split("/?", 1)[0]
+        self.vault = vault
         self.port = int(self.base.rsplit(":", 1)[1])
-        self.token = self.web_url.split("token=", 1)[1]
-        first = self.get(f"/?token={self.token}", cookie=False)
+        self.token = (vault / ".vault-agent" / "token").read_text().strip()
+        first = self.get(self.sign_in_link(), cookie=False)
         self.cookie = first[2]["set-cookie"].split(";", 1)[0]
+
+    def sign_in_link(self) -> str:
+        """A one-time sign-in link's path, from `vault-agent web` as a person runs it."""
+        made = subprocess.run(
+            [VAULT_AGENT, "web", "--no-open", "--vault", str(self.vault)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return made.stdout.strip().removeprefix(self.base)
 
     def get(self, path: str, cookie: bool = True, bearer: bool = False) -> tuple[int, bytes, dict[str, str]]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
@@ -133,7 +144,7 @@ def first_paint(server: Server, runs: int) -> dict[str, Any]:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         page = browser.new_context().new_page()
-        page.goto(server.web_url)
+        page.goto(server.base + server.sign_in_link())
         fcp, ttfb = [], []
         for _ in range(runs):
             page.goto(server.base + "/")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import re
 from html.parser import HTMLParser
 from typing import Any
@@ -66,14 +67,24 @@ def exchange(
         conn.close()
 
 
+def sign_in_link(server: ServerThread) -> str:
+    """A one-time sign-in link's path and query (`/sign-in?once=…`), as `vault-agent web` gets it."""
+    made = exchange(server, "POST", "/sign-in/link", headers={"Authorization": f"Bearer {server.token}"})
+    assert made.status == 200, made.text
+    url = json.loads(made.text)["data"]["url"]
+    prefix = f"http://127.0.0.1:{server.port}"
+    assert url.startswith(prefix + "/sign-in?once="), url
+    return str(url).removeprefix(prefix)
+
+
 class PageClient:
-    """A browser's side of the page, by hand: signs in with the token, keeps the cookie."""
+    """A browser's side of the page, by hand: signs in with a one-time link, keeps the cookie."""
 
     def __init__(self, server: ServerThread) -> None:
         self.server = server
         self.origin = f"http://127.0.0.1:{server.port}"
-        first = exchange(server, "GET", f"/?token={server.token}")
-        assert first.status == 303, first.text
+        first = exchange(server, "GET", sign_in_link(server))
+        assert (first.status, first.headers.get("location")) == (303, "/"), first.text
         self.set_cookie = first.cookies()[0]
         self.cookie = self.set_cookie.split(";", 1)[0]
         self.csrf = CSRF_RE.search(self.get("/").text).group(1)  # type: ignore[union-attr]

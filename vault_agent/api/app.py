@@ -25,7 +25,7 @@ from vault_agent.api.security import AccessPolicy, check_bind_allowed, keep_toke
 from vault_agent.config import Settings
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
 from vault_agent.publish import before_publish
-from vault_agent.web.mount import mount_web_page, sign_in_url
+from vault_agent.web.mount import mount_web_page
 
 if TYPE_CHECKING:
     from vault_agent.contracts import Freshness, Manifest
@@ -171,10 +171,9 @@ class RunningServer:
 
     @property
     def web_url(self) -> str:
-        """The owner's web page, with the token that signs a browser in (printed by `serve`)."""
+        """The owner's web page (printed by `serve`; no secret: `vault-agent web` signs a browser in)."""
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else "[::1]" if self.host == "::" else None
-        base = f"http://{host}:{self.port}" if host else self.url
-        return sign_in_url(base, self.policy.token)
+        return (f"http://{host}:{self.port}" if host else self.url) + "/"
 
     async def stop(self) -> None:
         self.token_keeper.cancel()

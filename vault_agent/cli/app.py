@@ -73,6 +73,7 @@ def load_local_commands() -> None:
     # The import order is the order of `vault-agent --help`: local, servers, then the rest.
     from vault_agent.cli import local  # noqa: F401, I001
     from vault_agent.cli import serve  # noqa: F401
+    from vault_agent.cli import web  # noqa: F401
     from vault_agent.cli import conversations  # noqa: F401
 
 
