@@ -21,7 +21,7 @@ from testkit import wait_until
 from vault_agent.api.registry import REGISTRY
 from vault_agent.config import Settings
 from vault_agent.web.views_search import FILTERS, accepted
-from web.pagekit import HOSTILE, PageClient, agent_client, element_tags, exchange
+from web.pagekit import HOSTILE, PageClient, agent_client, element_tags, exchange, sign_in_link
 
 PLAN = "projects/alpha/plan.md"
 SESSIONS = itertools.count(1)  # each agent session writes its own text and its own new file
@@ -300,7 +300,9 @@ def test_the_page_logs_no_note_text_no_query_and_no_token(server: ServerThread, 
     page.get(f"/ui/search?q={CANARY}")
     page.get("/ui/note?path=projects/alpha/hostile.md")
     page.get("/ui/search?q=zzqueryword")
-    page.get(f"/?token={server.token}")
+    page.get(f"/?token={server.token}")  # an old address: refused, and never logged
+    link = sign_in_link(server)
+    exchange(server, "GET", link)
     # The server's lines (this module's earlier tests included); the test's own MCP client
     # logs its requests at DEBUG, which is not the server's log.
     server_side = [
@@ -314,6 +316,7 @@ def test_the_page_logs_no_note_text_no_query_and_no_token(server: ServerThread, 
         and CANARY not in text
         and "zzqueryword" not in text
         and server.token not in text
+        and link.split("once=")[1] not in text
     )
     routes = {r["route"] for r in logs.requests()}
     assert {"/", "/ui/search", "/ui/note"} <= routes
