@@ -139,6 +139,43 @@ def test_search_as_you_type_then_open_a_hits_section(page: Any, served: Served) 
     assert "apples" not in section.inner_text() and "section=h2-second-part" in page.url
 
 
+def test_a_note_reads_as_a_note_with_its_source_a_toggle_away(page: Any, served: Served) -> None:
+    dialogs: list[str] = []
+
+    def dialog(d: Any) -> None:  # an alert() from note text would land here
+        dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dialog)
+    page.goto(served.base + "/ui/note?path=resources/settings.md&q=font+size")
+    body = page.locator(".markdown")
+    assert body.locator("table td.align-right", has_text="16").count() == 1
+    assert body.locator("pre code.language-python").inner_text().startswith("def font_size")
+    assert page.locator("table.properties th", has_text="tags").count() == 1
+    assert body.locator(".embed.image", has_text="diagram.png").count() == 1
+    assert body.locator(".callout-tip .callout-title").inner_text() == "Keyboard"
+    assert body.locator("mark").first.inner_text().lower() in ("font", "size")
+    assert "private remark" not in body.inner_text()
+    screenshot(page, "09-note-rendered")
+    page.get_by_role("link", name="Show the Markdown source").click()  # swapped in, no reload
+    page.locator("ol.source").wait_for()
+    assert page.locator("ol.source li").first.inner_text() == "---"
+    assert "view=source" in page.url
+    screenshot(page, "10-note-source")
+    page.get_by_role("link", name="Show it rendered").click()
+    body.wait_for()
+    body.get_by_role("link", name="the goals").click()  # a wikilink to a heading of another note
+    page.locator("#section .meta", has_text="Section Goals of Alpha Plan").wait_for()
+    page.goto(served.base + "/ui/note?path=projects/alpha/hostile-markdown.md")
+    page.locator(".markdown h2", has_text="Hostile markdown").wait_for()
+    for link in page.locator(".markdown a").all():  # none of them runs anything
+        assert not (link.get_attribute("href") or "").lower().startswith(("javascript:", "data:"))
+    assert page.locator(".markdown script, .markdown img, .markdown style, .markdown iframe").count() == 0
+    assert page.evaluate("getComputedStyle(document.body).display") != "none"
+    screenshot(page, "11-note-hostile")
+    assert dialogs == []
+
+
 def test_an_agents_message_arrives_live(page: Any, agent_session: Agent) -> None:
     first = agent_session.data("send_message", {"text": "Starting to tidy the alpha plan"})
     page.goto(page.url.rsplit("/", 1)[0] + f"/ui/conversations/{first['conversation_id']}")

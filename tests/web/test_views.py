@@ -99,18 +99,20 @@ def test_a_note_shows_its_outline_and_one_section_at_a_time(server: ServerThread
     # A search hit opens the section holding its first line.
     by_line = page.get("/ui/note?path=projects/alpha/sections.md&line=15&part=section").text
     assert "second body plums" in by_line and "apples" not in by_line
-    # Without a section: the text before the first heading, else (here) the first heading's.
-    top = page.get("/ui/note?path=projects/alpha/sections.md&part=section").text
-    assert "intro words" in top and "Lines 1–15" in top
-    front = page.get("/ui/note?path=projects/alpha/hostile.md&part=section").text
-    assert "tags: [web]" in front and "lighthouse" not in front
+    assert "Section <em>First part</em> of <em>sections</em>" in html  # what is shown, in words
+    # Without a section: a short note whole; a long one its text before the first heading.
+    whole = page.get("/ui/note?path=projects/alpha/sections.md&part=section").text
+    assert "intro words" in whole and "second body plums" in whole and "All of <em>sections</em>" in whole
+    top = page.get("/ui/note?path=resources/manual.md&part=section").text
+    assert "Intro of the manual" in top and "Paragraph 0" not in top
+    assert "The top of <em>manual</em>, before its first heading" in top
 
 
 def test_a_huge_section_is_read_one_page_at_a_time(server: ServerThread) -> None:
     page = PageClient(server)
     html = page.get("/ui/note?path=projects/alpha/long.md&line=2&part=section").text
     assert "line 0 of a long section" in html and "line 2999 of" not in html
-    assert "Read on from line" in html
+    assert ">Read on</a>" in html and "(more below)" in html
     start = html.split("&amp;at=")[1].split("#")[0].split("&")[0]
     more = page.get(f"/ui/note?path=projects/alpha/long.md&section=h1-long-0001&at={start}&part=section").text
     assert f"line {int(start) - 3} of a long section" in more

@@ -31,7 +31,8 @@ from vault_agent.web import views_conversations as talk
 from vault_agent.web.events import events
 from vault_agent.web.page import Page, add_security_headers
 from vault_agent.web.views_health import health, static_handler
-from vault_agent.web.views_search import note, search
+from vault_agent.web.views_note import note
+from vault_agent.web.views_search import search
 from vault_agent.web.views_sign_in import LINK_PATH, SIGN_IN_PATH, link_handler, sign_in, sign_out
 
 UI = "/ui"
