@@ -8,7 +8,8 @@
 Builds an index when a vault has none; starts `vault-agent serve --port 0` (no watcher,
 `VAULT_AGENT_SEMANTIC=off`) per vault, signs in with a link from `vault-agent web --no-open`, then:
 - page weight: each view's HTML (health of an empty-of-problems vault, search without a
-  query, conversations) plus the script, style sheet and icon it loads; budget 100 KB;
+  query, conversations, the vault's largest note rendered as the page first shows it) plus
+  the script, style sheet and icon it loads; budget 100 KB;
 - first paint of the health view at the health vault: Chromium's own
   `first-contentful-paint` and the navigation's `responseStart` (time to first byte),
   through the system's Chromium (Playwright), median of `--runs` page loads; without a
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import re
 import statistics
@@ -122,10 +124,17 @@ class Server:
 
 
 def page_weight(server: Server) -> dict[str, int]:
-    """Bytes of each view before notes: its HTML plus the assets it loads (each once)."""
+    """Bytes of each view: its HTML plus the assets it loads (each once); `note` is the
+    vault's largest note (by characters) as the page first shows it, rendered."""
+    _s, body, _h = server.get("/query?sort=-size&limit=1", cookie=False, bearer=True)
+    notes = json.loads(body)["data"]["results"]
+    views = [("health", "/"), ("search", "/ui/search"), ("conversations", "/ui/conversations")]
+    if notes:
+        views.append(("note", "/ui/note?path=" + quote(notes[0]["path"])))
     out: dict[str, int] = {}
-    for name, path in (("health", "/"), ("search", "/ui/search"), ("conversations", "/ui/conversations")):
-        _s, html, _h = server.get(path)
+    for name, path in views:
+        status, html, _h = server.get(path)
+        assert status == 200, (path, status)
         assets = sum(
             len(server.get(a, cookie=False)[1]) for a in sorted(set(ASSET_RE.findall(html.decode())))
         )
