@@ -17,7 +17,6 @@ from typing import Annotated
 
 import typer
 
-from vault_agent.cli.app import app
 from vault_agent.cli.command_spec import CommandSpec
 from vault_agent.cli.common import (
     ConfigOpt,
@@ -49,15 +48,7 @@ def desktop_available() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-@app.command(
-    name="web",
-    help="Print a one-time sign-in link for the web page of the vault's running server, and "
-    "open it in the browser on a desktop.\n\n"
-    "The link works once, for 2 minutes; it holds no token (the bearer token stays in "
-    "<index-dir>/token). Run it again for a new link.\n\n"
-    "Example: vault-agent web --vault ~/notes",
-)
-def web_command(
+def web(
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
     config: ConfigOpt = None,
@@ -68,6 +59,15 @@ def web_command(
         bool, typer.Option("--no-open", help="Only print the link; do not open a browser.")
     ] = False,
 ) -> None:
+    """Print a one-time sign-in link for the web page of the vault's running server, and open
+    it in the browser on a desktop.
+
+    The link works once, for 2 minutes; it holds no token (the bearer token stays in
+    <index-dir>/token). Run it again for a new link.
+
+    Example: vault-agent web --vault ~/notes
+    """
+
     def body() -> None:
         settings = settings_from(vault, index_dir, config, require_vault=False, server=server, token=token)
         text, _headers = call_server(SIGN_IN_LINK, {}, *connection(settings, vault))

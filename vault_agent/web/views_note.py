@@ -16,7 +16,9 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import explore, notes
 from vault_agent.errors import InvalidParameter, TooLarge
 from vault_agent.linkpaths import LinkResolver
 from vault_agent.query.match_terms import query_stems
@@ -110,7 +112,7 @@ def shown(
 
 def _note(page: Page, want: NoteRequest) -> dict[str, Any]:
     ctx = page.ctx
-    outline_op = REGISTRY["get-note-outline"]
+    outline_op = notes.GET_NOTE_OUTLINE
     outline: dict[str, Any] | None = None
     span: SectionSpan | None = None
     try:
@@ -118,12 +120,12 @@ def _note(page: Page, want: NoteRequest) -> dict[str, Any]:
     except TooLarge as exc:  # no outline: read it in pages of lines, as written
         too_large: str | None = exc.message
         path = want.path
-        read = body_of(REGISTRY["read"], read_lines(ctx, path, want.at, want.char))
+        read = body_of(explore.READ, read_lines(ctx, path, want.at, want.char))
     else:
         assert outline is not None
         too_large, path = None, outline["path"]
         span = section_span(ctx, path, want.place)
-        read = body_of(REGISTRY["read"], read_section(ctx, span, want.at, want.char))
+        read = body_of(explore.READ, read_section(ctx, span, want.at, want.char))
     return {
         "outline": outline,
         "too_large": too_large,

@@ -16,7 +16,9 @@ from aiohttp import web
 from multidict import MultiDict
 
 from vault_agent.api.http_invoke import params_from_query
-from vault_agent.api.registry import REGISTRY, Operation, body_of, invoke
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import retrieval
 from vault_agent.query.match_terms import query_stems
 from vault_agent.web.page import Page
 from vault_agent.web.session import Session
@@ -53,14 +55,12 @@ def search_params(op: Operation, query: MultiDict[str] | Any) -> MultiDict[str]:
 
 
 def _search(page: Page, query: MultiDict[str]) -> dict[str, Any]:
-    op = REGISTRY["search"]
-    outcome = invoke(op, page.ctx, params_from_query(op.params, query))
-    return body_of(op, outcome)
+    outcome = invoke(retrieval.SEARCH, page.ctx, params_from_query(retrieval.SEARCH.params, query))
+    return body_of(retrieval.SEARCH, outcome)
 
 
 async def search(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
-    op = REGISTRY["search"]
-    takes = accepted(op)
+    takes = accepted(retrieval.SEARCH)
     q = request.query.get("q", "")
     values: dict[str, Any] = {
         "q": q,
@@ -72,5 +72,5 @@ async def search(page: Page, request: web.Request, session: Session) -> web.Stre
         "terms": query_stems(q),
     }
     if q.strip():
-        values["body"] = await page.call(_search, page, search_params(op, request.query))
+        values["body"] = await page.call(_search, page, search_params(retrieval.SEARCH, request.query))
     return page.page_html(request, session, "search.html", view="search", parts=("results",), **values)

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from vault_agent.api.registry import dump_json
+from vault_agent.api.invoke import dump_json
 from vault_agent.web.page import NO_STORE, Page, see_other
 from vault_agent.web.session import Session
 from vault_agent.web.sign_in_links import LINK_TTL_S, LinkState
