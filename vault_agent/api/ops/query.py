@@ -7,11 +7,11 @@ from typing import Annotated, Any
 from pydantic import Field, WithJsonSchema
 
 from vault_agent.api.human.query import parse_where, render_query
-from vault_agent.api.operation import AppContext, CliOption, Operation, Params
+from vault_agent.api.operation import AppContext, CliOption, Operation, Params, defaults_to
 from vault_agent.contracts import Outcome
 from vault_agent.query.structured import filters, run, values
+from vault_agent.query.structured.run import QUERY_LIMIT_DEFAULT, QueryData
 from vault_agent.query.structured.run import QUERY_LIMIT_MAX as LIMIT_MAX
-from vault_agent.query.structured.run import QueryData
 
 
 class WhereParams(Params):
@@ -37,7 +37,7 @@ class QueryParams(Params):
     links_to: str | None = None
     linked_from: str | None = None
     sort: str | None = Field(default=None, description="mtime, -priority")
-    limit: int | None = Field(default=None, ge=1, le=LIMIT_MAX, description="Default 50.")
+    limit: int | None = defaults_to(QUERY_LIMIT_DEFAULT, ge=1, le=LIMIT_MAX)
     cursor: str | None = None
     select: list[str] | None = None
     dql: str | None = Field(default=None, description="Dataview LIST/TABLE query, alone")
@@ -77,8 +77,7 @@ QUERY = Operation(
     http_path="/query",
     params=QueryParams,
     func=_query,
-    description="Notes by tags, properties, dates, folder or links, or a Dataview query; use it to list "
-    "notes by what they are (search finds words).",
+    description="Use it to list notes by tags, properties, dates, folder or links, or with Dataview.",
     title="Select notes",
     result=QueryData,
     cli_help="Select notes by tags, properties, dates or links. Example: vault-agent query --tag project "
