@@ -30,7 +30,7 @@ class QueryParams(Params):
     where: list[WhereParams] | None = None
     folder: str | None = None
     glob: str | None = None
-    modified_after: str | None = Field(default=None, description="ISO date, or 7d 2w 3mo ago")
+    modified_after: str | None = None  # ISO date or 7d 2w 3mo ago: said once in the MCP instructions
     modified_before: str | None = None
     created_after: str | None = None
     created_before: str | None = None
