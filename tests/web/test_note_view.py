@@ -10,7 +10,7 @@ from urllib.parse import unquote
 from api.serverkit import ServerThread
 
 from vault_agent.web.page import CSP
-from web.pagekit import PageClient
+from web.pagekit import SETTINGS_NOTE, PageClient
 from web.test_note_render import unsafe
 
 SETTINGS = "/ui/note?path=resources/settings.md"
@@ -56,6 +56,7 @@ def test_the_source_with_line_numbers_is_one_toggle_away(server: ServerThread) -
     assert '<ol class="source" start="1"' in source and "<li>title: Settings</li>" in source
     assert "<li>%% a private remark %%</li>" not in source and "a private remark %%" in source  # as written
     assert "Show it rendered</a>" in source and '<div class="markdown">' not in source
+    assert source.count("<li>") == len(SETTINGS_NOTE.splitlines())  # one numbered item per line
     # A section's source starts at its own first line.
     outline = server.get_json("/note-outline?path=resources/settings.md")[2]
     font = next(h["id"] for h in outline["headings"] if h["text"] == "Font size")

@@ -99,8 +99,9 @@ def shown(
     data = read["data"]
     text: str = data["text"]
     first = int(data["applied_range"]["start_line"])
-    if source:
-        return {"lines": list(enumerate(text.split("\n"), start=first)), "rendered": None, "properties": None}
+    if source:  # a text ending in a newline has no line after it
+        lines = text.removesuffix("\n").split("\n")
+        return {"lines": list(enumerate(lines, start=first)), "rendered": None, "properties": None}
     block, body = split_frontmatter(text)[:2] if first == 1 and not data.get("start_char") else (None, text)
     resolver = _resolver(ctx) if any(mark in body for mark in LINK_MARKS) else LinkResolver([])
     return {
