@@ -4,6 +4,7 @@ State dir layout (`<index-dir>/`):
     CURRENT                      name of the committed manifest (atomically replaced)
     snapshots/manifest-<id>.json one immutable manifest per snapshot
     segments/seg-<id>.<table>.parquet  immutable segment files, one per logical table
+    bases/<sha256>.base          the texts of the `.base` files some manifest lists (Manifest.bases)
     events/events.log            append-only, checksummed event log
     writer.lock                  flock held by the single writer for its lifetime
     writer.json                  the writer's published state + heartbeat (atomic replace)
@@ -42,6 +43,11 @@ SNAPSHOTS_DIR = "snapshots"
 SEGMENTS_DIR = "segments"
 EVENTS_DIR = "events"
 TMP_DIR = "tmp"
+# The texts of the vault's `.base` files (Obsidian Bases) that some manifest names, one
+# immutable file per content: `bases/<sha256>.base` (indexer/base_files.py).
+BASES_DIR = "bases"
+BASE_EXTENSION = ".base"
+MAX_BASE_BYTES = 512 * 1024  # a larger `.base` file is recorded without its text (vault_base refuses it)
 LOCK_FILE = "writer.lock"
 WRITER_STATE_FILE = "writer.json"
 
@@ -137,6 +143,21 @@ class ParsedNote:
 
 
 # --------------------------------------------------------------------------- manifest
+class BaseFileRef(BaseModel):
+    """One `.base` file of the vault as a snapshot records it; its text is the file
+    `BASES_DIR/<sha256>.base` (None: larger than MAX_BASE_BYTES, its text not kept)."""
+
+    path: str
+    mtime_ns: int
+    size: int
+    sha256: str | None
+
+
+def base_text_name(sha256: str) -> str:
+    """The file holding a recorded `.base` text inside BASES_DIR."""
+    return f"{sha256}{BASE_EXTENSION}"
+
+
 class SegmentRef(BaseModel):
     segment_id: int
     files: dict[str, str]  # table name → file name inside segments/
@@ -164,6 +185,9 @@ class Manifest(BaseModel):
     # The Tasks plugin's settings file as read at this commit (task_settings.py): readers
     # apply its statuses and global filter to the `tasks` rows.
     task_settings: TaskSettings = TaskSettings()
+    # The vault's `.base` files at this commit, by path (indexer/base_files.py). A manifest
+    # written before they were recorded has none; the writer's start-up scan adds them.
+    bases: list[BaseFileRef] = []
 
 
 class ComponentHealth(BaseModel):

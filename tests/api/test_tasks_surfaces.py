@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from testkit import check_golden
-from vault_agent.server.context import close_context
 
 from api.serverkit import VAULT_AGENT, ServerThread, build_fixture_vault, http_mcp_client, make_context
+from vault_agent.server.context import close_context
 
 GOLDEN = Path(__file__).parent / "golden"
 NOW = dt.datetime(2024, 5, 15, 9, 0, tzinfo=dt.UTC)
