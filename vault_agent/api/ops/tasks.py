@@ -7,8 +7,9 @@ from pydantic.json_schema import SkipJsonSchema
 from vault_agent.api.human.tasks import false_value, render_tasks
 from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
 from vault_agent.contracts import Outcome
+from vault_agent.errors import InvalidParameter
 from vault_agent.query.structured import values
-from vault_agent.query.tasks import run
+from vault_agent.query.tasks import lang_api, run
 from vault_agent.query.tasks.filters import TaskFilters
 from vault_agent.query.tasks.run import TasksData
 
@@ -20,6 +21,10 @@ from vault_agent.query.tasks.run import TasksData
 # out of it (SkipJsonSchema), documented in docs/tasks.md and `vault-agent tasks --help`; the
 # core checks each value (limit 1-500). Unhide them as the list makes room.
 class TasksParams(Params):
+    # Tasks plugin query text, or a note's ```tasks block (NOTE#N, NOTE#Heading): alone. Their
+    # lengths are checked by the core (no maxLength: the schema's bytes are the budget's).
+    query: SkipJsonSchema[str | None] = None
+    block: SkipJsonSchema[str | None] = None
     status: list[str] | None = None
     due: str | None = None
     overdue: bool | None = None
@@ -39,7 +44,22 @@ class TasksParams(Params):
     blocked: SkipJsonSchema[bool | None] = None
 
 
+_FILTER_FIELDS = (
+    "status", "due", "overdue", "tags", "priority", "folder", "text", "sort", "scheduled", "start", "done",
+    "glob", "heading", "recurring", "blocked",
+)  # fmt: skip
+
+
 def _tasks(ctx: AppContext, p: TasksParams) -> Outcome[TasksData]:
+    clock = ctx.clock or values.system_clock
+    if p.query is not None or p.block is not None:
+        given = [name for name in _FILTER_FIELDS if getattr(p, name) not in (None, [])]
+        if given:
+            raise InvalidParameter(
+                f"'query' and 'block' run alone: put {', '.join(given)} in the query instead (docs/tasks.md)"
+            )
+        query_request = lang_api.QueryRequest(query=p.query, block=p.block, limit=p.limit, cursor=p.cursor)
+        return lang_api.run_tasks_query(ctx.reader, query_request, clock=clock)
     request = run.TasksRequest(
         filters=TaskFilters(
             status=tuple(p.status or ()),
@@ -61,7 +81,7 @@ def _tasks(ctx: AppContext, p: TasksParams) -> Outcome[TasksData]:
         limit=p.limit,
         cursor=p.cursor,
     )
-    return run.vault_tasks(ctx.reader, request, clock=ctx.clock or values.system_clock)
+    return run.vault_tasks(ctx.reader, request, clock=clock)
 
 
 register(
@@ -73,13 +93,15 @@ register(
         http_path="/tasks",
         params=TasksParams,
         func=_tasks,
-        description="Checkbox tasks; use it for open, due or overdue work.",
+        description="Checkbox tasks; use it for due work or a Tasks `query`/`block`.",
         title="Tasks",
         result=TasksData,
         max_answer_chars=run.MAX_ANSWER_CHARS + 10_000,  # the page's bound, plus counts and warnings
         cli_help="Tasks by status, dates, priority, tags or place. Example: vault-agent tasks --status open "
         "--due 'before today' --sort due",
         cli_options=(
+            CliOption("--query", "query", help="A Tasks plugin query, run as written (alone)."),
+            CliOption("--block", "block", help="A note's ```tasks block: NOTE#N or NOTE#Heading (alone)."),
             CliOption(
                 "--status",
                 "status",
