@@ -33,7 +33,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from vault_agent.note_syntax import line_tags
 
@@ -49,7 +49,7 @@ PRIORITY_NONE = 3
 
 # Whitespace as JavaScript's trim() sees it (the plugin trims with it).
 _JS_WS = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_TASK_RE = re.compile(r"([\s>]*)([-*+]|[0-9]+[.)]) +\[(.)\](?=\s|\Z)")
+_TASK_RE = re.compile(r"([\s>]*)([-*+]|[0-9]+[.)]) +\[(.)\](?=\s|\Z)\s*")
 _BLOCK_LINK_RE = re.compile(r" \^[a-zA-Z0-9-]+\Z")
 _DATE = r"([0-9]{4}-[0-9]{2}-[0-9]{2})"
 _ID = r"[a-zA-Z0-9_-]+"
@@ -65,19 +65,32 @@ class _Rule:
     notation: Notation
     markers: tuple[str, ...]  # a match holds one of these (a cheap test before the regex)
     regex: re.Pattern[str]
+    ends: frozenset[str]  # the characters a match can end with (a cheaper test)
+
+
+_DIGITS = frozenset("0123456789")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ENDS: dict[str, frozenset[str]] = {
+    _DATE: _DIGITS,
+    "": frozenset("🔺⏫🔼🔽⏬\ufe0f"),
+    "([a-zA-Z]+)": _LETTERS,
+    "([a-zA-Z0-9, !]+)": _LETTERS | _DIGITS | frozenset(", !"),
+    "([a-zA-Z0-9_-]+)": _LETTERS | _DIGITS | frozenset("_-"),
+    "([a-zA-Z0-9_-]+(?: *, *[a-zA-Z0-9_-]+ *)*)": _LETTERS | _DIGITS | frozenset("_- "),
+}
 
 
 def _emoji(kind: FieldKind, symbols: str, value: str = "") -> _Rule:
     """Tasks' `fieldRegex`: the symbol, an optional variant selector 16, spaces, the value."""
     source = f"(?:{symbols})\ufe0f?" + (f" *{value}" if value else "") + r"\Z"
-    return _Rule(kind, "emoji", tuple(symbols.split("|")), re.compile(source))
+    return _Rule(kind, "emoji", tuple(symbols.split("|")), re.compile(source), _ENDS[value])
 
 
 def _dataview(kind: FieldKind, key: str, value: str) -> _Rule:
     """Tasks' `toInlineFieldRegex`: `[key:: value]` or `(key:: value)`, blanks around the
     pair, an optional trailing comma."""
     source = r"(?:(?=[^\]]+\])\[|(?=[^)]+\))\() *" + f"{key}:: *{value}" + r" *[)\]](?: *,)?\Z"
-    return _Rule(kind, "dataview", (key + "::",), re.compile(source))
+    return _Rule(kind, "dataview", (key + "::",), re.compile(source), frozenset(")],"))
 
 
 # One pass of DefaultTaskSerializer.deserialize, in its order (each emoji rule, then the
@@ -101,19 +114,24 @@ _PASS: tuple[_Rule, ...] = (
     _dataview("recurrence", "repeat", _RECURRENCE),
     _emoji("on_completion", "🏁", "([a-zA-Z]+)"),
     _dataview("on_completion", "onCompletion", "([a-zA-Z]+)"),
-    _Rule("tag", "emoji", ("#",), re.compile(r"(?:^|\s)#[^ !@#$%^&*(),.?\":{}|<>]+\Z")),
+    _Rule("tag", "emoji", ("#",), re.compile(r"(?:^|\s)#[^ !@#$%^&*(),.?\":{}|<>]+\Z"), frozenset()),
     _emoji("id", "🆔", f"({_ID})"),
     _dataview("id", "id", f"({_ID})"),
     _emoji("depends_on", "⛔", f"({_IDS})"),
     _dataview("depends_on", "dependsOn", f"({_IDS})"),
 )
-# Every marker of the rules: a body holding none of them has no field (the common case).
-_ANY_FIELD_RE = re.compile("[🔺⏫🔼🔽⏬✅❌📅📆🗓⏳⌛🛫➕🔁🏁🆔⛔#]|::")
+# The emoji and `#` markers of the rules: a pass tries only the rules whose marker the body
+# holds, and the Dataview rules only when it holds `::` (the common body holds neither).
+_MARKER_RE = re.compile("[🔺⏫🔼🔽⏬✅❌📅📆🗓⏳⌛🛫➕🔁🏁🆔⛔#]")
+_RULES_OF: dict[str, tuple[int, ...]] = {}
+for _k, _rule in enumerate(_PASS):
+    for _marker in _rule.markers if _rule.notation == "emoji" else ("::",):
+        _RULES_OF[_marker] = (*_RULES_OF.get(_marker, ()), _k)
+_TAG_STOPS = frozenset(' !@#$%^&*(),.?":{}|<>')
 MAX_PASSES = 21  # the plugin's failsafe: at most 20 passes after the first
 
 
-@dataclass(frozen=True)
-class TaskField:
+class TaskField(NamedTuple):
     """One field found on the line: `line[start:end]` is all of it (emoji or brackets
     included), `line[value_start:value_end]` its value as written."""
 
@@ -126,7 +144,7 @@ class TaskField:
     value: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass costs a setattr call per field, per task
 class TaskLine:
     """A checkbox list line. Spans are character offsets into the line (end exclusive)."""
 
@@ -185,9 +203,9 @@ def _trim_end(line: str, start: int, end: int) -> int:
     return start + len(line[start:end].rstrip(_JS_WS))
 
 
-def _field(rule: _Rule, line: str, start: int, m: re.Match[str]) -> TaskField:
-    """The field a rule matched in line[start:…] (offsets into the line)."""
-    a, b = start + m.start(), start + m.end()
+def _field(rule: _Rule, line: str, offset: int, m: re.Match[str]) -> TaskField:
+    """The field a rule matched (`m` over line[offset:…]; offsets into the line)."""
+    a, b = offset + m.start(), offset + m.end()
     if rule.kind == "tag":
         a += len(m.group()) - len(m.group().lstrip(_JS_WS))
         return TaskField(rule.kind, rule.notation, a, b, a, b, line[a:b])
@@ -196,27 +214,53 @@ def _field(rule: _Rule, line: str, start: int, m: re.Match[str]) -> TaskField:
     raw = m.group(1)
     lead = len(raw) - len(raw.lstrip(_JS_WS))
     value = raw.strip(_JS_WS)  # the plugin trims a recurrence rule
-    v = start + m.start(1) + lead
+    v = offset + m.start(1) + lead
     return TaskField(rule.kind, rule.notation, a, b, v, v + len(value), value)
+
+
+def _match(rule: _Rule, line: str, start: int, end: int) -> tuple[int, re.Match[str]] | None:
+    """The rule's match ending at `end` in line[start:end], as a search over that text finds
+    it, and the offset its positions count from. A match can only begin at the last
+    occurrence of its marker (emoji), at the last opening bracket (Dataview: no value holds
+    one) or just before the last `#` (a tag holds none), so the search starts there."""
+    if rule.kind == "tag":
+        at = line.rfind("#", start, end)
+        if at < 0:
+            return None
+        m = rule.regex.search(line[start:end], max(0, at - start - 1))  # a slice: `^` is its start
+        return None if m is None else (start, m)
+    if rule.notation == "dataview":
+        at = max(line.rfind("[", start, end), line.rfind("(", start, end))
+    else:
+        at = max(line.rfind(marker, start, end) for marker in rule.markers)
+    m = rule.regex.search(line, at, end) if at >= 0 else None  # endpos: `\Z` matches at `end`
+    return None if m is None else (0, m)
 
 
 def _cut_fields(line: str, start: int, end: int) -> tuple[int, list[TaskField]]:
     """Fields cut from the end of line[start:end] as the plugin's deserialize loop does:
     (the end of what remains, the fields in the order they were cut)."""
     fields: list[TaskField] = []
-    if not _ANY_FIELD_RE.search(line, start, end):
+    markers = set(_MARKER_RE.findall(line, start, end))
+    if line.find("::", start, end) >= 0:
+        markers.add("::")
+    found = {k for marker in markers for k in _RULES_OF.get(marker, ())}
+    if not found:
         return end, fields
+    rules = [_PASS[k] for k in sorted(found)]  # the pass's order
     for _ in range(MAX_PASSES):
         matched = False
-        for rule in _PASS:
-            text = line[start:end]
-            if not any(marker in text for marker in rule.markers):
+        last = line[end - 1] if end > start else ""
+        for rule in rules:
+            # A tag ends with anything but blanks and its stop characters; a field with `ends`.
+            if last not in rule.ends and (rule.kind != "tag" or last in _TAG_STOPS or last.isspace()):
                 continue
-            m = rule.regex.search(text)
-            if m is None:
+            hit = _match(rule, line, start, end)
+            if hit is None:
                 continue
-            fields.append(_field(rule, line, start, m))
-            end = _trim_end(line, start, start + m.start())
+            offset, m = hit
+            fields.append(_field(rule, line, offset, m))
+            end = _trim_end(line, start, offset + m.start())
             matched = True
         if not matched:
             break
@@ -228,9 +272,8 @@ def parse_task_line(line: str) -> TaskLine | None:
     m = _TASK_RE.match(line)
     if m is None:
         return None
-    start = m.end()
-    start += len(line[start:]) - len(line[start:].lstrip(_JS_WS))
-    end = _trim_end(line, start, len(line))
+    start = m.end()  # the blanks after the checkbox are in the match
+    end = max(start, len(line.rstrip(_JS_WS)))
     block = _BLOCK_LINK_RE.search(line, start, end)
     if block is not None:
         end = _trim_end(line, start, block.start())
@@ -254,6 +297,6 @@ def parse_task_line(line: str) -> TaskLine | None:
         block_link=block.group() if block is not None else "",
         description=description,
         fields=tuple(fields),
-        tags=tuple(line_tags(description)),
+        tags=tuple(line_tags(description)) if "#" in description else (),
         values=values,
     )
