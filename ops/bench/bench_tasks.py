@@ -16,6 +16,7 @@ Prints one JSON line with the load.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import resource
 import statistics
 from collections.abc import Callable
@@ -81,7 +82,8 @@ def _measure(args: Any) -> None:
             )
             after = rss_mb()
             calls: dict[str, Callable[[], Any]] = {
-                name: (lambda f=f: vault_tasks(reader, TasksRequest(f), clock)) for name, f in CASES.items()
+                name: functools.partial(vault_tasks, reader, TasksRequest(f), clock)
+                for name, f in CASES.items()
             }
             calls["dql_task"] = lambda: vault_query(
                 reader, QueryRequest(filters=Filters(), dql=DQL), clock=clock
