@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from testkit import check_golden
 
-from api.serverkit import ServerThread, build_fixture_vault, make_context
+from api.serverkit import VAULT_AGENT, ServerThread, build_fixture_vault, make_context
 from api.test_tasks_surfaces import _cli, _get_query, _mcp
 from vault_agent.api.app import close_context
 
@@ -102,3 +103,20 @@ def test_block_and_query_agree_and_pages_follow_the_cursor(server: ServerThread)
         "POST", "/tasks", body=json.dumps({"query": "done", "cursor": params["cursor"]}).encode()
     )
     assert json.loads(other)["error"]["code"] == "INVALID_PARAMETER"
+
+
+def test_human_output_shows_the_groups_and_the_block(server: ServerThread) -> None:
+    def human(*flags: str) -> str:
+        proc = subprocess.run(
+            [VAULT_AGENT, "tasks", *flags, "--server", server.url, "--token", server.token],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr[-300:]
+        return proc.stdout
+
+    grouped = human("--query", QUERY_GROUPED)
+    assert grouped.splitlines()[0] == "## Highest priority  (1)"
+    assert "## High priority  (2)" in grouped and "the query's filters matched 4" in grouped
+    assert human("--block", "Dashboard.md#1").splitlines()[0] == "block Dashboard.md#1 (line 5)"
