@@ -241,18 +241,21 @@ def _cut_fields(line: str, start: int, end: int) -> tuple[int, list[TaskField]]:
     """Fields cut from the end of line[start:end] as the plugin's deserialize loop does:
     (the end of what remains, the fields in the order they were cut)."""
     fields: list[TaskField] = []
-    markers = set(_MARKER_RE.findall(line, start, end))
-    if line.find("::", start, end) >= 0:
-        markers.add("::")
-    found = {k for marker in markers for k in _RULES_OF.get(marker, ())}
-    if not found:
-        return end, fields
+    markers = _MARKER_RE.findall(line, start, end)
+    dataview = line.find("::", start, end) >= 0
+    if not markers and not dataview:
+        return end, fields  # the common case: nothing that could be a field
+    found: set[int] = set(_RULES_OF["::"]) if dataview else set()
+    for marker in markers:
+        found.update(_RULES_OF[marker])
     rules = [_PASS[k] for k in sorted(found)]  # the pass's order
     for _ in range(MAX_PASSES):
         matched = False
-        last = line[end - 1] if end > start else ""
         for rule in rules:
-            # A tag ends with anything but blanks and its stop characters; a field with `ends`.
+            if end <= start:
+                break
+            last = line[end - 1]
+            # A field ends with one of its `ends`; a tag with anything but blanks and its stops.
             if last not in rule.ends and (rule.kind != "tag" or last in _TAG_STOPS or last.isspace()):
                 continue
             hit = _match(rule, line, start, end)
@@ -260,7 +263,7 @@ def _cut_fields(line: str, start: int, end: int) -> tuple[int, list[TaskField]]:
                 continue
             offset, m = hit
             fields.append(_field(rule, line, offset, m))
-            end = _trim_end(line, start, offset + m.start())
+            end = start + len(line[start : offset + m.start()].rstrip(_JS_WS))
             matched = True
         if not matched:
             break
@@ -274,7 +277,7 @@ def parse_task_line(line: str) -> TaskLine | None:
         return None
     start = m.end()  # the blanks after the checkbox are in the match
     end = max(start, len(line.rstrip(_JS_WS)))
-    block = _BLOCK_LINK_RE.search(line, start, end)
+    block = _BLOCK_LINK_RE.search(line, start, end) if line.find("^", start, end) >= 0 else None
     if block is not None:
         end = _trim_end(line, start, block.start())
     text_end, fields = _cut_fields(line, start, end)

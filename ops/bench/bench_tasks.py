@@ -16,7 +16,6 @@ Prints one JSON line with the load.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import resource
 import statistics
 from collections.abc import Callable
@@ -57,6 +56,10 @@ def rss_mb() -> float:
     return 0.0
 
 
+def _tasks_call(reader: SnapshotReader, filters: TaskFilters) -> Callable[[], Any]:
+    return lambda: vault_tasks(reader, TasksRequest(filters), clock)
+
+
 def _measure_case(call: Callable[[], Any], requests: int) -> dict[str, float]:
     walls, cpus = [], []
     for _ in range(requests):
@@ -81,10 +84,7 @@ def _measure(args: Any) -> None:
                 lambda: vault_tasks(reader, TasksRequest(TaskFilters()), clock)
             )
             after = rss_mb()
-            calls: dict[str, Callable[[], Any]] = {
-                name: functools.partial(vault_tasks, reader, TasksRequest(f), clock)
-                for name, f in CASES.items()
-            }
+            calls: dict[str, Callable[[], Any]] = {name: _tasks_call(reader, f) for name, f in CASES.items()}
             calls["dql_task"] = lambda: vault_query(
                 reader, QueryRequest(filters=Filters(), dql=DQL), clock=clock
             )

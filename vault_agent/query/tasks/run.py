@@ -83,10 +83,13 @@ def select(
 
 
 def task_counts(ctx: Context) -> TaskCounts:
-    """Open and overdue tasks of the whole snapshot."""
-    open_ = sum(len(r) for r in matching((Done(False),), ctx))
-    overdue = sum(len(r) for r in matching((overdue_filter(ctx.today),), ctx))
-    return TaskCounts(open=open_, overdue=overdue)
+    """Open and overdue tasks of the whole snapshot (computed once per snapshot and day)."""
+    known = ctx.snap.counts.get(ctx.today)
+    if known is None:
+        open_ = sum(len(r) for r in matching((Done(False),), ctx))
+        overdue = sum(len(r) for r in matching((overdue_filter(ctx.today),), ctx))
+        known = ctx.snap.counts[ctx.today] = (open_, overdue)
+    return TaskCounts(open=known[0], overdue=known[1])
 
 
 def _position(ctx: Context, selection: Selection, path: str, line: int) -> int | None:
