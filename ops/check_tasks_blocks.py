@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import re
 import sys
 import tempfile
@@ -35,7 +36,7 @@ from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query.lines import decode  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 from vault_agent.query.tasks.blocks import blocks_of  # noqa: E402
-from vault_agent.query.tasks.lang_api import run_tasks_query  # noqa: E402
+from vault_agent.query.tasks.lang_api import QueryRequest, run_tasks_query  # noqa: E402
 from vault_agent.query.tasks.lang_lines import QueryFile  # noqa: E402
 
 DEFAULT_VAULT = REPO.parent / "shared" / "corpora" / "obsidian-tasks-docs" / "vault"
@@ -67,11 +68,15 @@ def quoted_blocks(text: str) -> list[str]:
     return out
 
 
+def _clock(today: dt.date) -> functools.partial[dt.datetime]:
+    return functools.partial(dt.datetime.combine, today, dt.time(12), dt.UTC)
+
+
 def run_quoted(reader: SnapshotReader, today: dt.date, path: str, text: str) -> str:
     """A quoted example as `vault_tasks(query=…)` runs it, its note's placeholders filled in."""
     for name, value in QueryFile(path).values().items():
         text = re.sub(r"\{\{\s*" + re.escape(name) + r"\s*\}\}", value.replace("\\", "\\\\"), text)
-    out = run_tasks_query(reader, today, (text, None), page=(0, 500))
+    out = run_tasks_query(reader, QueryRequest(query=text, limit=500), clock=_clock(today))
     groups = f", {len(out.data.groups)} groups" if out.data.groups is not None else ""
     return f"{out.data.matched} tasks matched{groups}"
 
@@ -103,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"refused  {rel} (quoted): {err.message.removeprefix('tasks query: ')}")
             for address in addresses:
                 try:
-                    out = run_tasks_query(reader, args.today, (None, address), page=(0, 500))
+                    out = run_tasks_query(
+                        reader, QueryRequest(block=address, limit=500), clock=_clock(args.today)
+                    )
                     ran += 1
                     groups = f", {len(out.data.groups)} groups" if out.data.groups is not None else ""
                     print(f"runs     {address}: {out.data.matched} tasks matched{groups}")

@@ -25,9 +25,10 @@ import benchkit
 from vault_agent.indexer.build import build_index
 from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.tasks.lang_api import run_tasks_query
+from vault_agent.query.tasks.lang_api import QueryRequest, run_tasks_query
 
 TODAY = dt.date(2026, 6, 15)
+CLOCK = functools.partial(dt.datetime.combine, TODAY, dt.time(9), dt.UTC)
 BLOCKS = {
     "five_instructions": "not done\ndue before next week\n(priority is above none) OR (tags include #project)\n"
     "sort by due\nlimit 50",
@@ -55,14 +56,16 @@ def main() -> None:
         reader = SnapshotReader(settings, vault_for_settings(settings))
         try:
             first_ms, _, first = benchkit.timed(
-                lambda: run_tasks_query(reader, TODAY, (None, f"{DASHBOARD}#1"))
+                lambda: run_tasks_query(reader, QueryRequest(block=f"{DASHBOARD}#1"), clock=CLOCK)
             )
             figures: dict[str, object] = {"notes": args.notes, "columns_ms": round(first_ms, 1)}
             for index, name in enumerate(BLOCKS, start=1):
                 runs = []
                 for _ in range(args.runs):
                     walls, cpus = [], []
-                    call = functools.partial(run_tasks_query, reader, TODAY, (None, f"{DASHBOARD}#{index}"))
+                    call = functools.partial(
+                        run_tasks_query, reader, QueryRequest(block=f"{DASHBOARD}#{index}"), clock=CLOCK
+                    )
                     for _ in range(args.requests):
                         wall, cpu, out = benchkit.timed(call)
                         walls.append(wall)
@@ -77,7 +80,7 @@ def main() -> None:
                     "cpu_p50_ms": round(statistics.median(r[2] for r in runs), 2),
                     "matched": out.data.matched,
                 }
-            figures["tasks_in_first_answer"] = len(first.data.tasks)
+            figures["tasks_in_first_answer"] = len(first.data.results)
         finally:
             reader.close()
         benchkit.report(figures)

@@ -207,7 +207,6 @@ class VaultMcpServer(Server[Any]):
             super().__init__(
                 "vault-agent",
                 version=_version,
-                title="vault-agent",
                 instructions=INSTRUCTIONS + (WRITE_INSTRUCTIONS if app.settings.writes_enabled else ""),
                 get_tool_input_schema=self._input_schema,
                 on_list_tools=self._list_tools,

@@ -128,7 +128,7 @@ COMMANDS: dict[str, CommandSpec] = {
         'end-conversation', 'POST', '/conversations/end', True,
         "End the http conversation of the server.\n\n\x08\nExample: vault-agent end-conversation --title 'Tidy'\n\nNeeds a running server: vault-agent serve --watch --vault PATH.",
         options=(
-            OptionSpec('--title', 'title', 'str', 'one line, ≤ 200 chars'),
+            OptionSpec('--title', 'title', 'str', '≤ 200 chars'),
             OptionSpec('--summary', 'summary', 'str', 'what was done, decided, left open'),
         ),
     ),
@@ -350,6 +350,8 @@ COMMANDS: dict[str, CommandSpec] = {
         'tasks', 'POST', '/tasks', True,
         "Tasks by status, dates, priority, tags or place.\n\n\x08\nExample: vault-agent tasks --status open --due 'before today' --sort due\n\nNeeds a running server: vault-agent serve --watch --vault PATH.",
         options=(
+            OptionSpec('--query', 'query', 'str', 'A Tasks plugin query, run as written (alone).'),
+            OptionSpec('--block', 'block', 'str', "A note's ```tasks block: NOTE#N or NOTE#Heading (alone)."),
             OptionSpec('--status', 'status', 'str', "open, closed, todo, done, in_progress, cancelled or a symbol like '/' (repeatable: any).", multiple=True),
             OptionSpec('--due', 'due', 'str', 'before today, after 2024-05-01, in next week, none, any, invalid.'),
             OptionSpec('--scheduled', 'scheduled', 'str', 'As --due, for the scheduled date.'),

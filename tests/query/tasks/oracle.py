@@ -34,13 +34,14 @@ from vault_agent.query.tasks.lang_order import natural_key
 from vault_agent.task_settings import TaskSettings
 
 Row = dict[str, Any]
+_SETTINGS = [TaskSettings()]  # the settings of the run in progress (run() sets them)
 INVALID = "invalid"
 PRIORITY_NAMES = ["highest", "high", "medium", "none", "low", "lowest"]
 TYPE_ORDER = {"IN_PROGRESS": 1, "TODO": 2, "ON_HOLD": 3, "DONE": 4, "CANCELLED": 5, "NON_TASK": 6}
 
 
 def status_type(row: Row) -> str:
-    return TaskSettings().status(row["status"]).type
+    return _SETTINGS[0].status(row["status"]).type
 
 
 def is_done(row: Row) -> bool:
@@ -69,16 +70,17 @@ def happens(row: Row) -> dt.date | None:
 
 def text_value(row: Row, field: str) -> list[str]:
     path = row["path"]
+    gf = _SETTINGS[0].global_filter
     if field == "tag":
-        return ["#" + t for t in row["tags"]]
+        return ["#" + t for t in row["tags"] if "#" + t != gf]
     values = {
-        "description": row["description"],
+        "description": row["description"].replace(gf, "", 1).strip() if gf else row["description"],
         "path": path,
         "folder": path.rsplit("/", 1)[0] + "/" if "/" in path else "/",
         "root": path.split("/")[0] + "/" if "/" in path else "/",
         "filename": path.rsplit("/", 1)[-1],
         "heading": row["heading_path"][-1] if row["heading_path"] else "",
-        "status.name": TaskSettings().status(row["status"]).name,
+        "status.name": _SETTINGS[0].status(row["status"]).name,
         "id": row["id"] or "",
         "recurrence": row["recurrence"] or "",
     }
@@ -222,8 +224,14 @@ def comparator(key: SortKey, today: dt.date) -> Any:  # noqa: C901 - one case pe
 DEFAULTS = [SortKey("status.type"), SortKey("urgency"), SortKey("due"), SortKey("priority"), SortKey("path")]
 
 
-def run(query: Query, rows: list[Row], today: dt.date) -> tuple[list[Row], int]:
-    """The rows a query selects, in its order, and how many matched before `limit`."""
+def run(
+    query: Query, rows: list[Row], today: dt.date, settings: TaskSettings | None = None
+) -> tuple[list[Row], int]:
+    """The rows a query selects, in its order, and how many matched before `limit`; with the
+    Tasks settings given, their statuses and global filter (a line without it is no task)."""
+    _SETTINGS[0] = settings or TaskSettings()
+    gf = _SETTINGS[0].global_filter
+    rows = [r for r in rows if gf in r["description"]] if gf else rows
     kept = [r for r in rows if all(matches(f.filter, r, rows) for f in query.filters)]
     comparators = [comparator(k, today) for k in [*query.sorts, *DEFAULTS]]
 

@@ -4,6 +4,7 @@ whole payloads as goldens, blocks by index and by heading, placeholders, NOTE_CH
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ from query.snapfactory import SnapFactory
 from vault_agent.config import Settings
 from vault_agent.errors import Ambiguous, InvalidQuery, NotFound
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.tasks.lang_api import run_tasks_query
+from vault_agent.query.tasks.lang_api import QueryRequest, run_tasks_query
 
 TODAY = dt.date(2023, 4, 19)
 GOLDEN = Path(__file__).parent / "golden"
@@ -45,8 +46,11 @@ def reader(
     return make_reader(settings)
 
 
+CLOCK = functools.partial(dt.datetime.combine, TODAY, dt.time(9), dt.UTC)
+
+
 def _run(reader: SnapshotReader, query: str | None = None, block: str | None = None, **kw: Any) -> Any:
-    out = run_tasks_query(reader, TODAY, (query, block), **kw)
+    out = run_tasks_query(reader, QueryRequest(query=query, block=block, **kw), clock=CLOCK)
     return {"data": out.data.model_dump(by_alias=True), "warnings": [w.model_dump() for w in out.warnings]}
 
 
@@ -64,7 +68,7 @@ def test_block_by_index_and_heading(reader: SnapshotReader) -> None:
     first = _run(reader, block="Dashboard#1")
     assert first == _run(reader, block="Dashboard#Today") == _run(reader, block="[[Dashboard#today]]")
     _golden("block_today.json", first)
-    assert [t["line"] for t in first["data"]["tasks"]] == [3]  # an invalid due date is never "before"
+    assert [t["line"] for t in first["data"]["results"]] == [3]  # an invalid due date is never "before"
 
 
 def test_block_placeholders_take_its_note(reader: SnapshotReader) -> None:
@@ -82,18 +86,18 @@ def test_block_placeholders_take_its_note(reader: SnapshotReader) -> None:
 
 def test_refused_block_names_its_line(reader: SnapshotReader) -> None:
     with pytest.raises(InvalidQuery, match=r"^tasks query: line 1: `filter by function`"):
-        run_tasks_query(reader, TODAY, (None, "Dashboard#Broken"))
+        run_tasks_query(reader, QueryRequest(block="Dashboard#Broken"), clock=CLOCK)
 
 
 def test_block_addresses_that_miss(reader: SnapshotReader) -> None:
     with pytest.raises(NotFound, match="3 ```tasks block"):
-        run_tasks_query(reader, TODAY, (None, "Dashboard#4"))
+        run_tasks_query(reader, QueryRequest(block="Dashboard#4"), clock=CLOCK)
     with pytest.raises(Ambiguous, match="Dashboard.md#1, Dashboard.md#2"):
-        run_tasks_query(reader, TODAY, (None, "Dashboard"))
+        run_tasks_query(reader, QueryRequest(block="Dashboard"), clock=CLOCK)
     with pytest.raises(NotFound, match="no ```tasks block"):
-        run_tasks_query(reader, TODAY, (None, "Inbox"))
+        run_tasks_query(reader, QueryRequest(block="Inbox"), clock=CLOCK)
     with pytest.raises(NotFound):
-        run_tasks_query(reader, TODAY, (None, "No such note#1"))
+        run_tasks_query(reader, QueryRequest(block="No such note#1"), clock=CLOCK)
 
 
 def test_note_changed_since_the_snapshot(reader: SnapshotReader) -> None:
@@ -104,13 +108,26 @@ def test_note_changed_since_the_snapshot(reader: SnapshotReader) -> None:
     out = _run(reader, block="Dashboard.md#1")
     assert [w["code"] for w in out["warnings"]] == ["NOTE_CHANGED"]
     # the file's query, the snapshot's tasks
-    assert [(t["path"], t["line"]) for t in out["data"]["tasks"]] == [
+    assert [(t["path"], t["line"]) for t in out["data"]["results"]] == [
         ("Daily/2023-04-19.md", 4),
         ("Inbox.md", 2),
     ]
 
 
 def test_paging(reader: SnapshotReader) -> None:
-    pages = [_run(reader, "not done", page=(offset, 2))["data"] for offset in (0, 2, 4)]
-    assert [p["nextOffset"] for p in pages] == [2, 4, None]
-    assert sum(len(p["tasks"]) for p in pages) == pages[0]["matched"] == 6
+    pages, cursor = [], None
+    for _ in range(5):
+        page = _run(reader, "not done", limit=2, cursor=cursor)["data"]
+        pages.append(page)
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert [len(p["results"]) for p in pages] == [2, 2, 2]
+    assert pages[0]["total"] == pages[0]["matched"] == 6
+    grouped = [_run(reader, "not done\ngroup by heading", limit=4)["data"]]
+    grouped.append(
+        _run(reader, "not done\ngroup by heading", limit=4, cursor=grouped[0]["next_cursor"])["data"]
+    )
+    names = [[g["names"][0] for g in p["groups"]] for p in grouped]
+    assert names == [["(No heading)", "Errands"], ["Work"]]
+    assert grouped[1]["next_cursor"] is None

@@ -5,6 +5,7 @@ engine against the independent plain-Python evaluation (oracle.py) on random vau
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from query.tasks.oracle import run as oracle_run
 
 from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.query.tasks.lang_api import run_tasks_query
+from vault_agent.query.tasks.lang_api import QueryRequest, run_tasks_query
 from vault_agent.query.tasks.lang_parse import parse_query
 from vault_agent.task_syntax import DATE_FIELDS, parse_task_line
 
@@ -68,11 +69,12 @@ def reader() -> Iterator[SnapshotReader]:
 
 
 def answer(reader: SnapshotReader, text: str) -> Any:
-    return run_tasks_query(reader, TODAY, (text, None), page=(0, 500)).data
+    clock = functools.partial(dt.datetime.combine, TODAY, dt.time(9), dt.UTC)
+    return run_tasks_query(reader, QueryRequest(query=text, limit=500), clock=clock).data
 
 
 def run(reader: SnapshotReader, text: str) -> list[str]:
-    return [f"{t.path}:{t.line}" for t in answer(reader, text).tasks]
+    return [f"{t.path}:{t.line}" for t in answer(reader, text).results]
 
 
 # Hand-checked: each answer below was worked out from the plugin's docs for this vault.
@@ -147,7 +149,7 @@ def test_default_order_is_status_type_then_urgency(reader: SnapshotReader) -> No
 
 def test_limit_counts_matches_before_the_limit(reader: SnapshotReader) -> None:
     found = answer(reader, "not done\nlimit 2")
-    assert (len(found.tasks), found.matched) == (2, 9)
+    assert (len(found.results), found.total, found.matched) == (2, 2, 9)
 
 
 def test_groups_in_the_plugin_order(reader: SnapshotReader) -> None:
@@ -252,7 +254,7 @@ def test_engine_agrees_with_the_oracle(
         got = answer(opened, "\n".join(lines))
     assert got.matched == matched
     if not groups:
-        assert [(t.path, t.line) for t in got.tasks] == [(r["path"], r["line"]) for r in expected]
+        assert [(t.path, t.line) for t in got.results] == [(r["path"], r["line"]) for r in expected]
         return
     want = {
         names: [(r["path"], r["line"]) for r in members] for names, members in oracle_groups(groups, expected)

@@ -26,18 +26,33 @@ def _task_line(t: dict[str, Any]) -> str:
     return "  ".join(parts)
 
 
-def render_tasks(body: dict[str, Any]) -> str:
-    """Tasks grouped under their note (`path:line` before each), then the counts."""
-    d = data_of(body)
+def _under_notes(tasks: list[dict[str, Any]], indent: str) -> list[str]:
     out: list[str] = []
     last = None
-    for t in d.get("results", []):
+    for t in tasks:
         if t.get("path") != last:
             last = t.get("path")
-            out.append(str(last))
-        out.append(f"  {t.get('line')}: {_task_line(t)}")
+            out.append(f"{indent}{last}")
+        out.append(f"{indent}  {t.get('line')}: {_task_line(t)}")
+    return out
+
+
+def render_tasks(body: dict[str, Any]) -> str:
+    """Tasks grouped under their note (`path:line` before each), a query's groups under
+    their headings, then the counts."""
+    d = data_of(body)
+    out: list[str] = []
+    if d.get("block"):
+        b = d["block"]
+        out.append(f"block {b.get('path')}#{b.get('index')} (line {b.get('line')})")
+    out += _under_notes(d.get("results", []), "")
+    for g in d.get("groups") or []:
+        out.append("## " + " > ".join(g.get("names", [])) + f"  ({g.get('total')})")
+        out += _under_notes(g.get("tasks", []), "")
     counts = d.get("counts") or {}
     tail = f"{len(d.get('results', []))} of {d.get('total')} tasks ({counts.get('open')} open, {counts.get('overdue')} overdue in the vault)"
     if d.get("next_cursor"):
         tail += f"; next page: --cursor {d['next_cursor']}"
+    if d.get("matched") is not None:
+        tail += f"; the query's filters matched {d['matched']}"
     return "\n".join([*out, tail]) if out else f"(no tasks)  {tail}"

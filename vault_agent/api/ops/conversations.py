@@ -37,7 +37,7 @@ class SendMessageParams(Params):
 
 
 class EndConversationParams(Params):
-    title: str | None = Field(None, description=f"one line, ≤ {MAX_TITLE_CHARS} chars")
+    title: str | None = Field(None, description=f"≤ {MAX_TITLE_CHARS} chars")
     summary: str | None = Field(None, description="what was done, decided, left open")
 
 
@@ -94,8 +94,8 @@ SEND_MESSAGE = Operation(
     http_path="/messages",
     params=SendMessageParams,
     func=_send,
-    title="Message the user",
-    description="Call it to tell the user something now, or to ask.",
+    title="Message user",
+    description="Call it to tell or ask the user something now.",
     result=SendResult,
     idempotent=False,
     cli_args=("text",),
@@ -128,8 +128,8 @@ GET_CONVERSATION = Operation(
     http_path="/conversations",
     params=GetConversationParams,
     func=_get,
-    title="Past conversations",
-    description="Use it to recall earlier work: past sessions, or one's calls and writes.",
+    title="Conversations",
+    description="Use it to recall past sessions and what they did.",
     result=ConversationAnswer,
     cli_help="List or show conversations. Example: vault-agent get-conversation --id ID --json",
     render=_render_conversations,

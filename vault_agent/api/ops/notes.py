@@ -44,7 +44,7 @@ GET_NOTE_OUTLINE = Operation(
     func=_outline,
     envelope=False,
     cli_args=("path",),
-    description="Use it first on a note, then vault_read(path, section_id=id).",
+    description="Use it first on a note; then vault_read a section_id.",
     title="Note outline",
     max_answer_chars=80_000,  # seed 001's cap of 500 headings
     result=models.NoteOutline,

@@ -23,7 +23,7 @@ class SearchParams(Params):
     query: str = Field(alias="q", min_length=1, max_length=MAX_QUERY_CHARS)
     limit: int | None = defaults_to(10, ge=1, le=RANKED_LIMIT_MAX)
     mode: Literal["lexical", "semantic", "hybrid"] | None = None  # default: hybrid once notes are embedded
-    group: Literal["chunk", "note"] | None = Field(default=None, description="note: best chunk per note")
+    group: Literal["chunk", "note"] | None = None  # note: the best chunk of each note (CLI --help)
     tags: list[str] | None = None  # search filters, applied before ranking (vault_query's rules)
     folder: str | None = None
     modified_after: str | None = None
@@ -98,7 +98,7 @@ SEARCH = Operation(
     http_path="/search",
     params=SearchParams,
     func=_search,
-    description="Use it first for a topic: passages ranked by words and meaning.",
+    description="Use it first for a topic: passages by words and meaning.",
     title="Ranked search",
     result=SearchData,
     cli_args=("query",),
@@ -121,8 +121,8 @@ GET_NOTE = Operation(
     http_path="/note",
     params=NoteParams,
     func=_get_note,
-    description="Use it to read a short note whole, with its tags and headings.",
-    title="Note with metadata",
+    description="Use it to read a short note whole, with tags and headings.",
+    title="Read note",
     result=NoteData,
     max_answer_chars=READ_ANSWER_CHARS,
     cli_args=("path",),

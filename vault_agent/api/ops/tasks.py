@@ -2,30 +2,36 @@
 
 from __future__ import annotations
 
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from vault_agent.api.human.tasks import false_value, render_tasks
 from vault_agent.api.operation import AppContext, CliOption, Operation, Params
 from vault_agent.contracts import Outcome
+from vault_agent.errors import InvalidParameter
 from vault_agent.query.structured import values
-from vault_agent.query.tasks import run
+from vault_agent.query.tasks import lang_api, run
 from vault_agent.query.tasks.filters import TaskFilters
 from vault_agent.query.tasks.run import TasksData
 
 
-# Lean on purpose: every byte of the published schema is paid in each agent session, and the
-# default list must stay within 12,000 characters (docs/mcp.md; this tool came in with 345 of
-# them left). The schema shows status, due and overdue; every other filter (and `limit`, and
-# `cursor`, which an answer hands back as next_cursor) is accepted on every surface but left
-# out of it (SkipJsonSchema), documented in docs/tasks.md and `vault-agent tasks --help`; the
-# core checks each value (limit 1-500). Unhide them as the list makes room.
+# The published schema shows what an agent reaches for: a Tasks plugin query (which says any
+# filter, sort, group and limit) or a note's block, overdue, and paging. Every byte of it is
+# paid in each agent session and the default list stays within 12,000 characters
+# (docs/mcp.md). The other filters are accepted on every surface but left out of the schema
+# (SkipJsonSchema); docs/tasks.md and `vault-agent tasks --help` document them. The core
+# checks each value.
 class TasksParams(Params):
-    status: list[str] | None = None
-    due: str | None = None
+    # Tasks plugin query text, or a note's ```tasks block (NOTE#N, NOTE#Heading): alone. Their
+    # lengths are checked by the core (no maxLength: the schema's bytes are the budget's).
+    query: str | None = None
+    block: str | None = Field(default=None, description="NOTE#N or NOTE#Heading")
+    status: SkipJsonSchema[list[str] | None] = None
+    due: SkipJsonSchema[str | None] = None
     overdue: bool | None = None
     tags: SkipJsonSchema[list[str] | None] = None
-    limit: SkipJsonSchema[int | None] = None
-    cursor: SkipJsonSchema[str | None] = None
+    limit: int | None = None
+    cursor: str | None = None
     priority: SkipJsonSchema[list[str] | None] = None
     folder: SkipJsonSchema[str | None] = None
     text: SkipJsonSchema[str | None] = None
@@ -39,7 +45,22 @@ class TasksParams(Params):
     blocked: SkipJsonSchema[bool | None] = None
 
 
+_FILTER_FIELDS = (
+    "status", "due", "overdue", "tags", "priority", "folder", "text", "sort", "scheduled", "start", "done",
+    "glob", "heading", "recurring", "blocked",
+)  # fmt: skip
+
+
 def _tasks(ctx: AppContext, p: TasksParams) -> Outcome[TasksData]:
+    clock = ctx.clock or values.system_clock
+    if p.query is not None or p.block is not None:
+        given = [name for name in _FILTER_FIELDS if getattr(p, name) not in (None, [])]
+        if given:
+            raise InvalidParameter(
+                f"'query' and 'block' run alone: put {', '.join(given)} in the query instead (docs/tasks.md)"
+            )
+        query_request = lang_api.QueryRequest(query=p.query, block=p.block, limit=p.limit, cursor=p.cursor)
+        return lang_api.run_tasks_query(ctx.reader, query_request, clock=clock)
     request = run.TasksRequest(
         filters=TaskFilters(
             status=tuple(p.status or ()),
@@ -61,7 +82,7 @@ def _tasks(ctx: AppContext, p: TasksParams) -> Outcome[TasksData]:
         limit=p.limit,
         cursor=p.cursor,
     )
-    return run.vault_tasks(ctx.reader, request, clock=ctx.clock or values.system_clock)
+    return run.vault_tasks(ctx.reader, request, clock=clock)
 
 
 TASKS = Operation(
@@ -72,13 +93,15 @@ TASKS = Operation(
     http_path="/tasks",
     params=TasksParams,
     func=_tasks,
-    description="Checkbox tasks; use it for open, due or overdue work.",
+    description="Use it for open, due or overdue tasks, or a Tasks query.",
     title="Tasks",
     result=TasksData,
     max_answer_chars=run.MAX_ANSWER_CHARS + 10_000,  # the page's bound, plus counts and warnings
     cli_help="Tasks by status, dates, priority, tags or place. Example: vault-agent tasks --status open "
     "--due 'before today' --sort due",
     cli_options=(
+        CliOption("--query", "query", help="A Tasks plugin query, run as written (alone)."),
+        CliOption("--block", "block", help="A note's ```tasks block: NOTE#N or NOTE#Heading (alone)."),
         CliOption(
             "--status",
             "status",

@@ -27,6 +27,7 @@ from vault_agent.query.tasks.columns import task_snapshot, vocabs_of
 from vault_agent.query.tasks.evaluate import Context, matching
 from vault_agent.query.tasks.filters import TaskFilters, compile_filters, overdue_filter
 from vault_agent.query.tasks.lang_ast import Done
+from vault_agent.query.tasks.lang_models import BlockRef, TaskGroupOut
 from vault_agent.query.tasks.order import Selection, order
 from vault_agent.query.tasks.plan import TaskPlan
 from vault_agent.query.tasks.rows import task_rows
@@ -59,6 +60,11 @@ class TasksData(BaseModel):
     next_cursor: str | None
     counts: TaskCounts
     index_freshness: str = Field(alias="indexFreshness")
+    # A Tasks query (`query`, `block`; lang_api.py): how many tasks its filters kept before
+    # its `limit`, its groups when it has `group by` lines (then `results` is empty), the block.
+    matched: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    groups: list[TaskGroupOut] | None = Field(default=None, exclude_if=lambda v: v is None)
+    block: BlockRef | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 @dataclass(frozen=True)
