@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 from query.tasks.oracle import run as oracle_run
 from query.tasks.taskvault import TODAY, generate
-
 from vault_agent.api.registry import make_vault
+
 from vault_agent.config import Settings
 from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
