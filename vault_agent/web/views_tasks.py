@@ -24,8 +24,9 @@ from vault_agent.web.page import Page
 from vault_agent.web.session import Session
 
 PREVIEW = 10  # tasks of a list on the overview; "all N" opens the list alone
-OPEN_PAGE = 50  # open tasks per page (grouped by note)
-LIST_PAGE = 50  # tasks per page of one list alone, and of a query's answer
+OPEN_PAGE = 25  # open tasks on the overview (grouped by note)
+LIST_PAGE = 50  # tasks per page of one list alone
+QUERY_PAGE = 30  # tasks per page of a query's answer (shown below the overview)
 DESCRIPTION_CHARS = 240  # a task's text as the page shows it (the note holds the rest)
 WEEK_DAYS = 7
 
@@ -101,7 +102,7 @@ def _ran_query(page: Page, want: TasksWant) -> tuple[dict[str, Any] | None, Vaul
     """The form's answer, or the operation's refusal (shown on the page as it says it)."""
     if not (want.query.strip() or want.block.strip()):
         return None, None
-    raw: dict[str, Any] = {"limit": LIST_PAGE, "cursor": want.query_cursor}
+    raw: dict[str, Any] = {"limit": QUERY_PAGE, "cursor": want.query_cursor}
     if want.query.strip():
         raw["query"] = want.query
     if want.block.strip():
