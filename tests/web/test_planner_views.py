@@ -151,7 +151,7 @@ def test_a_view_runs_as_a_table_in_its_columns_order(server: ServerThread) -> No
     heads = re.findall(r'<th scope="col" title="([^"]+)">', html)
     assert heads == [c["id"] for c in api["columns"]] == ["file.name", "author", "rating"]
     assert note_links(html) == [f"/ui/note?path={r['path']}" for r in api["rows"]]  # rating DESC
-    assert re.search(r'<tfoot><tr class="summary">(<td></td>){2}<td>3</td></tr></tfoot>', html)  # Average
+    assert re.search(r'<tfoot><tr class="summary"><th scope="row">Summary</th><td></td><td>3</td></tr></tfoot>', html)  # Average
     inert(html)
 
 
@@ -160,7 +160,8 @@ def test_a_grouped_view_shows_each_group_and_its_summaries(server: ServerThread)
     html = page.get("/ui/bases?path=Reading.base&view=1").text
     groups = re.findall(r'<th scope="rowgroup" colspan="3">([^<]+) <span class="count">\((\d+)\)', html)
     assert groups == [("done", "2"), ("reading", "1")]
-    assert re.findall(r'<tr class="summary"><td></td><td>(\d+)</td>', html) == ["6", "3"]  # Sum per group
+    assert re.findall(r'<tr class="summary"><th scope="row">Summary</th><td>(\d+)</td>', html) == ["6", "3"]  # Sum per group
+    assert "<tfoot><tr class=\"summary\"><th scope=\"row\">Every group</th><td>9</td>" in html
     assert "<th scope=\"col\">Note</th>" in html  # no name column: a leading link to the note
     first = page.get("/ui/bases?path=Reading.base").text  # the first view that runs
     assert '<h2 id="view-h">All books</h2>' in first
