@@ -181,7 +181,10 @@ def test_tasks_lists_run_a_query_and_open_a_tasks_note(page: Any, served: Served
     page.wait_for_url("**/ui/tasks")
     overdue = page.locator("#overdue .task .description")
     assert overdue.all_inner_texts() == ["file taxes", "pay the rent"]
-    assert page.locator("#week .task .description").all_inner_texts() == ["water the plants", "send the report"]
+    assert page.locator("#week .task .description").all_inner_texts() == [
+        "water the plants",
+        "send the report",
+    ]
     assert page.locator("#open h3.note-name", has_text="tasks/chores.md").count() == 1
     assert page.locator("#open .description", has_text="fix the bike <img").count() == 1  # text, not an image
     page.locator("#tq").fill("not done\ngroup by filename")
@@ -213,7 +216,11 @@ def test_bases_list_and_a_view_as_a_table(page: Any, served: Served) -> None:
     screenshot(page, "13-bases")
     page.get_by_role("link", name="All books").click()
     page.locator("h2", has_text="All books").wait_for()
-    assert table.locator("tbody tr td:first-child").all_inner_texts() == ["dune.md", "hyperion.md", "hostile.md"]
+    assert table.locator("tbody tr td:first-child").all_inner_texts() == [
+        "dune.md",
+        "hyperion.md",
+        "hostile.md",
+    ]
     assert table.locator("tfoot td").last.inner_text() == "3"  # the average rating
     assert table.locator("img, script").count() == 0
     table.get_by_role("link", name="dune.md").click()

@@ -35,7 +35,9 @@ def descriptions(html: str) -> list[str]:
 
 
 def note_links(html: str) -> list[str]:
-    return [str(t[1]["href"]) for t in element_tags(html) if t[0] == "a" and "/ui/note?" in (t[1]["href"] or "")]
+    return [
+        str(t[1]["href"]) for t in element_tags(html) if t[0] == "a" and "/ui/note?" in (t[1]["href"] or "")
+    ]
 
 
 def weight(page: PageClient, path: str) -> int:
@@ -73,14 +75,18 @@ def test_tasks_lists_overdue_this_week_and_open_by_note(server: ServerThread) ->
 def test_each_list_is_the_tasks_operations_answer(server: ServerThread) -> None:
     page = PageClient(server)
     api = server.get_json(f"/tasks?overdue=true&sort=due&limit={PREVIEW}")[2]["data"]
-    assert descriptions(section(page.get("/ui/tasks").text, "overdue")) == [t["description"] for t in api["results"]]
+    assert descriptions(section(page.get("/ui/tasks").text, "overdue")) == [
+        t["description"] for t in api["results"]
+    ]
     week = server.get_json(f"/tasks?status=open&sort=due&due=in+{day(0)}+{day(6)}")[2]["data"]
     alone = page.get("/ui/tasks?show=week").text
     assert descriptions(section(alone, "week")) == [t["description"] for t in week["results"]]
     assert 'id="overdue"' not in alone and 'id="query"' not in alone  # one list alone
     assert page.get("/ui/tasks?show=sideways").status == 400
     every = server.get_json("/tasks?status=open&sort=path")[2]["data"]["results"]
-    assert descriptions(section(page.get("/ui/tasks?show=open").text, "open")) == [t["description"] for t in every]
+    assert descriptions(section(page.get("/ui/tasks?show=open").text, "open")) == [
+        t["description"] for t in every
+    ]
 
 
 def test_the_open_list_pages_with_the_operations_cursor(big_server: ServerThread) -> None:
@@ -151,7 +157,9 @@ def test_a_view_runs_as_a_table_in_its_columns_order(server: ServerThread) -> No
     heads = re.findall(r'<th scope="col" title="([^"]+)">', html)
     assert heads == [c["id"] for c in api["columns"]] == ["file.name", "author", "rating"]
     assert note_links(html) == [f"/ui/note?path={r['path']}" for r in api["rows"]]  # rating DESC
-    assert re.search(r'<tfoot><tr class="summary"><th scope="row">Summary</th><td></td><td>3</td></tr></tfoot>', html)  # Average
+    assert re.search(
+        r'<tfoot><tr class="summary"><th scope="row">Summary</th><td></td><td>3</td></tr></tfoot>', html
+    )  # Average
     inert(html)
 
 
@@ -160,9 +168,12 @@ def test_a_grouped_view_shows_each_group_and_its_summaries(server: ServerThread)
     html = page.get("/ui/bases?path=Reading.base&view=1").text
     groups = re.findall(r'<th scope="rowgroup" colspan="3">([^<]+) <span class="count">\((\d+)\)', html)
     assert groups == [("done", "2"), ("reading", "1")]
-    assert re.findall(r'<tr class="summary"><th scope="row">Summary</th><td>(\d+)</td>', html) == ["6", "3"]  # Sum per group
-    assert "<tfoot><tr class=\"summary\"><th scope=\"row\">Every group</th><td>9</td>" in html
-    assert "<th scope=\"col\">Note</th>" in html  # no name column: a leading link to the note
+    assert re.findall(r'<tr class="summary"><th scope="row">Summary</th><td>(\d+)</td>', html) == [
+        "6",
+        "3",
+    ]  # Sum per group
+    assert '<tfoot><tr class="summary"><th scope="row">Every group</th><td>9</td>' in html
+    assert '<th scope="col">Note</th>' in html  # no name column: a leading link to the note
     first = page.get("/ui/bases?path=Reading.base").text  # the first view that runs
     assert '<h2 id="view-h">All books</h2>' in first
     missing = page.get("/ui/bases?path=nope.base")
@@ -175,9 +186,9 @@ def test_both_views_need_sign_in_and_carry_the_csp(server: ServerThread) -> None
     for path in ("/ui/tasks", "/ui/bases", "/ui/bases?path=Reading.base&view=1", "/ui/tasks?query=x"):
         anonymous = exchange(server, "GET", path)
         assert anonymous.status == 401 and "Sign in" in anonymous.text
-        assert exchange(server, "GET", path + "&part=answer" if "?" in path else path + "?part=table").text == (
-            "sign in first"
-        )
+        assert exchange(
+            server, "GET", path + "&part=answer" if "?" in path else path + "?part=table"
+        ).text == ("sign in first")
         for resp in (anonymous, page.get(path)):
             assert resp.headers["content-security-policy"] == CSP
             assert resp.headers["cache-control"] == "no-store"

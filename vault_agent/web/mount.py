@@ -35,8 +35,8 @@ from vault_agent.web.views_bases import bases_view
 from vault_agent.web.views_health import health, static_handler
 from vault_agent.web.views_note import note
 from vault_agent.web.views_search import search
-from vault_agent.web.views_tasks import tasks_view
 from vault_agent.web.views_sign_in import LINK_PATH, SIGN_IN_PATH, link_handler, sign_in, sign_out
+from vault_agent.web.views_tasks import tasks_view
 
 UI = "/ui"
 

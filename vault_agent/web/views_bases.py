@@ -121,7 +121,9 @@ def _bases(page: Page, want: BasesWant) -> dict[str, Any]:
 
 async def bases_view(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
     q = request.query
-    want = BasesWant(path=q.get("path", "").strip(), view=q.get("view", "").strip(), cursor=q.get("cursor") or None)
+    want = BasesWant(
+        path=q.get("path", "").strip(), view=q.get("view", "").strip(), cursor=q.get("cursor") or None
+    )
     found = await page.call(_bases, page, want)
     return page.page_html(
         request, session, "bases.html", view="bases", parts=("table",), path=want.path, **found
