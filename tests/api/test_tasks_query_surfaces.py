@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from testkit import check_golden
-from vault_agent.api.app import close_context
 
 from api.serverkit import VAULT_AGENT, ServerThread, build_fixture_vault, make_context
 from api.test_tasks_surfaces import _cli, _get_query, _mcp
+from vault_agent.server.context import close_context
 
 GOLDEN = Path(__file__).parent / "golden"
 NOW = dt.datetime(2024, 5, 15, 9, 0, tzinfo=dt.UTC)

@@ -14,12 +14,12 @@ import pyarrow as pa
 import pytest
 from query.tasks.oracle import run as oracle_run
 from query.tasks.taskvault import TODAY, generate
-from vault_agent.api.registry import make_vault
 
 from vault_agent.config import Settings
 from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.tasks.lang_parse import parse_query
 from vault_agent.query.tasks.plan import plan_of_query
@@ -64,7 +64,7 @@ def world(
     relation = duckdb.sql(f"SELECT * FROM read_parquet({files}) ORDER BY path, line")
     assert relation is not None
     table = relation.to_arrow_table()
-    reader = SnapshotReader(cfg, make_vault(cfg), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(cfg, vault_for_settings(cfg), freshness=lambda _m: "fresh")
     try:
         yield reader, table
     finally:
