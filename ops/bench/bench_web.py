@@ -8,7 +8,8 @@
 Builds an index when a vault has none; starts `vault-agent serve --port 0` (no watcher,
 `VAULT_AGENT_SEMANTIC=off`) per vault, signs in with a link from `vault-agent web --no-open`, then:
 - page weight: each view's HTML (health of an empty-of-problems vault, search without a
-  query, conversations, the vault's largest note rendered as the page first shows it) plus
+  query, conversations, the vault's largest note rendered as the page first shows it, the
+  tasks overview and its open tasks alone, the bases and the first base's first view) plus
   the script, style sheet and icon it loads; budget 100 KB;
 - first paint of the health view at the health vault: Chromium's own
   `first-contentful-paint` and the navigation's `responseStart` (time to first byte),
@@ -131,6 +132,11 @@ def page_weight(server: Server) -> dict[str, int]:
     views = [("health", "/"), ("search", "/ui/search"), ("conversations", "/ui/conversations")]
     if notes:
         views.append(("note", "/ui/note?path=" + quote(notes[0]["path"])))
+    views += [("tasks", "/ui/tasks"), ("tasks-open", "/ui/tasks?show=open"), ("bases", "/ui/bases")]
+    _s, body, _h = server.get("/bases?limit=1", cookie=False, bearer=True)
+    listed = json.loads(body)["data"].get("bases") or []
+    if listed:  # its first view that runs, as the page opens a base
+        views.append(("base-view", "/ui/bases?path=" + quote(listed[0]["path"])))
     out: dict[str, int] = {}
     for name, path in views:
         status, html, _h = server.get(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import http.client
 import json
 import re
@@ -62,7 +63,56 @@ and <a href="javascript:alert(4)">raw link</a> and <img src=x onerror="alert(5)"
 
 <style>body { display: none }</style>
 """
+TODAY = dt.date.today()  # the server's clock is the system's: the tasks' dates follow it
+
+
+def day(offset: int) -> str:
+    """The date `offset` days from today, as a task or a property writes it."""
+    return (TODAY + dt.timedelta(days=offset)).isoformat()
+
+
+# Tasks overdue, due within 7 days, later, done, without a date; a ```tasks block; hostile text.
+TASK_NOTES = {
+    "tasks/chores.md": f"# Chores\n\n- [ ] pay the rent 📅 {day(-3)}\n- [ ] water the plants 📅 {day(2)}\n"
+    f"- [x] buy milk ✅ {day(-1)}\n- [ ] fix the bike {HOSTILE}\n",
+    "tasks/work.md": f"# Work\n\n## This week\n\n- [ ] send the report 📅 {day(6)} ⏫\n"
+    f"- [ ] plan next quarter 📅 {day(7)}\n- [ ] file taxes 📅 {day(-10)}\n\n## Queries\n\n"
+    "```tasks\nnot done\ndue before tomorrow\n```\n",
+}
+# A base over three books: a view with summaries, a grouped view, a view of another type.
+BOOK = "---\ntags: [book]\nauthor: {author}\nrating: {rating}\nstatus: {status}\n---\n# {title}\n"
+BASE_NOTES = {
+    "books/dune.md": BOOK.format(author="Frank Herbert", rating=5, status="done", title="Dune"),
+    "books/hyperion.md": BOOK.format(author="Dan Simmons", rating=3, status="reading", title="Hyperion"),
+    "books/hostile.md": BOOK.format(author=f"'{HOSTILE}'", rating=1, status="done", title="Hostile"),
+    "Reading.base": """filters: file.hasTag("book")
+properties:
+  file.name:
+    displayName: Name
+views:
+  - type: table
+    name: All books
+    order: [file.name, author, rating]
+    sort:
+      - property: rating
+        direction: DESC
+    summaries:
+      rating: Average
+  - type: table
+    name: By status
+    groupBy:
+      property: status
+      direction: ASC
+    order: [rating, author]
+    summaries:
+      rating: Sum
+  - type: map
+    name: On a map
+""",
+}
 EXTRA_NOTES = {
+    **TASK_NOTES,
+    **BASE_NOTES,
     # Note text is untrusted HTML; it carries the canary that must never reach a log line.
     "projects/alpha/hostile.md": f"---\ntags: [web]\n---\n# Hostile {HOSTILE}\n\nlighthouse {HOSTILE} {CANARY}\n",
     "projects/alpha/sections.md": "# Top\n\nintro words\n\n## First part\n\nfirst body apples\n\n### Deeper\n\n"

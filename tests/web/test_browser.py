@@ -176,6 +176,57 @@ def test_a_note_reads_as_a_note_with_its_source_a_toggle_away(page: Any, served:
     assert dialogs == []
 
 
+def test_tasks_lists_run_a_query_and_open_a_tasks_note(page: Any, served: Served) -> None:
+    page.get_by_role("link", name="Tasks").click()
+    page.wait_for_url("**/ui/tasks")
+    overdue = page.locator("#overdue .task .description")
+    assert overdue.all_inner_texts() == ["file taxes", "pay the rent"]
+    assert page.locator("#week .task .description").all_inner_texts() == [
+        "water the plants",
+        "send the report",
+    ]
+    assert page.locator("#open h3.note-name", has_text="tasks/chores.md").count() == 1
+    assert page.locator("#open .description", has_text="fix the bike <img").count() == 1  # text, not an image
+    page.locator("#tq").fill("not done\ngroup by filename")
+    page.get_by_role("button", name="Run").click()
+    page.locator("#answer h3.group").first.wait_for()
+    assert "chores" in " ".join(page.locator("#answer h3.group").all_inner_texts())
+    screenshot(page, "12-tasks")
+    page.locator("#tq").fill("due whenever")
+    page.get_by_role("button", name="Run").click()
+    alert = page.locator("#answer [role=alert]")
+    alert.wait_for()
+    assert alert.inner_text().startswith("INVALID_QUERY: tasks query: line 1:")
+    ERRORS[id(page)].clear()  # the 400 of the refused query, logged by the browser
+    page.locator("#overdue a.place").first.click()  # a task opens its note at its line
+    page.locator("#section").filter(has_text="file taxes").wait_for()
+    assert "path=tasks%2Fwork.md" in page.url or "path=tasks/work.md" in page.url
+
+
+def test_bases_list_and_a_view_as_a_table(page: Any, served: Served) -> None:
+    page.get_by_role("link", name="Bases").click()
+    page.wait_for_url("**/ui/bases")
+    assert page.locator(".base a.title").all_inner_texts() == ["Reading.base"]
+    page.get_by_role("link", name="By status").click()
+    table = page.locator("table.base-view")
+    table.wait_for()
+    assert table.locator("thead th").all_inner_texts() == ["Note", "rating", "author"]
+    assert [g.split(" (")[0] for g in table.locator("tr.group th").all_inner_texts()] == ["done", "reading"]
+    assert table.locator("tbody tr.summary td:nth-child(2)").all_inner_texts() == ["6", "3"]  # Sum per group
+    screenshot(page, "13-bases")
+    page.get_by_role("link", name="All books").click()
+    page.locator("h2", has_text="All books").wait_for()
+    assert table.locator("tbody tr td:first-child").all_inner_texts() == [
+        "dune.md",
+        "hyperion.md",
+        "hostile.md",
+    ]
+    assert table.locator("tfoot td").last.inner_text() == "3"  # the average rating
+    assert table.locator("img, script").count() == 0
+    table.get_by_role("link", name="dune.md").click()
+    page.locator("#section").filter(has_text="Dune").wait_for()
+
+
 def test_an_agents_message_arrives_live(page: Any, agent_session: Agent) -> None:
     first = agent_session.data("send_message", {"text": "Starting to tidy the alpha plan"})
     page.goto(page.url.rsplit("/", 1)[0] + f"/ui/conversations/{first['conversation_id']}")
@@ -270,10 +321,10 @@ def test_keyboard_reaches_every_view(page: Any) -> None:
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Skip to content"
     names = []
-    for _ in range(4):
+    for _ in range(6):
         page.keyboard.press("Tab")
         names.append(page.evaluate("document.activeElement.textContent.trim()"))
-    assert names == ["Health", "Search", "Conversations", "Sign out"]
+    assert names == ["Health", "Search", "Tasks", "Bases", "Conversations", "Sign out"]
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline == "solid"  # focus is visible
     page.keyboard.press("Shift+Tab")

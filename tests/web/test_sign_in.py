@@ -30,6 +30,10 @@ PAGE_GETS = [
     "/ui/search?q=x&part=results",
     "/ui/note?path=projects/alpha/sections.md",
     "/ui/conversations",
+    "/ui/tasks",
+    "/ui/tasks?query=due+whenever",
+    "/ui/bases",
+    "/ui/bases?path=Reading.base&view=1",
     "/ui/note?path=nope.md",
 ]
 
@@ -106,7 +110,7 @@ def test_late_unknown_and_prefetched_links_explain_themselves(server: ServerThre
 
 
 def test_the_token_never_signs_a_browser_in(server: ServerThread) -> None:
-    for path in ["/", "/ui/search?q=a", "/ui/conversations", "/ui/events"]:
+    for path in ["/", "/ui/search?q=a", "/ui/conversations", "/ui/tasks", "/ui/bases", "/ui/events"]:
         resp = exchange(server, "GET", path)
         assert resp.status == 401, path
     assert "Sign in" in exchange(server, "GET", "/").text
@@ -232,7 +236,7 @@ def test_every_page_route_is_documented(server: ServerThread) -> None:
     page = mount_web_page(app, server.ctx, AccessPolicy(token="t"))
     doc = (REPO / "docs" / "web.md").read_text(encoding="utf-8")
     routes = sorted({r.resource.canonical for r in app.router.routes() if r.resource in page.resources})
-    assert len(routes) == 12
+    assert len(routes) == 14
     assert [
         r for r in routes if f"`GET {r}" not in doc and f"`POST {r}" not in doc and f"{r}`" not in doc
     ] == []

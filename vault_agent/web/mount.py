@@ -8,6 +8,7 @@ also a same-origin `Origin` and the CSRF token; see `web.page`):
 | `GET /` | health |
 | `GET /sign-in?once=…`, `POST /ui/sign-out` | a one-time link signs a browser in; signing out |
 | `GET /ui/search`, `GET /ui/note` | search with explain; a note's outline and one section |
+| `GET /ui/tasks`, `GET /ui/bases` | tasks (overdue, this week, by note, a query); bases and a view as a table |
 | `GET /ui/conversations`, `GET /ui/conversations/{id}` | conversations, one conversation |
 | `POST /ui/conversations/{id}/reply`, `POST /ui/conversations/{id}/end` | answer, end |
 | `GET`/`POST /ui/conversations/{id}/undo` | the dry run; the confirmed undo |
@@ -30,10 +31,12 @@ from vault_agent.api.security import AccessPolicy
 from vault_agent.web import views_conversations as talk
 from vault_agent.web.events import events
 from vault_agent.web.page import Page, add_security_headers
+from vault_agent.web.views_bases import bases_view
 from vault_agent.web.views_health import health, static_handler
 from vault_agent.web.views_note import note
 from vault_agent.web.views_search import search
 from vault_agent.web.views_sign_in import LINK_PATH, SIGN_IN_PATH, link_handler, sign_in, sign_out
+from vault_agent.web.views_tasks import tasks_view
 
 UI = "/ui"
 
@@ -46,6 +49,8 @@ def mount_web_page(app: web.Application, ctx: AppContext, policy: AccessPolicy) 
     page.add(app, "POST", f"{UI}/sign-out", sign_out, change=True)
     page.add(app, "GET", f"{UI}/search", search)
     page.add(app, "GET", f"{UI}/note", note)
+    page.add(app, "GET", f"{UI}/tasks", tasks_view)
+    page.add(app, "GET", f"{UI}/bases", bases_view)
     page.add(app, "GET", f"{UI}/conversations", talk.conversations)
     page.add(app, "GET", f"{UI}/conversations/{{id}}", talk.conversation)
     page.add(app, "POST", f"{UI}/conversations/{{id}}/reply", talk.reply, change=True)
