@@ -141,11 +141,9 @@ def record_call(
 # ----------------------------------------------------------------------------- tools
 def _checked_text(text: str, what: str, cap: int, *, required: bool) -> str:
     if required and not text.strip():
-        raise InvalidParameter(f"parameter '{what}' must not be empty")
+        raise InvalidParameter.about(what, "must not be empty")
     if len(text) > cap:
-        raise TooLarge(
-            f"parameter '{what}' must be at most {cap:,} characters; shorten it or split it into several"
-        )
+        raise TooLarge.about(what, f"must be at most {cap:,} characters; shorten it or split it into several")
     return text
 
 
@@ -282,8 +280,8 @@ def get_conversation(
     if cid is None:
         n = LIST_DEFAULT if limit is None else limit
         if not 1 <= n <= LIST_MAX:
-            raise InvalidParameter(
-                f"parameter 'limit' must be an integer {range_text(1, LIST_MAX)} when listing conversations"
+            raise InvalidParameter.about(
+                "limit", f"must be an integer {range_text(1, LIST_MAX)} when listing conversations"
             )
         ids = store.ids()
         newest_first = list(reversed(ids))
@@ -308,8 +306,8 @@ def get_conversation(
         )
     n = ENTRIES_DEFAULT if limit is None else limit
     if not 1 <= n <= ENTRIES_MAX:
-        raise InvalidParameter(
-            f"parameter 'limit' must be an integer {range_text(1, ENTRIES_MAX)} for the entries of one conversation"
+        raise InvalidParameter.about(
+            "limit", f"must be an integer {range_text(1, ENTRIES_MAX)} for the entries of one conversation"
         )
     start = offset_of(cursor)
     lines = store.read(cid)

@@ -82,7 +82,7 @@ def _int(value: str | None, name: str) -> int | None:
     if value is None or value == "":
         return None
     if not value.isdigit() or len(value) > 9:
-        raise InvalidParameter(f"parameter '{name}' must be a whole number")
+        raise InvalidParameter.about(name, "must be a whole number")
     return int(value)
 
 
