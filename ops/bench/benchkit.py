@@ -166,7 +166,7 @@ def writer_phases() -> list[tuple[object, Callable[..., Any], str]]:
     for `Spans.wrap`; the phase benchmarks add their own around it."""
     from vault_agent.indexer import build, engine, search_index, segments, snapshot
     from vault_agent.indexer.eventlog import EventLog
-    from vault_agent.server import context  # its writer's publish hook (build_context binds it by name)
+    from vault_agent.publish import ReaderPreload  # its writer's commit hook (build_context gives it)
 
     return [
         (EventLog, EventLog.append, "log append"),
@@ -184,7 +184,7 @@ def writer_phases() -> list[tuple[object, Callable[..., Any], str]]:
             search_index.SearchIndexWriter.freeze,
             "commit: engine freeze (all)",
         ),
-        (context, context.before_publish, "commit: before_publish (preload)"),
+        (ReaderPreload, ReaderPreload.publishing, "commit: before_publish (preload)"),
         (build, build.commit, "commit: manifest+CURRENT"),
         (snapshot.GarbageCollector, snapshot.GarbageCollector.collect, "gc collect (files)"),
     ]

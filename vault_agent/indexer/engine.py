@@ -8,8 +8,9 @@ and committed, paced by `CommitPacer`. Small segments are compacted and garbage 
 while idle. The other jobs live in their own classes, which the writer composes: stale
 state (`Staleness`), the periodic reconcile scan (`Reconciler`), `writer.json`'s heartbeat
 (`Heartbeat`), retries (`Backoff`), GC (`GarbageCollector`), embeddings
-(`SemanticIndexer`: a niced worker process following the commits), the watcher and the
-vault folder it watches (`WatchKeeper`), and the state dir under the lock (`state_dir.py`).
+(`SemanticIndexer`: a niced worker process following the commits, one of the writer's
+commit hooks: commit_hook.py), the watcher and the vault folder it watches
+(`WatchKeeper`), and what is done on each fault (`WriterFaults`, writer_faults.py).
 The heartbeat, the build loop and the embedder run under a `Supervisor`: an exception
 restarts them after a backoff, and `writer.json` publishes the restarts. Each heartbeat
 also checks that the vault folder is the watched one (a vanished folder makes the index
@@ -27,15 +28,15 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from vault_agent.commit_hook import CommitHook
 from vault_agent.config import Settings
 from vault_agent.contracts import WRITER_STATE_FILE, ComponentHealth, Manifest, WriterState
-from vault_agent.errors import VaultUnavailable
-from vault_agent.indexer.build import Indexer, PublishHook, open_writer_dirs
+from vault_agent.indexer.build import Indexer, open_writer_dirs
 from vault_agent.indexer.compaction import due_while_busy
 from vault_agent.indexer.eventlog import NewEvent
-from vault_agent.indexer.failure import describe_failure
 from vault_agent.indexer.heartbeat import Heartbeat
 from vault_agent.indexer.lock import WriterLock
 from vault_agent.indexer.long_run import end_settled, settle_for_saves
@@ -48,7 +49,7 @@ from vault_agent.indexer.watch_batches import Batch, HintBatcher
 from vault_agent.indexer.watch_filter import NoteFilter
 from vault_agent.indexer.watch_keeper import WatchKeeper
 from vault_agent.indexer.watcher import VaultEventHandler, add_problem_listener, remove_problem_listener
-from vault_agent.indexer.writer_faults import FaultRecovery
+from vault_agent.indexer.writer_faults import WriterFaults, WriterLink
 from vault_agent.semantic.embedder import SemanticIndexer
 from vault_agent.supervise import Supervisor
 
@@ -60,7 +61,7 @@ IDLE_WAKE_S = 1.0  # an idle writer still looks for maintenance work this often
 __all__ = ["Writer"]
 
 
-class Writer(FaultRecovery):
+class Writer:
     """The one writer process's engine (see module doc); thread-safe public methods."""
 
     def __init__(
@@ -69,10 +70,9 @@ class Writer(FaultRecovery):
         *,
         watch: bool = True,
         reconcile_interval_s: float = RECONCILE_INTERVAL_S,
-        before_publish: PublishHook | None = None,
+        hooks: Sequence[CommitHook] = (),
     ) -> None:
         self.settings = settings
-        self._before_publish = before_publish  # see Indexer
         self.index_dir = Path(settings.index_dir)
         self.watch = watch
         self.reconcile_interval_s = reconcile_interval_s
@@ -91,14 +91,16 @@ class Writer(FaultRecovery):
         self._backoff = Backoff()
         self._supervisor = Supervisor(on_failure=lambda _name: self._publish())
         self._heartbeat = Heartbeat(self._on_heartbeat, spawn=self._supervisor.spawn)
-        self._state_guard = threading.Lock()  # one recreation of a deleted state dir at a time
-        self._state_lost = False  # set by whoever re-took the lock; the build loop rebuilds
-        self._state_in_vault = settings.index_dir_in_vault() is not None
         self._reconciler: Reconciler | None = None
         self._gc: GarbageCollector | None = None
         self._echoes: ToolEchoes | None = None
         self._semantic = SemanticIndexer(
             self.index_dir, wake=self._batcher.wake, spawn=self._supervisor.spawn
+        )
+        # every commit sets the embedder's target and carries its files (after the given hooks)
+        self._hooks = (*hooks, self._semantic)
+        self._faults = WriterFaults(
+            settings, self._lock, self._staleness, self._batcher, self._semantic, self._link()
         )
 
     # ----- public state ----------------------------------------------------------------
@@ -146,14 +148,13 @@ class Writer(FaultRecovery):
         Raises:
             IndexBusy: another writer holds the lock.
         """
-        self._indexer = idx = open_writer_dirs(self.settings, self._lock, self._before_publish)
-        idx.commit_hook = self._semantic  # every commit sets the embedder's target and carries its files
+        self._indexer = idx = open_writer_dirs(self.settings, self._lock, self._hooks)
         try:
             self._gc = GarbageCollector(self.index_dir)
             self._echoes = ToolEchoes(idx.vault)
             self._head = idx.log.head_seq()
             if self.watch:
-                add_problem_listener(self._on_problem)
+                add_problem_listener(self._faults.on_problem)
                 self._keeper = WatchKeeper(
                     idx.vault,
                     idx.log.dir,
@@ -168,7 +169,7 @@ class Writer(FaultRecovery):
             except OSError as exc:
                 # Disk full (or gone read-only) at start: serve the last snapshot, stale,
                 # and let the loop retry with backoff until space returns.
-                if not self._storage_problem(exc, lost_hints=True):
+                if not self._faults.storage_problem(exc, lost_hints=True):
                     raise
             self._head = max(self._head, idx.log.head_seq())
             settle_for_saves()  # long_run.py: parser warm, start-up heap out of the GC's way
@@ -214,7 +215,7 @@ class Writer(FaultRecovery):
 
     def _shutdown_watch(self) -> None:
         if self._keeper is not None:
-            remove_problem_listener(self._on_problem)
+            remove_problem_listener(self._faults.on_problem)
             self._keeper.stop()
             self._keeper = None
 
@@ -234,6 +235,26 @@ class Writer(FaultRecovery):
             wait_writer_idle=self._wait_committed,
         )
 
+    def _link(self) -> WriterLink:
+        """What the fault handling sees of this writer (writer_faults.py)."""
+        return WriterLink(
+            indexer=lambda: self._indexer,
+            keeper=lambda: self._keeper,
+            head=lambda: self._head,
+            saw_head=self._saw_head,
+            publish=self._publish,
+            set_phase=self._set_phase,
+            adopt=self._adopt,
+            committed=self._wake_waiters,
+        )
+
+    def _adopt(self, idx: Indexer) -> None:
+        """The new index over a recreated state dir: its reconciler, a watch of its event folder."""
+        self._indexer = idx
+        self._reconciler = self._new_reconciler(idx)
+        if self._keeper is not None:
+            self._keeper.restart("index folder recreated")  # its event folder was watched
+
     def __enter__(self) -> Writer:
         self.start()
         return self
@@ -247,8 +268,15 @@ class Writer(FaultRecovery):
         self._batcher.add(rel, is_dir)
 
     def _on_appended(self, seq: int) -> None:
-        self._head = max(self._head, seq)
+        self._saw_head(seq)
         self._batcher.wake()
+
+    def _saw_head(self, seq: int) -> None:
+        self._head = max(self._head, seq)
+
+    def _wake_waiters(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
 
     def _wait_committed(self, timeout_s: float) -> None:
         """Block while a logged change waits for its commit (at most `timeout_s`)."""
@@ -256,18 +284,10 @@ class Writer(FaultRecovery):
             self._cond.wait_for(lambda: self._stopped or self._head <= self.applied_seq, timeout=timeout_s)
 
     def _watcher_alive(self) -> bool:
-        keeper = self._keeper
-        return keeper is None or keeper.healthy()
+        return self._faults.watcher_alive()
 
     def _on_heartbeat(self, missed_time: bool) -> None:
-        if missed_time:
-            # The process did not run for a while: events may have been lost without an
-            # overflow record reaching us yet. Stale until a rescan.
-            self._on_problem("missed-time")
-        if not self._lock.intact():
-            self._state_dir_deleted()
-        if self._keeper is not None:
-            self._check_vault_root(self._keeper)
+        self._faults.on_heartbeat(missed_time)  # missed time, the lock file, the vault folder
         assert self._indexer is not None
         head = self._indexer.log.head_seq()
         if head > max(self._head, self.applied_seq):
@@ -287,7 +307,7 @@ class Writer(FaultRecovery):
         try:
             seq = self._indexer.log.append(items)
         except OSError as exc:
-            self._storage_problem(exc, lost_hints=True)  # stale until a rescan records it
+            self._faults.storage_problem(exc, lost_hints=True)  # stale until a rescan records it
             raise
         self._head = max(self._head, seq)
         self._batcher.expedite()
@@ -311,8 +331,8 @@ class Writer(FaultRecovery):
         while not self._batcher.stopped:
             try:
                 for batch in self._batcher.batches(quiet_s, MAX_DEBOUNCE_S, self._idle_s):
-                    if self._state_lost:
-                        self._recover_state_dir()
+                    if self._faults.state_lost:
+                        self._faults.recover_state_dir()
                     self._record(batch)
                     if batch.settled:
                         assert self._reconciler is not None
@@ -321,26 +341,7 @@ class Writer(FaultRecovery):
                         self._backoff.succeeded()
                 return
             except Exception as exc:  # noqa: BLE001 - the writer must outlive any one failed build
-                wait_s = self._backoff.failed()
-                if isinstance(exc, VaultUnavailable):
-                    self._vault_missing()  # expected while the folder is away: no traceback
-                    self._set_phase("idle")
-                    self._batcher.wait_stopped(wait_s)
-                    continue
-                if not self._lock.intact():
-                    self._state_dir_deleted()  # the build failed because its folder went
-                    self._set_phase("idle")
-                    continue
-                if isinstance(exc, OSError):
-                    self._storage_problem(exc, lost_hints=False)
-                log.error(
-                    "index build failed (%s); retrying in %.1f s\n%s",
-                    type(exc).__name__,
-                    wait_s,
-                    describe_failure(exc),
-                )
-                self._set_phase("idle")
-                self._batcher.wait_stopped(wait_s)
+                self._faults.build_failed(exc, self._backoff.failed())  # why, then the backoff
 
     def _record(self, batch: Batch) -> None:
         """Append a batch's hints to the event log (one write, one fsync); the echoes of
@@ -355,7 +356,7 @@ class Writer(FaultRecovery):
         try:
             seq = self._indexer.log.append(items)
         except OSError as exc:
-            self._storage_problem(exc, lost_hints=True)
+            self._faults.storage_problem(exc, lost_hints=True)
             raise
         self._head = max(self._head, seq)
         self._publish()
