@@ -4,7 +4,8 @@ dir, the vault folder vanishing or replaced, the state dir deleted under it, a f
 `WriterFaults` is held by the engine's `Writer` (engine.py), kept apart so that what
 happens on each fault reads in one place. It is given the parts it acts on (the lock, the
 stale state, the batcher, the embedder) and sees the rest of the writer through
-`WriterLink`: the index and watch it has now, and how to tell it something changed.
+`WriterLink`: its progress and status (writer_status.py), its watch, and how to give it a
+new index.
 - Watcher overflow or error, missed time: stale until a full rescan commits (staleness.py).
 - Disk full / read-only state dir: stale, the build loop retries with backoff.
 - Vault folder gone (a heartbeat's `WatchKeeper.check`, or a build that met
@@ -30,10 +31,12 @@ from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, VaultUna
 from vault_agent.indexer.build import Indexer
 from vault_agent.indexer.failure import describe_failure
 from vault_agent.indexer.lock import WriterLock
+from vault_agent.indexer.pacing import Backoff
 from vault_agent.indexer.staleness import Staleness
 from vault_agent.indexer.state_dir import reopen_indexer
 from vault_agent.indexer.watch_batches import HintBatcher
 from vault_agent.indexer.watch_keeper import WatchKeeper
+from vault_agent.indexer.writer_status import WriterProgress, WriterStatus
 from vault_agent.semantic.embedder import SemanticIndexer
 
 log = logging.getLogger("vault_agent.indexer.engine")
@@ -43,14 +46,10 @@ log = logging.getLogger("vault_agent.indexer.engine")
 class WriterLink:
     """What the fault handling sees of the writer, read when it acts (both change)."""
 
-    indexer: Callable[[], Indexer | None]  # the index the writer builds now
-    keeper: Callable[[], WatchKeeper | None]  # its watch, None without one
-    head: Callable[[], int]  # the highest event-log seq it has seen
-    saw_head: Callable[[int], None]  # ... and a higher one
-    publish: Callable[[], None]  # write writer.json again
-    set_phase: Callable[[str], None]  # building | idle, published
+    progress: WriterProgress  # its index, the log head it has seen, who waits for a commit
+    status: WriterStatus  # writer.json, the phase
+    keeper: Callable[[], WatchKeeper | None]  # its watch now, None without one
     adopt: Callable[[Indexer], None]  # a new index (over a recreated state dir) becomes the writer's
-    committed: Callable[[], None]  # wake who waits for a commit
 
 
 class WriterFaults:
@@ -71,6 +70,7 @@ class WriterFaults:
         self._batcher = batcher
         self._semantic = semantic
         self._writer = writer
+        self._backoff = Backoff()  # between failed build attempts
         self._state_guard = threading.Lock()  # one recreation of a deleted state dir at a time
         self._state_in_vault = settings.index_dir_in_vault() is not None
         self.state_lost = False  # set by whoever re-took the lock; the build loop rebuilds
@@ -79,11 +79,17 @@ class WriterFaults:
         keeper = self._writer.keeper()
         return keeper is None or keeper.healthy()
 
+    def holding_back(self) -> bool:
+        """Logged events wait in the log: the disk decides once the vault folder is back, and
+        only the holder of the state dir's lock file commits into it."""
+        keeper = self._writer.keeper()
+        return (keeper is not None and keeper.missing) or not self._lock.intact()
+
     def on_problem(self, reason: str) -> None:
         """The watcher reported a problem (overflow, error) or time was missed."""
         self._staleness.report(reason)
         self._batcher.request_rescan()
-        self._writer.publish()
+        self._writer.status.publish()
         log.warning("watcher reported %s; a rescan follows", reason)
 
     def on_heartbeat(self, missed_time: bool) -> None:
@@ -107,7 +113,7 @@ class WriterFaults:
             # Back, replaced, or the observer had died: what changed meanwhile was not seen.
             self._staleness.report("rescan")
             self._batcher.request_rescan()
-            self._writer.publish()
+            self._writer.status.publish()
 
     def vault_missing(self) -> None:
         """The vault folder is gone: stale, and nothing is committed until it is back."""
@@ -120,14 +126,14 @@ class WriterFaults:
                 "snapshot as stale until it is back",
                 extra={"event": "vault_missing"},
             )
-        self._writer.publish()
+        self._writer.status.publish()
 
     def state_dir_deleted(self) -> None:
         """The lock file lost its name (the state dir was deleted): lock a new one at once,
         then let the build loop rebuild the index there (state_dir.py). A state dir inside
         a vault folder that is gone went with it: nothing is made (recreating it would make
         an empty vault folder); the lock file is back when the folder is."""
-        indexer = self._writer.indexer()
+        indexer = self._writer.progress.indexer
         if self._state_in_vault and indexer is not None and indexer.vault.io.root_identity() is None:
             return
         with self._state_guard:
@@ -149,28 +155,28 @@ class WriterFaults:
             "the index folder was deleted; the writer lock is taken again and the index is rebuilt",
             extra={"event": "state_dir_recreated"},
         )
-        self._writer.publish()
+        self._writer.status.publish()
         self._batcher.wake()
 
     def recover_state_dir(self) -> None:
         """On the build loop, after `state_dir_deleted`: a new index from a full scan."""
-        old = self._writer.indexer()
+        old = self._writer.progress.indexer
         assert old is not None
         generation = self._staleness.generation
-        self._writer.set_phase("building")
+        self._writer.status.set_phase("building")
         try:
-            idx = reopen_indexer(self._settings, old, self._writer.head())
+            idx = reopen_indexer(self._settings, old, self._writer.progress.head)
             self._writer.adopt(idx)
             with self._state_guard:
                 self.state_lost = False
             idx.catch_up()  # no snapshot: a full rebuild
-            self._writer.saw_head(idx.log.head_seq())
+            self._writer.progress.saw(idx.log.head_seq())
             self._staleness.after_commit(
                 generation, resolves=True, watching=self.watcher_alive(), lost=self._batcher.rescan_pending()
             )
         finally:
-            self._writer.committed()
-            self._writer.set_phase("idle")
+            self._writer.progress.committed()
+            self._writer.status.set_phase("idle")
         self._semantic.sync(idx)
 
     def storage_problem(self, exc: OSError, *, lost_hints: bool) -> bool:
@@ -188,17 +194,22 @@ class WriterFaults:
             self._batcher.request_rescan()
         if first:
             log.warning("%s: the last snapshot keeps serving; retrying with backoff", mapped.code)
-        self._writer.publish()
+        self._writer.status.publish()
         return True
 
-    def build_failed(self, exc: Exception, wait_s: float) -> None:
-        """The build loop's attempt failed: say why where it helps, then wait `wait_s`
-        (the backoff) before the next, unless the state dir was deleted (rebuilt at once)."""
+    def build_succeeded(self) -> None:
+        """The build loop committed: the next failure waits the shortest backoff again."""
+        self._backoff.succeeded()
+
+    def build_failed(self, exc: Exception) -> None:
+        """The build loop's attempt failed: say why where it helps, then wait (a backoff)
+        before the next, unless the state dir was deleted (rebuilt at once)."""
+        wait_s = self._backoff.failed()
         if isinstance(exc, VaultUnavailable):
             self.vault_missing()  # expected while the folder is away: no traceback
         elif not self._lock.intact():
             self.state_dir_deleted()  # the build failed because its folder went
-            self._writer.set_phase("idle")
+            self._writer.status.set_phase("idle")
             return
         else:
             if isinstance(exc, OSError):
@@ -209,5 +220,5 @@ class WriterFaults:
                 wait_s,
                 describe_failure(exc),
             )
-        self._writer.set_phase("idle")
+        self._writer.status.set_phase("idle")
         self._batcher.wait_stopped(wait_s)
