@@ -34,7 +34,6 @@ WIDE_FUNCTIONS: dict[str, str] = {
     "vault_agent/files/rename_tag.py:rename_tag": "write options as loose keywords (34 item 3: a request model per write core)",
     "vault_agent/files/write_path.py:write_content": "write options as loose keywords (34 item 3: write options one field down to the pipeline)",
     "vault_agent/query/files.py:vault_read": "read's parameters one by one (34 item 3: a ReadRequest)",
-    "vault_agent/query/find.py:_run_pass": "one find pass's inputs (34 item 3: a FindRequest)",
     "vault_agent/query/find.py:vault_find": "find's parameters one by one (34 item 3: a FindRequest)",
     "vault_agent/query/grep.py:vault_search": "the shared search filters one by one (34 item 3: one SearchFilters)",
     "vault_agent/query/scan.py:vault_scan": "scan's parameters one by one (34 item 3: a ScanRequest)",

@@ -146,17 +146,25 @@ def _chunk_rows(
     return {(p, int(o)): (int(a), int(b), t or "") for p, o, a, b, t in rows if (p, int(o)) in wanted}
 
 
-def _run_pass(
-    con: duckdb.DuckDBPyConnection,
-    query: str,
-    tokens: list[str],
-    scope: Scope,
-    cap: int,
-    budget: Budget,
-    manifest: Manifest,
-    has_post: bool,
-    stage1: Stage1 | None = None,
-) -> Pass:
+@dataclass(frozen=True)
+class PassInputs:
+    """What the passes of one find call share: the view's connection, the query and its
+    tokens, the candidate cap and time budget, and how Stage 1 ranks (None: it does not)."""
+
+    con: duckdb.DuckDBPyConnection
+    query: str
+    tokens: list[str]
+    cap: int
+    budget: Budget
+    manifest: Manifest
+    has_post: bool  # the postings index exists: q_full holds the chunks with every token
+    stage1: Stage1 | None = None
+
+
+def _run_pass(job: PassInputs, scope: Scope) -> Pass:
+    """Stage 0 (exact phrase) then Stage 1 (ranked) candidates of `job` within `scope`."""
+    con, query, tokens, cap, budget, stage1 = job.con, job.query, job.tokens, job.cap, job.budget, job.stage1
+    manifest, has_post = job.manifest, job.has_post
     where, params = scope.sql()
     if scope.prefix or scope.glob:
         files = con.execute(f"SELECT count(*) FROM notes WHERE {where}", params).fetchall()[0][0]
@@ -327,12 +335,11 @@ def vault_find(
                 weights.update(w)
                 return ranked, seen_chunks
 
-            args = (tokens, scope, cap, budget, view.manifest, index is not None, stage1)
-            result = _run_pass(view.con, query, *args)
+            job = PassInputs(view.con, query, tokens, cap, budget, view.manifest, index is not None, stage1)
+            result = _run_pass(job, scope)
             expanded = False
             if not result.cands and (scope.prefix or scope.glob) and not budget.over():
-                args = (tokens, Scope("", None), cap, budget, view.manifest, index is not None, stage1)
-                result = _run_pass(view.con, query, *args)
+                result = _run_pass(job, Scope("", None))
                 expanded = True
         finally:
             if index is not None:
