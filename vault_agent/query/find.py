@@ -148,8 +148,7 @@ def _chunk_rows(
 
 @dataclass(frozen=True)
 class PassInputs:
-    """What the passes of one find call share: the view's connection, the query and its
-    tokens, the candidate cap and time budget, and how Stage 1 ranks (None: it does not)."""
+    """What the passes of one find call share (`stage1` None: Stage 1 does not run)."""
 
     con: duckdb.DuckDBPyConnection
     query: str
@@ -162,26 +161,24 @@ class PassInputs:
 
 
 def _run_pass(job: PassInputs, scope: Scope) -> Pass:
-    """Stage 0 (exact phrase) then Stage 1 (ranked) candidates of `job` within `scope`."""
     con, query, tokens, cap, budget, stage1 = job.con, job.query, job.tokens, job.cap, job.budget, job.stage1
-    manifest, has_post = job.manifest, job.has_post
     where, params = scope.sql()
     if scope.prefix or scope.glob:
         files = con.execute(f"SELECT count(*) FROM notes WHERE {where}", params).fetchall()[0][0]
         nodes = con.execute(f"SELECT count(*) FROM chunks WHERE {where}", params).fetchall()[0][0]
     else:
-        files, nodes = manifest.note_count, manifest.chunk_count
+        files, nodes = job.manifest.note_count, job.manifest.chunk_count
     want = normalize(query)
     cands: dict[tuple[str, int], Cand] = {}
     # The chunks holding every query token: q_full when the postings index exists
     # (find_postings.py, with tombstones applied), else the same selection from `terms`.
     full = (
         "SELECT path, chunk_ordinal FROM q_full"
-        if has_post
+        if job.has_post
         else "SELECT path, chunk_ordinal FROM terms WHERE term IN (SELECT unnest(?::VARCHAR[])) "
         "GROUP BY path, chunk_ordinal HAVING count(DISTINCT term) = ?"
     )
-    full_params: list[Any] = [] if has_post else [tokens, len(tokens)]
+    full_params: list[Any] = [] if job.has_post else [tokens, len(tokens)]
     if tokens:
         sql = f"SELECT path, chunk_ordinal FROM ({full}) WHERE {where} ORDER BY path, chunk_ordinal LIMIT ?"
         rows = [(p, int(o)) for p, o in budget.run(con, sql, [*full_params, *params, STAGE0_FETCH_CAP])]
