@@ -29,15 +29,26 @@ Messages are written for the caller and say what to do next. They never contain 
 absolute path, note text, a raw query or a secret: callers pass vault-relative paths only.
 Three translators turn these into responses: the aiohttp middleware, the MCP tool wrapper
 and the CLI runner; anything else they catch becomes `Internal` through `internal_error`.
+
+A message that names parameters carries them as structure, not as words to find again:
+`InvalidParameter.about("limit", "must be …")` is about one parameter (its subject),
+`InvalidParameter.naming("give {range} … or {full} …")` names several. Each is a
+`Mention` of the core's name (the MCP spelling, dotted into objects: `range.start_line`);
+`message` spells them the MCP way, and a transport spells them its own way with
+`spelled` (`api/surface_names.py`: `parameter 'range.startLine'` over HTTP, `option --end`
+on the CLI). `parameter` is the one the error concerns: its first mention.
 """
 
 from __future__ import annotations
 
+import copy
 import errno
 import logging
 import os
 import uuid
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
+
+from vault_agent.error_words import Mention, Spelling, Words, mcp_spelling, rendered, worded
 
 
 class VaultAgentError(Exception):
@@ -50,6 +61,46 @@ class VaultAgentError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        self.words: Words = (message,)
+
+    @classmethod
+    def about(cls, parameter: str, rest: str) -> Self:
+        """The error of one parameter: `parameter 'name' <rest>` (`rest` is plain text)."""
+        return cls._of((Mention(parameter, lead=True), " " + rest))
+
+    @classmethod
+    def naming(cls, template: str, **values: object) -> Self:
+        """An error whose message names parameters: each `{name}` field of `template`
+        (`{name:lead}` as the subject) is one; fields given in `values` are plain text.
+
+        Raises:
+            ValueError: a parameter's field with a format other than `lead`.
+        """
+        return cls._of(worded(template, values))
+
+    @classmethod
+    def _of(cls, words: Words) -> Self:
+        err = cls(rendered(words, mcp_spelling))
+        err.words = words
+        return err
+
+    @property
+    def mentions(self) -> tuple[Mention, ...]:
+        return tuple(w for w in self.words if isinstance(w, Mention))
+
+    @property
+    def parameter(self) -> str | None:
+        """The parameter this error concerns (the core's name), if any."""
+        return self.mentions[0].name if self.mentions else None
+
+    def spelled(self, spelling: Spelling) -> Self:
+        """This error with its parameters spelled by `spelling` (itself when it names none)."""
+        if not self.mentions:
+            return self
+        out = copy.copy(self)
+        out.message = rendered(self.words, spelling)
+        out.args = (out.message,)
+        return out
 
     def to_body(self) -> dict[str, Any]:
         """The canonical error object, identical on every surface."""
@@ -267,9 +318,9 @@ def from_os_error(exc: OSError, where: Literal["vault", "state"]) -> VaultAgentE
 
 
 # ----------------------------------------------------------------------------- parameter wording
-# One voice for bad parameters on every surface (issue 23): a message names the parameter,
-# quoted, as `parameter 'range.start_line'` (its MCP name; `api/surface_names.py` renames it
-# for HTTP and the CLI) and says what is allowed, never what was sent.
+# One voice for bad parameters on every surface (issue 23): a message names the parameter
+# (a `Mention`, spelled per surface: `api/surface_names.py`) and says what is allowed,
+# never what was sent.
 
 
 def range_text(low: int | None, high: int | None) -> str:
@@ -291,22 +342,22 @@ def out_of_range(
 ) -> VaultAgentError:
     """The error of a number outside its allowed range: `parameter 'limit' must be an integer from 1 to 50`."""
     cls = error or InvalidParameter
-    return cls(f"parameter '{name}' must be {kind} {range_text(low, high)}".rstrip())
+    return cls.about(name, f"must be {kind} {range_text(low, high)}".rstrip())
 
 
 def empty_parameter(name: str) -> InvalidParameter:
     """The error of a required text given empty or blank."""
-    return InvalidParameter(f"parameter '{name}' must not be empty")
+    return InvalidParameter.about(name, "must not be empty")
 
 
 def too_long_parameter(name: str, max_chars: int) -> InvalidParameter:
     """The error of a text over its length cap."""
-    return InvalidParameter(f"parameter '{name}' must be at most {max_chars:,} characters")
+    return InvalidParameter.about(name, f"must be at most {max_chars:,} characters")
 
 
 def bad_cursor(name: str = "cursor") -> InvalidParameter:
     """The error of a cursor that no previous answer gave."""
-    return InvalidParameter(f"parameter '{name}' must be the next_cursor of a previous answer")
+    return InvalidParameter.about(name, "must be the next_cursor of a previous answer")
 
 
 ALL_ERRORS: tuple[type[VaultAgentError], ...] = (
@@ -343,4 +394,5 @@ def from_body(body: dict[str, Any]) -> VaultAgentError:
     exc = VaultAgentError.__new__(cls)
     Exception.__init__(exc, message)
     exc.message = message
+    exc.words = (message,)
     return exc

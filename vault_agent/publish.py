@@ -1,8 +1,8 @@
 """Listeners told about a snapshot just before it is published (CURRENT replaced).
 
 The indexer knows nothing of this module: a composition root that runs a writer and
-readers in one process (`api/app.py`) gives the writer `before_publish` bound to its
-state dir (`Indexer(before_publish=...)`).
+readers in one process (`server/context.py`) gives the writer a `ReaderPreload` hook over
+its state dir (`commit_hook.CommitHook`: its `publishing` step).
 
 A snapshot reader in the writer's own process (`serve --watch`) registers here and loads
 the new snapshot's segments while the commit is still private, so the first request after
@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 
+from vault_agent.commit_hook import CommitHook
 from vault_agent.contracts import Manifest
 
 log = logging.getLogger("vault_agent.publish")
@@ -61,3 +62,14 @@ def before_publish(index_dir: Path, manifest: Manifest) -> None:
             listener(manifest)
         except Exception:  # a reader that cannot preload loads on its first request instead
             log.warning("preloading a snapshot before publishing it failed", exc_info=True)
+
+
+class ReaderPreload(CommitHook):
+    """The commit hook of a writer that shares its process with readers: each snapshot is
+    handed to the readers of `index_dir` before it is published (`before_publish`)."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self.index_dir = index_dir
+
+    def publishing(self, manifest: Manifest) -> None:
+        before_publish(self.index_dir, manifest)

@@ -164,16 +164,18 @@ def report(figures: Mapping[str, Any]) -> None:
 def writer_phases() -> list[tuple[object, Callable[..., Any], str]]:
     """(owner, function, label) of the writer's path from an event to a published snapshot,
     for `Spans.wrap`; the phase benchmarks add their own around it."""
-    from vault_agent.indexer import build, engine, search_index, segments, snapshot
+    from vault_agent.indexer import build, search_index, segments, snapshot
+    from vault_agent.indexer.commit_loop import CommitLoop
     from vault_agent.indexer.eventlog import EventLog
-    from vault_agent.server import context  # its writer's publish hook (build_context binds it by name)
+    from vault_agent.indexer.writer_status import WriterStatus
+    from vault_agent.publish import ReaderPreload  # its writer's commit hook (build_context gives it)
 
     return [
         (EventLog, EventLog.append, "log append"),
-        (engine.Writer, engine.Writer._record, "writer: record batch"),
-        (engine.Writer, engine.Writer._commit, "writer: _commit (all)"),
-        (engine.Writer, engine.Writer._maintain, "writer: maintain (compact/GC/semantic)"),
-        (engine.Writer, engine.Writer._publish, "writer: writer.json"),
+        (CommitLoop, CommitLoop.record, "writer: record batch"),
+        (CommitLoop, CommitLoop.commit, "writer: _commit (all)"),
+        (CommitLoop, CommitLoop.maintain, "writer: maintain (compact/GC/semantic)"),
+        (WriterStatus, WriterStatus.publish, "writer: writer.json"),
         (build.Indexer, build.Indexer.apply, "apply (all)"),
         (build, build.scan_vault, "apply: scan_vault"),
         (segments.SegmentWriter, segments.SegmentWriter.finish, "apply: segment finish (parquet+fsync)"),
@@ -184,7 +186,7 @@ def writer_phases() -> list[tuple[object, Callable[..., Any], str]]:
             search_index.SearchIndexWriter.freeze,
             "commit: engine freeze (all)",
         ),
-        (context, context.before_publish, "commit: before_publish (preload)"),
+        (ReaderPreload, ReaderPreload.publishing, "commit: before_publish (preload)"),
         (build, build.commit, "commit: manifest+CURRENT"),
         (snapshot.GarbageCollector, snapshot.GarbageCollector.collect, "gc collect (files)"),
     ]

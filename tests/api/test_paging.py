@@ -23,6 +23,7 @@ from vault_agent.api.invoke import body_of, dump_json, invoke
 from vault_agent.api.operation import AppContext
 from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings, load_settings
+from vault_agent.conversations.lines import MessageLine, StartLine
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.errors import InvalidParameter
 from vault_agent.indexer.build import build_index
@@ -160,11 +161,15 @@ def test_get_conversation_pages_records_and_entries(ctx: AppContext, wide: Setti
     ids = []
     for n in range(45):
         cid = store.new_id(1_767_225_600 + n)
-        store.append(cid, [{"t": "start", "at": 1_767_225_600 + n, "client": "test"}])
+        store.append(cid, [StartLine(at=1_767_225_600 + n, client="test", transport="http")])
         ids.append(cid)
     long = ids[0]
     store.append(
-        long, [{"t": "message", "at": 1_767_225_700, "seq": i, "text": "m" * 3_000} for i in range(40)]
+        long,
+        [
+            MessageLine(at=1_767_225_700, seq=i, text="m" * 3_000, priority="normal", expect_reply=False)
+            for i in range(40)
+        ],
     )
     pages = walk(ctx, "get-conversation", {"limit": 20}, "conversations")
     assert [c["id"] for page in pages for c in page] == list(reversed(ids))

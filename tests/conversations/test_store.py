@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from testkit import wait_until
 
 from vault_agent.conversations.hub import ConversationHub
+from vault_agent.conversations.lines import CallLine, EndLine, MessageLine, StartLine
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.conversations.tools import get_conversation
 from vault_agent.errors import NotFound
@@ -24,14 +25,14 @@ from vault_agent.files.models import WriteObserver
 
 WRITER = """
 import sys
+from vault_agent.conversations.lines import CallLine, StartLine
 from vault_agent.conversations.store import ConversationStore
 store = ConversationStore(sys.argv[1])
 cid = sys.argv[2]
-store.append(cid, [{"t": "start", "at": 1.0, "client": "crash", "transport": "stdio"}])
+store.append(cid, [StartLine(at=1.0, client="crash", transport="stdio")])
 n = 0
 while True:
-    store.append(cid, [{"t": "call", "at": 2.0, "tool": "vault_stat", "paths": ["a.md"], "outcome": "OK",
-                        "ms": 1.0, "n": n, "pad": "x" * (n % 500)}])
+    store.append(cid, [CallLine(at=2.0, tool="vault_stat", paths=["a.md" + "x" * (n % 500)], outcome="OK", ms=n)])
     n += 1
 """
 
@@ -46,15 +47,12 @@ def test_kill_9_mid_record_loses_nothing_before_the_last_line(tmp_path: Path) ->
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
     lines = store.read(cid)
-    numbers = [line["n"] for line in lines[1:]]
-    assert numbers == list(range(len(numbers))) and len(numbers) > 100
+    numbers = [int(line.ms) for line in lines[1:] if isinstance(line, CallLine)]
+    assert numbers == list(range(len(lines) - 1)) and len(numbers) > 100
     # The next append (after any torn tail) is readable behind every line kept.
-    store.append(
-        cid,
-        [{"t": "end", "at": 3.0, "reason": "user", "title": "t", "summary": "s", "summary_source": "digest"}],
-    )
+    store.append(cid, [EndLine(at=3.0, reason="user", title="t", summary="s", summary_source="digest")])
     after = store.read(cid)
-    assert after[:-1] == lines and after[-1]["t"] == "end"
+    assert after[:-1] == lines and isinstance(after[-1], EndLine)
 
 
 @settings(max_examples=40, deadline=None)
@@ -64,25 +62,20 @@ def test_a_torn_tail_is_cut_before_the_next_append(
 ) -> None:
     store = ConversationStore(tmp_path_factory.mktemp("torn"))
     cid = store.new_id(1_900_000_000.0)
-    store.append(cid, [{"t": "start", "at": 1.0, "client": "c", "transport": "stdio"}])
-    store.append(
-        cid,
-        [{"t": "message", "at": 2.0, "seq": 1, "text": "kept", "priority": "normal", "expect_reply": False}],
-    )
+    store.append(cid, [StartLine(at=1.0, client="c", transport="stdio")])
+    store.append(cid, [_message(2.0, 1, "kept")])
     path = store.dir / f"{cid}.rec"
     whole = path.read_bytes()
-    store.append(
-        cid,
-        [{"t": "message", "at": 3.0, "seq": 2, "text": "torn", "priority": "normal", "expect_reply": False}],
-    )
+    store.append(cid, [_message(3.0, 2, "torn")])
     torn = path.read_bytes()
     path.write_bytes(torn[: len(torn) - min(cut, len(torn) - len(whole))])  # a crash mid-line
-    store.append(
-        cid,
-        [{"t": "message", "at": 4.0, "seq": 2, "text": "next", "priority": "normal", "expect_reply": False}],
-    )
-    texts = [line.get("text") for line in store.read(cid)]
+    store.append(cid, [_message(4.0, 2, "next")])
+    texts = [line.text if isinstance(line, MessageLine) else None for line in store.read(cid)]
     assert texts == [None, "kept", "next"]
+
+
+def _message(at: float, seq: int, text: str) -> MessageLine:
+    return MessageLine(at=at, seq=seq, text=text, priority="normal", expect_reply=False)
 
 
 class _Ctx:
@@ -100,7 +93,7 @@ def test_a_corrupt_record_is_skipped_with_a_warning(tmp_path: Path, caplog: pyte
     index_dir = tmp_path / "state"
     store = ConversationStore(index_dir)
     good = store.new_id(1_900_000_000.0)
-    store.append(good, [{"t": "start", "at": 1_900_000_000.0, "client": "c", "transport": "stdio"}])
+    store.append(good, [StartLine(at=1_900_000_000.0, client="c", transport="stdio")])
     bad = store.new_id(1_900_000_100.0)
     (store.dir / f"{bad}.rec").write_bytes(b"\x00garbage that is no frame")
     ctx = _Ctx(index_dir)

@@ -153,7 +153,7 @@ def test_watching_writer_states(tmp_path: Path) -> None:
 
         wait_until(lambda: state() == "fresh", 30, "fresh")
         # Simulated overflow: stale until the rescan it triggers has committed.
-        w._on_problem("overflow")
+        w._faults.on_problem("overflow")
         wait_until(lambda: state() == "fresh", 30, "fresh after the rescan")
         assert read_writer_state(s.index_dir).stale_reason is None  # type: ignore[union-attr]
     assert "fresh" in seen

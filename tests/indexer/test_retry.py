@@ -79,7 +79,7 @@ def test_failed_builds_back_off_and_resume(
         ]
         for record in failed:
             text = record.getMessage()
-            assert "vault_agent/indexer/engine.py" in text and "in _commit" in text
+            assert "vault_agent/indexer/commit_loop.py" in text and "in commit" in text
             assert "OSError [ENOSPC]" in text
             assert str(tmp_path) not in text and SECRET not in text and record.exc_info is None
     m = read_current_manifest(s.index_dir)

@@ -45,7 +45,7 @@ def test_heartbeat_killed_by_an_injected_exception_is_restarted_and_reported(
     writer: tuple[Writer, Settings], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     w, settings = writer
-    log = w._indexer.log  # type: ignore[union-attr]  # the fault goes in at the OS edge
+    log = w._progress.indexer.log  # type: ignore[union-attr]  # the fault goes in at the OS edge
     original = log.head_seq
     injected = threading.Event()
 

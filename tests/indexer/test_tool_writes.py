@@ -11,7 +11,7 @@ import pytest
 from engine_support import make_settings, note_text, write
 
 from vault_agent.config import Settings
-from vault_agent.indexer import engine
+from vault_agent.indexer import commit_loop
 from vault_agent.indexer.engine import Writer
 from vault_agent.indexer.eventlog import EventLog
 from vault_agent.indexer.tool_echo import ABSENT, ToolEchoes, disk_signature
@@ -23,7 +23,7 @@ LONG_DEBOUNCE_MS = 120_000  # a quiet period no test waits out: only an expedite
 
 @pytest.fixture
 def slow_watcher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Writer, Settings]]:
-    monkeypatch.setattr(engine, "MAX_DEBOUNCE_S", LONG_DEBOUNCE_MS / 1000)  # no forced settle either
+    monkeypatch.setattr(commit_loop, "MAX_DEBOUNCE_S", LONG_DEBOUNCE_MS / 1000)  # no forced settle either
     vault = tmp_path / "v"
     for i in range(4):
         write(vault, f"n{i}.md", note_text(i))

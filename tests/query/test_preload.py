@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -13,12 +12,12 @@ from vault_agent.config import Settings, load_settings
 from vault_agent.contracts import Manifest
 from vault_agent.indexer import build as build_mod
 from vault_agent.indexer.build import build_index
-from vault_agent.publish import before_publish
+from vault_agent.publish import ReaderPreload
 
 
 def _build_beside_readers(settings: Settings) -> Manifest:
     """A build that tells this process's readers (as `serve --watch` wires its writer)."""
-    return build_index(settings, before_publish=partial(before_publish, settings.index_dir))
+    return build_index(settings, hooks=(ReaderPreload(settings.index_dir),))
 
 
 def _loads(caplog: pytest.LogCaptureFixture) -> list[int]:

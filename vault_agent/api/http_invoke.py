@@ -23,9 +23,9 @@ from vault_agent.api.param_text import field_info as _field
 from vault_agent.api.param_text import json_text as _json_text
 from vault_agent.api.param_text import nested_model as _nested_model
 from vault_agent.api.security import SURFACE_HEADER
-from vault_agent.api.surface_names import PARAMETER_ERRORS, Surface
+from vault_agent.api.surface_names import Surface
 from vault_agent.contracts import Outcome
-from vault_agent.errors import InvalidParameter
+from vault_agent.errors import InvalidLimit, InvalidParameter, TooLarge, VaultAgentError
 
 CTX_KEY = web.AppKey("vault_agent_ctx", AppContext)
 HINTS_KEY = web.AppKey("vault_agent_hints", Hints)
@@ -106,13 +106,17 @@ async def invoke_request(
         return await _invoke(op, ctx, raw, surface, request.app[HINTS_KEY])
 
 
+# The errors whose words the CLI's hints reword (MCP tool names → its commands): a bad parameter's.
+_CLI_WORDED: tuple[type[VaultAgentError], ...] = (InvalidParameter, InvalidLimit, TooLarge)
+
+
 async def _invoke(
     op: Operation, ctx: AppContext, raw: dict[str, Any], surface: Surface, hints: Hints
 ) -> Outcome[Any]:
     """`invoke` in a worker thread; on the CLI's behalf, a parameter error in the CLI's words."""
     try:
         return await asyncio.get_running_loop().run_in_executor(None, invoke, op, ctx, raw, surface)
-    except PARAMETER_ERRORS as exc:
+    except _CLI_WORDED as exc:
         if surface != "cli":
             raise
         raise hints.for_cli(exc) from None

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from vault_agent.api.operation import AppContext, Operation, Params
-from vault_agent.api.surface_names import PARAMETER_ERRORS, Surface, reword, validation_error
-from vault_agent.errors import Forbidden, from_os_error
+from vault_agent.api.surface_names import Surface, spelling, validation_error
+from vault_agent.errors import Forbidden, VaultAgentError, from_os_error
 
 if TYPE_CHECKING:
     from vault_agent.contracts import Outcome
@@ -34,8 +34,8 @@ def parse_params(op: Operation, raw: dict[str, Any], surface: Surface = "mcp") -
 def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any], surface: Surface = "mcp") -> Outcome[Any]:
     """Check that the operation is allowed, validate its params and run it.
 
-    `surface` is who called (MCP, HTTP or the CLI through HTTP): parameter names in error
-    messages are spelled its way (`surface_names.reword`). Unexpected exceptions pass
+    `surface` is who called (MCP, HTTP or the CLI through HTTP): the parameters an error
+    names are spelled its way (`surface_names.spelling`). Unexpected exceptions pass
     through: the transport's translator turns them into INTERNAL.
 
     Raises:
@@ -47,8 +47,10 @@ def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any], surface: Surface
     params = parse_params(op, raw, surface)
     try:
         return op.func(ctx, params)
-    except PARAMETER_ERRORS as exc:
-        raise reword(op, exc, surface, raw) from None
+    except VaultAgentError as exc:
+        if not exc.mentions:
+            raise
+        raise exc.spelled(spelling(op, surface, raw)) from None
     except OSError as exc:
         mapped = from_os_error(exc, "vault")  # e.g. a note whose permissions deny reading
         if mapped is None:

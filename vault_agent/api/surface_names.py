@@ -10,12 +10,14 @@ A message about a parameter names it the way the caller wrote it (issue 23, "one
   the flags of its fields (`--start/--end`).
 
 Everything here is derived from each operation's own declarations (params models, their
-aliases, `Operation.cli_args` and `cli_options`); nothing is written per tool. Core code
-writes messages with MCP names, quoted (`parameter 'limit' must be …`, `'full'`);
-`reword` renames them for the surface that was called (tool names in a message are the
-transports' business: `hints.py`). Validation errors of the params
-models are worded here from their schema (`tool_schema.constraint_schema`), so a
-validation library's own wording never reaches a caller, and no value is ever echoed.
+aliases, `Operation.cli_args` and `cli_options`); nothing is written per tool. Core errors
+carry the parameters their message names (`errors.Mention`, by the core's name: the MCP
+spelling); `spelling` gives the surface that was called its way of writing each, through
+`Operation.core_params` when the operation calls the core's parameter by another name, and
+`invoke` renders the message with it (tool names in a message are the transports'
+business: `hints.py`). Validation errors of the params models are worded here from their
+schema (`tool_schema.constraint_schema`), so a validation library's own wording never
+reaches a caller, and no value is ever echoed.
 """
 
 from __future__ import annotations
@@ -28,18 +30,11 @@ from pydantic import BaseModel, ValidationError
 from vault_agent.api.operation import CliOption, Operation
 from vault_agent.api.param_text import field_info, nested_model
 from vault_agent.api.tool_schema import constraint_schema
-from vault_agent.errors import (
-    InvalidLimit,
-    InvalidParameter,
-    TooLarge,
-    VaultAgentError,
-    range_text,
-)
+from vault_agent.error_words import Mention, Spelling, mcp_spelling
+from vault_agent.errors import InvalidLimit, InvalidParameter, VaultAgentError, range_text
 
 Surface = Literal["mcp", "http", "cli"]
 Path = tuple[str | int, ...]
-# Errors whose words may name parameters (others name paths, states or tools, never parameters).
-PARAMETER_ERRORS: tuple[type[VaultAgentError], ...] = (InvalidParameter, InvalidLimit, TooLarge)
 
 
 # ----------------------------------------------------------------------------- CLI flags
@@ -219,43 +214,42 @@ def validation_error(op: Operation, exc: ValidationError, surface: Surface, raw:
 
 # ----------------------------------------------------------------------------- core messages
 @cache
-def _param_paths(params: type[BaseModel]) -> tuple[Path, ...]:
-    """Every parameter path of a params model (objects and their fields, list items' fields)."""
-    out: list[Path] = []
+def _param_paths(params: type[BaseModel]) -> dict[str, Path]:
+    """Every parameter of a params model by its MCP name (objects and their fields, list
+    items' fields): `range.start_line` → ("range", "start_line")."""
+    out: dict[str, Path] = {}
 
     def walk(node: dict[str, Any], prefix: Path) -> None:
         for name, sub in node.get("properties", {}).items():
             here = (*prefix, name)
-            out.append(here)
+            out[mcp_name(here)] = here
             if isinstance(sub, dict):
                 walk(sub, here)
                 if isinstance(sub.get("items"), dict):
                     walk(sub["items"], here)
 
     walk(_schema(params), ())
-    return tuple(
-        sorted(out, key=lambda p: -len(mcp_name(p)))
-    )  # longest first: 'range.start_line' before 'range'
+    return out
 
 
-def reword(op: Operation, exc: VaultAgentError, surface: Surface, raw: Any = None) -> VaultAgentError:
-    """A core error with the parameter names of its message spelled for the surface.
+def spelling(op: Operation, surface: Surface, raw: Any = None) -> Spelling:
+    """How `surface` writes the parameters a core error of `op` names.
 
-    Core messages quote MCP names (`parameter 'range.end_line'`, `'full'`); on MCP they stay,
-    except the names a shared core function gives its own parameters (`Operation.core_params`).
+    A core names a parameter as it calls it; an operation that calls it otherwise says so
+    in `Operation.core_params` (search_files' `pattern` is the grep core's `query`). MCP
+    writes the operation's name (`parameter 'range.end_line'`), HTTP the name the request
+    used (`parameter 'range.endLine'`), the CLI its flag or argument (`option --end`); a
+    name that is no parameter of `op` stays as the core wrote it.
     """
-    if not isinstance(exc, PARAMETER_ERRORS):
-        return exc
-    message = exc.message
-    for core, own in op.core_params:
-        message = message.replace(f"'{core}'", f"'{own}'")
-    for path in _param_paths(op.params) if surface != "mcp" else ():
-        name = mcp_name(path)
-        if f"'{name}'" not in message:
-            continue
+    own = dict(op.core_params)
+    paths = _param_paths(op.params)
+
+    def spell(mention: Mention) -> str:
+        name = own.get(mention.name, mention.name)
+        path = paths.get(name)
+        if surface == "mcp" or path is None:
+            return mcp_spelling(Mention(name, mention.lead))
         long, short = label(op, path, surface, raw)
-        message = message.replace(f"parameter '{name}'", long)
-        message = message.replace(f"'{name}'", short)
-    if message == exc.message:
-        return exc
-    return type(exc)(message)
+        return long if mention.lead else short
+
+    return spell

@@ -31,6 +31,7 @@ def _line(event: dict[str, Any], as_json: bool) -> str:
 
 def recent_messages(settings: Settings, limit: int, as_json: bool) -> None:
     """Print the newest `limit` messages of all conversations, oldest first."""
+    from vault_agent.conversations.lines import MessageLine
     from vault_agent.conversations.store import ConversationStore, iso
 
     store = ConversationStore(settings.index_dir)
@@ -40,14 +41,14 @@ def recent_messages(settings: Settings, limit: int, as_json: bool) -> None:
             {
                 "type": "message",
                 "conversation_id": cid,
-                "seq": ln.get("seq"),
-                "at": iso(float(ln["at"])),  # type: ignore[arg-type]
-                "priority": ln.get("priority"),
-                "expect_reply": ln.get("expect_reply"),
-                "text": ln.get("text"),
+                "seq": ln.seq,
+                "at": iso(ln.at),
+                "priority": ln.priority,
+                "expect_reply": ln.expect_reply,
+                "text": ln.text,
             }
             for ln in lines
-            if ln.get("t") == "message"
+            if isinstance(ln, MessageLine)
         ]
         found = msgs + found
         if len(found) >= limit:

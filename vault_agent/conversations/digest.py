@@ -3,61 +3,70 @@ title and summary when neither the agent nor the client's model supplied one."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from vault_agent.conversations.records import ConversationSummary
-from vault_agent.conversations.store import Line, iso
+from vault_agent.conversations.lines import (
+    CallLine,
+    EndLine,
+    Line,
+    MessageLine,
+    ReplyLine,
+    StartLine,
+    WriteLine,
+)
+from vault_agent.conversations.records import ConversationSummary, SummarySource
+from vault_agent.conversations.store import iso
 
 MAX_PATHS_LISTED = 10
 
 
-def _num(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) else 0.0
-
-
 def last_activity(lines: list[Line]) -> float:
-    return max((_num(line.get("at")) for line in lines), default=0.0)
+    return max((line.at for line in lines), default=0.0)
 
 
-def end_line(lines: list[Line]) -> Line | None:
-    return next((line for line in lines if line.get("t") == "end"), None)
+def end_line(lines: list[Line]) -> EndLine | None:
+    return next((line for line in lines if isinstance(line, EndLine)), None)
+
+
+def count(lines: list[Line], kind: type[Line]) -> int:
+    """How many lines of one kind a record holds."""
+    return sum(isinstance(line, kind) for line in lines)
 
 
 def summary_of(cid: str, lines: list[Line], now: float, idle_s: float) -> ConversationSummary:
     """The listing row of one record; an unended record idle past the window reads as ended."""
     start = lines[0]
+    assert isinstance(start, StartLine)  # the store reads no record without one
     end = end_line(lines)
-    kinds = [line.get("t") for line in lines]
     ended_at: str | None = None
     reason: str | None = None
+    title = summary = source = None
     if end is not None:
-        ended_at, reason = iso(_num(end.get("at"))), str(end.get("reason"))
+        ended_at, reason = iso(end.at), end.reason
+        title, summary, source = end.title, end.summary, end.summary_source
     elif now - last_activity(lines) > idle_s:
         ended_at, reason = iso(last_activity(lines) + idle_s), "idle"
-    source = end.get("summary_source") if end is not None else None
-    title, summary = _text(end, "title"), _text(end, "summary")
-    if end is None and reason == "idle":
         (title, summary), source = digest(lines), "digest"  # ended by the clock: nobody wrote one
     return ConversationSummary(
         id=cid,
-        client=str(start.get("client") or "unknown"),
-        started_at=iso(_num(start.get("at"))),
+        client=start.client or "unknown",
+        started_at=iso(start.at),
         ended_at=ended_at,
         status="ended" if ended_at is not None else "open",
         end_reason=reason,
         title=title,
         summary=summary,
-        summary_source=source if source in ("agent", "sampling", "digest") else None,
-        messages=kinds.count("message"),
-        replies=kinds.count("reply"),
-        tool_calls=kinds.count("call"),
-        writes=kinds.count("write"),
+        summary_source=_source(source),
+        messages=count(lines, MessageLine),
+        replies=count(lines, ReplyLine),
+        tool_calls=count(lines, CallLine),
+        writes=count(lines, WriteLine),
     )
 
 
-def _text(line: Line | None, key: str) -> str | None:
-    value = line.get(key) if line is not None else None
-    return value if isinstance(value, str) else None
+def _source(value: str | None) -> SummarySource | None:
+    match value:
+        case "agent" | "sampling" | "digest":
+            return value
+    return None
 
 
 def touched_paths(lines: list[Line]) -> tuple[list[str], list[str]]:
@@ -65,12 +74,11 @@ def touched_paths(lines: list[Line]) -> tuple[list[str], list[str]]:
     named: set[str] = set()
     written: set[str] = set()
     for line in lines:
-        if line.get("t") == "call":
-            paths = line.get("paths")
-            if isinstance(paths, list):
-                named.update(p for p in paths if isinstance(p, str))
-        elif line.get("t") == "write" and isinstance(line.get("path"), str):
-            written.add(str(line["path"]))
+        match line:
+            case CallLine(paths=paths):
+                named.update(paths)
+            case WriteLine(path=path):
+                written.add(path)
     return sorted(named - written), sorted(written)
 
 
@@ -83,8 +91,7 @@ def _listed(paths: list[str]) -> str:
 def digest(lines: list[Line]) -> tuple[str, str]:
     """A deterministic (title, summary): counts, notes touched, writes, first message."""
     read, written = touched_paths(lines)
-    kinds = [line.get("t") for line in lines]
-    calls, messages = kinds.count("call"), kinds.count("message")
+    calls, messages = count(lines, CallLine), count(lines, MessageLine)
     if written:
         title = f"Changed {len(written)} note{'s' if len(written) != 1 else ''}: {_listed(written[:3])}"
     elif read:
@@ -93,12 +100,12 @@ def digest(lines: list[Line]) -> tuple[str, str]:
         title = (
             f"{calls} tool call{'s' if calls != 1 else ''}, {messages} message{'s' if messages != 1 else ''}"
         )
-    parts = [f"{calls} tool calls, {kinds.count('write')} writes, {messages} messages to the user."]
+    parts = [f"{calls} tool calls, {count(lines, WriteLine)} writes, {messages} messages to the user."]
     if written:
         parts.append(f"Written: {_listed(written)}.")
     if read:
         parts.append(f"Consulted: {_listed(read)}.")
-    first = next((line for line in lines if line.get("t") == "message"), None)
-    if first is not None and isinstance(first.get("text"), str):
-        parts.append(f"First message: {str(first['text'])[:200]}")
+    first = next((line for line in lines if isinstance(line, MessageLine)), None)
+    if first is not None:
+        parts.append(f"First message: {first.text[:200]}")
     return title[:200], " ".join(parts)

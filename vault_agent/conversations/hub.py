@@ -22,8 +22,9 @@ from typing import Any, Protocol
 
 from vault_agent.config import Settings
 from vault_agent.conversations.digest import digest, end_line
+from vault_agent.conversations.lines import EndLine, Line, StartLine
 from vault_agent.conversations.liveness import SERVER_STOPPED, OwnerLock
-from vault_agent.conversations.store import ConversationStore, Line
+from vault_agent.conversations.store import ConversationStore
 from vault_agent.errors import NotFound
 from vault_agent.files.models import WriteObserver
 
@@ -148,7 +149,7 @@ class ConversationHub:
 
     def _start(self, channel: Channel, now: float) -> _Open:
         cid = self.store.new_id(now)
-        line: Line = {"t": "start", "at": now, "client": channel.client[:100], "transport": channel.transport}
+        line = StartLine(at=now, client=channel.client[:100], transport=channel.transport)
         cur = _Open(cid, now, self.store.append(cid, [line]), 0)
         self.owner.mark_open(cid)
         self._open[channel.key] = cur
@@ -176,14 +177,7 @@ class ConversationHub:
             return "", ""
 
     def _close(self, cur: _Open, reason: str, title: str, summary: str, source: str, at: float) -> None:
-        line: Line = {
-            "t": "end",
-            "at": at,
-            "reason": reason,
-            "title": title,
-            "summary": summary,
-            "summary_source": source,
-        }
+        line = EndLine(at=at, reason=reason, title=title, summary=summary, summary_source=source)
         self.store.append(cur.cid, [line])
         self.owner.unmark(cur.cid)
         for key, value in list(self._open.items()):

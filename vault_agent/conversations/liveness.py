@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vault_agent.conversations.digest import digest, end_line, last_activity
-from vault_agent.conversations.store import ConversationStore, Line, valid_id
+from vault_agent.conversations.lines import EndLine
+from vault_agent.conversations.store import ConversationStore, valid_id
 from vault_agent.errors import NotFound
 from vault_agent.lock_probe import lock_held
 from vault_agent.private_dir import FILE_MODE, make_state_dirs
@@ -125,14 +126,9 @@ def close_orphans(store: ConversationStore, now: Callable[[], float]) -> list[st
         if lines and end_line(lines) is None:
             title, summary = digest(lines)
             at = last_activity(lines) or now()
-            line: Line = {
-                "t": "end",
-                "at": at,
-                "reason": SERVER_STOPPED,
-                "title": title,
-                "summary": summary,
-                "summary_source": "digest",
-            }
+            line = EndLine(
+                at=at, reason=SERVER_STOPPED, title=title, summary=summary, summary_source="digest"
+            )
             store.append(cid, [line])
             closed.append(cid)
         with contextlib.suppress(OSError):

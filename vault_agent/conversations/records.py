@@ -1,10 +1,5 @@
-"""The lines of a conversation record and the models every surface returns.
-
-A record is a sequence of frames (`vault_agent.framing`), one JSON object per line, with
-`t` naming its kind: `start`, `call`, `write`, `message`, `ask` (a question waits for a
-reply outside the client), `reply`, `end`, `undo`. Lines never hold note text, and query
-text only when `conversations.record_queries` is on.
-"""
+"""The models every surface returns about conversations (the lines of a record on disk
+are `lines.py`'s)."""
 
 from __future__ import annotations
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from vault_agent.contracts import Outcome
 from vault_agent.conversations.digest import end_line
 from vault_agent.conversations.hub import MAX_HTTP_WAITS, Channel, ConvContext, ConversationHub
+from vault_agent.conversations.lines import AskLine, Line, MessageLine, ReplyLine, StartLine
 from vault_agent.conversations.liveness import OPEN, owner_alive
 from vault_agent.conversations.records import (
     MAX_MESSAGE_CHARS,
@@ -34,7 +35,7 @@ from vault_agent.conversations.records import (
     ReplyResult,
     ReplyVia,
 )
-from vault_agent.conversations.store import ConversationStore, Line, iso, valid_id
+from vault_agent.conversations.store import ConversationStore, iso, valid_id
 from vault_agent.errors import Conflict, InvalidParameter, TooLarge
 
 POLL_S = 0.25  # how soon a reply written by another process reaches the waiting call
@@ -52,12 +53,12 @@ def answer_command(cid: str) -> str:
     return f"vault-agent conversations reply {cid} TEXT"
 
 
-def _is_reply_to(seq: int) -> Any:
-    return lambda line: line.get("t") == "reply" and line.get("seq") == seq
+def _is_reply_to(seq: int) -> Callable[[Line], bool]:
+    return lambda line: isinstance(line, ReplyLine) and line.seq == seq
 
 
-def _reply_in(lines: list[Line], seq: int) -> Line | None:
-    return next((line for line in lines if _is_reply_to(seq)(line)), None)
+def _reply_in(lines: list[Line], seq: int) -> ReplyLine | None:
+    return next((line for line in lines if isinstance(line, ReplyLine) and line.seq == seq), None)
 
 
 def wait_for_reply(hub: ConversationHub, channel: Channel, cid: str, seq: int, text: str) -> Answer:
@@ -83,10 +84,7 @@ def wait_for_reply(hub: ConversationHub, channel: Channel, cid: str, seq: int, t
     until = now + hub.reply_timeout_s
     try:
         # To this record, even if the user ended it meanwhile (the hub would open a new one).
-        hub.store.append(
-            cid,
-            [{"t": "ask", "at": now, "seq": seq, "via": "reply", "until": until, "owner": hub.owner.token}],
-        )
+        hub.store.append(cid, [AskLine(at=now, seq=seq, via="reply", until=until, owner=hub.owner.token)])
         question = {
             "type": "question",
             "conversation_id": cid,
@@ -101,21 +99,13 @@ def wait_for_reply(hub: ConversationHub, channel: Channel, cid: str, seq: int, t
         channel.notify(question)
         line = _await_line(hub, cid, seq, event)
         if line is None:
-            timeout: Line = {
-                "t": "reply",
-                "at": hub.clock(),
-                "seq": seq,
-                "reply": None,
-                "reason": "timeout",
-                "via": None,
-            }
-            line = hub.store.append_once(cid, timeout, _is_reply_to(seq))
+            timeout = ReplyLine(at=hub.clock(), seq=seq, reply=None, reason="timeout", via=None)
+            line = _stands(hub.store.append_once(cid, timeout, _is_reply_to(seq)))
     finally:
         hub.stop_expecting(cid, seq)
-    reply = line.get("reply")
-    if isinstance(reply, str):
-        return Answer(reply, None, "cli" if line.get("via") == "cli" else "http")
-    if line.get("reason") == "declined":
+    if line.reply is not None:
+        return Answer(line.reply, None, "cli" if line.via == "cli" else "http")
+    if line.reason == "declined":
         return Answer(None, "declined", None, "the person ended this conversation instead of answering")
     return Answer(
         None,
@@ -127,7 +117,13 @@ def wait_for_reply(hub: ConversationHub, channel: Channel, cid: str, seq: int, t
     )
 
 
-def _await_line(hub: ConversationHub, cid: str, seq: int, event: threading.Event) -> Line | None:
+def _stands(line: Line) -> ReplyLine:
+    """The reply line `append_once` kept (only reply lines pass `_is_reply_to`)."""
+    assert isinstance(line, ReplyLine)
+    return line
+
+
+def _await_line(hub: ConversationHub, cid: str, seq: int, event: threading.Event) -> ReplyLine | None:
     """The reply line once one is recorded; None at the deadline. An ended conversation
     ends the wait with a `declined` line (the person closed it instead of answering)."""
     deadline = time.monotonic() + hub.reply_timeout_s
@@ -142,15 +138,8 @@ def _await_line(hub: ConversationHub, cid: str, seq: int, event: threading.Event
             if found is not None:
                 return found
             if end_line(lines) is not None:
-                ended: Line = {
-                    "t": "reply",
-                    "at": hub.clock(),
-                    "seq": seq,
-                    "reply": None,
-                    "reason": "declined",
-                    "via": None,
-                }
-                return hub.store.append_once(cid, ended, _is_reply_to(seq))
+                ended = ReplyLine(at=hub.clock(), seq=seq, reply=None, reason="declined", via=None)
+                return _stands(hub.store.append_once(cid, ended, _is_reply_to(seq)))
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return None
@@ -161,34 +150,24 @@ def _await_line(hub: ConversationHub, cid: str, seq: int, event: threading.Event
 def _open_in(store: ConversationStore, cid: str, lines: list[Line], now: float) -> list[OpenQuestion]:
     if end_line(lines) is not None:
         return []
-    texts = {line.get("seq"): line.get("text") for line in lines if line.get("t") == "message"}
-    answered = {line.get("seq") for line in lines if line.get("t") == "reply"}
-    client = str(lines[0].get("client") or "unknown")
-    out = []
-    for line in lines:
-        seq, until, at = line.get("seq"), line.get("until"), line.get("at")
-        if (
-            line.get("t") != "ask"
-            or not isinstance(seq, int)
-            or seq in answered
-            or not isinstance(until, int | float)
-            or not isinstance(at, int | float)
-            or until <= now
-            or not owner_alive(store.dir, str(line.get("owner") or ""))
-        ):
-            continue
-        out.append(
-            OpenQuestion(
-                conversation_id=cid,
-                message_seq=seq,
-                client=client,
-                text=str(texts.get(seq) or ""),
-                asked_at=iso(float(at)),
-                expires_at=iso(float(until)),
-                answer_with=answer_command(cid),
-            )
+    texts = {line.seq: line.text for line in lines if isinstance(line, MessageLine)}
+    answered = {line.seq for line in lines if isinstance(line, ReplyLine)}
+    start = lines[0]
+    client = (start.client if isinstance(start, StartLine) else "") or "unknown"
+    asked = [line for line in lines if isinstance(line, AskLine)]
+    return [
+        OpenQuestion(
+            conversation_id=cid,
+            message_seq=ask.seq,
+            client=client,
+            text=texts.get(ask.seq) or "",
+            asked_at=iso(ask.at),
+            expires_at=iso(ask.until),
+            answer_with=answer_command(cid),
         )
-    return out
+        for ask in asked
+        if ask.seq not in answered and ask.until > now and owner_alive(store.dir, ask.owner)
+    ]
 
 
 def _open_ids(store: ConversationStore) -> list[str]:
@@ -253,7 +232,7 @@ def reply_to_question(
             f"{len(waiting)} questions are waiting (message_seq {seqs}); pass seq to pick one"
         )
     target = waiting[0].message_seq
-    line: Line = {"t": "reply", "at": _now(ctx), "seq": target, "reply": text, "reason": None, "via": via}
+    line = ReplyLine(at=_now(ctx), seq=target, reply=text, reason=None, via=via)
     stands = store.append_once(cid, line, _is_reply_to(target))
     if stands is not line:
         raise Conflict(

@@ -1,7 +1,8 @@
 """Conversation records on disk: `<index-dir>/conversations/<id>.rec` plus `<id>.old/`.
 
 Each record is append-only and checksummed per line with the event log's framing, so a
-crash loses at most the line being written; a corrupt line ends what is read of that
+crash loses at most the line being written; each line is parsed once, here, into its
+model (`lines.py`), and written from one; a corrupt line ends what is read of that
 record (the rest of the file is ignored with a warning) and a record whose first line is
 corrupt is skipped with a warning, the others kept. `<id>.old/<sha256>` holds the bytes a
 write replaced, so `undo` can put them back byte for byte. Retention deletes the oldest
@@ -24,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from vault_agent.conversations.lines import Line, StartLine, parse_line
 from vault_agent.errors import NotFound
 from vault_agent.framing import FOOT, HEAD, frame, parse_frame_at, valid_frames
 from vault_agent.private_dir import FILE_MODE, make_state_dirs
@@ -33,7 +35,6 @@ log = logging.getLogger("vault_agent.conversations")
 DIR_NAME = "conversations"
 _ID_RE = re.compile(r"^c\d{8}T\d{9}Z-[0-9a-f]{6}$")  # UTC start to the millisecond + random
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
-Line = dict[str, object]
 
 
 def iso(ts: float) -> str:
@@ -97,7 +98,7 @@ class ConversationStore:
     # ----- lines -----------------------------------------------------------------------
     def append(self, cid: str, lines: Iterable[Line]) -> int:
         """Append lines with one write and one fsync; returns the record's size after."""
-        blob = b"".join(frame(dict(line)) for line in lines)
+        blob = b"".join(frame(line.payload()) for line in lines)
         with self._locked(cid) as fd:
             os.write(fd, blob)
             os.fsync(fd)
@@ -123,10 +124,10 @@ class ConversationStore:
         with self._locked(cid) as fd:
             size = os.fstat(fd).st_size
             found, _end = valid_frames(os.pread(fd, size, 0))
-            earlier = next((old for old in found if same(old)), None)
+            earlier = next((old for old in map(parse_line, found) if same(old)), None)
             if earlier is not None:
                 return earlier
-            os.write(fd, frame(dict(line)))
+            os.write(fd, frame(line.payload()))
             os.fsync(fd)
             return line
 
@@ -137,7 +138,7 @@ class ConversationStore:
             return 0
 
     def read(self, cid: str) -> list[Line]:
-        """The valid lines of one record.
+        """The valid lines of one record, parsed (the first is its `StartLine`).
 
         Raises:
             NotFound: no such record, or its first line is unreadable (skipped as corrupt).
@@ -147,8 +148,9 @@ class ConversationStore:
             data = path.read_bytes()
         except FileNotFoundError:
             raise NotFound("no conversation with that id; list them with get_conversation") from None
-        lines, end = valid_frames(data)
-        if not lines or lines[0].get("t") != "start":
+        frames, end = valid_frames(data)
+        lines = [parse_line(payload) for payload in frames]
+        if not lines or not isinstance(lines[0], StartLine):
             log.warning("conversation record skipped: corrupt from its first line (id %s)", cid)
             raise NotFound("that conversation's record is corrupt and was skipped")
         if end != len(data):

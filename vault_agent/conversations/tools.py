@@ -18,6 +18,15 @@ from typing import Any, Literal
 from vault_agent.contracts import Outcome
 from vault_agent.conversations.digest import digest, end_line, summary_of
 from vault_agent.conversations.hub import CURRENT, Channel, ConvContext, ConversationHub, DetachedChannel
+from vault_agent.conversations.lines import (
+    AskLine,
+    CallLine,
+    EndLine,
+    Line,
+    MessageLine,
+    ReplyLine,
+    WriteLine,
+)
 from vault_agent.conversations.records import (
     MAX_MESSAGE_CHARS,
     MAX_SUMMARY_CHARS,
@@ -28,7 +37,7 @@ from vault_agent.conversations.records import (
     SendResult,
 )
 from vault_agent.conversations.replies import Answer, wait_for_reply
-from vault_agent.conversations.store import ConversationStore, Line, iso
+from vault_agent.conversations.store import ConversationStore, iso
 from vault_agent.errors import InvalidParameter, TooLarge, range_text
 from vault_agent.paging import decode_cursor, encode_cursor, fit, json_chars, offset_of
 
@@ -101,17 +110,15 @@ def observe_write(
         hub.store.keep_old_bytes(cid, before_sha, before)
     if after is not None:
         hub.store.keep_old_bytes(cid, _sha(after), after)
-    line: Line = {
-        "t": "write",
-        "at": hub.clock(),
-        "tool": tool,
-        "path": rel,
-        "before_sha": before_sha,
-        "after_sha": _sha(after) if after is not None else None,
-        "old": "backup" if before is not None else "none",
-    }
-    if moved_to is not None:
-        line["trashed_to"] = moved_to  # where the file itself went (the vault's .trash/)
+    line = WriteLine(
+        at=hub.clock(),
+        tool=tool,
+        path=rel,
+        before_sha=before_sha,
+        after_sha=_sha(after) if after is not None else None,
+        old="backup" if before is not None else "none",
+        trashed_to=moved_to,  # where the file itself went (the vault's .trash/)
+    )
     hub.append(channel, [line])
 
 
@@ -123,29 +130,20 @@ def record_call(
         return  # its `end` line is the record of that call
     hub = hub_of(ctx)
     paths = [v[:500] for k in PATH_KEYS if isinstance(v := arguments.get(k), str) and v]
-    line: Line = {
-        "t": "call",
-        "at": hub.clock(),
-        "tool": tool[:100],
-        "paths": paths,
-        "outcome": outcome,
-        "ms": round(ms, 1),
-    }
-    if ctx.settings.conversations_record_queries:
-        queries = [v[:1000] for k in QUERY_KEYS if isinstance(v := arguments.get(k), str)]
-        if queries:
-            line["query"] = queries[0]
+    queries = [v[:1000] for k in QUERY_KEYS if isinstance(v := arguments.get(k), str)]
+    query = queries[0] if queries and ctx.settings.conversations_record_queries else None
+    line = CallLine(
+        at=hub.clock(), tool=tool[:100], paths=paths, outcome=outcome, ms=round(ms, 1), query=query
+    )
     hub.append(channel, [line])
 
 
 # ----------------------------------------------------------------------------- tools
 def _checked_text(text: str, what: str, cap: int, *, required: bool) -> str:
     if required and not text.strip():
-        raise InvalidParameter(f"parameter '{what}' must not be empty")
+        raise InvalidParameter.about(what, "must not be empty")
     if len(text) > cap:
-        raise TooLarge(
-            f"parameter '{what}' must be at most {cap:,} characters; shorten it or split it into several"
-        )
+        raise TooLarge.about(what, f"must be at most {cap:,} characters; shorten it or split it into several")
     return text
 
 
@@ -169,17 +167,7 @@ def send_message(
     cid, seq = hub.next_message_seq(channel)
     at = hub.clock()
     hub.append(
-        channel,
-        [
-            {
-                "t": "message",
-                "at": at,
-                "seq": seq,
-                "text": text,
-                "priority": priority,
-                "expect_reply": expect_reply,
-            }
-        ],
+        channel, [MessageLine(at=at, seq=seq, text=text, priority=priority, expect_reply=expect_reply)]
     )
     event = {
         "type": "message",
@@ -218,10 +206,7 @@ def _ask(hub: ConversationHub, channel: Channel, cid: str, seq: int, text: str) 
         return wait_for_reply(hub, channel, cid, seq, text)
     if reply is not None and len(reply) > MAX_MESSAGE_CHARS:
         reply = reply[:MAX_MESSAGE_CHARS]
-    hub.append(
-        channel,
-        [{"t": "reply", "at": hub.clock(), "seq": seq, "reply": reply, "reason": reason, "via": "client"}],
-    )
+    hub.append(channel, [ReplyLine(at=hub.clock(), seq=seq, reply=reply, reason=reason, via="client")])
     note = None
     if reason == "timeout":
         note = (
@@ -295,8 +280,8 @@ def get_conversation(
     if cid is None:
         n = LIST_DEFAULT if limit is None else limit
         if not 1 <= n <= LIST_MAX:
-            raise InvalidParameter(
-                f"parameter 'limit' must be an integer {range_text(1, LIST_MAX)} when listing conversations"
+            raise InvalidParameter.about(
+                "limit", f"must be an integer {range_text(1, LIST_MAX)} when listing conversations"
             )
         ids = store.ids()
         newest_first = list(reversed(ids))
@@ -321,8 +306,8 @@ def get_conversation(
         )
     n = ENTRIES_DEFAULT if limit is None else limit
     if not 1 <= n <= ENTRIES_MAX:
-        raise InvalidParameter(
-            f"parameter 'limit' must be an integer {range_text(1, ENTRIES_MAX)} for the entries of one conversation"
+        raise InvalidParameter.about(
+            "limit", f"must be an integer {range_text(1, ENTRIES_MAX)} for the entries of one conversation"
         )
     start = offset_of(cursor)
     lines = store.read(cid)
@@ -347,12 +332,12 @@ def _now(ctx: ConvContext) -> float:
 
 
 def _entry(line: Line) -> dict[str, Any]:
-    out = dict(line)
+    """One entry of get_conversation: the line's object, its times in ISO 8601."""
+    out = line.payload()
     at = out.pop("at", None)
-    until = out.get("until")  # an `ask` line: when the question stops waiting
-    if isinstance(until, int | float):
-        out["until"] = iso(float(until))
-    out.pop("owner", None)  # which process waits: internal to liveness
+    if isinstance(line, AskLine):
+        out["until"] = iso(line.until)  # when the question stops waiting
+        out.pop("owner", None)  # which process waits: internal to liveness
     return {"type": out.pop("t", None), "at": iso(float(at)) if isinstance(at, int | float) else None, **out}
 
 
@@ -368,17 +353,7 @@ def end_by_user(ctx: ConvContext, cid: str) -> Outcome[EndResult]:
     if end_line(lines) is None:
         title, summary = digest(lines)
         store.append(
-            cid,
-            [
-                {
-                    "t": "end",
-                    "at": now,
-                    "reason": "user",
-                    "title": title,
-                    "summary": summary,
-                    "summary_source": "digest",
-                }
-            ],
+            cid, [EndLine(at=now, reason="user", title=title, summary=summary, summary_source="digest")]
         )
         lines = store.read(cid)
     return Outcome(

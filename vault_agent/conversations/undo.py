@@ -17,8 +17,9 @@ import time
 from collections.abc import Callable
 
 from vault_agent.contracts import Outcome
+from vault_agent.conversations.lines import CallLine, Line, UndoLine, UndoneFile
 from vault_agent.conversations.records import UndoResult
-from vault_agent.conversations.store import ConversationStore, Line
+from vault_agent.conversations.store import ConversationStore
 from vault_agent.conversations.undo_plan import FilePlan, plan_undo
 from vault_agent.errors import Conflict, NotFound, VaultAgentError
 from vault_agent.files import events
@@ -34,19 +35,14 @@ SHOWN_IN_ERRORS = 5
 def _not_undoable(lines: list[Line], written: set[str]) -> list[str]:
     """The calls undo cannot revert (moves, folder deletes, folder creation)."""
     return [
-        f"{line['tool']} {' -> '.join(_paths(line))}"
+        f"{line.tool} {' -> '.join(line.paths)}"
         for line in lines
-        if line.get("t") == "call"
-        and line.get("tool") in NOT_UNDOABLE_TOOLS
-        and line.get("outcome") == "OK"
+        if isinstance(line, CallLine)
+        and line.tool in NOT_UNDOABLE_TOOLS
+        and line.outcome == "OK"
         # A file delete is recorded as a write (with its bytes): undoable. Folder deletes are not.
-        and not (line.get("tool") in ("vault_delete", "delete") and set(_paths(line)) & written)
+        and not (line.tool in ("vault_delete", "delete") and set(line.paths) & written)
     ]
-
-
-def _paths(line: Line) -> list[str]:
-    paths = line.get("paths")
-    return [str(p) for p in paths] if isinstance(paths, list) else []
 
 
 def _reader(ctx: FilesContext) -> Callable[[str], bytes | None]:
@@ -79,19 +75,16 @@ def _record(
     plans: list[FilePlan],
 ) -> None:
     files = [
-        {
-            "path": p.item.path,
-            "action": p.item.action,
-            "state": states.get(p.item.path, "untouched"),
-            "sha": sha256_hex(p.restored) if p.restored is not None else None,
-        }
+        UndoneFile(
+            path=p.item.path,
+            action=p.item.action,
+            state=states.get(p.item.path, "untouched"),
+            sha=sha256_hex(p.restored) if p.restored is not None else None,
+        )
         for p in plans
         if p.item.status == "planned"
     ]
-    line: Line = {"t": "undo", "at": time.time(), "outcome": outcome, "files": files}
-    if reason is not None:
-        line["reason"] = reason
-    store.append(cid, [line])
+    store.append(cid, [UndoLine(at=time.time(), outcome=outcome, files=files, reason=reason)])
 
 
 def undo_conversation(

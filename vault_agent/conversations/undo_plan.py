@@ -23,9 +23,10 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from vault_agent.conversations.lines import Line, UndoLine, WriteLine
 from vault_agent.conversations.merge import changed_lines, merge
 from vault_agent.conversations.records import UndoAction, UndoItem, UndoStatus
-from vault_agent.conversations.store import ConversationStore, Line, iso
+from vault_agent.conversations.store import ConversationStore, iso
 from vault_agent.files.diff import unified
 
 DIFF_CHARS_PER_FILE = 20_000
@@ -45,16 +46,15 @@ def _sha(data: bytes | None) -> str | None:
 
 
 def _at(line: Line) -> str:
-    at = line.get("at")
-    return iso(float(at)) if isinstance(at, int | float) else "an unknown time"
+    return iso(line.at)
 
 
-def writes_per_file(lines: list[Line]) -> dict[str, list[Line]]:
+def writes_per_file(lines: list[Line]) -> dict[str, list[WriteLine]]:
     """The write lines of each path, in record order."""
-    out: dict[str, list[Line]] = {}
+    out: dict[str, list[WriteLine]] = {}
     for line in lines:
-        if line.get("t") == "write" and isinstance(line.get("path"), str):
-            out.setdefault(str(line["path"]), []).append(line)
+        if isinstance(line, WriteLine):
+            out.setdefault(line.path, []).append(line)
     return out
 
 
@@ -63,30 +63,24 @@ def undone_marks(lines: list[Line]) -> dict[str, str]:
     (undo lines with per-file outcomes; older records count files only and cannot say)."""
     marks: dict[str, str] = {}
     for line in lines:
-        files = line.get("files")
-        if line.get("t") == "write":
-            marks.pop(str(line.get("path")), None)
-        elif line.get("t") == "undo" and isinstance(files, list):
-            for entry in files:
-                if (
-                    isinstance(entry, dict)
-                    and entry.get("state") == "restored"
-                    and isinstance(entry.get("path"), str)
-                ):
-                    marks[entry["path"]] = _at(line)
+        match line:
+            case WriteLine(path=path):
+                marks.pop(path, None)
+            case UndoLine(files=list(files)):
+                marks.update((f.path, _at(line)) for f in files if f.state == "restored")
     return marks
 
 
-def chain_gaps(writes: list[Line], sha_now: str | None) -> list[str]:
+def chain_gaps(writes: list[WriteLine], sha_now: str | None) -> list[str]:
     """Where someone else changed the file: one sentence per broken link of the chain."""
     gaps = [
         f"changed by someone else between the agent's writes at {_at(prev)} and {_at(nxt)}"
         for prev, nxt in zip(writes, writes[1:], strict=False)
-        if nxt.get("before_sha") != prev.get("after_sha")
+        if nxt.before_sha != prev.after_sha
     ]
     last = writes[-1]
-    if sha_now != last.get("after_sha"):
-        what = "deleted it" if last.get("after_sha") is None else "wrote it"
+    if sha_now != last.after_sha:
+        what = "deleted it" if last.after_sha is None else "wrote it"
         gaps.append(f"changed by someone else after the agent last {what} at {_at(last)}")
     return gaps
 
@@ -98,17 +92,17 @@ def _gap_reason(gaps: list[str]) -> str:
 
 
 def merge_out(
-    store: ConversationStore, cid: str, writes: list[Line], now: bytes | None
+    store: ConversationStore, cid: str, writes: list[WriteLine], now: bytes | None
 ) -> tuple[bytes | None, str]:
     """The file now without the agent's writes (newest first), or (None, why not)."""
-    if now is None or any(w.get("before_sha") is None or w.get("after_sha") is None for w in writes):
+    if now is None or any(w.before_sha is None or w.after_sha is None for w in writes):
         return None, (
             "the agent created or deleted it and someone else changed it too, so there is no "
             "version to merge into; restore it by hand"
         )
     text = now
     for w in reversed(writes):
-        after_sha, before_sha = str(w["after_sha"]), str(w["before_sha"])
+        after_sha, before_sha = str(w.after_sha), str(w.before_sha)
         after = now if _sha(now) == after_sha else store.old_bytes(cid, after_sha)
         before = store.old_bytes(cid, before_sha)
         if after is None or before is None:
@@ -137,15 +131,15 @@ def plan_file(
     store: ConversationStore,
     cid: str,
     rel: str,
-    writes: list[Line],
+    writes: list[WriteLine],
     now: bytes | None,
     marks: dict[str, str],
     merge_edits: bool,
 ) -> FilePlan:
     """The plan of one file (see the module docstring)."""
-    first_before = writes[0].get("before_sha")
+    first_before = writes[0].before_sha
     action: UndoAction = "remove" if first_before is None else "restore"
-    target = None if first_before is None else store.old_bytes(cid, str(first_before))
+    target = None if first_before is None else store.old_bytes(cid, first_before)
 
     def result(
         status: UndoStatus,

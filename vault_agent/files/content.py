@@ -101,7 +101,7 @@ def write_file(
         Forbidden: `.system/`, protected, daily overwrite. NotFound / InvalidPath.
     """
     if mode not in ("overwrite", "append"):  # before any I/O: an unknown mode never overwrites
-        raise InvalidParameter("parameter 'mode' must be one of: overwrite, append")
+        raise InvalidParameter.about("mode", "must be one of: overwrite, append")
     options = WriteOptions(dry_run, expected_sha256, wait_for_index)
     action: Action = "append" if mode == "append" else "overwrite"
     combine = _append if mode == "append" else _whole

@@ -200,7 +200,7 @@ def delete_path(
             raise write_not_found(rel) from None
         kind: Literal["file", "folder"] = "folder" if resolved.is_dir else "file"
         if resolved.is_dir and expected is not None:
-            raise InvalidParameter("'expected_sha256' applies to files only, not to folders")
+            raise InvalidParameter.naming("{expected_sha256} applies to files only, not to folders")
         parent_fd, leaf, canon = ctx.vault.open_parent(resolved.rel, create=False)
         try:
             files, size = _measure(ctx, resolved, parent_fd, leaf)

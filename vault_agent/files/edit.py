@@ -50,25 +50,25 @@ def _form(
     if delete_lines is not None:
         forms.append("delete_lines")
     if len(forms) != 1:
-        raise InvalidParameter(
-            "give exactly one edit form: 'old_text' and 'new_text' (with 'replace_all'), or "
-            "'insert_after_line' or 'insert_before_line' with 'content', or 'delete_lines'"
+        raise InvalidParameter.naming(
+            "give exactly one edit form: {old_text} and {new_text} (with {replace_all}), or "
+            "{insert_after_line} or {insert_before_line} with {content}, or {delete_lines}"
         )
     form = forms[0]
     if form == "replace":
         if old_text is None or new_text is None:
-            raise InvalidParameter("a search/replace edit needs both 'old_text' and 'new_text'")
+            raise InvalidParameter.naming("a search/replace edit needs both {old_text} and {new_text}")
         if old_text == "":
-            raise InvalidParameter(
-                "parameter 'old_text' must not be empty; use 'insert_after_line' to add text"
+            raise InvalidParameter.naming(
+                "{old_text:lead} must not be empty; use {insert_after_line} to add text"
             )
     elif form == "insert":
         if (insert_after_line is None) == (insert_before_line is None):
-            raise InvalidParameter(
-                "an insert needs exactly one of 'insert_after_line' or 'insert_before_line'"
+            raise InvalidParameter.naming(
+                "an insert needs exactly one of {insert_after_line} or {insert_before_line}"
             )
         if content is None:
-            raise InvalidParameter("an insert needs 'content'")
+            raise InvalidParameter.naming("an insert needs {content}")
     return form
 
 
@@ -97,15 +97,15 @@ def _insert(
     n = len(lines)
     if index_after is not None:
         if not 0 <= index_after <= n:
-            raise InvalidParameter(
-                f"parameter 'insert_after_line' must be an integer from 0 to {n} ('{display(rel)}' has {n} lines)"
+            raise InvalidParameter.about(
+                "insert_after_line", f"must be an integer from 0 to {n} ('{display(rel)}' has {n} lines)"
             )
         at = index_after
     else:
         assert index_before is not None
         if not 1 <= index_before <= n + 1:
-            raise InvalidParameter(
-                f"parameter 'insert_before_line' must be an integer from 1 to {n + 1} ('{display(rel)}' has {n} lines)"
+            raise InvalidParameter.about(
+                "insert_before_line", f"must be an integer from 1 to {n + 1} ('{display(rel)}' has {n} lines)"
             )
         at = index_before - 1
     block = content if content.endswith("\n") or content == "" else content + eol
@@ -124,8 +124,9 @@ def _delete(text: str, rel: str, start: int, end: int) -> tuple[str, int]:
     lines = split_lines(text)
     n = len(lines)
     if not (1 <= start <= end <= n):
-        raise InvalidParameter(
-            f"parameter 'delete_lines' must be a range of lines from 1 to {n}, start first ('{display(rel)}' has {n} lines)"
+        raise InvalidParameter.about(
+            "delete_lines",
+            f"must be a range of lines from 1 to {n}, start first ('{display(rel)}' has {n} lines)",
         )
     return "".join(lines[: start - 1] + lines[end:]), end - start + 1
 

@@ -226,7 +226,7 @@ def move_path(
 def _check_source_unchanged(ctx: FilesContext, src: Resolved, expected: str) -> None:
     """The expected_sha256 precondition of every write (SPEC), on the file being moved."""
     if src.is_dir:
-        raise InvalidParameter("'expected_sha256' applies to files only, not to folders")
+        raise InvalidParameter.naming("{expected_sha256} applies to files only, not to folders")
     fd, leaf, canon = ctx.vault.open_parent(src.rel, create=False)
     try:
         current = read_current(fd, leaf, canon)

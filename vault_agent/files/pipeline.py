@@ -60,8 +60,8 @@ def check_sha(expected: str | None) -> str | None:
     if expected is None:
         return None
     if not isinstance(expected, str) or not _SHA_RE.match(expected):
-        raise InvalidParameter(
-            "parameter 'expected_sha256' must be 64 hexadecimal characters (the sha256 of the file)"
+        raise InvalidParameter.about(
+            "expected_sha256", "must be 64 hexadecimal characters (the sha256 of the file)"
         )
     return expected.lower()
 
@@ -76,16 +76,14 @@ def encode_content(content: str, what: str = "content") -> bytes:
         TooLarge: over MAX_CONTENT_BYTES. InvalidParameter: lone surrogates, or NUL.
     """
     if "\x00" in content:
-        raise InvalidParameter(
-            f"parameter '{what}' contains a NUL character (U+0000); notes are text, remove it"
-        )
+        raise InvalidParameter.about(what, "contains a NUL character (U+0000); notes are text, remove it")
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidParameter(f"parameter '{what}' is not valid Unicode text") from None
+        raise InvalidParameter.about(what, "is not valid Unicode text") from None
     if len(data) > MAX_CONTENT_BYTES:
-        raise TooLarge(
-            f"parameter '{what}' is larger than {MAX_CONTENT_BYTES:,} bytes; split it into several appends"
+        raise TooLarge.about(
+            what, f"is larger than {MAX_CONTENT_BYTES:,} bytes; split it into several appends"
         )
     return data
 

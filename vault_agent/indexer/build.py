@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
 
+from vault_agent.commit_hook import CommitHook
 from vault_agent.config import Settings
 from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, TABLES, BaseFileRef, Manifest, SegmentRef
 from vault_agent.errors import VaultUnavailable
@@ -38,20 +38,15 @@ from vault_agent.indexer.task_settings_file import changed_event, read_task_sett
 
 __all__ = [
     "TASK_NOTES",
-    "CommitHook",
     "Indexer",
     "NoteInfo",
     "Progress",
-    "PublishHook",
     "build_index",
     "open_writer_dirs",
     "parse_batch",
 ]
 
 log = logging.getLogger("vault_agent.indexer")
-
-# What the writer tells a committed-but-unpublished snapshot to (its segments are durable).
-PublishHook = Callable[[Manifest], None]
 
 # A segment is sorted in memory, so its size bounds the writer's peak RSS (the sort copies
 # it once): roll over to a new segment at this many notes or Arrow bytes.
@@ -63,25 +58,16 @@ LOG_COMPACT_BYTES = 1 << 20
 RESCAN_INSTEAD_OF = 256  # scan differences above this are logged as one `rescan` record
 
 
-class CommitHook(Protocol):
-    """Sees every commit of an `Indexer` (the embedder, semantic/embedder.py): `attach`
-    may add files to the segments about to be committed, `committed` learns the result."""
-
-    def attach(self, segments: list[SegmentRef]) -> list[SegmentRef]: ...
-
-    def committed(self, manifest: Manifest) -> None: ...
-
-
 class Indexer:
     """The writer's view of one index: committed manifest + what it knows of each note."""
 
     def __init__(
-        self, settings: Settings, log_: EventLog | None = None, *, before_publish: PublishHook | None = None
+        self, settings: Settings, log_: EventLog | None = None, *, hooks: Sequence[CommitHook] = ()
     ) -> None:
         self.settings = settings
-        # Told each snapshot after its files are durable and before CURRENT names it: the
-        # composition root passes the in-process readers' preload (publish.py), if any.
-        self.before_publish = before_publish
+        # Told of every commit, step by step, in this order (commit_hook.py): the in-process
+        # readers' preload the composition root passes, the writer's embedder.
+        self.hooks = tuple(hooks)
         self.index_dir = Path(settings.index_dir)
         self.vault = vault_for_settings(settings)
         self.log = log_ or EventLog(self.index_dir, floor_seq=lambda: self.applied_seq)
@@ -95,7 +81,6 @@ class Indexer:
         # snapshot and segment ids stay above its ids, because readers in this process
         # keep per-segment columns by id (engine.py, state dir recovery).
         self.ids_above: Manifest | None = None
-        self.commit_hook: CommitHook | None = None
 
     @property
     def applied_seq(self) -> int:
@@ -217,8 +202,8 @@ class Indexer:
             )
             count = len(self.notes) - len(touched) + len(add)
         snap_id, _ = next_ids(self.index_dir, self.manifest or self.ids_above)
-        if self.commit_hook is not None:
-            segments = self.commit_hook.attach(segments)  # embeddings finished since the last commit
+        for hook in self.hooks:
+            segments = hook.attach(segments)  # e.g. embeddings finished since the last commit
         segments = [s for s in segments if len(s.deleted) < s.note_count]
         manifest = Manifest(
             snapshot_id=snap_id,
@@ -238,8 +223,8 @@ class Indexer:
         )
         try:
             manifest.search_index = self.search.freeze(snap_id)
-            if self.before_publish is not None:
-                self.before_publish(manifest)  # an in-process reader loads it now
+            for hook in self.hooks:
+                hook.publishing(manifest)  # e.g. an in-process reader loads it now
             commit(self.index_dir, manifest)
         except BaseException:
             self.search_rollback()
@@ -255,8 +240,8 @@ class Indexer:
         self.bases = base_files.recorded(manifest)
         if self.log.size_bytes() > LOG_COMPACT_BYTES:
             self.log.compact(applied_seq)
-        if self.commit_hook is not None:
-            self.commit_hook.committed(manifest)
+        for hook in self.hooks:
+            hook.committed(manifest)
         return manifest
 
     def compact(self) -> Manifest | None:
@@ -390,13 +375,11 @@ class Indexer:
         return self.apply(events, progress, skipped)
 
 
-def open_writer_dirs(
-    settings: Settings, lock: WriterLock, before_publish: PublishHook | None = None
-) -> Indexer:
+def open_writer_dirs(settings: Settings, lock: WriterLock, hooks: Sequence[CommitHook] = ()) -> Indexer:
     """Writer start-up common to `index` and the engine: lock, recover log, clear tmp, load."""
     lock.acquire()
     os.makedirs(settings.index_dir, exist_ok=True)
-    idx = Indexer(settings, before_publish=before_publish)
+    idx = Indexer(settings, hooks=hooks)
     idx.load()
     if idx.log.recover():
         log.warning("event log: a torn or corrupt tail was cut; a rescan follows")
@@ -413,10 +396,10 @@ def build_index(
     full: bool = False,
     progress: Progress | None = None,
     embed: EmbedReport | None = None,
-    before_publish: PublishHook | None = None,
+    hooks: Sequence[CommitHook] = (),
 ) -> Manifest:
     """Build or catch up the index (full=True: reindex from scratch); returns the manifest.
-    `before_publish`: as `Indexer`'s (readers of this process to preload each snapshot).
+    `hooks`: as `Indexer`'s (e.g. readers of this process to preload each snapshot).
 
     With `embed`, then compute the embeddings of every live note in the foreground
     (`index --embed`; semantic/embedder.py), committing each finished batch, and report
@@ -429,7 +412,7 @@ def build_index(
 
     lock = WriterLock(settings.index_dir)
     try:
-        idx = open_writer_dirs(settings, lock, before_publish)
+        idx = open_writer_dirs(settings, lock, hooks)
         if full:
             idx.log.append([NewEvent("rescan", "", None, None, None, "scan")])
             idx.full_rebuild(progress)
@@ -440,11 +423,11 @@ def build_index(
             from vault_agent.semantic.embedder import SemanticIndexer
 
             embedder = SemanticIndexer(idx.index_dir, command="index --embed", nice=0)
-            idx.commit_hook = embedder
+            idx.hooks = (*idx.hooks, embedder)
             try:
                 embedder.run_to_completion(idx, embed)
             finally:
-                idx.commit_hook = None
+                idx.hooks = idx.hooks[:-1]
             if embedder.model_failed:
                 log.warning(
                     "semantic model failed to load (%s); the index is lexical only", embedder.last_error

@@ -28,7 +28,7 @@ def reopen_indexer(settings: Settings, old: Indexer, head_seq: int) -> Indexer:
     close_engine_writer(old.index_dir)
     make_state_dirs(settings.index_dir, settings.index_dir)
     seq_floor = max(old.applied_seq, head_seq)
-    idx = Indexer(settings, before_publish=old.before_publish)
+    idx = Indexer(settings, hooks=old.hooks)
     idx.log = EventLog(idx.index_dir, floor_seq=lambda: max(idx.applied_seq, seq_floor))
     idx.ids_above = old.manifest or old.ids_above
     idx.load()

@@ -42,14 +42,16 @@ class Coverage(Wire):
     coverage_ratio: float
 
 
-def check_ranges(ranges: list[tuple[int, int]], field: str = "cited_ranges") -> None:
+def check_ranges(ranges: list[tuple[int, int]]) -> None:
     """Raises: InvalidParameter for a range before line 1; TooLarge for more than
     MAX_CITED_RANGES ranges. A reversed range is normalized (its ends swapped) by the caller."""
     if len(ranges) > MAX_CITED_RANGES:
-        raise TooLarge(f"at most {MAX_CITED_RANGES} ranges in '{field}'; merge them first")
+        raise TooLarge.naming(
+            "at most {most} ranges in {cited_ranges}; merge them first", most=MAX_CITED_RANGES
+        )
     for a, b in ranges:
         if a < 1 or b < 1:
-            raise InvalidParameter(f"line numbers in '{field}' must be 1 or more")
+            raise InvalidParameter.naming("line numbers in {cited_ranges} must be 1 or more")
 
 
 def compute_coverage(ranges: list[tuple[int, int]], total: int) -> Coverage:

@@ -111,7 +111,7 @@ def vault_ls(
         NotFound: no such folder. InvalidParameter: bad glob, sort, limit or cursor.
     """
     if sort not in (None, "name", "mtime"):
-        raise InvalidParameter("parameter 'sort' must be one of: name, mtime")
+        raise InvalidParameter.about("sort", "must be one of: name, mtime")
     want = LS_DEFAULT_LIMIT if limit is None else limit
     if not 1 <= want <= LS_MAX_ENTRIES:
         raise out_of_range("limit", 1, LS_MAX_ENTRIES)
@@ -244,8 +244,8 @@ def vault_read(
         has_range, section_id, heading, doc.resolution.heading if doc.resolution else (), "range"
     )
     if not full and not has_range and address is None:
-        raise InvalidParameter(
-            "give 'range' (the lines to read), 'section_id' or 'heading' (one section), or 'full' to read to the end"
+        raise InvalidParameter.naming(
+            "give {range} (the lines to read), {section_id} or {heading} (one section), or {full} to read to the end"
         )
     check_line("range.start_line", start_line)
     check_line("range.end_line", end_line)
@@ -253,7 +253,7 @@ def vault_read(
         raise out_of_range("range.start_char", 0, None)
     first = start_line or 1
     if end_line is not None and end_line < first:
-        raise InvalidParameter("parameter 'range.end_line' must not be before 'range.start_line'")
+        raise InvalidParameter.naming("{range.end_line:lead} must not be before {range.start_line}")
     budget, capped = effective_max_chars(max_chars)
     total = doc.total_lines
     warnings: list[WarningItem] = doc.warnings()

@@ -146,34 +146,39 @@ def _chunk_rows(
     return {(p, int(o)): (int(a), int(b), t or "") for p, o, a, b, t in rows if (p, int(o)) in wanted}
 
 
-def _run_pass(
-    con: duckdb.DuckDBPyConnection,
-    query: str,
-    tokens: list[str],
-    scope: Scope,
-    cap: int,
-    budget: Budget,
-    manifest: Manifest,
-    has_post: bool,
-    stage1: Stage1 | None = None,
-) -> Pass:
+@dataclass(frozen=True)
+class PassInputs:
+    """What the passes of one find call share (`stage1` None: Stage 1 does not run)."""
+
+    con: duckdb.DuckDBPyConnection
+    query: str
+    tokens: list[str]
+    cap: int
+    budget: Budget
+    manifest: Manifest
+    has_post: bool  # the postings index exists: q_full holds the chunks with every token
+    stage1: Stage1 | None = None
+
+
+def _run_pass(job: PassInputs, scope: Scope) -> Pass:
+    con, query, tokens, cap, budget, stage1 = job.con, job.query, job.tokens, job.cap, job.budget, job.stage1
     where, params = scope.sql()
     if scope.prefix or scope.glob:
         files = con.execute(f"SELECT count(*) FROM notes WHERE {where}", params).fetchall()[0][0]
         nodes = con.execute(f"SELECT count(*) FROM chunks WHERE {where}", params).fetchall()[0][0]
     else:
-        files, nodes = manifest.note_count, manifest.chunk_count
+        files, nodes = job.manifest.note_count, job.manifest.chunk_count
     want = normalize(query)
     cands: dict[tuple[str, int], Cand] = {}
     # The chunks holding every query token: q_full when the postings index exists
     # (find_postings.py, with tombstones applied), else the same selection from `terms`.
     full = (
         "SELECT path, chunk_ordinal FROM q_full"
-        if has_post
+        if job.has_post
         else "SELECT path, chunk_ordinal FROM terms WHERE term IN (SELECT unnest(?::VARCHAR[])) "
         "GROUP BY path, chunk_ordinal HAVING count(DISTINCT term) = ?"
     )
-    full_params: list[Any] = [] if has_post else [tokens, len(tokens)]
+    full_params: list[Any] = [] if job.has_post else [tokens, len(tokens)]
     if tokens:
         sql = f"SELECT path, chunk_ordinal FROM ({full}) WHERE {where} ORDER BY path, chunk_ordinal LIMIT ?"
         rows = [(p, int(o)) for p, o in budget.run(con, sql, [*full_params, *params, STAGE0_FETCH_CAP])]
@@ -327,12 +332,11 @@ def vault_find(
                 weights.update(w)
                 return ranked, seen_chunks
 
-            args = (tokens, scope, cap, budget, view.manifest, index is not None, stage1)
-            result = _run_pass(view.con, query, *args)
+            job = PassInputs(view.con, query, tokens, cap, budget, view.manifest, index is not None, stage1)
+            result = _run_pass(job, scope)
             expanded = False
             if not result.cands and (scope.prefix or scope.glob) and not budget.over():
-                args = (tokens, Scope("", None), cap, budget, view.manifest, index is not None, stage1)
-                result = _run_pass(view.con, query, *args)
+                result = _run_pass(job, Scope("", None))
                 expanded = True
         finally:
             if index is not None:

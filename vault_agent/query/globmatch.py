@@ -62,7 +62,7 @@ def _translate(pat: str) -> str:
             out.append(re.escape(ch))
         i += 1
     if depth:
-        raise InvalidParameter("parameter 'glob' has an unclosed '{'")
+        raise InvalidParameter.about("glob", "has an unclosed '{'")
     return "".join(out)
 
 
@@ -75,14 +75,14 @@ def compile_glob(pattern: str | None) -> Callable[[str], bool] | None:
     if pattern is None or not pattern.strip():
         return None
     if len(pattern) > MAX_GLOB_CHARS or "\x00" in pattern:
-        raise InvalidParameter("parameter 'glob' is too long or contains a NUL character")
+        raise InvalidParameter.about("glob", "is too long or contains a NUL character")
     pat = nfc(pattern.strip()).replace("\\", "/").lstrip("/")
     by_name = "/" not in pat.rstrip("/")
     pat = pat.rstrip("/") or "**"
     try:
         rx = re.compile(_translate(pat) + r"\Z", re.IGNORECASE | re.DOTALL)
     except re.error:
-        raise InvalidParameter("parameter 'glob' is not a valid pattern") from None
+        raise InvalidParameter.about("glob", "is not a valid pattern") from None
 
     def match(rel: str) -> bool:
         target = rel.rsplit("/", 1)[-1] if by_name else rel

@@ -110,7 +110,7 @@ def vault_search(
     if len(query) > MAX_QUERY_CHARS:
         raise too_long_parameter("query", MAX_QUERY_CHARS)
     if "\x00" in query:
-        raise InvalidParameter("parameter 'query' must not contain a NUL character")
+        raise InvalidParameter.about("query", "must not contain a NUL character")
     want = SEARCH_DEFAULT_LIMIT if limit is None else limit
     if not 1 <= want <= SEARCH_MAX_LIMIT:
         raise out_of_range("limit", 1, SEARCH_MAX_LIMIT)
@@ -118,7 +118,7 @@ def vault_search(
     if not 0 <= ctx_n <= MAX_CONTEXT_LINES:
         raise out_of_range("context_lines", 0, MAX_CONTEXT_LINES)
     if mode not in (None, "regex", "plain", "loose"):
-        raise InvalidParameter("parameter 'mode' must be one of: regex, plain, loose")
+        raise InvalidParameter.about("mode", "must be one of: regex, plain, loose")
     after = None if cursor is None else cast(tuple[str, int], decode_cursor(cursor, (str, int)))
     warnings: list[WarningItem] = []
     scope = resolve_scope(vault, relative_dir, glob)

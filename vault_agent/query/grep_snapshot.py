@@ -12,7 +12,7 @@ answer is the same; a spent budget gives no rows, as the single query did.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -50,20 +50,20 @@ def _matching_paths(
     return [str(p) for p in pc.take(paths, pc.sort_indices(paths)).to_pylist()]
 
 
+class Clause(NamedTuple):
+    """A piece of SQL and the values of its `?` placeholders, in order."""
+
+    sql: str
+    params: list[Any]
+
+
 def first_lines(
-    con: duckdb.DuckDBPyConnection,
-    chunk_where: str,
-    chunk_params: list[Any],
-    line_pred: str,
-    line_params: list[Any],
-    extra: str,
-    extra_params: list[Any],
-    want: int,
-    budget: Budget,
+    con: duckdb.DuckDBPyConnection, chunks: Clause, lines: Clause, extra: Clause, want: int, budget: Budget
 ) -> list[tuple[Any, ...]]:
-    """The first `want` distinct (path, line_no, line, extra) of the chunks matching
-    `chunk_where` whose line matches `line_pred`, in path/line order."""
-    paths = _matching_paths(con, chunk_where, chunk_params, budget)
+    """The first `want` distinct (path, line_no, line, extra) of the chunks matching the
+    condition `chunks` whose line matches the condition `lines`, in path/line order
+    (`extra`: the columns after `line`, as `, expr AS name`)."""
+    paths = _matching_paths(con, chunks.sql, chunks.params, budget)
     if not paths:
         return []
     rows: list[tuple[Any, ...]] = []
@@ -71,21 +71,21 @@ def first_lines(
     while start < len(paths) and len(rows) < want:
         batch = paths[start : start + size]
         start, size = start + len(batch), min(size * 2, MAX_BATCH)
-        chunks = chunks_of_notes(
+        batch_chunks = chunks_of_notes(
             con, batch, "path, ordinal, start_line, text", lambda sql, params: budget.run(con, sql, params)
         )
         if budget.hit:
             return []
         table = pa.table(
-            {name: pa.array([r[i] for r in chunks], CHUNKS.field(name).type) for i, name in COLUMNS},
+            {name: pa.array([r[i] for r in batch_chunks], CHUNKS.field(name).type) for i, name in COLUMNS},
             schema=pa.schema([CHUNKS.field(name) for _, name in COLUMNS]),
         )
         con.register("q_chunks", table)
         try:
             # The single query's SQL, over these notes' chunks instead of all of them.
-            sql = lines_sql("q_chunks", chunk_where, line_pred, extra)
+            sql = lines_sql("q_chunks", chunks.sql, lines.sql, extra.sql)
             sql = f"SELECT DISTINCT ON (path, line_no) * FROM ({sql}) ORDER BY path, line_no LIMIT ?"
-            params = [*extra_params, *chunk_params, *line_params, want - len(rows)]
+            params = [*extra.params, *chunks.params, *lines.params, want - len(rows)]
             rows += budget.run(con, sql, params)
         finally:
             con.unregister("q_chunks")

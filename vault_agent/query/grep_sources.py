@@ -19,7 +19,7 @@ from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.paths import Vault
 from vault_agent.query.budget import Budget
 from vault_agent.query.grep_match import Matcher
-from vault_agent.query.grep_snapshot import first_lines
+from vault_agent.query.grep_snapshot import Clause, first_lines
 from vault_agent.query.limits import MAX_FILE_BYTES
 from vault_agent.query.lines import decode, split_lines, strip_eol
 from vault_agent.query.scope import Scope
@@ -65,7 +65,14 @@ def snapshot_hits(
     extra_params = [matcher.pattern] if matcher.mode == "regex" else []
     chunk_where, chunk_all = f"{where} AND {chunk_pred}", params + chunk_params
     # grep_snapshot.py: note by note, not every matching chunk's lines at once
-    rows = first_lines(con, chunk_where, chunk_all, pred, pred_params, extra, extra_params, want, budget)
+    rows = first_lines(
+        con,
+        Clause(chunk_where, chunk_all),
+        Clause(pred, pred_params),
+        Clause(extra, extra_params),
+        want,
+        budget,
+    )
     return [Hit(p, int(n), t, m) for p, n, t, m in rows]
 
 

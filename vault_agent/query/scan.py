@@ -85,9 +85,9 @@ def vault_scan(
         warnings += changed
         base["section_id"] = section.id
         if start_line is not None and start_line < section.start_line:
-            raise InvalidParameter(
-                f"parameter 'cursor.start_line' must lie in the section (lines {section.start_line}-"
-                f"{section.last_line(total)})"
+            raise InvalidParameter.about(
+                "cursor.start_line",
+                f"must lie in the section (lines {section.start_line}-{section.last_line(total)})",
             )
         first = start_line or section.start_line
         total = section.last_line(total)  # the section's end is this scan's end

@@ -93,7 +93,7 @@ def check_limit(limit: int | None, default: int = SEARCH_LIMIT_DEFAULT) -> int:
 def check_choice(name: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
     """Raises: InvalidParameter for a value outside `allowed`."""
     if value is not None and value not in allowed:
-        raise InvalidParameter(f"parameter '{name}' must be one of: {', '.join(allowed)}")
+        raise InvalidParameter.about(name, f"must be one of: {', '.join(allowed)}")
     return value
 
 

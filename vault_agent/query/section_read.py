@@ -97,7 +97,7 @@ def choose_address(
         raise InvalidParameter(f"pass one of {choices}, not {' and '.join(given)}")
     for name, value in (("section_id", section_id), ("heading", heading)):
         if value is not None and not value.strip():
-            raise InvalidParameter(f"parameter '{name}' must not be empty")
+            raise InvalidParameter.about(name, "must not be empty")
     if any(part.startswith("^") for part in link_heading):
         raise InvalidParameter("'#^…' is a block reference, not a heading; name a heading, or read by range")
     if section_id is None and heading is None and not link_heading:

@@ -1,7 +1,7 @@
 """Embeddings in the writer: after each commit, a worker process embeds what changed.
 
 The writer (`serve --watch`, `mcp`, `watch`; `index --embed` in the foreground) owns one
-`SemanticIndexer`. It hooks the `Indexer`'s commits (`Indexer.commit_hook`):
+`SemanticIndexer`. It hooks the `Indexer`'s commits (a `commit_hook.CommitHook`):
 - `committed(manifest)`: every commit names the new target; a dispatcher thread plans the
   next job (embed_job.py: the next batch of a segment without a complete embedding file of
   the current model, smallest segments first so a fresh edit is not queued behind a full
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from vault_agent.commit_hook import CommitHook
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, SegmentRef
 from vault_agent.semantic.embed_job import EmbedJob
 from vault_agent.semantic.encoder import MODEL_ID
@@ -90,7 +91,7 @@ class _Ready:
         return out | ({self.twin[1]} if self.twin else set())
 
 
-class SemanticIndexer:
+class SemanticIndexer(CommitHook):
     """The writer's embedder (see the module doc). Thread-safe public methods."""
 
     def __init__(

@@ -8,14 +8,13 @@ Only composition roots (the CLI entry, `serve`, `mcp`) read the environment; the
 from __future__ import annotations
 
 import logging
-from functools import partial
 from typing import TYPE_CHECKING
 
 from vault_agent.api.operation import AppContext
 from vault_agent.config import Settings
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
 from vault_agent.paths import vault_for_settings
-from vault_agent.publish import before_publish
+from vault_agent.publish import ReaderPreload
 
 if TYPE_CHECKING:
     from vault_agent.contracts import Freshness, Manifest
@@ -38,7 +37,7 @@ def _start_writer(settings: Settings) -> Writer:
     if writer_lock_held(settings.index_dir):
         raise IndexBusy()  # cheap early answer; the writer's own flock stays authoritative
     # The readers of this process preload each snapshot before it is published (publish.py).
-    writer = Writer(settings, watch=True, before_publish=partial(before_publish, settings.index_dir))
+    writer = Writer(settings, watch=True, hooks=(ReaderPreload(settings.index_dir),))
     writer.start()
     return writer
 

@@ -41,7 +41,7 @@ def whole_number(value: str | None, name: str) -> int | None:
     if value is None or value == "":
         return None
     if not value.isdigit() or len(value) > 9:
-        raise InvalidParameter(f"parameter '{name}' must be a whole number")
+        raise InvalidParameter.about(name, "must be a whole number")
     return int(value)
 
 

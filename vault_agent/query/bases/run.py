@@ -107,20 +107,23 @@ def pick_view(spec: BaseSpec, wanted: str | int) -> ViewSpec:
         if exact or folded:
             return (exact or folded)[0]
     names = ", ".join(f"{i}: {v.name}" for i, v in enumerate(views[:20]))
-    raise InvalidParameter(
-        f"parameter 'view': no view '{str(wanted)[:80]}' in {spec.source}; its views are {names}"
+    raise InvalidParameter.naming(
+        "{view:lead}: no view '{wanted}' in {source}; its views are {names}",
+        wanted=str(wanted)[:80],
+        source=spec.source,
+        names=names,
     )
 
 
 def _check(request: BaseRequest) -> int:
     limit = LIMIT_DEFAULT if request.limit is None else request.limit
     if not 1 <= limit <= LIMIT_MAX:
-        raise InvalidParameter(f"parameter 'limit' must be from 1 to {LIMIT_MAX}")
+        raise InvalidParameter.about("limit", f"must be from 1 to {LIMIT_MAX}")
     for name, value in (("path", request.path), ("this", request.this), ("view", request.view)):
         if value is not None and len(str(value)) > (MAX_VIEW_CHARS if name == "view" else MAX_PATH_CHARS):
-            raise InvalidParameter(f"parameter '{name}' is too long")
+            raise InvalidParameter.about(name, "is too long")
     if request.path is None and (request.view is not None or request.this is not None):
-        raise InvalidParameter("parameters 'view' and 'this' need 'path' (the base)")
+        raise InvalidParameter.naming("parameters {view} and {this} need {path} (the base)")
     return limit
 
 
@@ -186,7 +189,7 @@ def _this_path(
     if text.lower().endswith(".base"):
         found = rows.bases.get(text) or rows.bases.get(rows.resolve(text, "") or "")
         if found is None:
-            raise InvalidParameter(f"parameter 'this': no base file '{text[:200]}' in the index")
+            raise InvalidParameter.naming("{this:lead}: no base file '{text}' in the index", text=text[:200])
         return found.path, None
     resolution = resolve_indexed(reader, view, raw, "base")
     return resolution.path, resolution.warning()

@@ -98,7 +98,7 @@ def check_sizes(filters: Filters) -> None:
     for name in ("folder", "links_to", "linked_from"):
         value = getattr(filters, name)
         if value is not None and len(value) > MAX_PATH_CHARS:
-            raise InvalidParameter(f"parameter '{name}' must be at most {MAX_PATH_CHARS} characters")
+            raise InvalidParameter.about(name, f"must be at most {MAX_PATH_CHARS} characters")
     texts = [("glob", filters.glob), ("sort", filters.sort)] + [
         (n, getattr(filters, n))
         for n in ("modified_after", "modified_before", "created_after", "created_before")
@@ -108,13 +108,13 @@ def check_sizes(filters: Filters) -> None:
     texts += [("where.value", w.value) for w in filters.where if isinstance(w.value, str)]
     for name, value in texts:
         if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
-            raise InvalidParameter(f"parameter '{name}' must be at most {MAX_NAME_CHARS} characters")
+            raise InvalidParameter.about(name, f"must be at most {MAX_NAME_CHARS} characters")
     for name, items, most in (
         ("tags", filters.tags, MAX_TAGS), ("any_tags", filters.any_tags, MAX_TAGS),
         ("where", filters.where, MAX_WHERE), ("select", filters.select, MAX_SELECT),
     ):  # fmt: skip
         if len(items) > most:
-            raise InvalidParameter(f"parameter '{name}' must have at most {most} items")
+            raise InvalidParameter.about(name, f"must have at most {most} items")
 
 
 def _tag(raw: object, name: str) -> str:

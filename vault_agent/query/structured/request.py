@@ -78,11 +78,11 @@ def decode_cursor(cursor: str | None, fingerprint: str) -> tuple[int, int | None
         if offset < 0:
             raise ValueError
     except (ValueError, UnicodeDecodeError):
-        raise InvalidParameter(
-            "parameter 'cursor' is not a cursor of vault_query; use next_cursor as given"
+        raise InvalidParameter.about(
+            "cursor", "is not a cursor of vault_query; use next_cursor as given"
         ) from None
     if owner != fingerprint:
-        raise InvalidParameter(
-            "parameter 'cursor' belongs to another query; repeat the same filters or dql with it"
+        raise InvalidParameter.about(
+            "cursor", "belongs to another query; repeat the same filters or dql with it"
         )
     return offset, snapshot_id

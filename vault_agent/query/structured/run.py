@@ -337,7 +337,7 @@ def vault_query(
     """
     limit = QUERY_LIMIT_DEFAULT if request.limit is None else request.limit
     if not 1 <= limit <= QUERY_LIMIT_MAX:
-        raise InvalidParameter(f"parameter 'limit' must be from 1 to {QUERY_LIMIT_MAX}")
+        raise InvalidParameter.about("limit", f"must be from 1 to {QUERY_LIMIT_MAX}")
     if request.dql is not None:
         if request.filters.given():
             raise InvalidQuery(
