@@ -78,7 +78,7 @@ def resolve_status(spec: str, current: StatusDef, settings: TaskSettings) -> Sta
     """
     if len(spec) == 1:
         if not spec.isprintable():
-            raise InvalidParameter("parameter 'status' must be a printable character between the brackets")
+            raise InvalidParameter.about("status", "must be a printable character between the brackets")
         return settings.status(spec)
     word = "_".join(spec.strip().lower().replace("-", " ").split())
     wanted = STATUS_WORDS.get(word)
@@ -97,9 +97,10 @@ def resolve_status(spec: str, current: StatusDef, settings: TaskSettings) -> Sta
     for status in settings.statuses:
         if status.name.lower() == spec.strip().lower():
             return status
-    raise InvalidParameter(
-        "parameter 'status' must be a status symbol (one character: ' ', 'x', '/', '-' …), a type "
-        "(todo, done, in_progress, cancelled, on_hold, non_task) or a status name from the Tasks settings"
+    raise InvalidParameter.about(
+        "status",
+        "must be a status symbol (one character: ' ', 'x', '/', '-' …), a type "
+        "(todo, done, in_progress, cancelled, on_hold, non_task) or a status name from the Tasks settings",
     )
 
 

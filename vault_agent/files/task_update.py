@@ -71,12 +71,12 @@ def _address(path: str, line: int | None) -> tuple[str, int]:
     if line is None:
         m = _PATH_LINE_RE.match(path)
         if m is None:
-            raise InvalidParameter(
-                "parameter 'line' is required (or give the path as PATH:LINE, e.g. notes/a.md:12)"
+            raise InvalidParameter.about(
+                "line", "is required (or give the path as PATH:LINE, e.g. notes/a.md:12)"
             )
         path, line = m.group(1), int(m.group(2))
     if line < 1:
-        raise InvalidParameter("parameter 'line' must be an integer of at least 1")
+        raise InvalidParameter.about("line", "must be an integer of at least 1")
     return path, line
 
 
@@ -97,13 +97,13 @@ def _edit_of(request: TaskUpdate) -> TaskEdit:
         elif is_valid_date(value.strip()):
             dates.append((kind, value.strip()))
         else:
-            raise InvalidParameter(f"parameter '{kind}' must be a date YYYY-MM-DD, or 'none' to remove it")
+            raise InvalidParameter.about(kind, "must be a date YYYY-MM-DD, or 'none' to remove it")
     priority = request.priority.strip().lower() if request.priority is not None else None
     if priority is not None and priority not in PRIORITY_NAMES:
         raise InvalidParameter("parameter 'priority' must be one of: " + ", ".join(PRIORITY_NAMES))
     status = request.status
     if status is not None and (status == "" or len(status) > MAX_STATUS_CHARS):
-        raise InvalidParameter("parameter 'status' must be a status symbol, type or name")
+        raise InvalidParameter.about("status", "must be a status symbol, type or name")
     if status is None and priority is None and not dates:
         raise InvalidParameter("give at least one change: status, due, scheduled, start or priority")
     return TaskEdit(status=status, dates=tuple(dates), priority=priority)
@@ -114,8 +114,8 @@ def _expected(text: str | None) -> str | None:
     if text is None:
         return None
     if len(text) > MAX_EXPECTED_LINE_CHARS:
-        raise InvalidParameter(
-            f"parameter 'expected_line' must be at most {MAX_EXPECTED_LINE_CHARS:,} characters"
+        raise InvalidParameter.about(
+            "expected_line", f"must be at most {MAX_EXPECTED_LINE_CHARS:,} characters"
         )
     return text.removesuffix("\n").removesuffix("\r").removeprefix(_BOM)
 
@@ -180,8 +180,8 @@ def update_task(ctx: FilesContext, request: TaskUpdate, today: dt.date) -> Outco
         if n > len(lines):
             if expected is not None:
                 raise Conflict(_moved_message(rel, n, texts, expected))
-            raise InvalidParameter(
-                f"parameter 'line' must be 1 to {len(lines)} ('{display(rel)}' has {len(lines)} lines)"
+            raise InvalidParameter.about(
+                "line", f"must be 1 to {len(lines)} ('{display(rel)}' has {len(lines)} lines)"
             )
         body, end = _cut_end(lines[n - 1])
         bom = _BOM if n == 1 and body.startswith(_BOM) else ""

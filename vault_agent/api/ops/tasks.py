@@ -56,8 +56,9 @@ def _tasks(ctx: AppContext, p: TasksParams) -> Outcome[TasksData]:
     if p.query is not None or p.block is not None:
         given = [name for name in _FILTER_FIELDS if getattr(p, name) not in (None, [])]
         if given:
-            raise InvalidParameter(
-                f"'query' and 'block' run alone: put {', '.join(given)} in the query instead (docs/tasks.md)"
+            raise InvalidParameter.naming(
+                "{query} and {block} run alone: put {given} in the query instead (docs/tasks.md)",
+                given=", ".join(given),
             )
         query_request = lang_api.QueryRequest(query=p.query, block=p.block, limit=p.limit, cursor=p.cursor)
         return lang_api.run_tasks_query(ctx.reader, query_request, clock=clock)

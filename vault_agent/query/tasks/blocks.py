@@ -66,8 +66,8 @@ def parse_address(raw: str) -> BlockAddress:
     if m := _WIKILINK.match(text):
         text = m[1].split("|", 1)[0]
     if not text or len(text) > MAX_BLOCK_ADDRESS_CHARS:
-        raise InvalidParameter(
-            f"parameter 'block' takes NOTE#N or NOTE#Heading (1 to {MAX_BLOCK_ADDRESS_CHARS} characters)"
+        raise InvalidParameter.about(
+            "block", f"takes NOTE#N or NOTE#Heading (1 to {MAX_BLOCK_ADDRESS_CHARS} characters)"
         )
     note, sep, rest = text.rpartition("#")
     if not sep:
@@ -75,10 +75,10 @@ def parse_address(raw: str) -> BlockAddress:
     rest = rest.strip()
     if rest.isdigit():
         if int(rest) < 1:
-            raise InvalidParameter("parameter 'block': blocks are numbered from 1 (NOTE#1 is the first)")
+            raise InvalidParameter.naming("{block:lead}: blocks are numbered from 1 (NOTE#1 is the first)")
         return BlockAddress(note.strip(), int(rest), None)
     if not rest or not note.strip():
-        raise InvalidParameter("parameter 'block' takes NOTE#N or NOTE#Heading")
+        raise InvalidParameter.about("block", "takes NOTE#N or NOTE#Heading")
     return BlockAddress(note.strip(), None, rest)
 
 

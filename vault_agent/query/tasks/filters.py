@@ -92,13 +92,13 @@ def _check_sizes(f: TaskFilters) -> None:
     for name in ("status", "priority", "tags"):
         items: tuple[str, ...] = getattr(f, name)
         if len(items) > MAX_LIST_ITEMS:
-            raise InvalidParameter(f"parameter '{name}' takes at most {MAX_LIST_ITEMS} entries")
+            raise InvalidParameter.about(name, f"takes at most {MAX_LIST_ITEMS} entries")
         if any(len(i) > MAX_QUERY_CHARS for i in items):
-            raise InvalidParameter(f"parameter '{name}' has an entry over {MAX_QUERY_CHARS} characters")
+            raise InvalidParameter.about(name, f"has an entry over {MAX_QUERY_CHARS} characters")
     for name in ("due", "scheduled", "start", "done", "folder", "glob", "heading", "text", "sort"):
         value = getattr(f, name)
         if value is not None and len(value) > MAX_QUERY_CHARS:
-            raise InvalidParameter(f"parameter '{name}' is over {MAX_QUERY_CHARS} characters")
+            raise InvalidParameter.about(name, f"is over {MAX_QUERY_CHARS} characters")
 
 
 def _status(entries: tuple[str, ...]) -> Pred | None:

@@ -100,7 +100,7 @@ def _start(request: QueryRequest, snapshot_id: int) -> tuple[int, list[WarningIt
         return 0, []
     offset, owner, snapshot = decode_cursor(request.cursor, (int, str, int))
     if owner != request.fingerprint() or offset < 0:
-        raise InvalidParameter("parameter 'cursor' belongs to another query; repeat the same query with it")
+        raise InvalidParameter.about("cursor", "belongs to another query; repeat the same query with it")
     if snapshot == snapshot_id:
         return offset, []
     changed = WarningItem(
@@ -123,10 +123,10 @@ def run_tasks_query(
         InvalidPath, Forbidden, NotFound, Ambiguous, TooLarge: the block's note or block.
     """
     if (request.query is None) == (request.block is None):
-        raise InvalidParameter("give either 'query' (a Tasks query) or 'block' (NOTE#N), not both")
+        raise InvalidParameter.naming("give either {query} (a Tasks query) or {block} (NOTE#N), not both")
     limit = TASKS_LIMIT_DEFAULT if request.limit is None else request.limit
     if not 1 <= limit <= TASKS_LIMIT_MAX:
-        raise InvalidParameter(f"parameter 'limit' must be from 1 to {TASKS_LIMIT_MAX}")
+        raise InvalidParameter.about("limit", f"must be from 1 to {TASKS_LIMIT_MAX}")
     today = clock().date()
     with reader.acquire() as view:
         warnings = view.warnings()

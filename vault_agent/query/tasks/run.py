@@ -121,7 +121,7 @@ def _start(request: TasksRequest, fingerprint: str, ctx: Context, selection: Sel
         return 0, False
     offset, owner, snapshot_id, path, line = decode_cursor(request.cursor, (int, str, int, str, int))
     if owner != fingerprint or offset < 0:
-        raise InvalidParameter("parameter 'cursor' belongs to other filters; repeat the same filters with it")
+        raise InvalidParameter.about("cursor", "belongs to other filters; repeat the same filters with it")
     if snapshot_id == ctx.snap.snapshot_id:
         return offset, False
     at = _position(ctx, selection, path, line)
@@ -141,7 +141,7 @@ def vault_tasks(
     """
     limit = TASKS_LIMIT_DEFAULT if request.limit is None else request.limit
     if not 1 <= limit <= TASKS_LIMIT_MAX:
-        raise InvalidParameter(f"parameter 'limit' must be from 1 to {TASKS_LIMIT_MAX}")
+        raise InvalidParameter.about("limit", f"must be from 1 to {TASKS_LIMIT_MAX}")
     today = clock().date()
     plan = compile_filters(request.filters, today)
     fingerprint = request.filters.fingerprint()
