@@ -99,6 +99,8 @@ def _load(file: str, notes: pa.Table, key: str, columns: list[str]) -> _Keyed:
     row = pc.index_in(table["path"], value_set=notes["path"]).fill_null(-1).to_numpy().astype(np.int32)
     starts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1]).astype(np.int64)
     ends = np.append(starts[1:], len(codes))
+    if not len(codes):  # a segment whose notes hold no property (or tag): no runs at all
+        starts = ends = np.zeros(0, np.int64)
     names = encoded.dictionary.to_pylist()
     slices = {str(names[codes[a]]): (int(a), int(b)) for a, b in zip(starts, ends, strict=True)}
     cols: dict[str, Any] = {}
