@@ -13,7 +13,7 @@ _.metavar  # click prints it in help (cli/help_format.py)
 _.model_config  # pydantic reads it when the class is built
 _.exc_type  # __aexit__ protocol arguments (api/stdio_guard.py)
 _.tb
-_.show_version  # typer option; its callback does the work (cli/app.py)
+_.show_version  # typer option; its callback does the work (cli/root.py)
 _.handle_starttag  # html.parser.HTMLParser override (tests/web/pagekit.py)
 _.do_GET  # http.server handler overrides (tests/web/test_browser.py: a foreign origin)
 _.log_message

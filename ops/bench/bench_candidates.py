@@ -43,9 +43,9 @@ import numpy as np
 from bench_metrics import kind_of, score, summarize
 from bench_vaults import Row, by_note, chunk_rows, vault_key, vault_path
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.search import lexical_hits, query_terms
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.semantic import passages as P
@@ -90,7 +90,9 @@ class Vault:
         self.settings = Settings(vault=root, index_dir=work / "states" / self.key)
         if not (Path(self.settings.index_dir) / "CURRENT").exists():
             build_index(self.settings, full=True)
-        self.reader = SnapshotReader(self.settings, make_vault(self.settings), freshness=lambda _m: "fresh")
+        self.reader = SnapshotReader(
+            self.settings, vault_for_settings(self.settings), freshness=lambda _m: "fresh"
+        )
         self.rows, self.titles = chunk_rows(Path(self.settings.index_dir))
 
     def lexical(self, q: str) -> tuple[list[tuple[str, int, float]], dict[tuple[str, int], bytes]]:

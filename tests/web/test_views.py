@@ -18,7 +18,7 @@ from api.serverkit import CANARY, LogCapture, ServerThread
 from conversations.kit import read_bytes
 from testkit import wait_until
 
-from vault_agent.api.registry import REGISTRY
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.web.views_search import FILTERS, accepted
 from web.pagekit import HOSTILE, PageClient, agent_client, element_tags, exchange
@@ -55,7 +55,7 @@ def test_search_shows_hits_with_escaped_highlighted_snippets(server: ServerThrea
 
 
 def test_search_filters_reach_the_operation(server: ServerThread) -> None:
-    if not set(FILTERS) <= accepted(REGISTRY["search"]):
+    if not set(FILTERS) <= accepted(CATALOG.named("search")):
         pytest.skip("search does not take tags/folder/modified_after/modified_before yet; un-skip at merge")
     page = PageClient(server)
     html = page.get("/ui/search?q=lighthouse&tags=web&folder=projects&modified_after=2000-01-01").text
@@ -68,7 +68,7 @@ def test_search_filters_reach_the_operation(server: ServerThread) -> None:
 
 
 def test_each_hits_explain_fields_are_shown(server: ServerThread) -> None:
-    if "explain" not in accepted(REGISTRY["search"]):
+    if "explain" not in accepted(CATALOG.named("search")):
         pytest.skip("search does not take explain yet; un-skip at merge")
     from vault_agent.web.render import flat_items
 
@@ -80,7 +80,7 @@ def test_each_hits_explain_fields_are_shown(server: ServerThread) -> None:
 
 def test_search_offers_only_the_inputs_the_operation_takes(server: ServerThread) -> None:
     html = PageClient(server).get("/ui/search?q=lighthouse&tags=web").text
-    takes = accepted(REGISTRY["search"])
+    takes = accepted(CATALOG.named("search"))
     for name in FILTERS:
         assert (f'name="{name}"' in html) == (name in takes)
     assert "projects/alpha/hostile.md" in html  # an unknown filter is not sent, never an error

@@ -1,4 +1,4 @@
-"""Mount the owner's web page on the server's aiohttp application (called by `api.app`).
+"""Mount the owner's web page on the server's aiohttp application (called by `server.http_server`).
 
 Routes (all behind the server's Host/Origin checks; GETs need the session cookie, POSTs
 also a same-origin `Origin` and the CSRF token; see `web.page`):
@@ -23,7 +23,7 @@ from urllib.parse import quote
 from aiohttp import web
 
 from vault_agent.api.http import PAGE_KEY
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 from vault_agent.api.security import AccessPolicy
 from vault_agent.web import views_conversations as talk
 from vault_agent.web.events import events

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 from aiohttp import web
 from jinja2 import Environment
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 from vault_agent.api.security import AccessPolicy
 from vault_agent.errors import Forbidden, VaultAgentError, internal_error
 from vault_agent.web.render import Asset, load_assets, make_environment

@@ -15,7 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vault_agent.api.registry import REGISTRY, AppContext, invoke
+from vault_agent.api.invoke import invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import explore
 from vault_agent.contracts import Outcome
 from vault_agent.errors import NotFound
 from vault_agent.query.outline import resolve_note
@@ -97,7 +99,7 @@ def read_section(
     if from_char:
         where["start_char"] = from_char
     raw = {"path": span.path, "range": where, "limits": {"max_chars": SECTION_CHARS}}
-    return invoke(REGISTRY["read"], ctx, raw)
+    return invoke(explore.READ, ctx, raw)
 
 
 def read_lines(
@@ -112,6 +114,4 @@ def read_lines(
     where: dict[str, Any] = {"start_line": start, "end_line": start + LINES_PER_PAGE - 1}
     if from_char:
         where["start_char"] = from_char
-    return invoke(
-        REGISTRY["read"], ctx, {"path": path, "range": where, "limits": {"max_chars": SECTION_CHARS}}
-    )
+    return invoke(explore.READ, ctx, {"path": path, "range": where, "limits": {"max_chars": SECTION_CHARS}})

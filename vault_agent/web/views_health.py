@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from vault_agent.api.registry import to_jsonable
+from vault_agent.api.invoke import to_jsonable
 from vault_agent.errors import IndexNotFound, VaultAgentError
 from vault_agent.query.missing import MISSING_LIMIT_DEFAULT, missing_files
 from vault_agent.query.status import index_status

@@ -16,7 +16,9 @@ from aiohttp import web
 from multidict import MultiDict
 
 from vault_agent.api.http_invoke import params_from_query
-from vault_agent.api.registry import REGISTRY, Operation, body_of, invoke
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import explore, notes, retrieval
 from vault_agent.errors import InvalidParameter, TooLarge
 from vault_agent.text import tokenize
 from vault_agent.web.page import Page
@@ -55,14 +57,12 @@ def search_params(op: Operation, query: MultiDict[str] | Any) -> MultiDict[str]:
 
 
 def _search(page: Page, query: MultiDict[str]) -> dict[str, Any]:
-    op = REGISTRY["search"]
-    outcome = invoke(op, page.ctx, params_from_query(op.params, query))
-    return body_of(op, outcome)
+    outcome = invoke(retrieval.SEARCH, page.ctx, params_from_query(retrieval.SEARCH.params, query))
+    return body_of(retrieval.SEARCH, outcome)
 
 
 async def search(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
-    op = REGISTRY["search"]
-    takes = accepted(op)
+    takes = accepted(retrieval.SEARCH)
     q = request.query.get("q", "")
     values: dict[str, Any] = {
         "q": q,
@@ -74,7 +74,7 @@ async def search(page: Page, request: web.Request, session: Session) -> web.Stre
         "terms": tokenize(q)[:64],
     }
     if q.strip():
-        values["body"] = await page.call(_search, page, search_params(op, request.query))
+        values["body"] = await page.call(_search, page, search_params(retrieval.SEARCH, request.query))
     return page.page_html(request, session, "search.html", view="search", parts=("results",), **values)
 
 
@@ -90,7 +90,7 @@ def _note(
     page: Page, path: str, section: str | None, line: int | None, at: int | None, char: int | None
 ) -> dict[str, Any]:
     ctx = page.ctx
-    outline_op = REGISTRY["get-note-outline"]
+    outline_op = notes.GET_NOTE_OUTLINE
     try:
         outline: dict[str, Any] | None = body_of(outline_op, invoke(outline_op, ctx, {"path": path}))
     except TooLarge as exc:  # no outline: read it in pages of lines
@@ -99,7 +99,7 @@ def _note(
             "outline": None,
             "too_large": exc.message,
             "span": None,
-            "read": body_of(REGISTRY["read"], read),
+            "read": body_of(explore.READ, read),
             "path": path,
             "title": path,
         }
@@ -110,7 +110,7 @@ def _note(
         "outline": outline,
         "too_large": None,
         "span": span,
-        "read": body_of(REGISTRY["read"], read),
+        "read": body_of(explore.READ, read),
         "path": outline["path"],
         "title": outline["title"] or outline["path"],
     }
