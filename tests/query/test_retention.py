@@ -227,3 +227,21 @@ def test_the_reader_leases_what_it_holds(tmp_path: Path, make_reader: ReaderFact
     assert leased_snapshots(settings.index_dir) == {_current(settings).snapshot_id}
     reader.close()
     assert leased_snapshots(settings.index_dir) == set()
+
+
+def test_query_caches_let_go_of_what_the_reader_drops(tmp_path: Path, make_reader: ReaderFactory) -> None:
+    """A per-reader cache keyed by segment lets go of a segment when the reader drops it,
+    not when that cache happens to be used again (per_owner.forget_released)."""
+    settings = _vault(tmp_path / "v", 4)
+    build_index(settings)
+    reader = make_reader(settings)
+    with reader.acquire() as view:
+        relations.attach(reader, view)  # vault_query's notes table of this snapshot's segments
+        first = view.manifest
+    cache = relations._caches.of(reader)  # noqa: SLF001
+    assert set(cache.segments) == {s.segment_id for s in first.segments}
+    build_index(settings, full=True)  # every note in new segments: the old ones leave
+    with reader.acquire() as view:
+        assert not {s.segment_id for s in first.segments} & {s.segment_id for s in view.manifest.segments}
+    reader.settle()
+    assert cache.segments == {} and cache.snapshots == {}

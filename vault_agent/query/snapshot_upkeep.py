@@ -14,9 +14,11 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from vault_agent.contracts import Manifest
 from vault_agent.heap import release_free_memory
+from vault_agent.per_owner import forget_released
 from vault_agent.query.snapshot_stores import LoadedSnap, SnapshotStores
 from vault_agent.reader_leases import ReaderLease
 
@@ -112,6 +114,11 @@ class SnapshotUpkeep:
         if drops:
             self._stores.release(drops, alive)
             self._publish_lease()
+            # Per-reader caches of the query modules let go of what the reader dropped: as a
+            # job of its own, since a request may hold such a cache's lock while it waits
+            # for the DDL lock held here.
+            held = ({s.snapshot_id for s in alive}, {i for s in alive for i in s.segment_ids})
+            self._background(forget_released, self, *held)
         if renew:
             self._background(self._renew)
 
@@ -126,7 +133,7 @@ class SnapshotUpkeep:
         with self._ddl_lock:
             self._drain_drops()
 
-    def _background(self, job: Callable[..., None], *args: LoadedSnap) -> None:
+    def _background(self, job: Callable[..., None], *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # the reader is closing
             self._binder.submit(job, *args)
 

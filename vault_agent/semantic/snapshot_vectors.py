@@ -82,7 +82,18 @@ class _Cache:
     snaps: dict[int, SnapshotVectors] = field(default_factory=dict)
 
 
-_caches: PerOwner[_Cache] = PerOwner(_Cache)
+def _forget(cache: _Cache, snapshots: set[int], segments: set[int]) -> None:
+    with cache.lock:
+        for sid in [s for s in cache.snaps if s not in snapshots]:
+            del cache.snaps[sid]
+        kept = {id(part.file) for snap in cache.snaps.values() for part in snap.parts}
+        for name in [n for n, f in cache.files.items() if id(f) not in kept]:
+            del cache.files[name]
+        for seg_id in [s for s in cache.held if s not in segments]:
+            del cache.held[seg_id]
+
+
+_caches: PerOwner[_Cache] = PerOwner(_Cache, _forget)
 
 
 def _cache_for(reader: SettingsSource) -> _Cache:

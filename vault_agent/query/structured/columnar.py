@@ -145,7 +145,16 @@ class _Cache:
     snapshots: dict[int, Columns] = field(default_factory=dict)
 
 
-_caches: PerOwner[_Cache] = PerOwner(_Cache)
+def _forget(cache: _Cache, snapshots: set[int], segments: set[int]) -> None:
+    with cache.lock:
+        for sid in [s for s in cache.snapshots if s not in snapshots]:
+            del cache.snapshots[sid]
+        for store in (cache.props, cache.tags):
+            for seg_id in [s for s in store if s not in segments]:
+                del store[seg_id]
+
+
+_caches: PerOwner[_Cache] = PerOwner(_Cache, _forget)
 
 
 def answerable(pred: Pred) -> bool:
