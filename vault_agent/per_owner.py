@@ -37,6 +37,11 @@ class PerOwner(Generic[T]):
                 item = self._items[owner] = self._make()
             return item
 
+    def get(self, owner: object) -> T | None:
+        """The owner's value if it has one (nothing is made)."""
+        with self._lock:
+            return self._items.get(owner)
+
     def drop(self, owner: object) -> None:
         """Forget the owner's value (the next `of` makes a new one)."""
         with self._lock:

@@ -4,7 +4,8 @@ The example is taken from the docs as written and run in a child Python that nev
 vault_agent (checked), against the state dir of a real `vault-agent serve --watch` whose
 watcher commits an edit after another meanwhile. Each run must see one consistent
 snapshot: its live rows add up to the manifest's own totals, which the writer keeps
-incrementally, and every note of the vault appears exactly once.
+incrementally, and every note of the vault appears exactly once. Meanwhile serve logs no
+line per commit.
 """
 
 from __future__ import annotations
@@ -96,3 +97,7 @@ def test_the_documented_duckdb_example_reads_snapshots_while_serve_commits(tmp_p
         assert not list((state / "readers").glob("*-read_snapshot.json"))  # its lease went with it
     finally:
         serve.stop()
+    # Steady state logs no line per commit at the default level (issue 32 item 6).
+    commits = max(seen) - first.snapshot_id
+    others = [ln for ln in serve.logs() if ln.get("event") != "request"]
+    assert commits >= 8 and len(others) <= 2, others

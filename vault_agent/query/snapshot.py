@@ -55,6 +55,7 @@ from vault_agent.query.snapshot_freshness import FreshnessFn, SnapshotFreshness
 from vault_agent.query.snapshot_stores import LoadedSnap, SnapshotStores
 from vault_agent.query.snapshot_upkeep import Sig, SnapshotUpkeep
 from vault_agent.reader_leases import ReaderLease
+from vault_agent.semantic.snapshot_vectors import warm_vectors
 
 log = logging.getLogger("vault_agent.query")
 
@@ -189,8 +190,21 @@ class SnapshotReader(SnapshotUpkeep):
                 if self._closed or (known is not None and (known.manifest == manifest or known.refs)):
                     return
             snap = self._load(manifest)  # an unpublished preload under this id is replaced
-        # Bound behind the commit: the writer publishes without waiting for the views.
-        self._background(self._bind, snap)
+        # Behind the commit: the writer publishes without waiting for these.
+        self._background(self._ready_in_background, snap)
+
+    def _ready_in_background(self, snap: LoadedSnap) -> None:
+        """After a preload (binder thread): bind its views and load its vectors, so the
+        first request after the commit does neither, unless a newer snapshot came first."""
+        with self._lock:
+            newest = max(self._snaps, default=snap.snapshot_id) == snap.snapshot_id
+        if not newest:
+            return
+        self._bind(snap)
+        with self._lock:
+            superseded = self._closed or self._snaps.get(snap.snapshot_id) is not snap
+        if not superseded:
+            warm_vectors(self, snap.manifest)
 
     def close(self) -> None:
         """Release the in-memory databases; later acquires fail with IndexNotFound."""
