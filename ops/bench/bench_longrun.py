@@ -3,7 +3,7 @@
 
     nice .venv/bin/python ops/bench/bench_longrun.py --notes 10000 --minutes 60
     nice .venv/bin/python ops/bench/bench_longrun.py --notes 10000 --minutes 30 --edit-every 1.0   # disk
-    nice .venv/bin/python ops/bench/bench_longrun.py --notes 100000 --minutes 20
+    nice .venv/bin/python ops/bench/bench_longrun.py --notes 100000 --minutes 20 --fake-embed
     .venv/bin/python ops/bench/bench_longrun.py --smoke
 
 Setup (once per --workdir, --notes and --semantic, then reused): `ops/gen_vault.py`'s vault,
@@ -20,15 +20,17 @@ Then `EXE serve --watch` runs as a subprocess (EXE: this checkout's console scri
   once the edits stop).
 Every --sample-s seconds one JSON line: RSS (and its anonymous and file-backed parts, and
 the peak) of serve and of each child process (the embedding worker), serve's open
-descriptors and threads, its CPU seconds, the state dir's bytes and files (each inode
-once), the log lines written since the last sample besides request lines, the requests'
+descriptors and threads, its CPU seconds, the state dir's bytes, files (each inode once)
+and entries (every name: the engine's snapshot dirs hard-link files), the log lines written since the last sample besides request lines, the requests'
 p50/p99 and errors since the last sample, the load.
 
 The summary (last line): serve's RSS at the end of the warm-up (--warmup-s), its maximum
 and last, and its slope over the second half of the run after the warm-up (least squares,
 MB per 10 minutes), the same for serve plus children; the largest child; the state dir
-against its live set at the start (the files CURRENT's snapshot needs, i.e. its size after
-a compaction), in bytes and files; log lines per minute; request latencies. Issue 32's
+during the edits against its live set at the start (the files CURRENT's snapshot needs)
+and, with --tail-s, against the settled state at the end of the tail (edits stopped, the
+writer compacted and collected: "its size after a compaction"), in bytes and files; log
+lines per minute; request latencies. Issue 32's
 targets at 10k notes: serve ≤ 450 MB after warm-up and slope ≤ 1 MB per 10 minutes over
 60 minutes; the worker ≤ 350 MB and gone or idle-small when nothing is to embed; the
 state dir within 2x of its live set at 1 edit/s for 30 minutes; at 100k, serve ≤ 1 GiB.
@@ -122,9 +124,11 @@ def _mb(kb: int | None) -> float | None:
 
 
 # ------------------------------------------------------------------ state dir
-def _dir_stats(state: Path) -> tuple[int, int]:
-    """(bytes, files) under the state dir, each inode once (engine dirs hard-link files)."""
+def _dir_stats(state: Path) -> tuple[int, int, int]:
+    """(bytes, files, entries) under the state dir: files count each inode once (the
+    engine's snapshot dirs hard-link the same files), entries every name (`find | wc -l`)."""
     seen: dict[tuple[int, int], int] = {}
+    entries = 0
     for root, _, files in os.walk(state):
         for name in files:
             try:
@@ -132,7 +136,8 @@ def _dir_stats(state: Path) -> tuple[int, int]:
             except FileNotFoundError:
                 continue  # collected during the walk
             seen[(st.st_dev, st.st_ino)] = st.st_size
-    return sum(seen.values()), len(seen)
+            entries += 1
+    return sum(seen.values()), len(seen), entries
 
 
 def _live_set(state: Path) -> tuple[int, int]:
@@ -167,18 +172,23 @@ def _exe(args: argparse.Namespace) -> str:
 
 def _base(args: argparse.Namespace, work: Path) -> Path:
     """The generated, indexed (and embedded) base of this size, made once per workdir."""
-    base = work / f"base-{args.notes}-{args.semantic}"
+    fake = args.semantic == "on" and args.fake_embed
+    base = work / f"base-{args.notes}-{args.semantic}{'-fake' if fake else ''}"
     if (base / "ready").exists():
         return base
     shutil.rmtree(base, ignore_errors=True)
     vault, state = base / "vault", base / "state"
     benchkit.generated_vault(vault, args.notes)
     cmd = [_exe(args), "index", "--vault", str(vault), "--index-dir", str(state)]
-    if args.semantic == "on":
+    if args.semantic == "on" and not fake:
         cmd.append("--embed")
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, env=_env(args), stdout=subprocess.DEVNULL)
-    benchkit.report({"setup": "index" + (" --embed" if args.semantic == "on" else ""),
+    if fake:  # random vectors of the right model and layout: the serving side is the same
+        import bench_semantic_scale
+
+        bench_semantic_scale.fake_embed(state, vault)
+    benchkit.report({"setup": "index" + (" --embed" if args.semantic == "on" else ""), "fake_embed": fake,
                      "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)})  # fmt: skip
     (base / "ready").write_text("")
     return base
@@ -306,7 +316,7 @@ def _sample(
 ) -> dict[str, Any]:
     serve = _status(pid)
     kids = {child: (name, _status(child)) for child, name in _children(pid).items()}
-    size, files = _dir_stats(state)
+    size, files, entries = _dir_stats(state)
     requests, other_logs = logs.take()
     window = traffic.take_window()
     try:
@@ -327,6 +337,7 @@ def _sample(
         "serve_cpu_s": round(_cpu_s(pid), 1),
         "state_mb": round(size / 2**20, 1),
         "state_files": files,
+        "state_entries": entries,
         "edits": traffic.edits,
         "requests": traffic.requests,
         "errors": traffic.errors,
@@ -389,6 +400,13 @@ def _summary(
             "files": round(max((r["state_files"] for r in edits), default=0) / max(live[1], 1), 2),
         },
         "state_at_end": {"mb": rows[-1]["state_mb"], "files": rows[-1]["state_files"]} if rows else None,
+        # Settled: the last sample of the tail, once the writer compacted and collected
+        # after the edits stopped (issue 32 compares the edits with this, "after a compaction").
+        "state_ratio_vs_settled": {
+            "bytes": round(max((r["state_mb"] for r in edits), default=0) / max(tail[-1]["state_mb"], 1e-9), 2),
+            "files": round(max((r["state_files"] for r in edits), default=0) / max(tail[-1]["state_files"], 1), 2),
+            "entries": round(max((r["state_entries"] for r in edits), default=0) / max(tail[-1]["state_entries"], 1), 2),
+        } if tail else None,
         "tail_samples": len(tail),
         "log_lines_per_min_besides_requests": round(sum(other_logs.values()) / minutes, 2),
         "log_other": other_logs,
@@ -474,6 +492,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--query-every", type=float, default=0.5)
     ap.add_argument("--sample-s", type=float, default=60.0)
     ap.add_argument("--semantic", choices=["on", "off"], default="on")
+    ap.add_argument(
+        "--fake-embed",
+        action="store_true",
+        help="embed the base with random vectors (bench_semantic_scale.py) instead of the model: 100k in minutes",
+    )
     ap.add_argument("--log-level", default=None, help="serve's VAULT_AGENT_LOG_LEVEL (default: its own)")
     ap.add_argument("--exe", type=Path, default=None, help="another checkout's vault-agent (side by side)")
     ap.add_argument("--workdir", type=Path, default=None, help="kept: the indexed base is reused")

@@ -43,12 +43,12 @@ MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 # semantic/store.py). Digits too: `embeddings_v2` files went uncollected without them.
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z0-9_]+\.(?:parquet|arrow)$")
 GC_KEEP_MANIFESTS = 3
-GC_GRACE_S = 10.0
+GC_GRACE_S = 5.0
 # A file no manifest has named yet is in flight: written for a commit to come (the
 # embedding worker's finished files wait for the next commit, which a long compaction may
 # delay), so it keeps the old, long grace.
 IN_FLIGHT_GRACE_S = 120.0
-GC_INTERVAL_S = 2.0  # the writer collects at most this often (a pass parses only new manifests)
+GC_INTERVAL_S = 1.0  # the writer collects at most this often (a pass parses only new manifests)
 
 __all__ = ["GarbageCollector", "atomic_write", "clear_tmp", "commit", "manifest_name", "next_ids", "now_iso"]
 
