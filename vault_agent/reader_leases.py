@@ -51,7 +51,11 @@ class ReaderLease:
             tmp = self.path.with_name(f".{self.path.name}.tmp")
             try:
                 make_state_dirs(self.path.parent, self._index_dir)
-                tmp.write_bytes(data)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
                 os.replace(tmp, self.path)
             except OSError:  # read-only or full: the grace protects this reader instead
                 self._held = None
