@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import wait_until
 
 from query.conftest import ReaderFactory
 from vault_agent.api.invoke import body_of, invoke
@@ -69,9 +70,10 @@ def _assert_holds_only(reader: SnapshotReader, manifest: Manifest) -> None:
 
 
 def test_preloads_no_request_made_current_are_released(tmp_path: Path, make_reader: ReaderFactory) -> None:
-    """Commits of an in-process writer with no request in between (an edit, then a compaction
-    or an embedding commit): each is preloaded, none becomes current, and the next request's
-    switch releases them all with their segments."""
+    """Commits of an in-process writer with no request in between (hours of edits with no
+    agent asking, or a compaction or an embedding commit right behind an edit): each is
+    preloaded, none becomes current; each preload supersedes the older ones, and the next
+    request's switch releases the last one it replaces, with their segments."""
     settings = _vault(tmp_path / "v", 6)
     build_index(settings)
     reader = make_reader(settings)
@@ -80,8 +82,9 @@ def test_preloads_no_request_made_current_are_released(tmp_path: Path, make_read
     publish = partial(before_publish, settings.index_dir)
     for k in range(12):
         (settings.vault / f"n{k % 6:02d}.md").write_text(_note(k % 6, f"edit {k}"), encoding="utf-8")
-        build_index(settings, before_publish=publish)
-    assert reader.held()["snapshots"] > 12  # preloaded, none made current yet
+        build_index(settings, before_publish=publish)  # a commit, and a compaction's now and then
+        reader.settle()
+        assert reader.held()["snapshots"] == 2  # the current one and the newest preload
     with reader.acquire() as view:
         assert view.manifest.snapshot_id == _current(settings).snapshot_id
     _assert_holds_only(reader, _current(settings))
@@ -194,7 +197,16 @@ def test_serving_many_commits_holds_the_live_snapshot_and_bounded_caches(serving
             _call(ctx, "query", tags=["project"], sort="-mtime", limit=5)
             _call(ctx, "query", where=[{"field": "priority", "op": ">=", "value": 2}], limit=5)
             _call(ctx, "get-note-outline", path=f"n{k % 24:02d}.md")
-    _call(ctx, "query", tags=["area"], limit=5)  # the last commit's snapshot through every cache
+
+    def settled() -> bool:
+        """The writer's last commit (a compaction may follow the edits) went through every
+        cache, and nothing was committed meanwhile."""
+        before = _current(ctx.settings).snapshot_id
+        _call(ctx, "query", tags=["area"], limit=5)
+        ctx.reader.settle()
+        return _current(ctx.settings).snapshot_id == before
+
+    wait_until(settled, 60, "the writer to settle")
     manifest = _current(ctx.settings)
     assert manifest.snapshot_id > 45
     _assert_holds_only(ctx.reader, manifest)

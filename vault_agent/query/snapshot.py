@@ -190,8 +190,13 @@ class SnapshotReader(SnapshotUpkeep):
                 if self._closed or (known is not None and (known.manifest == manifest or known.refs)):
                     return
             snap = self._load(manifest)  # an unpublished preload under this id is replaced
+            with self._lock:  # older preloads no request made current: this one supersedes them
+                for older in [s for s in self._snaps.values() if s.snapshot_id < snap.snapshot_id]:
+                    if older is not self._current:
+                        self._retire(older)
         # Behind the commit: the writer publishes without waiting for these.
         self._background(self._ready_in_background, snap)
+        self._background(self._drain)
 
     def _ready_in_background(self, snap: LoadedSnap) -> None:
         """After a preload (binder thread): bind its views and load its vectors, so the
