@@ -57,7 +57,8 @@ def test_http_mcp_lists_the_registry_and_answers_like_http(server: ServerThread,
             if harmless
             else {"destructiveHint": False}
         )
-        assert (tool.title, tool.output_schema) == (None, None)  # not on the wire (issue 23)
+        # The title is on the wire (issue 33: clients show it); no outputSchema (issue 23).
+        assert (tool.title, tool.output_schema) == (by_name[tool.name].title, None)
     tree = next(t for t in tools if t.name == "vault_tree")
     props = tree.input_schema["properties"]
     assert sorted(props) == ["depth", "direct_only", "limit"]

@@ -22,17 +22,17 @@ from vault_agent.server.context import close_context
 
 GOLDEN_SCHEMAS = Path(__file__).parent / "golden" / "mcp-input-schemas.json"
 UPDATE = os.environ.get("VAULT_AGENT_UPDATE_GOLDEN") == "1"
-# (writes enabled, tool profile) → the most characters its tools/list may take. The default
-# list's budget is 12,000 (README, issue 13); issue 23 brought it under 10,000 to leave room for
-# the tools and parameters of the next round.
+# (writes enabled, tool profile) → the most characters its tools/list may take, every tool's
+# title included (issue 33). The default list's budget is 12,000 (README, issues 13, 23, 33)
+# with this round's tools (vault_tasks, vault_base) in it.
 BUDGETS: dict[tuple[bool, str], int | None] = {
-    (False, "default"): 12_000,  # issue 13 and 23: the default list stays within 12,000 characters
+    (False, "default"): 12_000,  # issues 13, 23 and 33: the default list stays within 12,000 characters
     (True, "default"): 17_500,  # 32 tools with the write tools (vault_query, vault_rename_tag in round 5)
     (False, "agent-files"): None,  # measured and printed, no budget set by the issue
     (True, "agent-files"): None,
 }
-# The first sentence says when to use the tool: "use it …", "call it first …".
-WHEN = re.compile(r"\b(use it|call it)\b")
+# The first sentence says when to use the tool: "Use it …", "Call it first …" (the title says what it is).
+WHEN = re.compile(r"\b(use it|call it)\b", re.IGNORECASE)
 SEED_NAMES = {  # seed 000 orientation tools and seed 002 vault tools: names and schemas are contracts
     "vault_overview", "vault_tree", "vault_tags", "vault_facets",
     "vault_ls", "vault_read", "vault_find", "vault_scan", "vault_coverage", "artifact_audit",
@@ -67,6 +67,13 @@ def test_tools_list_fits_its_budget(vault_settings: Settings, writes: bool, prof
     assert {t.name for t in tools} == expected
     budget = BUDGETS[(writes, profile)]
     assert budget is None or len(text) <= budget
+    # Every tool carries its title (MCP 2025-06-18: clients show it in pickers and approval
+    # dialogs), a few words, and no two tools of one default list share one.
+    titles = {t.name: t.title for t in tools}
+    assert [name for name, title in titles.items() if not title or len(title) > 30] == []
+    if profile == "default":
+        assert len(set(titles.values())) == len(titles)
+    assert all(f'"title":"{t.title}"' in text for t in tools)  # in what the client receives
 
 
 def test_every_description_says_first_when_to_use_it() -> None:

@@ -61,7 +61,8 @@ def test_registered_names_and_flags() -> None:
         assert op.envelope is (not name.startswith("get-"))
         assert op.cli_args == (("path",) if name.startswith("get-") else ())
         # Descriptions are for a model (docs/mcp.md style rule): the first sentence says when to use it.
-        assert op.title and ("use it" in op.description or "call it" in op.description)
+        first = op.description.split(". ")[0].lower()
+        assert op.title and ("use it" in first or "call it" in first)
 
 
 def test_tree_params_http_and_mcp_spelling(ctx) -> None:

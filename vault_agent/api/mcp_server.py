@@ -62,14 +62,16 @@ PROGRESS_INTERVAL_S = 1.0  # how often a long call tells a waiting client it is 
 INSTRUCTIONS = (
     "One Markdown vault (Obsidian-style notes), served from a committed index. Orient first "
     "(vault_overview, vault_tree, vault_tags, vault_facets), then narrow: search ranks passages by "
-    "relevance; vault_search lists exact text or regex matches line by line; vault_find runs a "
-    "find-then-read loop and says what to read next. Read with vault_read (line ranges, or a section_id "
-    "from get_note_outline) or vault_scan (chunks). Paths are vault-relative with '/'; a note may also "
-    "be named by file name, title, alias or [[wikilink]] (one match answers, several are AMBIGUOUS); "
-    "protected folders (.obsidian, .git, .trash, .vault-agent, .smarthole) are refused. Answers come "
-    "from the last committed snapshot: indexFreshness says how current it is and a warning says what "
-    "to do when it lags. Envelope tools answer {data, warnings}; long listings come in pages (pass "
-    "next_cursor back as cursor); errors are {error: {code, message}} and the message says what to call next."
+    "relevance; vault_search lists exact text or regex matches line by line; vault_query selects "
+    "notes by what they are (tags, properties, dates, links); vault_find runs a find-then-read loop "
+    "and says what to read next. Read with vault_read (line ranges, or a section_id from "
+    "get_note_outline) or vault_scan (chunks). Dates are ISO (2026-01-31) or an age (7d, 2w, 3mo). "
+    "Paths are vault-relative with '/'; a note may also be named by file name, title, alias or "
+    "[[wikilink]] (one match answers, several are AMBIGUOUS); protected folders (.obsidian, .git, "
+    ".trash, .vault-agent, .smarthole) are refused. Answers come from the last committed snapshot: "
+    "indexFreshness says how current it is and a warning says what to do when it lags. Envelope "
+    "tools answer {data, warnings}; long listings come in pages (pass next_cursor back as cursor); errors "
+    "are {error: {code, message}} and the message says what to call next."
 )
 WRITE_INSTRUCTIONS = (
     " Writes are atomic and take dry_run (show the diff, change nothing), expected_sha256 (CONFLICT "
@@ -104,16 +106,19 @@ def input_schema_of(op: Operation) -> dict[str, Any]:
 
 
 def tool_of(op: Operation) -> Tool:
-    """The MCP tool definition of one operation: name, description, input schema, annotations.
+    """The MCP tool definition of one operation: name, title, description, input schema,
+    annotations.
 
-    Every character of `tools/list` is paid in each agent session (issue 23 brought the
-    default list under 10,000 characters): a tool's `title` (a display name for people) and
-    an `outputSchema` (envelope tools: `{data, warnings}` is said once in `instructions`; raw
-    contracts: their required top-level fields) are left out, as nothing an agent needs to
-    pick a tool. docs/mcp.md lists each tool's title and full result model.
+    Every character of `tools/list` is paid in each agent session (the default list stays
+    under 12,000 characters, issue 33): the `title` says what a tool does (clients show it in
+    their pickers and approval dialogs, MCP 2025-06-18), so the description says when to use
+    it; the tools' shared rules are said once in `instructions`. No `outputSchema` (envelope
+    tools: `{data, warnings}` is said once in `instructions`; raw contracts: their required
+    top-level fields): docs/mcp.md lists each tool's full result model.
     """
     return Tool(
         name=op.mcp_name,
+        title=op.title,
         description=op.description,
         input_schema=input_schema_of(op),
         annotations=annotations_of(op),

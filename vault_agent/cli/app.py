@@ -1,6 +1,7 @@
 """The full `vault-agent` app, built from its command modules in one visible list.
 
-Local commands (index, reindex, watch, status), the servers (serve, mcp) and
+Local commands (index, reindex, watch, status), the servers (serve, mcp), the web page's
+sign-in link (web) and
 `conversations`/`messages` are plain functions in their modules (their docstrings are their
 help); this module adds them to a root (`cli/root.py`), then one command per entry of the
 generated command table that no local command already is (`cli/remote.py`). The order here
@@ -13,7 +14,7 @@ from functools import cache
 
 import typer
 
-from vault_agent.cli import conversations, local, serve
+from vault_agent.cli import conversations, local, serve, web
 from vault_agent.cli.remote import register_commands
 from vault_agent.cli.root import flags_without_types, root
 
@@ -27,6 +28,7 @@ def local_app() -> typer.Typer:
     app.command()(local.status)  # works without a server: it shadows the table's `status`
     app.command()(serve.serve)
     app.command(name="mcp")(serve.mcp_command)
+    app.command(name="web")(web.web)
     app.add_typer(conversations.conversations, name="conversations")
     app.command("messages")(conversations.messages_cmd)
     return app

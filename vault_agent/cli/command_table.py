@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from vault_agent.api.human import (
+    bases,
     conversations,
     explore,
     files,
@@ -342,6 +343,18 @@ COMMANDS: dict[str, CommandSpec] = {
             OptionSpec('--dql', 'dql', 'str', 'A Dataview query: LIST or TABLE … FROM … WHERE … SORT … LIMIT.'),
         ),
         render=query.render_query,
+    ),
+    'base': CommandSpec(
+        'base', 'POST', '/bases', True,
+        'List bases, or run a view as saved.\n\n\x08\nExample: vault-agent base Reading.base --view "To read"\n\nNeeds a running server: vault-agent serve --watch --vault PATH.',
+        args=(ArgSpec('path', 'str', False, ''),),
+        options=(
+            OptionSpec('--view', 'view', 'str', 'The view to run: its name or index (0 is the first).'),
+            OptionSpec('--this', 'this', 'str', 'The note `this` stands for (default: the base, or the note holding it).'),
+            OptionSpec('--limit', 'limit', 'int', 'Rows (or bases) per page, 1-500 (default 50).'),
+            OptionSpec('--cursor', 'cursor', 'str', 'next_cursor of the previous page.'),
+        ),
+        render=bases.render_base,
     ),
     'rename-tag': CommandSpec(
         'rename-tag', 'POST', '/files/rename-tag', True,

@@ -91,8 +91,8 @@ async def _serve(ctx: AppContext, settings: Settings) -> None:
     # The CLI finds this server for this vault by itself (server_address.py).
     record_server(settings.index_dir, server.url, settings.host, server.port)
     sys.stdout.write(f"listening on {server.url}\n")
-    # Like Jupyter: the owner's page, signed in by this address (it holds the token; the
-    # page trades it for a session cookie and drops it from the address bar).
+    # The owner's page, without any secret: services log stdout, and the bearer token never
+    # appears on an output (SPEC). `vault-agent web` prints a one-time sign-in link.
     sys.stdout.write(f"web: {server.web_url}\n")
     sys.stdout.flush()
     try:
@@ -117,10 +117,10 @@ def serve(
 ) -> None:
     """Serve the vault over HTTP, with MCP (Streamable HTTP) at /mcp.
 
-    Prints one line 'listening on http://HOST:PORT' when ready, then 'web:
-    http://HOST:PORT/?token=…', the owner's web page (health, search, conversations, undo), signed
-    in by that address. Every API request needs the bearer token from <index-dir>/token (created
-    0600 on first start) or VAULT_AGENT_TOKEN.
+    Prints one line 'listening on http://HOST:PORT' when ready, then 'web: http://HOST:PORT/',
+    the owner's web page (health, search, conversations, undo); 'vault-agent web' signs a
+    browser in. Every API request needs the bearer token from <index-dir>/token (created 0600 on
+    first start) or VAULT_AGENT_TOKEN; no output of serve ever shows it.
 
     Example: vault-agent serve --watch --vault ~/notes --port 8765
     """

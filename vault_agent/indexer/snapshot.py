@@ -5,7 +5,8 @@ Commit protocol (a crash at any instant leaves CURRENT naming a complete snapsho
 2. the manifest is written to tmp/, fsynced, renamed to snapshots/manifest-<id>.json,
    and snapshots/ is fsynced;
 3. CURRENT is replaced: temp file in the state dir, fsync, os.replace, fsync the dir.
-GC deletes segment files, engine dirs and manifests that neither the last few manifests
+GC deletes segment files, engine dirs, manifests and `.base` texts (bases/,
+base_files.py) that neither the last few manifests
 (GC_KEEP_MANIFESTS, and CURRENT) nor a reader's lease (reader_leases.py: the snapshots
 every live reader holds, in any process) names, once they have been unreferenced for the
 grace (GC_GRACE_S). The leases protect requests that hold an older snapshot however long
@@ -27,11 +28,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from vault_agent.contracts import (
+    BASES_DIR,
     CURRENT_FILE,
     SEGMENTS_DIR,
     SNAPSHOTS_DIR,
     TMP_DIR,
     Manifest,
+    base_text_name,
     fsync_dir,
 )
 from vault_agent.freshness import read_current_manifest
@@ -42,6 +45,7 @@ MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 # Every file a segment lists: its tables (Parquet) and its mapped embedding files (Arrow;
 # semantic/store.py). Digits too: `embeddings_v2` files went uncollected without them.
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z0-9_]+\.(?:parquet|arrow)$")
+BASE_TEXT_RE = re.compile(r"^[0-9a-f]{64}\.base$")  # contracts.base_text_name
 GC_KEEP_MANIFESTS = 3
 GC_GRACE_S = 5.0
 # A file no manifest has named yet is in flight: written for a commit to come (the
@@ -129,6 +133,7 @@ class _Names:
     """What GC needs of one manifest: the files and the engine dir it names, its time."""
 
     files: frozenset[str]
+    bases: frozenset[str]  # `.base` texts under bases/
     search_index: str | None
     created: float
 
@@ -162,13 +167,14 @@ class GarbageCollector:
                 if man is None
                 else _Names(
                     frozenset(f for ref in man.segments for f in ref.files.values()),
+                    frozenset(base_text_name(ref.sha256) for ref in man.bases if ref.sha256),
                     man.search_index,
                     _created_ts(man.created_at, now),
                 )
             )
             self._names[name] = named
             if named is not None:
-                self._referenced |= named.files | ({named.search_index} if named.search_index else set())
+                self._referenced |= named.files | named.bases | ({named.search_index} if named.search_index else set())
         return self._names[name]
 
     def collect(self, now: float | None = None) -> list[str]:
@@ -201,6 +207,7 @@ class GarbageCollector:
         kept |= {n for i, n in manifests if i in leased}
         live_segments: set[str] = set()
         live_search: set[str] = set()  # full-text engine dirs under search/ (search_index.py)
+        live_bases: set[str] = set()  # texts of `.base` files under bases/ (base_files.py)
         oldest_kept = now
         for name in kept:
             named = self._named(name, now)
@@ -209,6 +216,7 @@ class GarbageCollector:
                     return []  # never collect when the live manifest cannot be read
                 continue
             live_segments |= named.files
+            live_bases |= named.bases
             if named.search_index:
                 live_search.add(named.search_index)
             oldest_kept = min(oldest_kept, named.created)
@@ -218,9 +226,11 @@ class GarbageCollector:
         candidates: list[Path] = [snap_dir / n for _, n in manifests if n not in kept]
         segments = [n for n in _listdir(seg_dir) if SEGMENT_RE.match(n)]
         engines = [n for n in _listdir(search_dir) if n.startswith("snap-")]
-        self._referenced &= {*segments, *engines}
         candidates += [seg_dir / n for n in segments if n not in live_segments]
         candidates += [search_dir / n for n in engines if n not in live_search]
+        texts = [n for n in _listdir(self.index_dir / BASES_DIR) if BASE_TEXT_RE.match(n)]
+        self._referenced &= {*segments, *engines, *texts}
+        candidates += [self.index_dir / BASES_DIR / n for n in texts if n not in live_bases]
         return self._delete_expired(candidates, now, oldest_kept)
 
     def _delete_expired(self, candidates: list[Path], now: float, oldest_kept: float) -> list[str]:

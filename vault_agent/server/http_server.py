@@ -20,7 +20,7 @@ from vault_agent.api.mcp_server import build_mcp_server
 from vault_agent.api.operation import AppContext, Catalog
 from vault_agent.api.ops import CATALOG
 from vault_agent.api.security import AccessPolicy, check_bind_allowed, keep_token_file, read_or_create_token
-from vault_agent.web.mount import mount_web_page, sign_in_url
+from vault_agent.web.mount import mount_web_page
 
 
 @dataclass
@@ -43,10 +43,9 @@ class RunningServer:
 
     @property
     def web_url(self) -> str:
-        """The owner's web page, with the token that signs a browser in (printed by `serve`)."""
+        """The owner's web page (printed by `serve`; no secret: `vault-agent web` signs a browser in)."""
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else "[::1]" if self.host == "::" else None
-        base = f"http://{host}:{self.port}" if host else self.url
-        return sign_in_url(base, self.policy.token)
+        return (f"http://{host}:{self.port}" if host else self.url) + "/"
 
     async def stop(self) -> None:
         self.token_keeper.cancel()

@@ -11,6 +11,7 @@ name (`tests/api/test_catalog.py` fails when an operation is left out).
 from vault_agent.api.operation import Catalog
 from vault_agent.api.ops import (
     agent_files,
+    bases,
     conversations,
     explore,
     files,
@@ -33,6 +34,7 @@ CATALOG = Catalog(
         *notes.OPERATIONS,
         *orientation.OPERATIONS,
         *query.OPERATIONS,
+        *bases.OPERATIONS,
         *rename_tag.OPERATIONS,
     )
 )

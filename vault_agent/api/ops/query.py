@@ -7,11 +7,11 @@ from typing import Annotated, Any
 from pydantic import Field, WithJsonSchema
 
 from vault_agent.api.human.query import parse_where, render_query
-from vault_agent.api.operation import AppContext, CliOption, Operation, Params
+from vault_agent.api.operation import AppContext, CliOption, Operation, Params, defaults_to
 from vault_agent.contracts import Outcome
 from vault_agent.query.structured import filters, run, values
+from vault_agent.query.structured.run import QUERY_LIMIT_DEFAULT, QueryData
 from vault_agent.query.structured.run import QUERY_LIMIT_MAX as LIMIT_MAX
-from vault_agent.query.structured.run import QueryData
 
 
 class WhereParams(Params):
@@ -30,14 +30,14 @@ class QueryParams(Params):
     where: list[WhereParams] | None = None
     folder: str | None = None
     glob: str | None = None
-    modified_after: str | None = Field(default=None, description="ISO date, or 7d 2w 3mo ago")
+    modified_after: str | None = None  # ISO date or 7d 2w 3mo ago: said once in the MCP instructions
     modified_before: str | None = None
     created_after: str | None = None
     created_before: str | None = None
     links_to: str | None = None
     linked_from: str | None = None
     sort: str | None = Field(default=None, description="mtime, -priority")
-    limit: int | None = Field(default=None, ge=1, le=LIMIT_MAX, description="Default 50.")
+    limit: int | None = defaults_to(QUERY_LIMIT_DEFAULT, ge=1, le=LIMIT_MAX)
     cursor: str | None = None
     select: list[str] | None = None
     dql: str | None = Field(default=None, description="Dataview LIST/TABLE query, alone")
@@ -77,8 +77,7 @@ QUERY = Operation(
     http_path="/query",
     params=QueryParams,
     func=_query,
-    description="Notes by tags, properties, dates, folder or links, or a Dataview query; use it to list "
-    "notes by what they are (search finds words).",
+    description="Use it to list notes by tags, properties, dates, folder or links, or with Dataview.",
     title="Select notes",
     result=QueryData,
     cli_help="Select notes by tags, properties, dates or links. Example: vault-agent query --tag project "
