@@ -5,11 +5,10 @@ Commit protocol (a crash at any instant leaves CURRENT naming a complete snapsho
 2. the manifest is written to tmp/, fsynced, renamed to snapshots/manifest-<id>.json,
    and snapshots/ is fsynced;
 3. CURRENT is replaced: temp file in the state dir, fsync, os.replace, fsync the dir.
-GC deletes segment files, engine dirs, manifests and `.base` texts (bases/,
-base_files.py) that neither the last few manifests
-(GC_KEEP_MANIFESTS, and CURRENT) nor a reader's lease (reader_leases.py: the snapshots
-every live reader holds, in any process) names, once they have been unreferenced for the
-grace (GC_GRACE_S). The leases protect requests that hold an older snapshot however long
+GC deletes segment files, engine dirs, manifests and `.base` texts (bases/, base_files.py)
+that neither the last few manifests (GC_KEEP_MANIFESTS, and CURRENT) nor a reader's lease
+(reader_leases.py: the snapshots every live reader holds, in any process) names, once they
+have been unreferenced for the grace (GC_GRACE_S). The leases protect requests that hold an older snapshot however long
 they run; the grace covers a reader between reading CURRENT and writing its lease, and
 programs that read the files without a lease. Before issue 32 every superseded file was
 kept 120 s in case some reader still used it: under one commit a second, thousands of
@@ -174,7 +173,9 @@ class GarbageCollector:
             )
             self._names[name] = named
             if named is not None:
-                self._referenced |= named.files | named.bases | ({named.search_index} if named.search_index else set())
+                self._referenced |= (
+                    named.files | named.bases | ({named.search_index} if named.search_index else set())
+                )
         return self._names[name]
 
     def collect(self, now: float | None = None) -> list[str]:
