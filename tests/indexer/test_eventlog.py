@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_support import PY
@@ -127,6 +128,7 @@ def test_group_commit_is_one_batch(tmp_path: Path) -> None:
 APPENDER = """
 import sys
 from pathlib import Path
+from typing import Any
 from vault_agent.indexer.eventlog import EventLog, NewEvent
 log = EventLog(Path(sys.argv[1]))
 tag = sys.argv[2]
@@ -157,9 +159,15 @@ def test_asking_again_for_the_same_records_reads_only_what_was_appended(
     log rescan per commit held the GIL in `serve --watch`)."""
     log = EventLog(tmp_path)
     log.append([NewEvent("upsert", f"n{i}.md") for i in range(200)])
-    full = []
+    full: list[int] = []
     real = eventlog.scan_bytes
-    monkeypatch.setattr(eventlog, "scan_bytes", lambda *a: full.append(1) or real(*a))
+
+    def counted(*args: Any) -> Any:
+        """The real scan, counted."""
+        full.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(eventlog, "scan_bytes", counted)
     first = log.read_after(150)
     assert [e.seq for e in first] == list(range(151, 201)) and len(full) == 1
     log.append([NewEvent("upsert", "late.md")])
