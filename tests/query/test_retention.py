@@ -9,6 +9,7 @@ not timed), so a retention that comes back fails here, not after months of editi
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from functools import partial
@@ -257,3 +258,19 @@ def test_query_caches_let_go_of_what_the_reader_drops(tmp_path: Path, make_reade
         assert not {s.segment_id for s in first.segments} & {s.segment_id for s in view.manifest.segments}
     reader.settle()
     assert cache.segments == {} and cache.snapshots == {}
+
+
+def test_commits_under_edits_log_nothing_at_info(
+    serving: AppContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Months of `serve --watch` under edits: a commit, its preload and the requests between
+    them write no INFO line (issue 32 item 6; request lines come from the HTTP layer); what
+    a commit did stays at DEBUG for whoever asks (VAULT_AGENT_LOG_LEVEL=DEBUG)."""
+    caplog.set_level(logging.DEBUG, logger="vault_agent")
+    for k in range(8):
+        _edit_and_wait(serving, k)
+        _call(serving, "search", q="pipeline garden")
+        _call(serving, "overview")
+    ours = [r for r in caplog.records if r.name.startswith("vault_agent")]
+    assert [r for r in ours if r.getMessage() == "snapshot loaded"]  # the capture sees the commits
+    assert [(r.name, r.getMessage()) for r in ours if r.levelno >= logging.INFO] == []
