@@ -61,7 +61,6 @@ import benchkit
 TOKEN = "bench-longrun-token"
 QUERIES = ["project plan", "meeting notes", "pipeline", "budget review", "garden", "kernel module"]
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
 # ------------------------------------------------------------------ processes
