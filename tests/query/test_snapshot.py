@@ -19,7 +19,9 @@ def _paths(view) -> list[str]:
 
 
 def _db(reader: SnapshotReader) -> duckdb.DuckDBPyConnection:
-    """The reader's current database (white-box check of what it attached and dropped)."""
+    """The reader's current database (white-box check of what it attached and dropped), once
+    its background upkeep has run (drops happen off the request's path)."""
+    reader.settle()
     store = reader._stores.current  # noqa: SLF001
     assert not store.closed, "reader is closed"
     return store.db
