@@ -1,4 +1,5 @@
-"""Process heap hygiene for the readers: one C heap for Arrow, and freed pages given back.
+"""Process heap hygiene for the readers: few malloc arenas, one C heap for Arrow, and freed
+pages given back.
 
 `serve` at 100k notes holds ~0.5 GB of long-lived data, built from much larger transients
 (Parquet decoding, the vectors' principal subspace, DuckDB table copies). Two allocator
@@ -8,7 +9,13 @@ behaviours kept those transients resident after they were freed:
   pool puts Arrow buffers on the same heap, so memory freed by one is reused by the others.
 - glibc returns freed memory in the middle of its heap to the kernel only on `malloc_trim`,
   so after a load's transients are freed the resident set stays at the load's peak.
-Both are best effort: on another C library the trim is skipped.
+- glibc gives each thread that allocates its own arena, up to 8 per core; what one thread
+  frees is reused by that arena only, and a long `serve --watch` (writer, parse, engine
+  merges, DuckDB and request threads) kept ~250 MB free-but-resident in 16 arenas after
+  500 commits at 10k notes (malloc_trim did not give it back), against ~40 MB with two
+  arenas (issue 32, ops/bench/bench_longrun.py). `limit_arenas` is the in-process
+  `MALLOC_ARENA_MAX=2`.
+All are best effort: on another C library they do nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +32,27 @@ import pyarrow as pa
 _lock = threading.Lock()
 _done = False
 _trim: Any = None  # glibc's malloc_trim, or None
+MALLOC_ARENAS = 2
+_M_ARENA_MAX = -8  # glibc's mallopt parameter
+
+
+def _libc() -> Any:
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+
+
+def limit_arenas(arenas: int = MALLOC_ARENAS) -> None:
+    """At most `arenas` malloc arenas from now on (call before the process starts threads:
+    a thread keeps the arena it already has)."""
+    libc = _libc()
+    mallopt = getattr(libc, "mallopt", None) if libc is not None else None
+    if mallopt is not None:
+        mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+        mallopt.restype = ctypes.c_int
+        mallopt(_M_ARENA_MAX, arenas)
 
 
 def use_system_arrow_pool() -> None:
@@ -36,11 +64,8 @@ def use_system_arrow_pool() -> None:
         _done = True
         with contextlib.suppress(AttributeError, NotImplementedError):  # a build without it
             pa.set_memory_pool(pa.system_memory_pool())
-        name = ctypes.util.find_library("c")
-        try:
-            trim = ctypes.CDLL(name).malloc_trim if name else None
-        except (OSError, AttributeError):  # not glibc
-            trim = None
+        libc = _libc()
+        trim = getattr(libc, "malloc_trim", None) if libc is not None else None  # glibc only
         if trim is not None:
             trim.argtypes = [ctypes.c_size_t]
             trim.restype = ctypes.c_int

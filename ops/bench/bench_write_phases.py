@@ -67,7 +67,7 @@ def instrument() -> None:
         (SnapshotReader, SnapshotReader.preload, "preload: duckdb snapshot"),
         (
             snapshot_catalog.SnapshotCatalog,
-            snapshot_catalog.SnapshotCatalog.load_segment,
+            snapshot_catalog.SnapshotCatalog._load_segment,
             "preload: load segment",
         ),
         (search_engine._Preloader, search_engine._Preloader.on_publish, "preload: tantivy open"),

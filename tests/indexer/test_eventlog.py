@@ -5,9 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from engine_support import PY
 
+from vault_agent.indexer import eventlog
 from vault_agent.indexer.eventlog import EventLog, NewEvent, Origin, scan_bytes
 
 
@@ -125,6 +128,7 @@ def test_group_commit_is_one_batch(tmp_path: Path) -> None:
 APPENDER = """
 import sys
 from pathlib import Path
+from typing import Any
 from vault_agent.indexer.eventlog import EventLog, NewEvent
 log = EventLog(Path(sys.argv[1]))
 tag = sys.argv[2]
@@ -145,3 +149,29 @@ def test_appends_from_several_processes(tmp_path: Path) -> None:
     assert [e.seq for e in events] == list(range(1, 601))
     assert sorted(e.path for e in events) == sorted(f"p{k}/{i}.md" for k in range(3) for i in range(200))
     assert sys.platform.startswith("linux")
+
+
+def test_asking_again_for_the_same_records_reads_only_what_was_appended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer asks twice per commit for the records after the applied seq; the second
+    ask is served from what the first one read, plus the frames appended since (a whole
+    log rescan per commit held the GIL in `serve --watch`)."""
+    log = EventLog(tmp_path)
+    log.append([NewEvent("upsert", f"n{i}.md") for i in range(200)])
+    full: list[int] = []
+    real = eventlog.scan_bytes
+
+    def counted(*args: Any) -> Any:
+        """The real scan, counted."""
+        full.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(eventlog, "scan_bytes", counted)
+    first = log.read_after(150)
+    assert [e.seq for e in first] == list(range(151, 201)) and len(full) == 1
+    log.append([NewEvent("upsert", "late.md")])
+    again = log.read_after(150)
+    assert [e.seq for e in again] == list(range(151, 202)) and len(full) == 1  # no rescan
+    assert [e.seq for e in log.read_after(190)] == list(range(191, 202))
+    assert [e.path for e in EventLog(tmp_path).read_after(150)] == [e.path for e in again]

@@ -8,9 +8,11 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from testkit import wait_until
+from watchdog.events import FileSystemEvent
 
 from vault_agent.indexer.watch_batches import BIG_BATCH, Batch, HintBatcher
 from vault_agent.indexer.watch_filter import NoteFilter
@@ -243,3 +245,41 @@ def test_expedite_settles_the_burst_without_waiting_for_quiet() -> None:
     batcher.stop()
     t.join(30)
     assert got[-1].settled and "a.md" in {f for b in got for f in b.files}
+
+
+class _Counting(VaultEventHandler):
+    """Records the type of every event watchdog delivers."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.types: list[str] = []
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        self.types.append(event.event_type)
+        super().on_any_event(event)
+
+
+def test_reading_notes_delivers_no_events(tmp_path: Path) -> None:
+    """Reads (searches, vault_read, the hash pass) never reach the handler: the observer asks
+    the kernel for changes only, so a burst of reads can neither cost the GIL nor overflow
+    the queue. A change after the reads still arrives."""
+    root = tmp_path / "v"
+    root.mkdir()
+    for i in range(20):
+        (root / f"n{i}.md").write_text(f"# {i}\n", encoding="utf-8")
+    events_dir = tmp_path / "state" / "events"
+    batcher = HintBatcher()
+    vault = Vault(root)
+    handler = _Counting(NoteFilter(vault), events_dir, batcher.add, batcher.wake)
+    observer = start_observer(vault, events_dir, handler)
+    try:
+        for _ in range(10):
+            for i in range(20):
+                (root / f"n{i}.md").read_bytes()
+        (root / "after.md").write_text("# after\n", encoding="utf-8")
+        wait_until(lambda: "created" in handler.types, 30, "the change after the reads")
+        assert not {"opened", "closed_no_write"} & set(handler.types)
+    finally:
+        observer.stop()
+        observer.join(timeout=30)
+        batcher.stop()

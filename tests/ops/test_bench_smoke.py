@@ -22,6 +22,7 @@ SCRIPTS = sorted(
 SLOW = {
     "bench_body_flood.py",
     "bench_index.py",
+    "bench_longrun.py",  # a serve --watch child for a few samples: ~20 s
     "bench_parse_cost.py",
     "bench_semantic.py",
     "bench_semantic_scale.py",

@@ -39,7 +39,7 @@ def test_the_first_request_after_a_commit_finds_it_loaded(
     build_index(settings)
     reader = make_reader(settings)
     assert _notes(reader) == ["a.md"]
-    caplog.set_level(logging.INFO, logger="vault_agent.query")
+    caplog.set_level(logging.DEBUG, logger="vault_agent.query")
     caplog.clear()
     (vault / "b.md").write_text("# B\n", encoding="utf-8")
     manifest = _build_beside_readers(settings)

@@ -19,10 +19,12 @@ def _paths(view) -> list[str]:
 
 
 def _db(reader: SnapshotReader) -> duckdb.DuckDBPyConnection:
-    """The reader's own connection (white-box check of what it attached and dropped)."""
-    db = reader._db  # noqa: SLF001
-    assert db is not None, "reader is closed"
-    return db
+    """The reader's current database (white-box check of what it attached and dropped), once
+    its background upkeep has run (drops happen off the request's path)."""
+    reader.settle()
+    store = reader._stores.current  # noqa: SLF001
+    assert not store.closed, "reader is closed"
+    return store.db
 
 
 def _schemas(reader: SnapshotReader) -> list[str]:

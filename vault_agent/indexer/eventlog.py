@@ -154,6 +154,10 @@ class EventLog:
         self.path = self.dir / LOG_NAME
         self._floor = floor_seq or (lambda: 0)
         self._cursor: tuple[int, int, int] | None = None  # (inode, offset, seq at offset)
+        # (seq, the records after it up to the cursor): the writer asks twice per commit for
+        # the records after the applied seq, and the second ask would rescan the whole log
+        # (up to LOG_COMPACT_BYTES of frames decoded in Python, holding the GIL: issue 32).
+        self._recent: tuple[int, list[Event]] | None = None
 
     # ----- locking ---------------------------------------------------------------------
     @contextmanager
@@ -215,8 +219,12 @@ class EventLog:
         try:
             st = os.fstat(fd)
             start = 0
-            if self._cursor and self._cursor[0] == st.st_ino and self._cursor[2] <= seq:
-                start = self._cursor[1] if self._cursor[1] <= st.st_size else 0
+            known: list[Event] = []  # records after `seq` read before, up to the cursor
+            if self._cursor and self._cursor[0] == st.st_ino and self._cursor[1] <= st.st_size:
+                if self._cursor[2] <= seq:
+                    start = self._cursor[1]
+                elif self._recent is not None and self._recent[0] <= seq:
+                    start, known = self._cursor[1], [e for e in self._recent[1] if e.seq > seq]
             if start == 0:
                 data = os.pread(fd, st.st_size, 0)
                 res = scan_bytes(data, seq)
@@ -224,11 +232,12 @@ class EventLog:
                 if last is None:
                     return []
                 self._cursor = (st.st_ino, res.valid_end, last)
-                return res.events
+                self._recent = (seq, res.events)
+                return list(res.events)
             data = os.pread(fd, st.st_size - start, start)
         finally:
             os.close(fd)
-        events: list[Event] = []
+        events: list[Event] = known
         assert self._cursor is not None  # start > 0 only when the cursor matched this file
         off, last, view = 0, self._cursor[2], memoryview(data)
         while off < len(data):
@@ -242,7 +251,8 @@ class EventLog:
             if ev.seq > seq:
                 events.append(ev)
         self._cursor = (st.st_ino, start + off, last)
-        return events
+        self._recent = (seq, events)
+        return list(events)
 
     def _floor_safe(self) -> int:
         try:

@@ -5,13 +5,14 @@ Commit protocol (a crash at any instant leaves CURRENT naming a complete snapsho
 2. the manifest is written to tmp/, fsynced, renamed to snapshots/manifest-<id>.json,
    and snapshots/ is fsynced;
 3. CURRENT is replaced: temp file in the state dir, fsync, os.replace, fsync the dir.
-GC deletes segment, manifest and `.base` text files (bases/, base_files.py) that no recent manifest names, only after they
-have been unreferenced for a grace period, so a reader holding an older snapshot keeps
-its files while it finishes. A reader needs a manifest file only while it parses it
-(freshness.read_current_manifest reads CURRENT, then the manifest, once), so superseded
-manifests get a twelfth of the segments' grace: under sustained edits they are the bulk of
-the garbage (each lists every segment's tombstones), and their number is bounded by
-GC_KEEP_MANIFESTS plus the commits of MANIFEST_GRACE_S instead of GC_GRACE_S.
+GC deletes segment files, engine dirs, manifests and `.base` texts (bases/, base_files.py)
+that neither the last few manifests (GC_KEEP_MANIFESTS, and CURRENT) nor a reader's lease
+(reader_leases.py: the snapshots every live reader holds, in any process) names, once they
+have been unreferenced for the grace (GC_GRACE_S). The leases protect requests that hold an older snapshot however long
+they run; the grace covers a reader between reading CURRENT and writing its lease, and
+programs that read the files without a lease. Before issue 32 every superseded file was
+kept 120 s in case some reader still used it: under one commit a second, thousands of
+files, reclaimed only once editing paused.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import re
 import shutil
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -36,6 +38,7 @@ from vault_agent.contracts import (
 )
 from vault_agent.freshness import read_current_manifest
 from vault_agent.private_dir import make_state_dirs
+from vault_agent.reader_leases import leased_snapshots
 
 MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 # Every file a segment lists: its tables (Parquet) and its mapped embedding files (Arrow;
@@ -43,9 +46,12 @@ MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z0-9_]+\.(?:parquet|arrow)$")
 BASE_TEXT_RE = re.compile(r"^[0-9a-f]{64}\.base$")  # contracts.base_text_name
 GC_KEEP_MANIFESTS = 3
-GC_GRACE_S = 120.0
-MANIFEST_GRACE_SHARE = 1 / 12  # of the grace: 10 s by default
-GC_INTERVAL_S = 10.0  # the writer collects at most this often
+GC_GRACE_S = 5.0
+# A file no manifest has named yet is in flight: written for a commit to come (the
+# embedding worker's finished files wait for the next commit, which a long compaction may
+# delay), so it keeps the old, long grace.
+IN_FLIGHT_GRACE_S = 120.0
+GC_INTERVAL_S = 1.0  # the writer collects at most this often (a pass parses only new manifests)
 
 __all__ = ["GarbageCollector", "atomic_write", "clear_tmp", "commit", "manifest_name", "next_ids", "now_iso"]
 
@@ -121,6 +127,16 @@ def commit(index_dir: Path, manifest: Manifest) -> None:
     atomic_write(index_dir / CURRENT_FILE, (name + "\n").encode())
 
 
+@dataclass(frozen=True)
+class _Names:
+    """What GC needs of one manifest: the files and the engine dir it names, its time."""
+
+    files: frozenset[str]
+    bases: frozenset[str]  # `.base` texts under bases/
+    search_index: str | None
+    created: float
+
+
 class GarbageCollector:
     """Deletes unreferenced snapshot files after they stayed unreferenced for `grace_s`."""
 
@@ -130,6 +146,8 @@ class GarbageCollector:
         self.grace_s = grace_s
         self._unreferenced_since: dict[str, float] = {}
         self._next_due = 0.0
+        self._names: dict[str, _Names | None] = {}  # manifest file → what it names (immutable)
+        self._referenced: set[str] = set()  # files and engine dirs some manifest named
 
     def collect_if_due(self, interval_s: float = GC_INTERVAL_S) -> list[str]:
         """`collect()` at most every `interval_s` (monotonic); [] when not yet due."""
@@ -139,13 +157,35 @@ class GarbageCollector:
         self._next_due = now + interval_s
         return self.collect()
 
+    def _named(self, name: str, now: float) -> _Names | None:
+        """What manifest `name` names (parsed once: manifests never change); None if unreadable."""
+        if name not in self._names:
+            man = _read_manifest(self.index_dir, name)
+            named = (
+                None
+                if man is None
+                else _Names(
+                    frozenset(f for ref in man.segments for f in ref.files.values()),
+                    frozenset(base_text_name(ref.sha256) for ref in man.bases if ref.sha256),
+                    man.search_index,
+                    _created_ts(man.created_at, now),
+                )
+            )
+            self._names[name] = named
+            if named is not None:
+                self._referenced |= (
+                    named.files | named.bases | ({named.search_index} if named.search_index else set())
+                )
+        return self._names[name]
+
     def collect(self, now: float | None = None) -> list[str]:
         """One GC pass; returns the names of the files it deleted.
 
-        A file no kept manifest names may go when it has been unreferenced for the grace
-        period: either this collector saw it unreferenced that long ago, or the oldest kept
-        manifest (the first that could have dropped it) was committed that long ago — and
-        the file itself is older than the grace period (protects a build in flight).
+        A file no kept manifest (the last `keep`, CURRENT's, and every snapshot a reader's
+        lease holds) names may go when it has been unreferenced for the grace period: either
+        this collector saw it unreferenced that long ago, or the oldest kept manifest (the
+        first that could have dropped it) was committed that long ago — and the file itself
+        is older than the grace period (protects a build in flight).
         """
         now = time.time() if now is None else now
         snap_dir = self.index_dir / SNAPSHOTS_DIR
@@ -161,38 +201,40 @@ class GarbageCollector:
         except FileNotFoundError:
             return []
         committed = [(i, n) for i, n in manifests if i <= current.snapshot_id]
+        for _, name in manifests:  # what every manifest on disk names counts as committed once
+            self._named(name, now)
+        leased = leased_snapshots(self.index_dir)
         kept = {n for _, n in committed[-self.keep :]} | {manifest_name(current.snapshot_id)}
+        kept |= {n for i, n in manifests if i in leased}
         live_segments: set[str] = set()
         live_search: set[str] = set()  # full-text engine dirs under search/ (search_index.py)
         live_bases: set[str] = set()  # texts of `.base` files under bases/ (base_files.py)
         oldest_kept = now
         for name in kept:
-            man = _read_manifest(self.index_dir, name)
-            if man is None:
+            named = self._named(name, now)
+            if named is None:
                 if name == manifest_name(current.snapshot_id):
                     return []  # never collect when the live manifest cannot be read
                 continue
-            live_segments |= {f for ref in man.segments for f in ref.files.values()}
-            live_bases |= {base_text_name(ref.sha256) for ref in man.bases if ref.sha256}
-            if man.search_index:
-                live_search.add(man.search_index)
-            oldest_kept = min(oldest_kept, _created_ts(man.created_at, now))
+            live_segments |= named.files
+            live_bases |= named.bases
+            if named.search_index:
+                live_search.add(named.search_index)
+            oldest_kept = min(oldest_kept, named.created)
+        present = {n for _, n in manifests}
+        for gone in [n for n in self._names if n not in present]:
+            del self._names[gone]
         candidates: list[Path] = [snap_dir / n for _, n in manifests if n not in kept]
-        with contextlib.suppress(FileNotFoundError):
-            candidates += [
-                seg_dir / n for n in os.listdir(seg_dir) if n not in live_segments and SEGMENT_RE.match(n)
-            ]
-        with contextlib.suppress(FileNotFoundError):
-            bases_dir = self.index_dir / BASES_DIR
-            candidates += [
-                bases_dir / n for n in os.listdir(bases_dir) if n not in live_bases and BASE_TEXT_RE.match(n)
-            ]
-        with contextlib.suppress(FileNotFoundError):
-            candidates += [
-                search_dir / n
-                for n in os.listdir(search_dir)
-                if n.startswith("snap-") and n not in live_search
-            ]
+        segments = [n for n in _listdir(seg_dir) if SEGMENT_RE.match(n)]
+        engines = [n for n in _listdir(search_dir) if n.startswith("snap-")]
+        candidates += [seg_dir / n for n in segments if n not in live_segments]
+        candidates += [search_dir / n for n in engines if n not in live_search]
+        texts = [n for n in _listdir(self.index_dir / BASES_DIR) if BASE_TEXT_RE.match(n)]
+        self._referenced &= {*segments, *engines, *texts}
+        candidates += [self.index_dir / BASES_DIR / n for n in texts if n not in live_bases]
+        return self._delete_expired(candidates, now, oldest_kept)
+
+    def _delete_expired(self, candidates: list[Path], now: float, oldest_kept: float) -> list[str]:
         deleted: list[str] = []
         seen = set()
         for path in candidates:
@@ -203,7 +245,8 @@ class GarbageCollector:
                 age = now - path.stat().st_mtime
             except FileNotFoundError:
                 continue
-            grace = self.grace_s * MANIFEST_GRACE_SHARE if path.parent == snap_dir else self.grace_s
+            superseded = path.parent.name == SNAPSHOTS_DIR or path.name in self._referenced
+            grace = self.grace_s if superseded else max(self.grace_s, IN_FLIGHT_GRACE_S)
             if age < grace or (now - first < grace and now - oldest_kept < grace):
                 continue
             with contextlib.suppress(FileNotFoundError):
@@ -216,7 +259,15 @@ class GarbageCollector:
         for key in list(self._unreferenced_since):
             if key not in seen:
                 del self._unreferenced_since[key]
+        self._referenced -= set(deleted)
         return deleted
+
+
+def _listdir(path: Path) -> list[str]:
+    try:
+        return os.listdir(path)
+    except FileNotFoundError:
+        return []
 
 
 def _read_manifest(index_dir: Path, name: str) -> Manifest | None:

@@ -21,7 +21,19 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
@@ -44,6 +56,23 @@ WATCHDOG_DUPLICATE_CALLBACK = r"Callback with id .* already exists for watch"
 warnings.filterwarnings("ignore", message=WATCHDOG_DUPLICATE_CALLBACK, category=RuntimeWarning)
 
 HintSink = Callable[[str, bool], None]  # (vault-relative path, is_dir)
+# The events a hint can come from: changes, never reads. Without a filter watchdog also asks
+# the kernel for IN_OPEN and IN_CLOSE_NOWRITE, so every read of a note (a search's snippets,
+# vault_read, grep, the parser, the reconcile's hash pass: 10k opens at 10k notes) queued two
+# events, decoded on watchdog's thread while requests waited for the GIL, only for
+# `IGNORED_EVENT_TYPES` to drop them; a hash pass alone could overflow the kernel's queue
+# (16,384 events) and make the index stale until a rescan (issue 32).
+HINT_EVENTS: tuple[type[FileSystemEvent], ...] = (
+    FileCreatedEvent,
+    DirCreatedEvent,
+    FileDeletedEvent,
+    DirDeletedEvent,
+    FileModifiedEvent,
+    DirModifiedEvent,
+    FileMovedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+)
 # The watchdog modules whose only WARNING is "the inotify queue overflowed" (watchdog 7.x).
 OVERFLOW_LOGGERS = frozenset({"watchdog.observers.inotify_c", "watchdog.observers.inotify"})
 
@@ -141,10 +170,10 @@ def start_observer(vault: Vault, events_dir: Path, handler: VaultEventHandler) -
     """A started watchdog observer on the vault (recursive) and on the event log's folder."""
     observer = Observer()
     observer.daemon = True
-    observer.schedule(handler, str(vault.root), recursive=True)
+    observer.schedule(handler, str(vault.root), recursive=True, event_filter=list(HINT_EVENTS))
     ev_dir = os.path.realpath(events_dir)
     if not ev_dir.startswith(str(vault.root) + os.sep):
         make_state_dirs(events_dir, events_dir.parent)
-        observer.schedule(handler, ev_dir, recursive=False)
+        observer.schedule(handler, ev_dir, recursive=False, event_filter=list(HINT_EVENTS))
     observer.start()
     return observer

@@ -1,26 +1,32 @@
-"""The read-only snapshot layer: one in-process DuckDB that serves committed snapshots.
+"""The read-only snapshot layer: an in-process DuckDB that serves committed snapshots.
 
 A request pins one snapshot (refcount) and gets a private cursor with `USE s<id>`, so
 every query of the request sees exactly one snapshot even when a newer one commits
-meanwhile, and the snapshot's `LiveNotes` (typed arrays for orientation). A snapshot that
-is no longer CURRENT is dropped when its last request ends; segment objects are dropped
-when no loaded snapshot names them. What a loaded snapshot consists of, and how it is
-built, is `snapshot_catalog.py`. A snapshot's SQL views are bound after its segments are
-loaded: on a background thread right after a preload (the writer does not wait for them)
-and at the latest when a request first uses its cursor; searches and orientation requests,
-which answer from the engine and the typed columns, never wait for them.
+meanwhile, and the snapshot's `LiveNotes` (typed arrays for orientation). When a snapshot
+becomes current, every older one is retired: dropped at once when no request holds it,
+else when its last request ends; segment objects are dropped when no loaded snapshot names
+them. So the reader holds the current snapshot, those requests still pin, and preloads of
+newer commits, whatever the order of commits and requests (a preload that no request made
+current before the next commit arrived was kept forever before issue 32).
+
+What a loaded snapshot consists of, and how it is built, is `snapshot_catalog.py` (typed
+columns) and `duck_store.py` (DuckDB objects, one database per generation); the
+generations and drops are `snapshot_stores.py`. A snapshot's SQL views are bound after its
+segments are loaded: on a background thread right after a preload (the writer does not wait
+for them) and at the latest when a request first uses its cursor; searches and orientation
+requests, which answer from the engine and the typed columns, never wait for them. The same
+background thread moves the current snapshot into a new generation when the database's
+dead weight passes its budget (duck_store.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -40,29 +46,20 @@ from vault_agent.freshness import (
     missing_index_error,
     read_current_manifest,
 )
-from vault_agent.heap import release_free_memory, release_if_grown, use_system_arrow_pool
+from vault_agent.heap import release_if_grown, use_system_arrow_pool
 from vault_agent.paths import Vault
 from vault_agent.publish import add_publish_listener, remove_publish_listener
 from vault_agent.query.live_notes import LiveNotes
-from vault_agent.query.snapshot_catalog import LOADED_TABLES, SnapshotCatalog
+from vault_agent.query.snapshot_catalog import LOADED_TABLES
 from vault_agent.query.snapshot_freshness import FreshnessFn, SnapshotFreshness
+from vault_agent.query.snapshot_stores import LoadedSnap, SnapshotStores
+from vault_agent.query.snapshot_upkeep import Sig, SnapshotUpkeep
+from vault_agent.reader_leases import ReaderLease
+from vault_agent.semantic.snapshot_vectors import warm_vectors
 
 log = logging.getLogger("vault_agent.query")
 
 __all__ = ["LOADED_TABLES", "FreshnessFn", "SnapshotReader", "SnapshotView"]
-
-
-@dataclass
-class _Snap:
-    """One loaded snapshot: its schema and the requests that hold it."""
-
-    manifest: Manifest
-    schema: str
-    segment_ids: tuple[int, ...]
-    live: LiveNotes
-    refs: int = 0
-    retired: bool = False
-    bound: bool = False  # its schema of SQL views exists (snapshot_catalog.bind)
 
 
 class SnapshotView:
@@ -108,14 +105,11 @@ class SnapshotView:
         return [warning] if warning else []
 
 
-Sig = tuple[int, int, int, int]
-
-
-class SnapshotReader:
+class SnapshotReader(SnapshotUpkeep):
     """Opens the snapshot CURRENT names and keeps it loaded across requests (thread-safe).
 
     Locks: `_lock` guards the bookkeeping and is only ever held briefly; `_ddl_lock`
-    serializes catalog changes (loads, drops) on the private `_ddl` cursor. A request that
+    serializes catalog changes (loads, binds, drops, a new generation). A request that
     finds CURRENT changed waits for the load of the new snapshot (whoever started it), so
     once a commit is visible in CURRENT no request is answered from an older snapshot
     (a write's `wait_for_index` followed by a read sees the write). Requests already
@@ -129,16 +123,17 @@ class SnapshotReader:
         use_system_arrow_pool()  # heap.py: freed Arrow buffers reusable by numpy and DuckDB
         self._lock = threading.Lock()
         self._ddl_lock = threading.Lock()
-        self._db: duckdb.DuckDBPyConnection | None = duckdb.connect(":memory:")
-        self._ddl = self._db.cursor()
-        self._snaps: dict[int, _Snap] = {}
-        self._current: _Snap | None = None
+        self._closed = False
+        self._stores = SnapshotStores(self._state_dir, self._lock)
+        self._snaps: dict[int, LoadedSnap] = {}
+        self._current: LoadedSnap | None = None
         self._current_sig: Sig | None = None
         self._incompatible_sig: Sig | None = None
         self._incompatible_error: IndexIncompatible | None = None
-        self._pending_drops: list[_Snap] = []
-        self._catalog = SnapshotCatalog(self._state_dir, self._ddl, self._lock)
+        self._pending_drops: list[LoadedSnap] = []
+        self._renewing = False  # a new generation is being filled (snapshot_stores.py)
         self._binder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vault-agent-bind")
+        self._lease = ReaderLease(self._state_dir)
         self._freshness = SnapshotFreshness(settings, freshness)
         add_publish_listener(self._state_dir, self.preload)
 
@@ -151,7 +146,7 @@ class SnapshotReader:
             IndexNotFound: no committed snapshot exists.
             IndexIncompatible: the snapshot was built by another schema, parser or config.
         """
-        snap, _ = self._pin(cursor=False)
+        snap = self._pin()
         view: SnapshotView | None = None
         try:
             state = self._freshness.of(snap.manifest)
@@ -178,7 +173,7 @@ class SnapshotReader:
             IndexIncompatible: the snapshot was built by another schema, parser or config.
         """
         try:
-            snap, _ = self._pin(cursor=False)
+            snap = self._pin()
         except IndexNotFound:
             return None
         self._unpin(snap)
@@ -192,22 +187,39 @@ class SnapshotReader:
         with self._ddl_lock:
             with self._lock:
                 known = self._snaps.get(manifest.snapshot_id)
-                if self._db is None or (known is not None and (known.manifest == manifest or known.refs)):
+                if self._closed or (known is not None and (known.manifest == manifest or known.refs)):
                     return
             snap = self._load(manifest)  # an unpublished preload under this id is replaced
-        # Bound behind the commit: the writer publishes without waiting for the views.
-        with contextlib.suppress(RuntimeError):  # the reader is closing
-            self._binder.submit(self._bind, snap)
+            with self._lock:  # older preloads no request made current: this one supersedes them
+                for older in [s for s in self._snaps.values() if s.snapshot_id < snap.snapshot_id]:
+                    if older is not self._current:
+                        self._retire(older)
+        # Behind the commit: the writer publishes without waiting for these.
+        self._background(self._ready_in_background, snap)
+        self._background(self._drain)
+
+    def _ready_in_background(self, snap: LoadedSnap) -> None:
+        """After a preload (binder thread): bind its views and load its vectors, so the
+        first request after the commit does neither, unless a newer snapshot came first."""
+        with self._lock:
+            newest = max(self._snaps, default=snap.snapshot_id) == snap.snapshot_id
+        if not newest:
+            return
+        self._bind(snap)
+        with self._lock:
+            superseded = self._closed or self._snaps.get(snap.snapshot_id) is not snap
+        if not superseded:
+            warm_vectors(self, snap.manifest)
 
     def close(self) -> None:
-        """Release the in-memory database; later acquires fail with IndexNotFound."""
+        """Release the in-memory databases; later acquires fail with IndexNotFound."""
         remove_publish_listener(self._state_dir, self.preload)
         self._binder.shutdown(wait=True, cancel_futures=True)
         with self._ddl_lock, self._lock:
-            if self._db is not None:
-                self._ddl.close()
-                self._db.close()
-                self._db = None
+            if not self._closed:
+                self._closed = True
+                self._stores.close()
+                self._lease.close()
             self._snaps.clear()
             self._current = None
             self._current_sig = None
@@ -230,80 +242,73 @@ class SnapshotReader:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
 
-    def _take(self, snap: _Snap, cursor: bool) -> tuple[_Snap, duckdb.DuckDBPyConnection | None]:
-        """Pin `snap` (caller holds _lock) and open the request's cursor."""
-        assert self._db is not None
-        snap.refs += 1
-        return snap, (self._db.cursor() if cursor else None)
+    def _closed_error(self) -> IndexNotFound:
+        return IndexNotFound("the snapshot reader is closed; restart the server")
 
-    def _pin(self, cursor: bool) -> tuple[_Snap, duckdb.DuckDBPyConnection | None]:
+    @staticmethod
+    def _take(snap: LoadedSnap) -> LoadedSnap:
+        """Pin `snap` (caller holds _lock)."""
+        snap.refs += 1
+        return snap
+
+    def _pin(self) -> LoadedSnap:
         """The snapshot to serve now, pinned; cheap (one stat) when CURRENT did not change."""
         with self._lock:
-            if self._db is None:
-                raise IndexNotFound("the snapshot reader is closed; restart the server")
+            if self._closed:
+                raise self._closed_error()
             sig = self._current_stat()
             if sig is None:
                 raise missing_index_error(self.settings)
             if self._current is not None and sig == self._current_sig:
-                return self._take(self._current, cursor)
+                return self._take(self._current)
             if sig == self._incompatible_sig and self._incompatible_error is not None:
                 raise self._incompatible_error
         preloaded = self._switch_preloaded(sig)
         if preloaded is not None:
+            self._background(self._drain)  # the snapshots it retired, off the request's path
             return preloaded
         with self._ddl_lock:  # one loader at a time; the others wait here for its result
             with self._lock:
-                if self._db is None:
-                    raise IndexNotFound("the snapshot reader is closed; restart the server")
+                if self._closed:
+                    raise self._closed_error()
                 sig = self._current_stat() or sig
                 if self._current is not None and sig == self._current_sig:
-                    return self._take(self._current, cursor)
+                    return self._take(self._current)
             snap = self._switch(sig)
             self._drain_drops()
             with self._lock:
-                return self._take(snap, cursor)
+                return self._take(snap)
 
-    def _unpin(self, snap: _Snap) -> None:
+    def _unpin(self, snap: LoadedSnap) -> None:
         with self._lock:
             snap.refs -= 1
             if not (snap.retired and snap.refs == 0):
-                return
-            self._pending_drops.append(snap)
-        if self._ddl_lock.acquire(blocking=False):  # a running load drains them when it ends
-            try:
-                self._drain_drops()
-            finally:
-                self._ddl_lock.release()
+                return  # a retired snapshot waits in _pending_drops for its last request
+        self._background(self._drain)  # off the request's path
 
-    def _cursor(self, snap: _Snap) -> duckdb.DuckDBPyConnection:
+    def _cursor(self, snap: LoadedSnap) -> duckdb.DuckDBPyConnection:
         """A private cursor on `snap`'s schema (binding its views first if still needed)."""
         self._bind(snap)
         with self._lock:
-            if self._db is None:
-                raise IndexNotFound("the snapshot reader is closed; restart the server")
-            con = self._db.cursor()
+            if self._closed:
+                raise self._closed_error()
+            con = snap.store.db.cursor()  # open while `snap` is pinned (snapshot_stores.py)
         con.execute(f"USE {snap.schema}")
         return con
 
-    def _bind(self, snap: _Snap) -> None:
+    def _bind(self, snap: LoadedSnap) -> None:
         """Create `snap`'s schema of SQL views unless done (any thread; under _ddl_lock)."""
         if snap.bound:
             return
         with self._ddl_lock:
             with self._lock:
-                gone = not snap.refs and self._snaps.get(snap.manifest.snapshot_id) is not snap
-                if snap.bound or self._db is None or gone:
+                gone = not snap.refs and self._snaps.get(snap.snapshot_id) is not snap
+                if snap.bound or self._closed or gone:
                     return  # done, closed, or dropped before its background bind ran
-            self._bind_locked(snap)
+            self._stores.bind(snap)
             self._drain_drops()
 
-    def _bind_locked(self, snap: _Snap) -> None:
-        """`_bind` for a caller that holds _ddl_lock."""
-        if not snap.bound:
-            self._catalog.bind(snap.manifest, snap.schema, snap.live)
-            snap.bound = True
-
-    def _switch_preloaded(self, sig: Sig) -> tuple[_Snap, duckdb.DuckDBPyConnection | None] | None:
+    def _switch_preloaded(self, sig: Sig) -> LoadedSnap | None:
         """Make CURRENT's snapshot current and pin it when a preload already loaded it:
         no catalog change, so no wait behind a load or a bind. None otherwise."""
         manifest = read_current_manifest(self._state_dir)
@@ -311,12 +316,12 @@ class SnapshotReader:
             return None
         with self._lock:
             snap = self._snaps.get(manifest.snapshot_id)
-            if self._db is None or snap is None or snap.manifest != manifest or self._current_stat() != sig:
+            if self._closed or snap is None or snap.manifest != manifest or self._current_stat() != sig:
                 return None
             self._make_current(snap, sig)
-            return self._take(snap, False)
+            return self._take(snap)
 
-    def _switch(self, sig: Sig) -> _Snap:
+    def _switch(self, sig: Sig) -> LoadedSnap:
         """Load the snapshot CURRENT names and make it current (caller holds _ddl_lock)."""
         manifest = read_current_manifest(self._state_dir)
         if manifest is None:
@@ -332,47 +337,7 @@ class SnapshotReader:
                 snap = None  # a preload whose commit was never published; its id is reused
         if snap is None:
             snap = self._load(manifest)
-        self._bind_locked(snap)  # the request is waiting for this snapshot anyway
+        self._stores.bind(snap)  # the request is waiting for this snapshot anyway
         with self._lock:
             self._make_current(snap, sig)
         return snap
-
-    def _make_current(self, snap: _Snap, sig: Sig) -> None:
-        """Make `snap` current and retire the one it replaces: dropped now if no request
-        holds it, else when its last request ends (caller holds _lock)."""
-        old, self._current, self._current_sig = self._current, snap, sig
-        snap.retired = False
-        if old is not None and old is not snap:
-            old.retired = True
-            if old.refs == 0:
-                self._pending_drops.append(old)
-
-    # ------------------------------------------------------------------ loading (under _ddl_lock)
-    def _load(self, manifest: Manifest) -> _Snap:
-        """Load a snapshot (its new segments, its tombstones) and register it."""
-        sid = manifest.snapshot_id
-        schema = f"s{sid}"
-        live = self._catalog.load_live(manifest)
-        snap = _Snap(
-            manifest=manifest,
-            schema=schema,
-            segment_ids=tuple(seg.segment_id for seg in manifest.segments),
-            live=live,
-        )
-        with self._lock:
-            self._snaps[sid] = snap
-        release_free_memory()  # the load's Parquet/Arrow transients are freed by now
-        log.info("snapshot loaded", extra={"snapshot_id": sid, "segments": len(snap.segment_ids)})
-        return snap
-
-    def _drain_drops(self) -> None:
-        """Drop retired, unpinned snapshots and segments no loaded snapshot names (under _ddl_lock)."""
-        with self._lock:
-            if self._db is None:
-                return
-            drops = [s for s in self._pending_drops if s.retired and s.refs == 0]
-            self._pending_drops = [s for s in self._pending_drops if s not in drops]
-            for snap in drops:
-                self._snaps.pop(snap.manifest.snapshot_id, None)
-            in_use = {sid for s in self._snaps.values() for sid in s.segment_ids}
-        self._catalog.drop([snap.schema for snap in drops], in_use)

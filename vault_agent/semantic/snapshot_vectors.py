@@ -40,6 +40,7 @@ __all__ = [
     "SnapshotVectors",
     "forget_reader",
     "snapshot_vectors",
+    "warm_vectors",
 ]
 
 
@@ -80,13 +81,35 @@ class _Cache:
     files: dict[str, EmbeddingFile] = field(default_factory=dict)
     held: dict[int, frozenset[str]] = field(default_factory=dict)  # segment id → its note paths
     snaps: dict[int, SnapshotVectors] = field(default_factory=dict)
+    model: str | None = None  # the model of the vectors asked for (warm_vectors reuses it)
 
 
-_caches: PerOwner[_Cache] = PerOwner(_Cache)
+def _forget(cache: _Cache, snapshots: set[int], segments: set[int]) -> None:
+    with cache.lock:
+        for sid in [s for s in cache.snaps if s not in snapshots]:
+            del cache.snaps[sid]
+        kept = {id(part.file) for snap in cache.snaps.values() for part in snap.parts}
+        for name in [n for n, f in cache.files.items() if id(f) not in kept]:
+            del cache.files[name]
+        for seg_id in [s for s in cache.held if s not in segments]:
+            del cache.held[seg_id]
+
+
+_caches: PerOwner[_Cache] = PerOwner(_Cache, _forget)
 
 
 def _cache_for(reader: SettingsSource) -> _Cache:
     return _caches.of(reader)
+
+
+def warm_vectors(reader: SettingsSource, manifest: Manifest) -> None:
+    """A new snapshot's vectors now, when this reader's semantic search is in use: the
+    snapshot reader calls it on its background thread after each preload, so the first
+    search after a commit does not read the commit's new embedding files itself."""
+    cache = _caches.get(reader)
+    model = cache.model if cache is not None else None
+    if model is not None:
+        snapshot_vectors(reader, manifest, model)
 
 
 def forget_reader(reader: SettingsSource) -> None:
@@ -119,6 +142,7 @@ def snapshot_vectors(reader: SettingsSource, manifest: Manifest, model: str) -> 
     `reader` keys the cache (one per snapshot reader) and gives the state dir."""
     cache = _cache_for(reader)
     with cache.lock:
+        cache.model = model
         hit = cache.snaps.get(manifest.snapshot_id)
         if hit is not None:
             return hit

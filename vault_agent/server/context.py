@@ -52,9 +52,11 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
         IndexBusy: `watch` and another writer holds the lock (unless `follow_if_busy`).
     """
     from vault_agent.blas import use_one_blas_thread
+    from vault_agent.heap import limit_arenas
     from vault_agent.query.snapshot import SnapshotReader
     from vault_agent.semantic.warmup import warm_model, warm_snapshot
 
+    limit_arenas()  # heap.py: before this process starts its threads (issue 32)
     _start_private_state(settings)
     use_one_blas_thread()  # blas.py: a query's matrix products never wait for BLAS helpers
     warm_model(settings)  # on a thread, beside the writer's catch-up and the MCP handshake

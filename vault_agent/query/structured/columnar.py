@@ -99,6 +99,8 @@ def _load(file: str, notes: pa.Table, key: str, columns: list[str]) -> _Keyed:
     row = pc.index_in(table["path"], value_set=notes["path"]).fill_null(-1).to_numpy().astype(np.int32)
     starts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1]).astype(np.int64)
     ends = np.append(starts[1:], len(codes))
+    if not len(codes):  # a segment whose notes hold no property (or tag): no runs at all
+        starts = ends = np.zeros(0, np.int64)
     names = encoded.dictionary.to_pylist()
     slices = {str(names[codes[a]]): (int(a), int(b)) for a, b in zip(starts, ends, strict=True)}
     cols: dict[str, Any] = {}
@@ -143,7 +145,16 @@ class _Cache:
     snapshots: dict[int, Columns] = field(default_factory=dict)
 
 
-_caches: PerOwner[_Cache] = PerOwner(_Cache)
+def _forget(cache: _Cache, snapshots: set[int], segments: set[int]) -> None:
+    with cache.lock:
+        for sid in [s for s in cache.snapshots if s not in snapshots]:
+            del cache.snapshots[sid]
+        for store in (cache.props, cache.tags):
+            for seg_id in [s for s in store if s not in segments]:
+                del store[seg_id]
+
+
+_caches: PerOwner[_Cache] = PerOwner(_Cache, _forget)
 
 
 def answerable(pred: Pred) -> bool:

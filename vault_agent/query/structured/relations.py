@@ -43,7 +43,15 @@ class _Cache:
     snapshots: dict[int, pa.Table] = field(default_factory=dict)
 
 
-_caches: PerOwner[_Cache] = PerOwner(_Cache)
+def _forget(cache: _Cache, snapshots: set[int], segments: set[int]) -> None:
+    with cache.lock:
+        for sid in [s for s in cache.snapshots if s not in snapshots]:
+            del cache.snapshots[sid]
+        for seg_id in [s for s in cache.segments if s not in segments]:
+            del cache.segments[seg_id]
+
+
+_caches: PerOwner[_Cache] = PerOwner(_Cache, _forget)
 
 
 def _cache_for(reader: SnapshotReader) -> _Cache:
