@@ -18,11 +18,18 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from vault_agent.query.snapshot import SnapshotView
-from vault_agent.search_fields import FIELD_BOOSTS, PATH_FIELD, analyze_terms, decode_detail
+from vault_agent.search_fields import FIELD_BOOSTS, ORDINAL_FIELD, PATH_FIELD, analyze_terms, decode_detail
 from vault_agent.semantic import evidence
 from vault_agent.semantic.encoder import DUPLICATE_COSINE
-from vault_agent.semantic.evidence import exact_lead, lock_reason, names_note, word_count
-from vault_agent.semantic.fusion import FusedHit, fuse_explained
+from vault_agent.semantic.evidence import (
+    cjk_runs,
+    exact_lead,
+    lock_reason,
+    names_note,
+    quoted_phrases,
+    word_count,
+)
+from vault_agent.semantic.fusion import FusedHit, Held, fuse_explained, rrf
 from vault_agent.semantic.progress import semantic_state
 from vault_agent.text import tokenize
 
@@ -106,6 +113,83 @@ def _run_freq(index: tantivy.Index, searcher: tantivy.Searcher, run: str) -> int
     fields = [f for f in FIELD_BOOSTS if f != "folder"]
     q = Q.boolean_query([(Occur.Should, Q.phrase_query(index.schema, f, grams)) for f in fields])
     return _notes_of(searcher, q)
+
+
+TEXT_FIELDS = tuple(f for f in FIELD_BOOSTS if f != "folder")
+
+
+def _sole_note(searcher: tantivy.Searcher, query: tantivy.Query) -> tuple[str, int] | None:
+    """(path, chunk ordinal of the best chunk) of the one note whose chunks match `query`;
+    None when none or several do (at most RARE_SCAN_CHUNKS + 1 chunks read)."""
+    hits = searcher.search(query, RARE_SCAN_CHUNKS + 1, count=False).hits
+    if not hits or len(hits) > RARE_SCAN_CHUNKS:
+        return None
+    docs = [searcher.doc(addr) for _, addr in hits]
+    if len({d.get_first(PATH_FIELD) for d in docs}) != 1:
+        return None
+    return str(docs[0].get_first(PATH_FIELD)), int(docs[0].get_first(ORDINAL_FIELD) or 0)
+
+
+def _phrase(index: tantivy.Index, terms: list[str], fields: tuple[str, ...]) -> tantivy.Query:
+    import tantivy
+
+    Q, Occur = tantivy.Query, tantivy.Occur
+    if len(terms) == 1:
+        clauses = [(Occur.Should, Q.term_query(index.schema, f, terms[0])) for f in fields]
+    else:
+        words: list[str | tuple[int, str]] = list(terms)
+        clauses = [(Occur.Should, Q.phrase_query(index.schema, f, words)) for f in fields]
+    return Q.boolean_query(clauses)
+
+
+def held_note(engine: tuple[tantivy.Index, tantivy.Searcher], query: str, terms: list[str]) -> Held | None:
+    """The note the query pins by its words, or None: the one note holding a quoted phrase
+    ("…", “…”, 「…」, 『…』) of the query as a phrase; else the one note holding a run of
+    three or more CJK characters or a word (as the engine analyzes it) of the query, when
+    every such run and word that one note alone holds points to the same note. Each costs
+    a dictionary look-up, then at most RARE_SCAN_CHUNKS + 1 documents read."""
+    index, searcher = engine
+    quoted: set[tuple[str, int]] = set()
+    for phrase in quoted_phrases(query):
+        words = [w for t in tokenize(phrase) for w in analyze_terms([t])]
+        where = _sole_note(searcher, _phrase(index, words, TEXT_FIELDS)) if words else None
+        if where is not None:
+            quoted.add(where)
+    if len({p for p, _ in quoted}) == 1:
+        path, ordinal = min(quoted)
+        return Held(path, ordinal, "quote")
+    rare: set[tuple[str, int]] = set()
+    for run in cjk_runs(query):
+        where = _sole_note(searcher, _phrase(index, list(tokenize(run)), TEXT_FIELDS))
+        if where is not None:
+            rare.add(where)
+    for term in analyze_terms(terms):
+        if 0 < _doc_freq(searcher, term) <= RARE_SCAN_CHUNKS:
+            where = _sole_note(searcher, _phrase(index, [term], tuple(FIELD_BOOSTS)))
+            if where is not None:
+                rare.add(where)
+    if len({p for p, _ in rare}) == 1:
+        path, ordinal = min(rare)
+        return Held(path, ordinal, "rare")
+    return None
+
+
+def hybrid_ranking(
+    engine: tuple[tantivy.Index, tantivy.Searcher] | None,
+    query: str,
+    terms: list[str],
+    lexical: list[Hit],
+    semantic: list[Hit],
+    k: int,
+    allowed: frozenset[str] | None = None,
+) -> list[FusedHit]:
+    """The hybrid answer: plain RRF of both lists (fusion.rrf), the note the query pins by
+    its words (held_note; `engine`: the snapshot's (index, searcher), None: none) kept in
+    the top fusion.HELD_RANK; `allowed`: the notes the search filters leave (None: all)."""
+    held = held_note(engine, query, terms) if engine is not None and terms else None
+    if held is not None and allowed is not None and held.path not in allowed:
+        held = None
+    return rrf(lexical, semantic, k, held)
 
 
 def lexical_evidence(

@@ -60,11 +60,29 @@ __all__ = [
     "LEXICAL_TOP_BONUS",
     "RRF_K",
     "SEMANTIC_MARGIN",
+    "HELD_RANK",
     "FusedHit",
+    "Held",
     "Hit",
     "fuse",
     "fuse_explained",
+    "rrf",
 ]
+
+
+# The note that alone holds an exact rare word or a quoted phrase of the query ranks no lower
+# than this (search_modes.held_note finds it). One note at most: with one, a note both lists
+# rank in their top 5 still ends in the top 10 (at worst 9th by RRF, one place lower).
+HELD_RANK = 3
+
+
+@dataclass(frozen=True)
+class Held:
+    """A note the query pins by its words: it alone holds a rare word or a quoted phrase."""
+
+    path: str
+    ordinal: int  # the chunk that holds it (used when the lexical list does not hold the note)
+    reason: str  # "rare" | "quote"
 
 
 @dataclass
@@ -83,10 +101,56 @@ class FusedHit:
     bonus: float = 0.0
     lock: str | None = None  # why a locked lexical first hit kept first place
     duplicate_of: str | None = None
+    held: str | None = None  # why fusion kept this note in the top HELD_RANK (Held.reason)
 
     @property
     def hit(self) -> Hit:
         return (self.path, self.ordinal, self.score)
+
+
+def rrf(
+    lexical: Sequence[Hit], semantic: Sequence[Hit] | None, k: int, held: Held | None = None
+) -> list[FusedHit]:
+    """The top `k` of plain reciprocal rank fusion of both lists (each ranked best first;
+    semantic: one hit per note, cosine as score), each hit with its ranks and shares; the
+    `held` note ranks no lower than HELD_RANK.
+
+    A semantic hit lifts its note's best lexical chunk, else stands on the chunk of the
+    note's best passage. Ties: the order first seen (the lexical list, then the semantic
+    one), then path and chunk ordinal."""
+    if k <= 0:
+        return []
+    hits: dict[tuple[str, int], FusedHit] = {}
+    order: dict[tuple[str, int], int] = {}
+    best_chunk: dict[str, tuple[str, int]] = {}  # path → its best lexical chunk
+
+    def entry(key: tuple[str, int]) -> FusedHit:
+        if key not in hits:
+            hits[key] = FusedHit(*key)
+            order[key] = len(order)
+        return hits[key]
+
+    for rank, (path, ordinal, score) in enumerate(lexical, start=1):
+        h = entry((path, ordinal))
+        if h.lexical_rank is None:
+            h.lexical_rank, h.lexical_score = rank, score
+            h.lexical_part = 1.0 / (RRF_K + rank)
+        best_chunk.setdefault(path, (path, ordinal))
+    for rank, (path, ordinal, cosine) in enumerate(semantic or (), start=1):
+        h = entry(best_chunk.get(path, (path, ordinal)))
+        if h.semantic_rank is None:
+            h.semantic_rank, h.cosine = rank, cosine
+            h.semantic_part = 1.0 / (RRF_K + rank)
+    pinned = best_chunk.get(held.path, (held.path, held.ordinal)) if held is not None else None
+    if held is not None and pinned is not None:
+        entry(pinned).held = held.reason
+    for h in hits.values():
+        h.score = round(h.lexical_part + h.semantic_part, 6)
+    ranked = sorted(hits, key=lambda key: (-hits[key].score, order[key], key))
+    if pinned is not None and ranked.index(pinned) >= HELD_RANK:
+        ranked.remove(pinned)
+        ranked.insert(HELD_RANK - 1, pinned)
+    return [hits[key] for key in ranked[:k]]
 
 
 def fuse_explained(

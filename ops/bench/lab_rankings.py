@@ -1,0 +1,133 @@
+"""Rankings the retrieval lab compares (retrieval_lab.run_group's `modes`): the two rankers
+alone, plain RRF, the product's shipped hybrid, and one variant per fusion rule (plain RRF
+plus that rule only, and the main-branch fusion minus that rule), so each rule's effect is
+measured alone and in company.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from retrieval_lab import POOL, QueryCase, Ranking
+
+import vault_agent.query.search_modes as modes
+from vault_agent.query.search import query_terms
+from vault_agent.semantic.encoder import CONFIDENT_COSINE, DUPLICATE_COSINE
+from vault_agent.semantic.fusion import fuse_explained
+
+__all__ = ["RANKINGS", "rankings"]
+
+_EVIDENCE: dict[tuple[str, str], Any] = {}
+
+
+def _notes(hits: list[Any]) -> list[str]:
+    return list(dict.fromkeys(h[0] if isinstance(h, tuple) else h.path for h in hits))
+
+
+def _evidence(c: QueryCase) -> Any:
+    key = (c.vault.key, c.q)
+    if key not in _EVIDENCE:
+        engine = c.vault.engine() if c.lexical else None
+        _EVIDENCE[key] = modes.lexical_evidence(engine, c.q, query_terms(c.q), c.lexical, c.details)
+    return _EVIDENCE[key]
+
+
+def _gated(c: QueryCase, tau: float) -> tuple[list[Any], np.ndarray] | None:
+    """The semantic list the product fuses: all of it when a note holds a query word, else
+    the hits at cosine tau or more (None: no confident match)."""
+    if c.lexical:
+        return c.semantic, c.vectors
+    keep = [i for i, h in enumerate(c.semantic) if h[2] >= tau]
+    if not keep:
+        return None
+    return [c.semantic[i] for i in keep], c.vectors[keep]
+
+
+def _fused(c: QueryCase, tau: float | None, **rules: Any) -> list[str] | None:
+    sem = _gated(c, tau) if tau is not None else (c.semantic, c.vectors)
+    if sem is None:
+        return None
+    ev = _evidence(c)
+    lock = rules.pop("lock", ())
+    reason = ev.lock if ev.lock in lock else None
+    lead = ev.lead if reason else 0
+    shape = rules.pop("shape", False)
+    params: dict[str, Any] = {
+        "semantic_weight": 1.0,
+        "semantic_margin": None,
+        "lexical_top_bonus": 0.0,
+        "duplicate_cosine": None,
+    }
+    if shape:  # weights by query shape (main: keyword or named queries weigh the model 0.25)
+        params |= {"semantic_weight": None, "lexical_top_bonus": None}
+    params |= rules
+    fused = fuse_explained(
+        c.lexical, sem[0], POOL, described=ev.described, locked=reason, lead=lead, vectors=sem[1], **params
+    )
+    return _notes(fused)
+
+
+MAIN: dict[str, Any] = {
+    "lock": ("title", "alias", "quote", "rare", "exact"),
+    "shape": True,
+    "semantic_margin": 0.07,
+    "duplicate_cosine": DUPLICATE_COSINE,
+}
+RULES: dict[str, dict[str, Any]] = {
+    "lock-title": {"lock": ("title",)},
+    "lock-alias": {"lock": ("alias",)},
+    "lock-quote": {"lock": ("quote",)},
+    "lock-rare": {"lock": ("rare",)},
+    "exact-lead": {"lock": ("exact",)},
+    "shape-weights": {"shape": True},
+    "margin": {"semantic_margin": 0.07},
+    "copies": {"duplicate_cosine": DUPLICATE_COSINE},
+}
+
+
+def _without(rule: str) -> dict[str, Any]:
+    conf = dict(MAIN)
+    for k, val in RULES[rule].items():
+        if k == "lock":
+            conf["lock"] = tuple(r for r in MAIN["lock"] if r not in val)
+        elif k == "shape":
+            conf["shape"] = False
+        else:
+            conf[k] = None
+    return conf
+
+
+_ENGINES: dict[str, Any] = {}
+
+
+def _shipped(c: QueryCase, tau: float) -> list[str] | None:
+    """The product's hybrid path (search.ranked_hits) over the lab's lists."""
+    sem = _gated(c, tau)
+    if sem is None:
+        return None
+    engine = _ENGINES.setdefault(c.vault.key, c.vault.engine()) if c.lexical else None
+    return _notes(modes.hybrid_ranking(engine, c.q, query_terms(c.q), c.lexical, sem[0], POOL))
+
+
+def rankings(tau: float = CONFIDENT_COSINE) -> dict[str, Ranking]:
+    """name → ranking. `tau`: the no-confident-match cosine of the model measured."""
+    out: dict[str, Ranking] = {
+        "lexical": lambda c: _notes(c.lexical),
+        "semantic": lambda c: None if (g := _gated(c, tau)) is None else _notes(g[0]),
+        "rrf": lambda c: _fused(c, None),
+        "main": lambda c: _fused(c, tau, **MAIN),
+        "shipped": lambda c: _shipped(c, tau),
+    }
+    for name, conf in RULES.items():
+        out[f"rrf+{name}"] = _bind(dict(conf), None)
+        out[f"main-{name}"] = _bind(_without(name), tau)
+    return out
+
+
+def _bind(conf: dict[str, Any], tau: float | None) -> Callable[[QueryCase], list[str] | None]:
+    return lambda c: _fused(c, tau, **dict(conf))
+
+
+RANKINGS = ("lexical", "semantic", "rrf", "shipped")
