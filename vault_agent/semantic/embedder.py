@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, SegmentRef
 from vault_agent.semantic.embed_job import EmbedJob
-from vault_agent.semantic.encoder import MODEL_ID
+from vault_agent.semantic.encoder import active_model
 from vault_agent.semantic.progress import EMBEDDER_STATE_FILE, EmbedderPhase, EmbedderState, semantic_state
 from vault_agent.semantic.settings import embed_threads, semantic_enabled
 from vault_agent.semantic.store import LEGACY_TABLES, TABLE, VECTORS, file_model, part_keys, part_number
@@ -321,7 +321,7 @@ class SemanticIndexer:
         target = self._target
         if target is None or self.model_failed:
             return None
-        model = self._model or MODEL_ID
+        model = self._model or active_model().model_id
         seg_dir = self.index_dir / SEGMENTS_DIR
         order = sorted(target.segments, key=lambda s: (s.note_count - len(s.deleted), -s.segment_id))
         for seg in order:
@@ -426,7 +426,7 @@ class SemanticIndexer:
             self._set_phase("failed")
             self._stop_worker()
             return None
-        self._model = str(event.get("model") or MODEL_ID)
+        self._model = str(event.get("model") or active_model().model_id)
         return proc
 
     def _run_job(self, job: EmbedJob) -> None:

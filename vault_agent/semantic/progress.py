@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from vault_agent.contracts import HEARTBEAT_STALE_S, SEGMENTS_DIR, Manifest, WarningItem
 from vault_agent.freshness import pid_alive
-from vault_agent.semantic.encoder import MODEL_ID, load_encoder, load_error
+from vault_agent.semantic.encoder import active_model, load_encoder, load_error
 from vault_agent.semantic.ports import PinnedManifest, SettingsSource
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.store import TABLE, file_model
@@ -155,13 +155,12 @@ def semantic_state(
     enabled = semantic_enabled()
     model_ok = enabled and (load_encoder() is not None if load_model else load_error() is None)
     seg_dir = Path(index_dir) / SEGMENTS_DIR if index_dir is not None else None
+    model = active_model().model_id
     live = embedded = 0
     for seg in manifest.segments:
         n = max(seg.note_count - len(seg.deleted), 0)
         live += n
-        complete = TABLE in seg.files and (
-            seg_dir is None or file_model(seg_dir / seg.files[TABLE]) == MODEL_ID
-        )
+        complete = TABLE in seg.files and (seg_dir is None or file_model(seg_dir / seg.files[TABLE]) == model)
         embedded += n if complete else min(seg.embedded_notes, n)
     embedder = None
     if enabled and index_dir is not None:
