@@ -328,7 +328,7 @@ def lab_report(args: Any) -> None:
         [m for m in args.modes.split(",") if m] if args.modes != "lexical" else list(lab_rankings.RANKINGS)
     )
     if args.rules:
-        names = ["lexical", "rrf", "main", *[n for n in available if "+" in n or n.startswith("main-")]]
+        names = [*lab_rankings.RANKINGS, "main", *[n for n in available if "+" in n or n.startswith("main-")]]
     chosen = {n: available[n] for n in names}
     groups = lab.SMOKE_GROUPS if args.smoke else lab.GROUPS
     vaults: dict[str, lab.LabVault] = {}

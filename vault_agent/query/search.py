@@ -276,7 +276,7 @@ def ranked_hits(
             )
         return semantic[:limit], "semantic", warnings
     engine = open_engine(Path(reader.settings.index_dir), view.manifest.search_index) if lexical else None
-    ranked = hybrid_ranking(engine, query, terms, lexical, semantic, limit, allowed)
+    ranked = hybrid_ranking(engine, query, terms, lexical, stored, semantic, limit, allowed)
     fused = [h.hit for h in ranked]
     if explained is not None:
         explained.extend(ranked)

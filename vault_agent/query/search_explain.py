@@ -1,9 +1,9 @@
 """`search --explain`: how each hit was ranked, for the owner's web page and for debugging.
 
 Per hit: its lexical rank and BM25 score, its semantic rank and cosine, what fusion added
-for each (the reciprocal-rank shares), whether fusion kept it in the top 3 because it
-alone holds a rare word or a quoted phrase of the query (`held`: rare, quote), and which
-fields hold a query term. Off by default (it costs a
+for each (the reciprocal-rank shares), whether fusion pinned it (`pinned`: `title`, kept
+first as the note the query names; `rare` / `quote`, kept in the top 3 as the one note
+holding that word or phrase), and which fields hold a query term. Off by default (it costs a
 few small engine look-ups per hit); bounded: fixed fields per hit, at most `limit` hits.
 """
 
@@ -28,7 +28,7 @@ __all__ = ["FusionExplain", "HitExplain", "explain_hits"]
 class FusionExplain(Camel):
     lexical: float  # the lexical list's reciprocal-rank share, 1 / (60 + rank)
     semantic: float  # the semantic list's share
-    held: str | None  # rare | quote: kept in the top 3, the one note holding that word or phrase
+    pinned: str | None  # title: kept first (the query names it); rare | quote: kept in the top 3
 
 
 class HitExplain(Camel):
@@ -93,7 +93,7 @@ def explain_hits(
                 fusion=FusionExplain(
                     lexical=round(h.lexical_part, 6),
                     semantic=round(h.semantic_part, 6),
-                    held=h.held,
+                    pinned=h.pinned,
                 ),
                 matched_fields=fields,
             )

@@ -11,6 +11,7 @@ query name the lexical first note, or pin it by a rare term or a quoted phrase:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
@@ -29,7 +30,7 @@ from vault_agent.semantic.evidence import (
     quoted_phrases,
     word_count,
 )
-from vault_agent.semantic.fusion import FusedHit, Held, fuse_explained, rrf
+from vault_agent.semantic.fusion import HELD_RANK, FusedHit, Pin, fuse_explained, rrf
 from vault_agent.semantic.progress import semantic_state
 from vault_agent.text import tokenize
 
@@ -116,6 +117,7 @@ def _run_freq(index: tantivy.Index, searcher: tantivy.Searcher, run: str) -> int
 
 
 TEXT_FIELDS = tuple(f for f in FIELD_BOOSTS if f != "folder")
+CJK_TOKEN_RE = re.compile(evidence.CJK_CHARS)
 
 
 def _sole_note(searcher: tantivy.Searcher, query: tantivy.Query) -> tuple[str, int] | None:
@@ -142,11 +144,12 @@ def _phrase(index: tantivy.Index, terms: list[str], fields: tuple[str, ...]) -> 
     return Q.boolean_query(clauses)
 
 
-def held_note(engine: tuple[tantivy.Index, tantivy.Searcher], query: str, terms: list[str]) -> Held | None:
+def held_pin(engine: tuple[tantivy.Index, tantivy.Searcher], query: str, terms: list[str]) -> Pin | None:
     """The note the query pins by its words, or None: the one note holding a quoted phrase
     ("…", “…”, 「…」, 『…』) of the query as a phrase; else the one note holding a run of
-    three or more CJK characters or a word (as the engine analyzes it) of the query, when
-    every such run and word that one note alone holds points to the same note. Each costs
+    three or more CJK characters (as typed: a CJK word has no spaces, so its bigrams are
+    not words) or a word (as the engine analyzes it) of the query, when every such run and
+    word that one note alone holds points to the same note. Each costs
     a dictionary look-up, then at most RARE_SCAN_CHUNKS + 1 documents read."""
     index, searcher = engine
     quoted: set[tuple[str, int]] = set()
@@ -157,21 +160,57 @@ def held_note(engine: tuple[tantivy.Index, tantivy.Searcher], query: str, terms:
             quoted.add(where)
     if len({p for p, _ in quoted}) == 1:
         path, ordinal = min(quoted)
-        return Held(path, ordinal, "quote")
+        return Pin(path, ordinal, "quote", HELD_RANK)
     rare: set[tuple[str, int]] = set()
     for run in cjk_runs(query):
         where = _sole_note(searcher, _phrase(index, list(tokenize(run)), TEXT_FIELDS))
         if where is not None:
             rare.add(where)
     for term in analyze_terms(terms):
+        if CJK_TOKEN_RE.fullmatch(term):
+            continue  # a bigram is not a word: a CJK word is its run (above)
         if 0 < _doc_freq(searcher, term) <= RARE_SCAN_CHUNKS:
             where = _sole_note(searcher, _phrase(index, [term], tuple(FIELD_BOOSTS)))
             if where is not None:
                 rare.add(where)
     if len({p for p, _ in rare}) == 1:
         path, ordinal = min(rare)
-        return Held(path, ordinal, "rare")
+        return Pin(path, ordinal, "rare", HELD_RANK)
     return None
+
+
+def _hit_text(details: dict[tuple[str, int], bytes], hit: Hit) -> tuple[str | None, str | None, str]:
+    """(title, top heading, chunk text) of a lexical hit from the engine's stored detail."""
+    blob = details.get((hit[0], hit[1]))
+    if blob is None:
+        return None, None, ""
+    title, heading_path, _, _, text = decode_detail(blob)
+    return title, (heading_path[0] if heading_path else None), text
+
+
+def named_pin(terms: list[str], lexical: list[Hit], details: dict[tuple[str, int], bytes]) -> Pin | None:
+    """The lexical first note, pinned first, when the query names it (evidence.names_note:
+    it holds at least half of the note's title, file name or top heading, and is at least
+    half made of them)."""
+    if not lexical or not terms:
+        return None
+    title, heading, _ = _hit_text(details, lexical[0])
+    if not names_note(terms, title, lexical[0][0], heading):
+        return None
+    return Pin(lexical[0][0], lexical[0][1], "title", 1)
+
+
+def exact_pin(
+    query: str, lexical: list[Hit], details: dict[tuple[str, int], bytes], place: int
+) -> Pin | None:
+    """For a keyword query: the first lexical hit holding a word of the query exactly as
+    typed where the stemmer matched more notes (evidence.exact_lead), pinned at `place`."""
+    texts = []
+    for hit in lexical:
+        title, _, text = _hit_text(details, hit)
+        texts.append(f"{title or ''}\n{PurePosixPath(hit[0]).stem}\n{text}")
+    lead = exact_lead(query, texts)
+    return None if lead is None else Pin(lexical[lead][0], lexical[lead][1], "exact", place)
 
 
 def hybrid_ranking(
@@ -179,17 +218,24 @@ def hybrid_ranking(
     query: str,
     terms: list[str],
     lexical: list[Hit],
+    details: dict[tuple[str, int], bytes],
     semantic: list[Hit],
     k: int,
     allowed: frozenset[str] | None = None,
 ) -> list[FusedHit]:
-    """The hybrid answer: plain RRF of both lists (fusion.rrf), the note the query pins by
-    its words (held_note; `engine`: the snapshot's (index, searcher), None: none) kept in
-    the top fusion.HELD_RANK; `allowed`: the notes the search filters leave (None: all)."""
-    held = held_note(engine, query, terms) if engine is not None and terms else None
+    """The hybrid answer: plain RRF of both lists (fusion.rrf) with the pins that measured
+    better than it (docs/retrieval.md "Fusion"): the lexical first note first when the query
+    names it (named_pin); the note the query's words pin in the top fusion.HELD_RANK
+    (held_pin; `engine`: the snapshot's (index, searcher), None: none), else, for a keyword
+    query, the lexical hit holding a word typed exactly first (exact_pin). `details`: the
+    engine's stored detail of the lexical hits; `allowed`: the notes the search filters
+    leave (None: all)."""
+    pins = [p for p in (named_pin(terms, lexical, details),) if p is not None]
+    held = held_pin(engine, query, terms) if engine is not None and terms else None
     if held is not None and allowed is not None and held.path not in allowed:
         held = None
-    return rrf(lexical, semantic, k, held)
+    other = held or exact_pin(query, lexical, details, 1)
+    return rrf(lexical, semantic, k, [*pins, *([other] if other is not None else [])])
 
 
 def lexical_evidence(

@@ -62,7 +62,7 @@ __all__ = [
     "SEMANTIC_MARGIN",
     "HELD_RANK",
     "FusedHit",
-    "Held",
+    "Pin",
     "Hit",
     "fuse",
     "fuse_explained",
@@ -70,19 +70,22 @@ __all__ = [
 ]
 
 
-# The note that alone holds an exact rare word or a quoted phrase of the query ranks no lower
-# than this (search_modes.held_note finds it). One note at most: with one, a note both lists
-# rank in their top 5 still ends in the top 10 (at worst 9th by RRF, one place lower).
+# A pinned note ranks no lower than its place: first for the note the query names (the
+# lexical first hit, evidence.names_note), HELD_RANK for the note that alone holds an exact
+# rare word or a quoted phrase of the query (search_modes.held_note). At most one of each:
+# then a note both lists rank in their top 5 still ends in the top 10 (RRF puts at most 8
+# notes above it, and the lexical first note is one of them when there are 8).
 HELD_RANK = 3
 
 
 @dataclass(frozen=True)
-class Held:
-    """A note the query pins by its words: it alone holds a rare word or a quoted phrase."""
+class Pin:
+    """A note the query's words pin near the top, and why."""
 
     path: str
-    ordinal: int  # the chunk that holds it (used when the lexical list does not hold the note)
-    reason: str  # "rare" | "quote"
+    ordinal: int  # the chunk to show when the lexical list does not hold the note
+    reason: str  # "title" (first) | "rare" | "quote" | "exact" (top HELD_RANK)
+    place: int  # ranks no lower than this (1-based)
 
 
 @dataclass
@@ -101,7 +104,7 @@ class FusedHit:
     bonus: float = 0.0
     lock: str | None = None  # why a locked lexical first hit kept first place
     duplicate_of: str | None = None
-    held: str | None = None  # why fusion kept this note in the top HELD_RANK (Held.reason)
+    pinned: str | None = None  # why fusion kept this note at or above its place (Pin.reason)
 
     @property
     def hit(self) -> Hit:
@@ -109,11 +112,11 @@ class FusedHit:
 
 
 def rrf(
-    lexical: Sequence[Hit], semantic: Sequence[Hit] | None, k: int, held: Held | None = None
+    lexical: Sequence[Hit], semantic: Sequence[Hit] | None, k: int, pins: Sequence[Pin] = ()
 ) -> list[FusedHit]:
     """The top `k` of plain reciprocal rank fusion of both lists (each ranked best first;
-    semantic: one hit per note, cosine as score), each hit with its ranks and shares; the
-    `held` note ranks no lower than HELD_RANK.
+    semantic: one hit per note, cosine as score), each hit with its ranks and shares;
+    every pinned note at or above its place (pins applied best place first).
 
     A semantic hit lifts its note's best lexical chunk, else stands on the chunk of the
     note's best passage. Ties: the order first seen (the lexical list, then the semantic
@@ -141,15 +144,19 @@ def rrf(
         if h.semantic_rank is None:
             h.semantic_rank, h.cosine = rank, cosine
             h.semantic_part = 1.0 / (RRF_K + rank)
-    pinned = best_chunk.get(held.path, (held.path, held.ordinal)) if held is not None else None
-    if held is not None and pinned is not None:
-        entry(pinned).held = held.reason
+    placed = []
+    for pin in sorted(pins, key=lambda p: p.place):
+        key = best_chunk.get(pin.path, (pin.path, pin.ordinal))
+        if entry(key).pinned is None:
+            hits[key].pinned = pin.reason
+            placed.append((key, pin.place))
     for h in hits.values():
         h.score = round(h.lexical_part + h.semantic_part, 6)
     ranked = sorted(hits, key=lambda key: (-hits[key].score, order[key], key))
-    if pinned is not None and ranked.index(pinned) >= HELD_RANK:
-        ranked.remove(pinned)
-        ranked.insert(HELD_RANK - 1, pinned)
+    for key, place in placed:
+        if ranked.index(key) >= place:
+            ranked.remove(key)
+            ranked.insert(place - 1, key)
     return [hits[key] for key in ranked[:k]]
 
 

@@ -24,8 +24,8 @@ def explain_line(e: dict[str, Any]) -> str:
     lex = f"lexical #{e['lexicalRank']} ({e['lexicalScore']:.2f})" if e.get("lexicalRank") else "lexical -"
     sem = f"semantic #{e['semanticRank']} (cos {e['cosine']:.3f})" if e.get("semanticRank") else "semantic -"
     parts = [lex, sem, f"fusion {f.get('lexical', 0):.4f}+{f.get('semantic', 0):.4f}"]
-    if f.get("held"):
-        parts.append(f"held in the top 3: {f['held']}")
+    if f.get("pinned"):
+        parts.append(f"pinned: {f['pinned']}")
     parts.append("fields: " + (", ".join(e.get("matchedFields") or []) or "-"))
     return "  ".join(parts)
 
