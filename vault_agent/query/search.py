@@ -38,7 +38,7 @@ from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.structured.candidates import candidate_paths
 from vault_agent.query.structured.filters import Filters
 from vault_agent.search_fields import FIELD_BOOSTS, analyze_terms, decode_detail
-from vault_agent.semantic.encoder import CONFIDENT_COSINE
+from vault_agent.semantic.encoder import active_model
 from vault_agent.semantic.fusion import FusedHit
 from vault_agent.semantic.progress import semantic_warnings
 from vault_agent.semantic.query import semantic_search
@@ -206,7 +206,7 @@ def no_confident_match(best: float | None) -> WarningItem:
     near = (
         "nothing"
         if best is None
-        else f"the nearest note's similarity is {best:.2f}, below {CONFIDENT_COSINE:.2f}"
+        else f"the nearest note's similarity is {best:.2f}, below {active_model().confident_cosine:.2f}"
     )
     return WarningItem(
         code="NO_CONFIDENT_MATCH",
@@ -235,7 +235,7 @@ def ranked_hits(
     the search filters leave (None: all), narrowed in each ranker before ranking.
 
     A semantic or hybrid query that no note holds a word of and whose nearest note is
-    below the model's CONFIDENT_COSINE answers no hits with NO_CONFIDENT_MATCH (made-up
+    below the model's confident_cosine answers no hits with NO_CONFIDENT_MATCH (made-up
     words must not get ten confident-looking results)."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
     if wanted == "lexical":  # every answer says how far embeddings are (SEMANTIC_PENDING / _OFF)
@@ -268,7 +268,8 @@ def ranked_hits(
         # the confidence gate is for queries no note of the vault holds a word of.
         held = bool(lexical) or (allowed is not None and bool(terms) and any_term_held(reader, view, terms))
     if not held:  # no note holds a word of the query: only confident neighbours answer
-        confident = [i for i, h in enumerate(semantic) if h[2] >= CONFIDENT_COSINE]
+        floor = active_model().confident_cosine
+        confident = [i for i, h in enumerate(semantic) if h[2] >= floor]
         if not confident:
             return [], wanted, [*warnings, no_confident_match(semantic[0][2] if semantic else None)]
         semantic, vectors = [semantic[i] for i in confident], vectors[confident]

@@ -20,7 +20,7 @@ import numpy as np
 from vault_agent.query.snapshot import SnapshotView
 from vault_agent.search_fields import FIELD_BOOSTS, PATH_FIELD, analyze_terms, decode_detail
 from vault_agent.semantic import evidence
-from vault_agent.semantic.encoder import DUPLICATE_COSINE
+from vault_agent.semantic.encoder import active_model
 from vault_agent.semantic.evidence import exact_lead, lock_reason, names_note, word_count
 from vault_agent.semantic.fusion import FusedHit, fuse_explained
 from vault_agent.semantic.progress import semantic_state
@@ -185,6 +185,7 @@ def fuse(
     keeps equal weights, one that describes a note lets the model's ranking weigh more; near-duplicate hits
     (`vectors` of the semantic hits) without better lexical evidence move down."""
     ev = evidence or LexicalEvidence(False, None)
+    model = active_model()
     return fuse_explained(
         lexical,
         semantic_ranked,
@@ -193,5 +194,6 @@ def fuse(
         locked=ev.lock,
         lead=ev.lead,
         vectors=vectors,
-        duplicate_cosine=DUPLICATE_COSINE,
+        duplicate_cosine=model.duplicate_cosine,
+        semantic_margin=model.semantic_margin,
     )
