@@ -323,7 +323,7 @@ def lab_report(args: Any) -> None:
 
     work = Path(args.work)
     model = lab.MODELS[args.model]()
-    available = lab_rankings.rankings()
+    available = lab_rankings.rankings(model.product_id)
     names = (
         [m for m in args.modes.split(",") if m] if args.modes != "lexical" else list(lab_rankings.RANKINGS)
     )

@@ -14,7 +14,8 @@ from retrieval_lab import POOL, QueryCase, Ranking
 
 import vault_agent.query.search_modes as modes
 from vault_agent.query.search import query_terms
-from vault_agent.semantic.encoder import CONFIDENT_COSINE, DUPLICATE_COSINE
+from vault_agent.semantic.confidence import confident_hits
+from vault_agent.semantic.encoder import active_model
 from vault_agent.semantic.fusion import HELD_RANK, fuse_explained, rrf
 
 __all__ = ["RANKINGS", "rankings"]
@@ -34,18 +35,19 @@ def _evidence(c: QueryCase) -> Any:
     return _EVIDENCE[key]
 
 
-def _gated(c: QueryCase, tau: float) -> tuple[list[Any], np.ndarray] | None:
+def _gated(c: QueryCase, model: str) -> tuple[list[Any], np.ndarray] | None:
     """The semantic list the product fuses: all of it when a note holds a query word, else
-    the hits at cosine tau or more (None: no confident match)."""
+    the hits that stand out under the model's gate (semantic.confidence; None: no
+    confident match)."""
     if c.lexical:
         return c.semantic, c.vectors
-    keep = [i for i, h in enumerate(c.semantic) if h[2] >= tau]
+    keep = confident_hits([h[2] for h in c.semantic], model)
     if not keep:
         return None
-    return [c.semantic[i] for i in keep], c.vectors[keep]
+    return c.semantic[:keep], c.vectors[:keep]
 
 
-def _fused(c: QueryCase, tau: float | None, **rules: Any) -> list[str] | None:
+def _fused(c: QueryCase, tau: str | None, **rules: Any) -> list[str] | None:
     sem = _gated(c, tau) if tau is not None else (c.semantic, c.vectors)
     if sem is None:
         return None
@@ -72,8 +74,9 @@ def _fused(c: QueryCase, tau: float | None, **rules: Any) -> list[str] | None:
 MAIN: dict[str, Any] = {
     "lock": ("title", "alias", "quote", "rare", "exact"),
     "shape": True,
-    "semantic_margin": 0.07,
-    "duplicate_cosine": DUPLICATE_COSINE,
+    # the model's own values (encoder.ModelChoice: USE 0.07 / 0.8, e5 0.025 / 0.93)
+    "semantic_margin": active_model().semantic_margin,
+    "duplicate_cosine": active_model().duplicate_cosine,
 }
 RULES: dict[str, dict[str, Any]] = {
     "lock-title": {"lock": ("title",)},
@@ -82,8 +85,8 @@ RULES: dict[str, dict[str, Any]] = {
     "lock-rare": {"lock": ("rare",)},
     "exact-lead": {"lock": ("exact",)},
     "shape-weights": {"shape": True},
-    "margin": {"semantic_margin": 0.07},
-    "copies": {"duplicate_cosine": DUPLICATE_COSINE},
+    "margin": {"semantic_margin": MAIN["semantic_margin"]},
+    "copies": {"duplicate_cosine": MAIN["duplicate_cosine"]},
 }
 
 
@@ -118,7 +121,7 @@ def _pin(c: QueryCase, kind: str) -> Any:
     return _PINS[key]
 
 
-def _pinned(c: QueryCase, tau: float | None, kinds: tuple[str, ...]) -> list[str] | None:
+def _pinned(c: QueryCase, tau: str | None, kinds: tuple[str, ...]) -> list[str] | None:
     """Plain RRF with the product's pins of those kinds (an exact pin only where no
     held pin is), over the gated semantic list when `tau` is given."""
     sem = _gated(c, tau) if tau is not None else (c.semantic, c.vectors)
@@ -131,7 +134,7 @@ def _pinned(c: QueryCase, tau: float | None, kinds: tuple[str, ...]) -> list[str
     return _notes(rrf(c.lexical, sem[0], POOL, pins))
 
 
-def _shipped(c: QueryCase, tau: float) -> list[str] | None:
+def _shipped(c: QueryCase, tau: str) -> list[str] | None:
     """The product's hybrid path (search.ranked_hits) over the lab's lists."""
     sem = _gated(c, tau)
     if sem is None:
@@ -152,8 +155,8 @@ PIN_VARIANTS = {
 }
 
 
-def rankings(tau: float = CONFIDENT_COSINE) -> dict[str, Ranking]:
-    """name → ranking. `tau`: the no-confident-match cosine of the model measured."""
+def rankings(tau: str) -> dict[str, Ranking]:
+    """name → ranking. `tau`: the product's id of the model measured (its confidence gate)."""
     out: dict[str, Ranking] = {
         "lexical": lambda c: _notes(c.lexical),
         "semantic": lambda c: None if (g := _gated(c, tau)) is None else _notes(g[0]),
@@ -169,11 +172,11 @@ def rankings(tau: float = CONFIDENT_COSINE) -> dict[str, Ranking]:
     return out
 
 
-def _bind_pins(kinds: tuple[str, ...], tau: float | None) -> Callable[[QueryCase], list[str] | None]:
+def _bind_pins(kinds: tuple[str, ...], tau: str | None) -> Callable[[QueryCase], list[str] | None]:
     return lambda c: _pinned(c, tau, kinds)
 
 
-def _bind(conf: dict[str, Any], tau: float | None) -> Callable[[QueryCase], list[str] | None]:
+def _bind(conf: dict[str, Any], tau: str | None) -> Callable[[QueryCase], list[str] | None]:
     return lambda c: _fused(c, tau, **dict(conf))
 
 

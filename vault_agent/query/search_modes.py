@@ -16,12 +16,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
 from vault_agent.query.snapshot import SnapshotView
 from vault_agent.search_fields import FIELD_BOOSTS, ORDINAL_FIELD, PATH_FIELD, analyze_terms, decode_detail
 from vault_agent.semantic import evidence
-from vault_agent.semantic.encoder import DUPLICATE_COSINE
 from vault_agent.semantic.evidence import (
     cjk_runs,
     exact_lead,
@@ -30,7 +27,7 @@ from vault_agent.semantic.evidence import (
     quoted_phrases,
     word_count,
 )
-from vault_agent.semantic.fusion import HELD_RANK, FusedHit, Pin, fuse_explained, rrf
+from vault_agent.semantic.fusion import HELD_RANK, FusedHit, Pin, rrf
 from vault_agent.semantic.progress import semantic_state
 from vault_agent.text import tokenize
 
@@ -301,27 +298,3 @@ def lead_agreed(
     blob = details.get((lexical[0][0], lexical[0][1]))
     title = decode_detail(blob)[0] if blob is not None else None
     return names_note(terms, title, lexical[0][0])
-
-
-def fuse(
-    lexical: list[Hit],
-    semantic_ranked: list[Hit],
-    k: int,
-    evidence: LexicalEvidence | None = None,
-    vectors: np.ndarray | None = None,
-) -> list[FusedHit]:
-    """Hybrid ranking (semantic.fusion.fuse_explained) under the lexical `evidence`:
-    a locked lexical first hit stays first; a query that names a note or is a keyword
-    keeps equal weights, one that describes a note lets the model's ranking weigh more; near-duplicate hits
-    (`vectors` of the semantic hits) without better lexical evidence move down."""
-    ev = evidence or LexicalEvidence(False, None)
-    return fuse_explained(
-        lexical,
-        semantic_ranked,
-        k,
-        described=ev.described,
-        locked=ev.lock,
-        lead=ev.lead,
-        vectors=vectors,
-        duplicate_cosine=DUPLICATE_COSINE,
-    )

@@ -32,7 +32,8 @@ class Gate:
     threshold: float  # a hit stands out at this value of the statistic or more
 
 
-# Per model id (encoder.MODEL_ID): bench_retrieval.py --lab dev --calibrate 300 --model M.
+# Per model (its id before "@", the weights hash): bench_retrieval.py --lab dev --calibrate
+# 300 --model M.
 GATES: dict[str, Gate] = {
     # made-up 2,400 queries' best cosines p90 0.171; real paraphrases p5 0.206: 0.17
     # refuses 90% and answers 98% of them (95% of those sharing no word with their note)
@@ -60,5 +61,5 @@ def confident_hits(cosines: Sequence[float], model_id: str | None = None) -> int
     if model_id is None:
         encoder = load_encoder()
         model_id = encoder.model_id if encoder is not None else ""
-    gate = GATES.get(model_id, DEFAULT_GATE)
+    gate = GATES.get(model_id.split("@")[0], DEFAULT_GATE)
     return int(np.count_nonzero(statistic(gate, cosines) >= gate.threshold))

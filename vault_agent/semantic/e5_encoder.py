@@ -20,6 +20,7 @@ concurrent calls of one session, each on its calling thread.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -35,16 +36,17 @@ import onnxruntime
 
 import vault_agent
 from vault_agent.semantic.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX, SPECIAL_TOKENS, E5Tokenizer
-from vault_agent.semantic.e5_weights import E5Weights, dequantize_q4, read_weights
+from vault_agent.semantic.e5_weights import BLOCK, Q4_BLOCK, E5Weights, dequantize_q4, read_weights
+from vault_agent.setting_specs import SPEC_BY_NAME
 
 log = logging.getLogger("vault_agent.semantic")
 
 MODEL_NAME = "multilingual-e5-small-q4"
 BUILD_VERSION = "1"  # bump when e5_build.py's output changes: old cached builds are ignored
-CACHE_ENV = "VAULT_AGENT_CACHE_DIR"
+CACHE_ENV = SPEC_BY_NAME["model_cache"].env
 # Padded tokens per session call. Peak memory grows ~60 KB a token (onnxruntime's planned
 # activations); per passage, 512 was as fast as 1,024 and 10-15% faster than 2,048 (cache
-# effects; ops/bench/bench_embed.py --batch-tokens), so 512: a 512-token window runs alone.
+# effects; ops/bench/bench_e5.py `batch_tokens`), so 512: a 512-token window runs alone.
 MAX_BATCH_TOKENS = 512
 BUILD_TIMEOUT_S = 600
 GRAPH_FILE = "encoder.onnx"  # what e5_build.py writes into a build folder
@@ -167,9 +169,13 @@ class E5Encoder:
         self.tokenizer = tokenizer
         self._session = session
         self._window = d.positions - SPECIAL_TOKENS
-        self._word = weights.q4("emb.word", d.vocab, d.hidden)
-        self._position = weights.f32("emb.pos").reshape(d.positions, d.hidden)
-        self._type = weights.f32("emb.type").reshape(-1, d.hidden)[0]
+        # Word rows are read with pread, not through the mapping: a mapped page a batch
+        # touched stays in the worker's RSS (46 MB of the 250k-row table after 5k notes).
+        self._word = _RowReader(
+            weights.path, weights.offsets["emb.word"], d.hidden // BLOCK * Q4_BLOCK.itemsize
+        )
+        self._position = np.array(weights.f32("emb.pos").reshape(d.positions, d.hidden))
+        self._type = np.array(weights.f32("emb.type").reshape(-1, d.hidden)[0])
         self._lock = threading.Lock()
         self.calls = 0
         self.passages_embedded = 0
@@ -229,11 +235,33 @@ class E5Encoder:
             n = len(content) + SPECIAL_TOKENS
             ids[row, :n] = [tok.bos, *content, tok.eos]
             mask[row, :n] = 1.0
-        x0 = dequantize_q4(self._word[ids.reshape(-1)]).reshape(len(contents), tokens, self.dim)
+        x0 = self._word.rows(ids.reshape(-1)).reshape(len(contents), tokens, self.dim)
         x0 += self._position[:tokens]
         x0 += self._type
         pooled: np.ndarray = self._session.run(["pooled"], {"x0": x0, "mask": mask})[0]
         return pooled
+
+
+class _RowReader:
+    """Rows of one Q4_0 matrix of the weights file, dequantized, read with pread (thread-safe)."""
+
+    def __init__(self, path: Path, offset: int, row_bytes: int) -> None:
+        self._fd = os.open(path, os.O_RDONLY)
+        self._offset = offset
+        self._row_bytes = row_bytes
+
+    def rows(self, ids: np.ndarray) -> np.ndarray:
+        """(len(ids), 32 x blocks) float32 rows, in the order of `ids`."""
+        unique, inverse = np.unique(ids, return_inverse=True)
+        size, base = self._row_bytes, self._offset
+        raw = b"".join(os.pread(self._fd, size, base + int(i) * size) for i in unique)
+        blocks = np.frombuffer(raw, Q4_BLOCK).reshape(len(unique), -1)
+        out: np.ndarray = dequantize_q4(blocks)[inverse.reshape(-1)]
+        return out
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.close(self._fd)
 
 
 def _batches(lengths: list[int]) -> list[list[int]]:

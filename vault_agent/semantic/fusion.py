@@ -49,7 +49,7 @@ LEXICAL_TOP_BONUS = 0.02
 DESCRIBED_SEMANTIC_WEIGHT = 1.0
 DESCRIBED_BONUS = 0.0
 # Two notes whose vectors are this close are copies of each other (translations, exports):
-# the shipped model's value is encoder.DUPLICATE_COSINE, passed in by search.
+# the shipped model's value is its ModelChoice.duplicate_cosine (encoder.py), passed in by search.
 DUPLICATE_COSINE = 0.8
 
 Hit = tuple[str, int, float]  # (path, chunk ordinal, score)

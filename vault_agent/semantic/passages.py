@@ -31,6 +31,7 @@ HEADINGS_CHARS = 300
 # no script averages more than 12 characters a token).
 CHARS_PER_TOKEN_MAX = 12
 MAX_SECTIONS = 0  # passages a note has besides its opening (semantic.query reads it)
+READ_CHARS = PASSAGE_TOKENS * CHARS_PER_TOKEN_MAX  # a note's text a passage can read (embed_job)
 
 Cut = Callable[[str, int], str]  # (text, max tokens) → its longest start within them
 
@@ -38,6 +39,7 @@ __all__ = [
     "HEADINGS_CHARS",
     "MAX_SECTIONS",
     "PASSAGE_TOKENS",
+    "READ_CHARS",
     "Cut",
     "Passage",
     "build_passage",
@@ -107,7 +109,7 @@ def passages_from_chunks(
         bodies: list[str] = []
         body_len = 0
         for t in texts[i:j]:
-            if body_len >= PASSAGE_TOKENS * CHARS_PER_TOKEN_MAX:  # later chunks cannot reach the cut
+            if body_len >= READ_CHARS:  # later chunks cannot reach the cut
                 break
             bodies.append(t or "")
             body_len += len(t or "")

@@ -19,10 +19,11 @@ except ImportError:  # pragma: no cover - platforms with e5 (and the test extra 
     USE = None
 
 USE_MODEL_ID = "use-multilingual-v3"
+USE_INSTALLED = USE is not None
 USE_DIM = 512
 BATCH = 32  # passages per model call: amortizes weight streaming, bounds the transient
 
-__all__ = ["USE_DIM", "USE_MODEL_ID", "UseEncoder", "load_use"]
+__all__ = ["USE_DIM", "USE_INSTALLED", "USE_MODEL_ID", "UseEncoder", "load_use"]
 
 
 def load_use() -> UseEncoder:
