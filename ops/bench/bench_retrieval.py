@@ -28,7 +28,7 @@ Sets measured (each vault is indexed once into --work, outside the vault):
   r@5 / r@10 / MRR (nonsense: share refused), from lists cached in --work per (model,
   passage shape, vault): reruns cost only the rankings. --model use|e5-nano, --shape
   (retrieval_lab.passages_of), --modes any of lab_rankings.rankings() (default the four);
-  --rules: every fusion rule alone on plain RRF and taken out of main's fusion.
+  --rules: every pin of the shipped fusion alone on plain RRF and taken out of it.
       --lab dev,holdout,public --work W [--model use] [--shape shipped]
 Recall counts distinct notes in rank order (chunk hits collapse to their note). Prints
 JSON. Not part of CI; quality numbers are deterministic (no timing).
@@ -328,7 +328,7 @@ def lab_report(args: Any) -> None:
         [m for m in args.modes.split(",") if m] if args.modes != "lexical" else list(lab_rankings.RANKINGS)
     )
     if args.rules:
-        names = [*lab_rankings.RANKINGS, "main", *[n for n in available if "+" in n or n.startswith("main-")]]
+        names = [*lab_rankings.RANKINGS, *lab_rankings.PIN_VARIANTS]
     chosen = {n: available[n] for n in names}
     groups = lab.SMOKE_GROUPS if args.smoke else lab.GROUPS
     vaults: dict[str, lab.LabVault] = {}
@@ -378,7 +378,7 @@ def main() -> None:
     ap.add_argument("--lab", default="", help="dev,holdout,public: the per-class tables (retrieval_lab.py)")
     ap.add_argument("--model", default="use", help="--lab: use | e5-nano")
     ap.add_argument("--shape", default="shipped", help="--lab: passage shape (retrieval_lab.passages_of)")
-    ap.add_argument("--rules", action="store_true", help="--lab: every fusion rule alone and left out")
+    ap.add_argument("--rules", action="store_true", help="--lab: every pin alone on plain RRF and left out")
     ap.add_argument(
         "--calibrate", type=int, default=0, help="--lab: N made-up queries a dev vault (lab_calibrate)"
     )

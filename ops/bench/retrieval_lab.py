@@ -302,26 +302,53 @@ class VaultVectors:
         self.note_of = np.array([number[p] for p, _ in self.owners], dtype=np.int64)
 
 
+def _known_vectors(work: Path, model: Model, key: str) -> dict[str, tuple[np.ndarray, float]]:
+    """sha → (vector, CPU seconds it cost) over every shape's cached file of this vault:
+    shapes share passages (a window shape's first window is the opening of that length)."""
+    known: dict[str, tuple[np.ndarray, float]] = {}
+    for f in sorted((work / "vectors" / model.name).glob(f"*/{key}.npz")):
+        got = np.load(f, allow_pickle=False)
+        each = (
+            got["cpu_each"]
+            if "cpu_each" in got.files
+            else np.full(len(got["shas"]), float(got["cpu_s"]) / max(1, len(got["shas"])))
+        )
+        for sha, vec, cpu in zip(got["shas"], got["matrix"], each, strict=True):
+            known.setdefault(str(sha), (vec, float(cpu)))
+    return known
+
+
 def vault_vectors(work: Path, model: Model, shape: str, v: LabVault) -> VaultVectors:
-    """The cached vectors of (model, shape, vault), embedding what is missing."""
+    """The cached vectors of (model, shape, vault), embedding what no cached file holds;
+    the CPU a shape costs counts every passage (reused ones at what they cost to embed)."""
     path = work / "vectors" / model.name / shape / f"{v.key}.npz"
     ps = passages_of(shape, v.rows, v.titles, model)
     shas = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest() for _, _, t in ps]
+    owners = [(p, o) for p, o, _ in ps]
     if path.exists():
         got = np.load(path, allow_pickle=False)
         if list(got["shas"]) == shas:
-            owners = [(p, o) for p, o, _ in ps]
             return VaultVectors(owners, got["matrix"], float(got["cpu_s"]), int(got["tokens"]))
-    texts = [t for _, _, t in ps]
-    t0 = time.thread_time()
-    parts = [model.passages(texts[i : i + 32]) for i in range(0, len(texts), 32)]
-    cpu = time.thread_time() - t0
-    matrix = np.vstack(parts) if parts else np.zeros((0, 1), np.float32)
-    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
-    tokens = sum(model.count_tokens(t) for t in texts)
+    known = _known_vectors(work, model, v.key)
+    todo = sorted({sha: t for sha, (_, _, t) in zip(shas, ps, strict=True) if sha not in known}.items())
+    for start in range(0, len(todo), 32):
+        batch = todo[start : start + 32]
+        t0 = time.thread_time()
+        vecs = model.passages([t for _, t in batch])
+        per = (time.thread_time() - t0) / len(batch)
+        for (sha, _), vec in zip(batch, vecs, strict=True):
+            known[sha] = (vec / max(float(np.linalg.norm(vec)), 1e-9), per)
+    dim = len(next(iter(known.values()))[0]) if known else 1
+    matrix = (
+        np.stack([known[sha][0] for sha in shas]).astype(np.float32)
+        if shas
+        else np.zeros((0, dim), np.float32)
+    )
+    each = np.array([known[sha][1] for sha in shas], np.float64)
+    tokens = sum(model.count_tokens(t) for _, _, t in ps)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, shas=np.array(shas), matrix=matrix.astype(np.float32), cpu_s=cpu, tokens=tokens)
-    return VaultVectors([(p, o) for p, o, _ in ps], matrix.astype(np.float32), cpu, tokens)
+    np.savez(path, shas=np.array(shas), matrix=matrix, cpu_s=float(each.sum()), cpu_each=each, tokens=tokens)
+    return VaultVectors(owners, matrix, float(each.sum()), tokens)
 
 
 class QueryVectors:
