@@ -23,10 +23,13 @@ from bench_vaults import vault_key
 from holdout_gen import nonsense
 from retrieval_lab import POOL, LabVault, Model, QueryVectors, semantic_lists, vault_vectors
 
+from vault_agent.query.search_modes import script_held
 from vault_agent.search_fields import analyze_terms
+from vault_agent.semantic import confidence
 from vault_agent.text import tokenize
 
 __all__ = ["FEATURES", "REAL_KINDS", "calibrate"]
+KINDS = ("made-up", "real", "real, no word shared")
 REAL_KINDS = frozenset({"paraphrase", "keyword", "cjk", "bridge"})
 
 
@@ -121,7 +124,49 @@ def calibrate(
             for f, fn in FEATURES.items():
                 real[f].append(fn(c))
                 (apart[f].append(fn(c)) if not shares else None)
-    qv.save()
     out: dict[str, Any] = {"made_up": len(made_up) * len(keys), "real": len(real["top1"])}
     out["real_sharing_no_word"] = len(apart["top1"])
-    return out | {f: _summary(fake[f], real[f], apart[f]) for f in FEATURES}
+    out |= {f: _summary(fake[f], real[f], apart[f]) for f in FEATURES}
+    out["shipped gate"] = _gate(sets, vaults, work, model, shape, made_up, qv)
+    qv.save()
+    return out
+
+
+def _gate(
+    sets: list[tuple[str, dict[str, Any]]],
+    vaults: dict[str, LabVault],
+    work: Path,
+    model: Model,
+    shape: str,
+    made_up: list[str],
+    qv: QueryVectors,
+) -> dict[str, Any]:
+    """The product's gate end to end per floor: made-up refused, real answered."""
+    cases: list[tuple[str, bool, bool, float]] = []  # (kind, has lexical hit, same script, top1)
+    for key in sorted({vault_key(s) for _, s in sets}):
+        v = vaults[key]
+        vv = vault_vectors(work, model, shape, v)
+        engine = v.engine()
+        words = _note_words(v)
+        items = [(q, "made-up") for q in made_up]
+        for _, s in sets:
+            if vault_key(s) == key:
+                for i in s["queries"]:
+                    if kind_of(i) in REAL_KINDS:
+                        shares = any(_words(i["q"]) & words.get(t, set()) for t in i["targets"])
+                        items.append((i["q"], "real" if shares else "real, no word shared"))
+        for q, kind in items:
+            top1 = float(semantic_lists(vv, qv.get(q))[2].max())
+            cases.append((kind, bool(v.lexical(q)[0]), script_held(engine, q), top1))
+    base = confidence.floor(model.product_id)
+    out: dict[str, Any] = {"shipped floor": base}
+    for cut in sorted({round(base + d, 3) for d in (-0.02, -0.01, 0.0, 0.01, 0.02)}):
+        answered = {
+            k: [lex or not same or top >= cut for kk, lex, same, top in cases if kk == k] for k in KINDS
+        }
+        out[f"floor {cut}"] = {
+            "made-up refused": round(1 - float(np.mean(answered["made-up"])), 3),
+            "real answered": round(float(np.mean(answered["real"] + answered["real, no word shared"])), 3),
+            "no word shared, answered": round(float(np.mean(answered["real, no word shared"])), 3),
+        }
+    return out

@@ -39,7 +39,8 @@ def _gated(c: QueryCase, model: str) -> tuple[list[Any], np.ndarray] | None:
     confident match)."""
     if c.lexical:
         return c.semantic, c.vectors
-    keep = confident_hits([h[2] for h in c.semantic], model)
+    same_script = modes.script_held(_engine(c), c.q)
+    keep = confident_hits([h[2] for h in c.semantic], model, same_script)
     if not keep:
         return None
     return c.semantic[:keep], c.vectors[:keep]

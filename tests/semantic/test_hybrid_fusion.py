@@ -17,7 +17,7 @@ from vault_agent.text import tokenize
 from .conftest import FIXTURE, reader_for
 from .test_hybrid_search import QUERIES
 
-MEASURED_TOP3 = 17
+MEASURED_TOP3 = 15
 
 
 def _names(query: str, title: str | None, path: str) -> bool:
@@ -64,7 +64,9 @@ def test_titles_stay_first_and_paraphrases_find_their_notes(embedded_vault: tupl
         for q in QUERIES
     ]
     # The fixture's 20 paraphrase questions (zh, ja, cross-language, en), plain RRF with its
-    # pins: measured MEASURED_TOP3 of 20 with a target in the top 3.
+    # pins, multilingual-e5-small: measured 15 of 20 with a target in the top 3. One is
+    # refused: "how do I fall asleep more easily" shares no word with the vault, which holds
+    # Latin words, and its Japanese note's cosine (0.836) is below e5's floor (0.86).
     assert sum(top3) >= MEASURED_TOP3, top3
 
 
@@ -88,11 +90,13 @@ def test_vault_find_reads_first_what_hybrid_search_ranks_first(
     agree = 0
     right = 0
     for q in QUERIES:
-        top = _search(settings_, q=q["q"], limit=1)["data"]["results"][0]["path"]
+        results = _search(settings_, q=q["q"], limit=1)["data"]["results"]
+        top = results[0]["path"] if results else None
         first = _find_first_read(settings_, q["q"])
         agree += first == top
         right += first in q["targets"]
-    # Measured: find's first read is search's first hit for 20 of 20 questions, and right for
-    # 15, as search's (before round 3: find kept only chunks covering >= 60 % / 30 % of the
-    # query's words).
-    assert agree >= 18 and right >= 15, (agree, right)
+    # Measured: find's first read is search's first hit for 20 of 20 questions (the refused
+    # one included: no hit, no read), and right for 14 with multilingual-e5-small and plain
+    # RRF (15 with USE and issue 22's fusion; before round 3 find kept only chunks covering
+    # >= 60 % / 30 % of the query's words).
+    assert agree >= 18 and right >= 14, (agree, right)

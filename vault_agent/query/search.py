@@ -32,12 +32,13 @@ from vault_agent.query.search_modes import (
     embeddings_available,
     hybrid_ranking,
     lead_agreed,
+    script_held,
 )
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.structured.candidates import candidate_paths
 from vault_agent.query.structured.filters import Filters
 from vault_agent.search_fields import FIELD_BOOSTS, analyze_terms, decode_detail
-from vault_agent.semantic.confidence import confident_hits
+from vault_agent.semantic.confidence import confident_hits, floor
 from vault_agent.semantic.fusion import FusedHit
 from vault_agent.semantic.progress import semantic_warnings
 from vault_agent.semantic.query import semantic_search
@@ -202,10 +203,10 @@ def any_term_held(reader: SnapshotReader, view: SnapshotView, terms: list[str]) 
 
 
 def no_confident_match(best: float | None) -> WarningItem:
-    near = "nothing" if best is None else f"the nearest note's similarity is {best:.2f}, like the rest"
+    near = "nothing" if best is None else f"the nearest note's similarity is {best:.3f}, below {floor():.3f}"
     return WarningItem(
         code="NO_CONFIDENT_MATCH",
-        message=f"no note holds the query's words and none stands out in meaning ({near}); "
+        message=f"no note holds the query's words and none is close in meaning ({near}); "
         "try other words, or mode=lexical for exact matches only",
     )
 
@@ -229,10 +230,11 @@ def ranked_hits(
     receives how each hit was ranked (fusion.FusedHit, in hit order). `allowed`: the notes
     the search filters leave (None: all), narrowed in each ranker before ranking.
 
-    A semantic or hybrid query that no note holds a word of answers only the neighbours
-    that stand out from the vault (semantic.confidence), and no hits with
-    NO_CONFIDENT_MATCH when none does (made-up words must not get ten confident-looking
-    results)."""
+    A semantic or hybrid query that no note holds a word of answers only the neighbours at
+    the model's floor or above (semantic.confidence; all of them when the vault holds no
+    word in the query's script: a question in another language), and no hits with
+    NO_CONFIDENT_MATCH when there are none (made-up words must not get ten
+    confident-looking results)."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
     if wanted == "lexical":  # every answer says how far embeddings are (SEMANTIC_PENDING / _OFF)
         warnings = semantic_warnings(reader, view, lexical_answer=mode is None)
@@ -263,8 +265,11 @@ def ranked_hits(
         # With a filter, a query word held only by notes it leaves out is still a real word:
         # the confidence gate is for queries no note of the vault holds a word of.
         held = bool(lexical) or (allowed is not None and bool(terms) and any_term_held(reader, view, terms))
-    if not held:  # no note holds a word of the query: only neighbours that stand out answer
-        confident = confident_hits([h[2] for h in semantic])
+    if not held:  # no note holds a word of the query: only close neighbours answer
+        same_script = script_held(
+            open_engine(Path(reader.settings.index_dir), view.manifest.search_index), query
+        )
+        confident = confident_hits([h[2] for h in semantic], same_script=same_script)
         if not confident:
             return [], wanted, [*warnings, no_confident_match(semantic[0][2] if semantic else None)]
         semantic = semantic[:confident]

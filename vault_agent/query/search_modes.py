@@ -13,6 +13,7 @@ rare word, a CJK word or a quoted phrase of it, does a keyword typed exactly pic
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
@@ -74,6 +75,46 @@ def _phrase(index: tantivy.Index, terms: list[str], fields: tuple[str, ...]) -> 
         words: list[str | tuple[int, str]] = list(terms)
         clauses = [(Occur.Should, Q.phrase_query(index.schema, f, words)) for f in fields]
     return Q.boolean_query(clauses)
+
+
+# Scripts a query is written in (its letters casefolded, NFKC), as character classes of
+# the engine's terms: a query no note holds a word of is a question in another language
+# when the vault holds no word of its script at all (semantic.confidence).
+SCRIPTS: dict[str, str] = {
+    "han": "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff",
+    "kana": "\u3040-\u30ff",
+    "hangul": "\uac00-\ud7af",
+    "latin": "a-z\u00df-\u024f",
+    "greek": "\u0370-\u03ff",
+    "cyrillic": "\u0400-\u04ff",
+    "hebrew": "\u0590-\u05ff",
+    "arabic": "\u0600-\u06ff",
+    "devanagari": "\u0900-\u097f",
+    "thai": "\u0e00-\u0e7f",
+}
+
+
+def query_script(query: str) -> str | None:
+    """The script most of the query's letters are in (SCRIPTS), None when it has none."""
+    text = unicodedata.normalize("NFKC", query).casefold()
+    counts = {name: len(re.findall(f"[{chars}]", text)) for name, chars in SCRIPTS.items()}
+    best = max(counts, key=lambda name: counts[name])
+    return best if counts[best] else None
+
+
+def script_held(engine: tuple[tantivy.Index, tantivy.Searcher], query: str) -> bool:
+    """Whether any note holds a word in the query's script (True when it has none): one
+    regular-expression look-up in the engine's term dictionary per text field."""
+    import tantivy
+
+    script = query_script(query)
+    if script is None:
+        return True
+    index, searcher = engine
+    Q, Occur = tantivy.Query, tantivy.Occur
+    pattern = f"[{SCRIPTS[script]}].*"
+    q = Q.boolean_query([(Occur.Should, Q.regex_query(index.schema, f, pattern)) for f in TEXT_FIELDS])
+    return bool(searcher.search(q, 1, count=False).hits)
 
 
 def held_pin(engine: tuple[tantivy.Index, tantivy.Searcher], query: str, terms: list[str]) -> Pin | None:
