@@ -121,9 +121,9 @@ def _built(weights: E5Weights) -> tuple[Path, Path | None]:
     return folder, None
 
 
-def _session(graph: Path) -> onnxruntime.InferenceSession:
+def _session(graph: Path, threads: int) -> onnxruntime.InferenceSession:
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3  # warnings about unused initializers are not the user's
@@ -136,8 +136,9 @@ def _session(graph: Path) -> onnxruntime.InferenceSession:
     )
 
 
-def load_e5(weights_path: Path) -> E5Encoder:
-    """The encoder for the weights at `weights_path`.
+def load_e5(weights_path: Path, threads: int = 1) -> E5Encoder:
+    """The encoder for the weights at `weights_path`; each call runs on `threads` threads
+    (the calling one and threads - 1 of onnxruntime's, which block rather than spin).
 
     Raises:
         WeightsMismatch: the file is not the pinned release's.
@@ -147,7 +148,7 @@ def load_e5(weights_path: Path) -> E5Encoder:
     folder, temporary = _built(weights)
     try:
         tokenizer = E5Tokenizer((folder / TOKENIZER_FILE).read_bytes(), weights)
-        session = _session(folder / GRAPH_FILE)
+        session = _session(folder / GRAPH_FILE, threads)
     finally:
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)

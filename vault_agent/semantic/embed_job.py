@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -58,40 +58,50 @@ class JobResult:
     reused: int  # passages whose vectors came from `sources`
 
 
+CHUNK_COLUMNS = ["path", "ordinal", "heading_path", "text"]
+READ_ROWS = 2048  # chunk rows turned into Python objects at a time (segment_passages)
+
+
 def segment_passages(index_dir: Path, ref: SegmentRef) -> list[Passage]:
     """The passages of every live note of a lexical segment (tombstoned notes are skipped)."""
     seg_dir = Path(index_dir) / SEGMENTS_DIR
-    # Read in batches, each chunk's text cut in Arrow to what a passage can read before any
-    # Python string exists: the whole text of a 10k-note segment as str objects was ~120 MB
-    # of the worker's peak.
-    keep = READ_CHARS
-    batches = [
-        b.set_column(3, "text", pc.utf8_slice_codeunits(b.column(3), 0, keep))
-        for b in pq.ParquetFile(seg_dir / ref.files["chunks"]).iter_batches(
-            batch_size=4096, columns=["path", "ordinal", "heading_path", "text"]
-        )
-    ]
-    chunks = (
-        pa.Table.from_batches(batches)
-        if batches
-        else pq.read_table(seg_dir / ref.files["chunks"], columns=["path", "ordinal", "heading_path", "text"])
-    )
     notes = pq.read_table(seg_dir / ref.files["notes"], columns=["path", "title"])
-    if ref.deleted:
-        dead = pa.array(ref.deleted, pa.string())
-        chunks = chunks.filter(pc.invert(pc.is_in(chunks["path"], value_set=dead)))
     titles = dict(zip(notes["path"].to_pylist(), notes["title"].to_pylist(), strict=True))
-    out = passages_from_chunks(
-        chunks["path"].to_pylist(),
-        chunks["ordinal"].to_pylist(),
-        chunks["heading_path"].to_pylist(),
-        chunks["text"].to_pylist(),
-        titles,
-    )
-    del chunks, notes, batches
+    del notes
+    dead = pa.array(ref.deleted, pa.string()) if ref.deleted else None
+    # Streamed: READ_ROWS chunk rows at a time, each text cut in Arrow to what a passage can
+    # read before any Python string exists, a note's rows carried over to the next batch
+    # until its last one is read (rows are in (path, ordinal) order). Materialising the
+    # whole segment's columns at once made the worker's peak (5,120 notes: +100 MB for
+    # 7 MB of passages, most of it kept by the allocators afterwards).
+    keep = READ_CHARS
+    out: list[Passage] = []
+    carry: list[list[Any]] = [[], [], [], []]
+    for batch in pq.ParquetFile(seg_dir / ref.files["chunks"]).iter_batches(
+        batch_size=READ_ROWS, columns=CHUNK_COLUMNS
+    ):
+        batch = batch.set_column(3, "text", pc.utf8_slice_codeunits(batch.column(3), 0, keep))
+        if dead is not None:
+            batch = batch.filter(pc.invert(pc.is_in(batch.column(0), value_set=dead)))
+        columns = [a + batch.column(k).to_pylist() for k, a in enumerate(carry)]
+        paths = columns[0]
+        cut = len(paths)  # the last note may go on in the next batch
+        while cut > 0 and paths[cut - 1] == paths[-1]:
+            cut -= 1
+        out += _passages_of(columns, 0, cut, titles)
+        carry = [c[cut:] for c in columns]
+    out += _passages_of(carry, 0, len(carry[0]), titles)
     pa.default_memory_pool().release_unused()  # Arrow's pool keeps freed pages otherwise
     release_free_memory()  # and the C heap's: back to the kernel before the model runs
     return out
+
+
+def _passages_of(
+    columns: list[list[Any]], start: int, end: int, titles: dict[str, str | None]
+) -> list[Passage]:
+    """passages_from_chunks over rows start:end of the CHUNK_COLUMNS columns."""
+    path, ordinal, heading_path, text = (c[start:end] for c in columns)
+    return passages_from_chunks(path, ordinal, heading_path, text, titles)
 
 
 def _note_prefix(passages: Sequence[Passage], budget: int) -> int:
