@@ -1,8 +1,8 @@
-"""Regenerate the registry tables of docs/http-api.md, docs/mcp.md and docs/cli.md.
+"""Regenerate the catalog tables of docs/http-api.md, docs/mcp.md and docs/cli.md.
 
 Each doc keeps hand-written prose; only the block between the markers
 `<!-- BEGIN GENERATED: name -->` and `<!-- END GENERATED: name -->` is rewritten from the
-operation registry, so routes, tools, commands and parameters cannot drift from the code.
+operation catalog (`api.ops.CATALOG`), so routes, tools, commands and parameters cannot drift from the code.
 
 Usage: .venv/bin/python ops/gen_docs.py           (rewrite)
        .venv/bin/python ops/gen_docs.py --check   (exit 1 when a doc is out of date)
@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vault_agent.api.mcp_server import annotations_of  # noqa: E402
-from vault_agent.api.registry import Operation, operations  # noqa: E402
+from vault_agent.api.operation import Catalog, Operation  # noqa: E402
+from vault_agent.api.ops import CATALOG  # noqa: E402
+from vault_agent.cli.command_table_gen import options_of  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- params
@@ -116,8 +118,8 @@ def _methods(op: Operation) -> str:
     return "GET, POST" if op.http_both else op.http_method
 
 
-def http_block() -> list[str]:
-    ops = [op for op in operations() if not op.mcp_only]
+def http_block(catalog: Catalog) -> list[str]:
+    ops = [op for op in catalog if not op.mcp_only]
     out = ["| method | route | body | CLI | MCP tool | kind |", "| --- | --- | --- | --- | --- | --- |"]
     for op in ops:
         body = "envelope" if op.envelope else "raw contract"
@@ -138,12 +140,12 @@ def http_block() -> list[str]:
     return out
 
 
-def mcp_block() -> list[str]:
+def mcp_block(catalog: Catalog) -> list[str]:
     out = [
         "| tool | profile | listed | readOnly | destructive | idempotent | answer ≤ (chars) |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    ops = [op for op in operations() if op.agent_tool]
+    ops = [op for op in catalog if op.agent_tool]
     for op in ops:
         ann = annotations_of(op)
         listed = "with `--allow-writes`" if op.kind == "write" else "always"
@@ -187,11 +189,9 @@ def _result_line(op: Operation) -> str:
     return f"Returns ({model.__name__}): {where} {fields}."
 
 
-def cli_block() -> list[str]:
-    from vault_agent.cli.command_table_gen import options_of
-
+def cli_block(catalog: Catalog) -> list[str]:
     out = []
-    for op in operations():
+    for op in catalog:
         if op.mcp_only or not op.agent_tool:
             continue
         args = " ".join(a.upper() for a in op.cli_args)
@@ -230,7 +230,7 @@ def main(argv: list[str]) -> int:
     stale = []
     for rel, (name, block) in BLOCKS.items():
         path = ROOT / rel
-        new = render(path, name, block())
+        new = render(path, name, block(CATALOG))
         if new != path.read_text(encoding="utf-8"):
             stale.append(rel)
             if not check:

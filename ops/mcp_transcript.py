@@ -30,9 +30,10 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from vault_agent.api.app import build_context, close_context, start_server  # noqa: E402
 from vault_agent.config import Settings, load_settings  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.server.context import build_context, close_context  # noqa: E402
+from vault_agent.server.http_server import start_server  # noqa: E402
 
 VAULT_AGENT = str(Path(sys.executable).parent / "vault-agent")
 

@@ -34,11 +34,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault_agent.api.registry import AppContext, make_vault  # noqa: E402
+from vault_agent.api.operation import AppContext  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.errors import Conflict  # noqa: E402
 from vault_agent.files.atomic import sha256_hex  # noqa: E402
 from vault_agent.files.content import write_file  # noqa: E402
+from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 
 NOTE = "race.md"
@@ -102,7 +103,7 @@ def run_rounds(
     path = vault / NOTE
     path.write_bytes(version("start", "-"))
     settings = Settings(vault=vault, index_dir=workdir / "state", writes_enabled=True)
-    vault_ = make_vault(settings)
+    vault_ = vault_for_settings(settings)
     ctx = AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
     rnd = random.Random(seed)
     mpctx = mp.get_context("spawn")

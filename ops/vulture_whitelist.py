@@ -13,8 +13,20 @@ _.metavar  # click prints it in help (cli/help_format.py)
 _.model_config  # pydantic reads it when the class is built
 _.exc_type  # __aexit__ protocol arguments (api/stdio_guard.py)
 _.tb
-_.show_version  # typer option; its callback does the work (cli/app.py)
+_.show_version  # typer option; its callback does the work (cli/root.py)
 _.handle_starttag  # html.parser.HTMLParser override (tests/web/pagekit.py)
+_.handle_startendtag  # html.parser.HTMLParser override (tests/web/test_note_render.py)
+# markdown-it-py's renderer calls its rules by token type (web/note_render.py _PageRenderer)
+_.heading_open
+_.heading_close
+_.blockquote_open
+_.blockquote_close
+_.link_open
+_.link_close
+_.image
+_.th_open
+_.td_open
+_.validateLink  # markdown-it-py's link check, replaced on the parser (web/note_render.py)
 _.do_GET  # http.server handler overrides (tests/web/test_browser.py: a foreign origin)
 _.log_message
 

@@ -4,6 +4,7 @@ State dir layout (`<index-dir>/`):
     CURRENT                      name of the committed manifest (atomically replaced)
     snapshots/manifest-<id>.json one immutable manifest per snapshot
     segments/seg-<id>.<table>.parquet  immutable segment files, one per logical table
+    bases/<sha256>.base          the texts of the `.base` files some manifest lists (Manifest.bases)
     events/events.log            append-only, checksummed event log
     writer.lock                  flock held by the single writer for its lifetime
     writer.json                  the writer's published state + heartbeat (atomic replace)
@@ -38,6 +39,11 @@ SNAPSHOTS_DIR = "snapshots"
 SEGMENTS_DIR = "segments"
 EVENTS_DIR = "events"
 TMP_DIR = "tmp"
+# The texts of the vault's `.base` files (Obsidian Bases) that some manifest names, one
+# immutable file per content: `bases/<sha256>.base` (indexer/base_files.py).
+BASES_DIR = "bases"
+BASE_EXTENSION = ".base"
+MAX_BASE_BYTES = 512 * 1024  # a larger `.base` file is recorded without its text (vault_base refuses it)
 LOCK_FILE = "writer.lock"
 WRITER_STATE_FILE = "writer.json"
 
@@ -129,6 +135,21 @@ class ParsedNote:
 
 
 # --------------------------------------------------------------------------- manifest
+class BaseFileRef(BaseModel):
+    """One `.base` file of the vault as a snapshot records it; its text is the file
+    `BASES_DIR/<sha256>.base` (None: larger than MAX_BASE_BYTES, its text not kept)."""
+
+    path: str
+    mtime_ns: int
+    size: int
+    sha256: str | None
+
+
+def base_text_name(sha256: str) -> str:
+    """The file holding a recorded `.base` text inside BASES_DIR."""
+    return f"{sha256}{BASE_EXTENSION}"
+
+
 class SegmentRef(BaseModel):
     segment_id: int
     files: dict[str, str]  # table name → file name inside segments/
@@ -153,6 +174,9 @@ class Manifest(BaseModel):
     invalid_frontmatter_count: int
     skipped: dict[str, int] = {}  # rule → files passed over by the walk (not notes)
     search_index: str | None = None  # the full-text engine dir of this snapshot (search/<name>)
+    # The vault's `.base` files at this commit, by path (indexer/base_files.py). A manifest
+    # written before they were recorded has none; the writer's start-up scan adds them.
+    bases: list[BaseFileRef] = []
 
 
 class ComponentHealth(BaseModel):

@@ -18,7 +18,7 @@ MISSED_HEARTBEATS intervals (missed time: a stopped or starved writer) → stale
 log head past the snapshot's applied_seq → pending; otherwise fresh. Without a live,
 watching writer the StatChecker decides: it walks the vault (at most every
 `settings.recheck_seconds`, or now with force=True) and compares (path, mtime_ns, size)
-with the snapshot's notes: equal → fresh, different → stale, no scan yet → unknown.
+with the snapshot's notes and `.base` files: equal → fresh, different → stale, no scan yet → unknown.
 With `background=True` (servers) a due scan runs on a daemon thread and `check` answers
 from the last finished scan, so a request never waits for a walk.
 """
@@ -41,6 +41,7 @@ import pyarrow.parquet as pq
 
 from vault_agent.config import Settings
 from vault_agent.contracts import (
+    BASE_EXTENSION,
     CURRENT_FILE,
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_STALE_S,
@@ -168,9 +169,11 @@ def _stat_key(path: str, mtime_ns: int, size: int) -> int:
 
 
 def snapshot_stat_keys(index_dir: Path, manifest: Manifest) -> npt.NDArray[np.int64]:
-    """Sorted `_stat_key` of every live note of a snapshot: what a stat scan compares with,
-    0.8 MB at 100k notes where the path → (mtime, size) dict it is built from takes ~30 MB."""
+    """Sorted `_stat_key` of every live note and `.base` file of a snapshot: what a stat scan
+    compares with, 0.8 MB at 100k notes where the path → (mtime, size) dict it is built
+    from takes ~30 MB."""
     stats = snapshot_note_stats(index_dir, manifest)
+    stats.update({ref.path: (ref.mtime_ns, ref.size) for ref in manifest.bases})
     keys = np.fromiter((_stat_key(p, m, s) for p, (m, s) in stats.items()), np.int64, len(stats))
     keys.sort()
     return keys
@@ -218,7 +221,7 @@ class StatChecker:
         seen = 0
         state: Freshness = "fresh"
         batch: list[int] = []
-        for entry in vault.walk():
+        for entry in vault.walk(also=(BASE_EXTENSION,)):
             seen += 1
             batch.append(_stat_key(entry.rel, entry.mtime_ns, entry.size))
             if len(batch) == 4096:

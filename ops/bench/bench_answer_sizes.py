@@ -29,21 +29,23 @@ CHILD = r"""
 import asyncio, json, sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from vault_agent.api.registry import REGISTRY, operations, invoke, body_of, dump_json, AppContext, make_vault
+from vault_agent.api.ops import CATALOG
+from vault_agent.api.invoke import invoke, body_of, dump_json
+from vault_agent.api.operation import AppContext
+from vault_agent.paths import vault_for_settings
 from vault_agent.config import load_settings
 from vault_agent.errors import VaultAgentError
 from vault_agent.query.snapshot import SnapshotReader
 
 largest = json.loads(sys.argv[3])
 settings = load_settings({"vault": Path(sys.argv[2])}, env={})
-vault = make_vault(settings)
+vault = vault_for_settings(settings)
 ctx = AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault, freshness=lambda _m: "fresh"))
-operations()
 sizes = {}
 for name, args in largest.items():
-    op = REGISTRY.get(name)
-    if op is None:
+    if name not in {op.name for op in CATALOG}:
         continue
+    op = CATALOG.named(name)
     args = dict(args)
     for _ in range(5):
         try:
@@ -60,7 +62,7 @@ for name, args in largest.items():
 async def listed(mode):
     from mcp import Client
     from vault_agent.api.mcp_server import build_mcp_server
-    async with Client(build_mcp_server(ctx, profile="default"), mode=mode) as client:
+    async with Client(build_mcp_server(ctx, CATALOG, profile="default"), mode=mode) as client:
         result = await client.list_tools()
     return len(result.model_dump_json(by_alias=True, exclude_none=True))
 

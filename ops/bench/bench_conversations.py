@@ -28,9 +28,11 @@ from mcp import Client
 from vault_agent.api import mcp_server
 from vault_agent.api.conversation_mcp import recorded_call
 from vault_agent.api.mcp_server import build_mcp_server
-from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import load_settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,7 +46,7 @@ async def _unrecorded(
 
 
 async def _per_call_ms(ctx: AppContext, calls: int, record: bool) -> float:
-    server = build_mcp_server(ctx)
+    server = build_mcp_server(ctx, CATALOG)
     mcp_server.recorded_call = recorded_call if record else _unrecorded
     times = []
     async with Client(server, mode="legacy") as c:
@@ -65,7 +67,7 @@ def main() -> None:
         shutil.copytree(REPO / "fixtures" / "orientation", base / "vault")
         settings = load_settings({"vault": base / "vault"}, env={})
         build_index(settings, full=True)
-        vault = make_vault(settings)
+        vault = vault_for_settings(settings)
         ctx = AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault))
         on, off = [], []
         for run in range(args.runs):

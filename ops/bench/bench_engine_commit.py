@@ -24,12 +24,12 @@ from pathlib import Path
 
 import benchkit
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.indexer.build import Indexer
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.lock import WriterLock
 from vault_agent.indexer.search_index import SearchIndexWriter
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.search import search
 from vault_agent.query.snapshot import SnapshotReader
 
@@ -66,7 +66,7 @@ def _measure(args: argparse.Namespace) -> None:
     SearchIndexWriter.freeze = timed_freeze  # type: ignore[method-assign]
     notes = sorted(str(p.relative_to(args.vault)) for p in args.vault.rglob("*.md"))
     rnd = random.Random(args.seed)
-    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     search(reader, "warm up", 10)
     lock = WriterLock(args.index_dir)
     lock.acquire()

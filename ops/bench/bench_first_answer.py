@@ -61,7 +61,7 @@ PROFILE_SCRIPT = textwrap.dedent(
     prof = cProfile.Profile()
     prof.enable()
     from vault_agent.config import Settings
-    from vault_agent.api.app import build_context, close_context
+    from vault_agent.server.context import build_context, close_context
     from vault_agent.query.search import search
     t_import = time.perf_counter()
     ctx = build_context(Settings(vault=vault, index_dir=state), watch=True, follow_if_busy=True)

@@ -29,10 +29,10 @@ from typing import Any
 
 import benchkit
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.contracts import CURRENT_FILE
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.publish import remove_publish_listener
 from vault_agent.query import orientation, outline
 from vault_agent.query.snapshot import SnapshotReader
@@ -82,7 +82,7 @@ def _prepare(work: Path, notes: int, vault: Path | None, state: Path | None) -> 
 
 
 def _one_run(settings: Settings, requests: int, run: int) -> dict[str, Any]:
-    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     try:
         t0 = time.perf_counter()
         with reader.acquire() as view:

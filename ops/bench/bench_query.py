@@ -31,10 +31,10 @@ from typing import Any
 
 import benchkit
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.contracts import CURRENT_FILE
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.structured.dql_compile import compile_dql
 from vault_agent.query.structured.filters import Filters, WhereItem
@@ -145,7 +145,7 @@ def common_tag(reader: SnapshotReader) -> tuple[str, str]:
 
 
 def in_process(settings: Settings, n: int) -> tuple[dict[str, Any], str, str]:
-    reader = SnapshotReader(settings, make_vault(settings))
+    reader = SnapshotReader(settings, vault_for_settings(settings))
     try:
         tag, folder = common_tag(reader)
         cache: dict[Any, Any] = {}

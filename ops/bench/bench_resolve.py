@@ -32,10 +32,10 @@ from typing import Any
 import benchkit
 from bench_orientation import _prepare as prepare_vault  # noqa: E402  (the same generated vault)
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.errors import VaultAgentError
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.publish import remove_publish_listener
 from vault_agent.query.note_names import resolve_indexed, resolve_on_disk
 from vault_agent.query.section_read import SectionAddress, find_section
@@ -116,7 +116,7 @@ def _inputs(reader: SnapshotReader, n: int, seed: int) -> dict[str, list[str]]:
 
 
 def run_once(settings: Settings, requests: int, seed: int) -> dict[str, Any]:
-    vault = make_vault(settings)
+    vault = vault_for_settings(settings)
     # Freshness pinned: the first acquire would otherwise stat the whole vault, which is
     # the snapshot's cost (bench_orientation.py), not resolution's.
     reader = SnapshotReader(settings, vault, freshness=lambda _m: "fresh")

@@ -55,9 +55,9 @@ sys.path.insert(0, str(REPO / "ops" / "bench"))
 from bench_metrics import kind_of, markdown_table, score, summarize  # noqa: E402
 from bench_vaults import vault_key, vault_path  # noqa: E402
 
-from vault_agent.api.registry import make_vault  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query import search as search_mod  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 
@@ -90,13 +90,13 @@ def _reader(vault: Path, work: Path, name: str) -> tuple[SnapshotReader, Setting
     state = work / name
     settings = Settings(vault=vault, index_dir=state)
     if REUSE and (state / "CURRENT").exists():  # --reuse: an index (and embeddings) of an earlier run
-        return SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh"), settings
+        return SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh"), settings
     if state.exists():
         shutil.rmtree(state)
     build_index(settings, full=True)
     if EMBED:
         _embed(settings)
-    return SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh"), settings
+    return SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh"), settings
 
 
 def ranked_notes(reader: SnapshotReader, q: str, mode: str | None, cache: dict[Any, Any]) -> list[str]:
@@ -126,9 +126,9 @@ def _find_first_read(reader: SnapshotReader, settings: Settings, q: str, cache: 
     from vault_agent.query.find import vault_find
 
     try:
-        out = vault_find(make_vault(settings), reader, q, cache=cache)
+        out = vault_find(vault_for_settings(settings), reader, q, cache=cache)
     except TypeError:
-        out = vault_find(make_vault(settings), reader, q)
+        out = vault_find(vault_for_settings(settings), reader, q)
     dump = out.data.model_dump()
     for act in dump.get("next_actions", []) or []:
         params = act.get("params") or {}
@@ -174,7 +174,7 @@ def _find_outcome(
     """(the notes of vault_find's suggested reads in order, integration_status)."""
     from vault_agent.query.find import vault_find
 
-    dump = vault_find(make_vault(settings), reader, q, cache=cache).data.model_dump()
+    dump = vault_find(vault_for_settings(settings), reader, q, cache=cache).data.model_dump()
     reads = [str(a["params"]["path"]) for a in dump["next_actions"] if a.get("type") == "vault_read"]
     return reads, str(dump["summary"]["integration_status"])
 

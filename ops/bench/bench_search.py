@@ -31,9 +31,9 @@ from typing import Any
 
 import benchkit
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.find import vault_find
 from vault_agent.query.grep import vault_search
 from vault_agent.query.search import search
@@ -110,7 +110,7 @@ def _prepare(args: argparse.Namespace) -> Settings:
 def one_run(
     settings: Settings, requests: int, run: int, skip_grep: bool = False, skip_find: bool = False
 ) -> dict[str, Any]:
-    vault = make_vault(settings)
+    vault = vault_for_settings(settings)
     reader = SnapshotReader(settings, vault, freshness=lambda _m: "fresh")
     cache: dict[Any, Any] = {}
     out: dict[str, Any] = {}

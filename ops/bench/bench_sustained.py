@@ -45,12 +45,14 @@ sys.path.insert(0, str(CODE))
 
 import benchkit  # noqa: E402
 
-from vault_agent.api.app import build_context, close_context  # noqa: E402
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations  # noqa: E402
+from vault_agent.api.invoke import body_of, invoke  # noqa: E402
+from vault_agent.api.operation import AppContext  # noqa: E402
+from vault_agent.api.ops import CATALOG  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.contracts import SEGMENTS_DIR, SNAPSHOTS_DIR  # noqa: E402
 from vault_agent.freshness import read_current_manifest  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.server.context import build_context, close_context  # noqa: E402
 
 try:
     from vault_agent.semantic.progress import semantic_state
@@ -66,7 +68,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _call(ctx: AppContext, name: str, **raw: Any) -> None:
-    op = REGISTRY[name]
+    op = CATALOG.named(name)
     body_of(op, invoke(op, ctx, raw))
 
 
@@ -136,7 +138,6 @@ def main(argv: list[str] | None = None) -> int:
         share = semantic_state(manifest, load_model=False).share
         print(json.dumps({"setup": "embed", "share": share, "seconds": round(time.perf_counter() - t0, 1)}))
     benchkit.report({"setup": "load"})
-    operations()
     notes = sorted(p for p in vault.rglob("*.md"))
     ctx = build_context(settings, watch=True)
     stop = threading.Event()

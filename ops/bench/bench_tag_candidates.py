@@ -34,9 +34,10 @@ sys.path.insert(0, str(REPO))
 
 import benchkit  # noqa: E402  (ops/bench: the script's own directory)
 
-from vault_agent.api.registry import AppContext, make_vault  # noqa: E402
+from vault_agent.api.operation import AppContext  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.files.rename_tag import rename_tag  # noqa: E402
+from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 from vault_agent.query.tag_candidates import tag_candidates  # noqa: E402
 
@@ -80,7 +81,7 @@ def main() -> None:
 
 def run(args: argparse.Namespace) -> None:
     settings = Settings(vault=args.vault, index_dir=args.state, writes_enabled=True)
-    vault = make_vault(settings)
+    vault = vault_for_settings(settings)
     ctx = AppContext(
         settings=settings, vault=vault, reader=SnapshotReader(settings, vault, freshness=lambda _m: "fresh")
     )

@@ -25,14 +25,16 @@ from pathlib import Path
 import benchkit
 from mcp import Client
 
-from vault_agent.api.app import close_context
 from vault_agent.api.mcp_server import build_mcp_server
-from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import load_settings
 from vault_agent.conversations.tools import hub_of
 from vault_agent.conversations.undo import undo_conversation
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.server.context import close_context
 
 BODY = "".join(f"line {i} of a synthetic note, long enough to look like prose.\n" for i in range(32))
 
@@ -44,12 +46,12 @@ def _context(base: Path, files: int) -> AppContext:
         (vault / f"n{i // 50}" / f"note-{i}.md").write_text(f"# Note {i}\n\n{BODY}", encoding="utf-8")
     settings = load_settings({"vault": vault, "writes_enabled": True}, env={})
     build_index(settings, full=True)
-    v = make_vault(settings)
+    v = vault_for_settings(settings)
     return AppContext(settings=settings, vault=v, reader=SnapshotReader(settings, v))
 
 
 async def _agent_writes(ctx: AppContext, files: int, keep_after: bool) -> tuple[list[float], str]:
-    server = build_mcp_server(ctx)
+    server = build_mcp_server(ctx, CATALOG)
     hub_of(ctx)
     if not keep_after:  # the recording before issue 20: only the bytes before a write are kept
         observer = ctx.write_observer

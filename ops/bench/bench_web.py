@@ -6,9 +6,10 @@
     nice python ops/bench/bench_web.py --health-vault /tmp/v100k --search-vault /tmp/v10k [--runs 7]
 
 Builds an index when a vault has none; starts `vault-agent serve --port 0` (no watcher,
-`VAULT_AGENT_SEMANTIC=off`) per vault, signs in with the printed `web:` address, then:
+`VAULT_AGENT_SEMANTIC=off`) per vault, signs in with a link from `vault-agent web --no-open`, then:
 - page weight: each view's HTML (health of an empty-of-problems vault, search without a
-  query, conversations) plus the script, style sheet and icon it loads; budget 100 KB;
+  query, conversations, the vault's largest note rendered as the page first shows it) plus
+  the script, style sheet and icon it loads; budget 100 KB;
 - first paint of the health view at the health vault: Chromium's own
   `first-contentful-paint` and the navigation's `responseStart` (time to first byte),
   through the system's Chromium (Playwright), median of `--runs` page loads; without a
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import re
 import statistics
@@ -77,13 +79,24 @@ class Server:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             if line.startswith("web: "):
-                self.web_url = line[5:].strip()
+                self.base = line[5:].strip().rstrip("/")
                 break
-        self.base = self.web_url.split("/?", 1)[0]
+        self.vault = vault
         self.port = int(self.base.rsplit(":", 1)[1])
-        self.token = self.web_url.split("token=", 1)[1]
-        first = self.get(f"/?token={self.token}", cookie=False)
+        self.token = (vault / ".vault-agent" / "token").read_text().strip()
+        first = self.get(self.sign_in_link(), cookie=False)
         self.cookie = first[2]["set-cookie"].split(";", 1)[0]
+
+    def sign_in_link(self) -> str:
+        """A one-time sign-in link's path, from `vault-agent web` as a person runs it."""
+        made = subprocess.run(
+            [VAULT_AGENT, "web", "--no-open", "--vault", str(self.vault)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return made.stdout.strip().removeprefix(self.base)
 
     def get(self, path: str, cookie: bool = True, bearer: bool = False) -> tuple[int, bytes, dict[str, str]]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
@@ -111,10 +124,17 @@ class Server:
 
 
 def page_weight(server: Server) -> dict[str, int]:
-    """Bytes of each view before notes: its HTML plus the assets it loads (each once)."""
+    """Bytes of each view: its HTML plus the assets it loads (each once); `note` is the
+    vault's largest note (by characters) as the page first shows it, rendered."""
+    _s, body, _h = server.get("/query?sort=-size&limit=1", cookie=False, bearer=True)
+    notes = json.loads(body)["data"]["results"]
+    views = [("health", "/"), ("search", "/ui/search"), ("conversations", "/ui/conversations")]
+    if notes:
+        views.append(("note", "/ui/note?path=" + quote(notes[0]["path"])))
     out: dict[str, int] = {}
-    for name, path in (("health", "/"), ("search", "/ui/search"), ("conversations", "/ui/conversations")):
-        _s, html, _h = server.get(path)
+    for name, path in views:
+        status, html, _h = server.get(path)
+        assert status == 200, (path, status)
         assets = sum(
             len(server.get(a, cookie=False)[1]) for a in sorted(set(ASSET_RE.findall(html.decode())))
         )
@@ -133,7 +153,7 @@ def first_paint(server: Server, runs: int) -> dict[str, Any]:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         page = browser.new_context().new_page()
-        page.goto(server.web_url)
+        page.goto(server.base + server.sign_in_link())
         fcp, ttfb = [], []
         for _ in range(runs):
             page.goto(server.base + "/")

@@ -104,13 +104,13 @@ def main() -> int:
 
 
 def _measure(args: argparse.Namespace) -> int:
-    from vault_agent.api.app import build_context, close_context
-    from vault_agent.api.registry import REGISTRY, body_of, invoke, operations
+    from vault_agent.api.invoke import body_of, invoke
+    from vault_agent.api.ops import CATALOG
     from vault_agent.config import Settings
+    from vault_agent.server.context import build_context, close_context
 
     instrument()
     settings = Settings(vault=args.vault, index_dir=args.state, writes_enabled=True)
-    operations()
     notes = sorted(
         p.relative_to(args.vault).as_posix()
         for p in args.vault.rglob("*.md")
@@ -119,7 +119,7 @@ def _measure(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
 
     def call(name: str, **raw: Any) -> dict[str, Any]:
-        op = REGISTRY[name]
+        op = CATALOG.named(name)
         return body_of(op, invoke(op, ctx, raw))
 
     ctx = build_context(settings, watch=True)

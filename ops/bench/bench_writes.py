@@ -29,16 +29,18 @@ from typing import Any
 
 import benchkit
 
-from vault_agent.api.app import build_context, close_context
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.server.context import build_context, close_context
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _call(ctx: AppContext, name: str, **raw: Any) -> dict[str, Any]:
-    op = REGISTRY[name]
+    op = CATALOG.named(name)
     return body_of(op, invoke(op, ctx, raw))
 
 
@@ -130,7 +132,6 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     build_index(settings, full=True)
     print(json.dumps({"setup": "index", "notes": args.notes, "seconds": round(time.perf_counter() - t0, 1)}))
-    operations()
     notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     ctx = build_context(settings, watch=True)
     runs: list[dict[str, float]] = []

@@ -164,9 +164,9 @@ def report(figures: Mapping[str, Any]) -> None:
 def writer_phases() -> list[tuple[object, Callable[..., Any], str]]:
     """(owner, function, label) of the writer's path from an event to a published snapshot,
     for `Spans.wrap`; the phase benchmarks add their own around it."""
-    from vault_agent.api import app  # its writer's publish hook (build_context binds it by name)
     from vault_agent.indexer import build, engine, search_index, segments, snapshot
     from vault_agent.indexer.eventlog import EventLog
+    from vault_agent.server import context  # its writer's publish hook (build_context binds it by name)
 
     return [
         (EventLog, EventLog.append, "log append"),
@@ -184,7 +184,7 @@ def writer_phases() -> list[tuple[object, Callable[..., Any], str]]:
             search_index.SearchIndexWriter.freeze,
             "commit: engine freeze (all)",
         ),
-        (app, app.before_publish, "commit: before_publish (preload)"),
+        (context, context.before_publish, "commit: before_publish (preload)"),
         (build, build.commit, "commit: manifest+CURRENT"),
         (snapshot.GarbageCollector, snapshot.GarbageCollector.collect, "gc collect (files)"),
     ]

@@ -66,13 +66,13 @@ def main() -> None:
 
 
 def answer(args: argparse.Namespace, lines: Iterable[str]) -> None:
-    from vault_agent.api.registry import make_vault
     from vault_agent.config import Settings
+    from vault_agent.paths import vault_for_settings
     from vault_agent.query import related
     from vault_agent.query.snapshot import SnapshotReader
 
     settings = Settings(vault=args.vault, index_dir=args.state)
-    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     cache: dict[Any, Any] = {}
     first = True
     for line in lines:

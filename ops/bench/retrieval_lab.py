@@ -33,9 +33,9 @@ from bench_metrics import kind_of, score, summarize
 from bench_vaults import Row, by_note, chunk_rows, vault_key, vault_path
 from public_sets import public_set
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.search import lexical_hits, query_terms
 from vault_agent.query.search_engine import open_engine
 from vault_agent.query.snapshot import SnapshotReader
@@ -90,7 +90,9 @@ class LabVault:
         self.settings = Settings(vault=vault_path(s, work), index_dir=work / "states" / self.key)
         if not (Path(self.settings.index_dir) / "CURRENT").exists():
             build_index(self.settings, full=True)
-        self.reader = SnapshotReader(self.settings, make_vault(self.settings), freshness=lambda _m: "fresh")
+        self.reader = SnapshotReader(
+            self.settings, vault_for_settings(self.settings), freshness=lambda _m: "fresh"
+        )
         self.rows, self.titles = chunk_rows(Path(self.settings.index_dir))
         self._lex_path = work / "lexical" / f"{self.key}.pkl"
         self._lex: dict[str, tuple[list[Hit], dict[tuple[str, int], bytes]]] = (

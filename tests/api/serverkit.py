@@ -20,11 +20,14 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from vault_agent.api.app import RunningServer, close_context, start_server
 from vault_agent.api.logging_setup import JsonFormatter, default_scrubber
-from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.api.operation import AppContext, Catalog
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings, load_settings
 from vault_agent.contracts import Freshness
+from vault_agent.paths import vault_for_settings
+from vault_agent.server.context import close_context
+from vault_agent.server.http_server import RunningServer, start_server
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
@@ -63,7 +66,7 @@ def make_context(settings: Settings, *, pinned: Freshness | None = "fresh") -> A
     """A read-only context; `pinned` fixes the snapshot freshness for deterministic answers."""
     from vault_agent.query.snapshot import SnapshotReader
 
-    vault = make_vault(settings)
+    vault = vault_for_settings(settings)
     freshness = None if pinned is None else (lambda _m: pinned)
     return AppContext(
         settings=settings, vault=vault, reader=SnapshotReader(settings, vault, freshness=freshness)
@@ -115,10 +118,13 @@ def capturing_logs(settings: Settings) -> Iterator[LogCapture]:
 class ServerThread:
     """`start_server` on its own event loop in a thread; stop() always cleans up."""
 
-    def __init__(self, ctx: AppContext, host: str = "127.0.0.1", *, mcp: bool = True) -> None:
+    def __init__(
+        self, ctx: AppContext, host: str = "127.0.0.1", *, mcp: bool = True, catalog: Catalog = CATALOG
+    ) -> None:
         self.ctx = ctx
         self.host = host
         self.mcp = mcp
+        self.catalog = catalog
         self.loop = asyncio.new_event_loop()
         self.server: RunningServer | None = None
         self.error: BaseException | None = None
@@ -130,7 +136,7 @@ class ServerThread:
 
         async def boot() -> None:
             try:
-                self.server = await start_server(self.ctx, self.host, 0, mcp=self.mcp)
+                self.server = await start_server(self.ctx, self.host, 0, mcp=self.mcp, catalog=self.catalog)
             except BaseException as exc:  # reported to the test thread
                 self.error = exc
             finally:

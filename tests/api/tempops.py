@@ -1,14 +1,13 @@
-"""Operations registered only for a test (removed afterwards): POST params, writes, crashes."""
+"""Operations that only tests serve (POST params, writes, crashes), in a catalog beside the real ones."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from pydantic import Field
 
-from vault_agent.api.registry import REGISTRY, AppContext, Operation, Params, register
+from vault_agent.api.operation import AppContext, Operation, Params
+from vault_agent.api.ops import CATALOG
 from vault_agent.contracts import Outcome
 
 
@@ -85,14 +84,5 @@ TEMP_OPS = (
     ),
 )
 
-
-@contextmanager
-def temp_ops() -> Iterator[tuple[Operation, ...]]:
-    """Register the test operations for the duration of a with-block."""
-    for op in TEMP_OPS:
-        register(op)
-    try:
-        yield TEMP_OPS
-    finally:
-        for op in TEMP_OPS:
-            REGISTRY.pop(op.name, None)
+# The real catalog and the test operations after it: pass it to the server under test.
+TEST_CATALOG = CATALOG.with_operations(*TEMP_OPS)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vault_agent.api.mcp_server import annotations_of
-from vault_agent.api.registry import operations
+from vault_agent.api.ops import CATALOG
 
 # openWorldHint is left out on reads (budget of tools/list); writes send it as false.
 READ = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True, "open_world_hint": None}
@@ -24,7 +24,7 @@ def _hints(op):
 
 
 def test_every_read_tool_is_read_only_and_idempotent() -> None:
-    bad = [op.mcp_name for op in operations("read") if not op.side_effect and _hints(op) != READ]
+    bad = [op.mcp_name for op in CATALOG.of_kind("read") if not op.side_effect and _hints(op) != READ]
     assert bad == []
 
 
@@ -40,7 +40,7 @@ def test_tools_that_message_the_user_are_neither_read_only_nor_idempotent() -> N
     }
     hints = {
         op.mcp_name: {k: defaults[k] if v is None else v for k, v in _hints(op).items()}
-        for op in operations("read")
+        for op in CATALOG.of_kind("read")
         if op.side_effect and op.agent_tool
     }
     assert hints == {
@@ -55,7 +55,9 @@ def test_tools_that_message_the_user_are_neither_read_only_nor_idempotent() -> N
 
 
 def test_write_tools_are_not_read_only_and_destructive_where_data_can_be_lost() -> None:
-    writes = {op.mcp_name: _hints(op) for op in operations("write")}
+    writes = {op.mcp_name: _hints(op) for op in CATALOG.of_kind("write")}
     assert [n for n, h in writes.items() if h["read_only_hint"] or h["open_world_hint"]] == []
     assert [n for n in MUST_BE_DESTRUCTIVE & set(writes) if not writes[n]["destructive_hint"]] == []
-    assert [op.mcp_name for op in operations("write") if _hints(op)["idempotent_hint"] != op.idempotent] == []
+    assert [
+        op.mcp_name for op in CATALOG.of_kind("write") if _hints(op)["idempotent_hint"] != op.idempotent
+    ] == []

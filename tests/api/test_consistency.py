@@ -14,9 +14,9 @@ import aiohttp
 import pytest
 
 from api.serverkit import REPO, ServerThread, make_context
-from vault_agent.api.app import close_context
 from vault_agent.config import Settings, load_settings
 from vault_agent.indexer.build import build_index
+from vault_agent.server.context import close_context
 
 ROUTES = ("/overview", "/tags?limit=200")
 

@@ -1,9 +1,11 @@
-"""The registry tables in docs/http-api.md, docs/mcp.md and docs/cli.md match the code."""
+"""The catalog tables in docs/http-api.md, docs/mcp.md and docs/cli.md match the code."""
 
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+
+from vault_agent.api.ops import CATALOG
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,23 +18,21 @@ def test_generated_doc_tables_are_up_to_date() -> None:
     stale = [
         rel
         for rel, (name, block) in gen_docs.BLOCKS.items()
-        if gen_docs.render(ROOT / rel, name, block()) != (ROOT / rel).read_text(encoding="utf-8")
+        if gen_docs.render(ROOT / rel, name, block(CATALOG)) != (ROOT / rel).read_text(encoding="utf-8")
     ]
     assert stale == [], "run: .venv/bin/python ops/gen_docs.py"
 
 
 def test_every_http_route_and_tool_is_documented() -> None:
-    from vault_agent.api.registry import operations
-
     http_doc = (ROOT / "docs" / "http-api.md").read_text(encoding="utf-8")
     mcp_doc = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
-    missing = [op.http_path for op in operations() if not op.mcp_only and f"`{op.http_path}`" not in http_doc]
-    missing += [op.mcp_name for op in operations() if op.agent_tool and f"### {op.mcp_name}\n" not in mcp_doc]
+    missing = [op.http_path for op in CATALOG if not op.mcp_only and f"`{op.http_path}`" not in http_doc]
+    missing += [op.mcp_name for op in CATALOG if op.agent_tool and f"### {op.mcp_name}\n" not in mcp_doc]
     assert missing == []
 
 
 def test_routes_outside_the_registry_are_documented() -> None:
-    """Routes the app mounts beside the registry's (conversations) are documented by hand."""
+    """Routes the app mounts beside the catalog's (conversations) are documented by hand."""
     from aiohttp import web
 
     from vault_agent.api.messages_sse import add_conversation_routes

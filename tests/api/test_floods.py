@@ -127,15 +127,17 @@ def test_slowloris_clients_are_dropped_at_the_header_timeout(tmp_path: Path) -> 
 # another part of the process could still do): asyncio's accepts then fail with EMFILE.
 EXHAUST = """
 import asyncio, os, sys
-from vault_agent.api.app import close_context, start_server
+from vault_agent.server.context import close_context
+from vault_agent.server.http_server import start_server
 from vault_agent.api.logging_setup import configure_logging
-from vault_agent.api.registry import AppContext, make_vault
+from vault_agent.api.operation import AppContext
+from vault_agent.paths import vault_for_settings
 from vault_agent.config import load_settings
 from vault_agent.query.snapshot import SnapshotReader
 
 settings = load_settings({"vault": sys.argv[1]}, env={})
 configure_logging("INFO", vault=settings.vault, index_dir=settings.index_dir)
-vault = make_vault(settings)
+vault = vault_for_settings(settings)
 ctx = AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault))
 held = []
 

@@ -1,6 +1,6 @@
 """Fuzzed HTTP and MCP calls never answer 500 / INTERNAL (RELIABILITY: bad input).
 
-Every registry operation is called over the real aiohttp server and the real MCP SDK
+Every operation of the catalog is called over the real aiohttp server and the real MCP SDK
 client with parameters drawn by hypothesis: right and wrong names (snake and camel
 case), wrong types, huge and hostile strings, nested JSON, raw non-JSON bodies. Any
 answer is fine except a 500 or an `INTERNAL` code. A short run is part of CI; the
@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 
 from api.serverkit import ServerThread, http_mcp_client
 from vault_agent.api.http import http_operations
-from vault_agent.api.registry import Operation, operations
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import CATALOG
 
-OPS: list[Operation] = http_operations() if operations() else []  # mcp_only aliases: MCP side
+OPS: list[Operation] = http_operations(CATALOG) if CATALOG else []  # mcp_only aliases: MCP side
 HOSTILE = st.sampled_from(
     [
         "",
@@ -173,7 +174,7 @@ def _no_surrogates(value: Any) -> Any:
 
 
 def _mcp_trial(mcp: McpSession, examples: int) -> None:
-    listed = [op for op in operations() if op.mcp_name in mcp.tools]
+    listed = [op for op in CATALOG if op.mcp_name in mcp.tools]
 
     @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(call=call_args(listed))

@@ -11,13 +11,14 @@ import pytest
 from multidict import MultiDict
 
 from api.serverkit import LogCapture, ServerThread, make_context
-from api.tempops import ProbeParams, temp_ops
-from vault_agent.api.app import close_context
+from api.tempops import TEST_CATALOG, ProbeParams
 from vault_agent.api.http import build_http_app, http_operations
 from vault_agent.api.http_invoke import params_from_query
+from vault_agent.api.ops import CATALOG
 from vault_agent.api.security import AccessPolicy
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
+from vault_agent.server.context import close_context
 
 OUTLINE = {
     "schema": "knowtation.note_outline/v1",
@@ -33,21 +34,20 @@ OUTLINE = {
 
 @pytest.fixture
 def probe_server(vault_settings: Settings, logs: LogCapture) -> Iterator[ServerThread]:
-    with temp_ops():
-        ctx = make_context(vault_settings)
-        thread = ServerThread(ctx).start()
-        try:
-            yield thread
-        finally:
-            thread.stop()
-            close_context(ctx)
+    ctx = make_context(vault_settings)
+    thread = ServerThread(ctx, catalog=TEST_CATALOG).start()
+    try:
+        yield thread
+    finally:
+        thread.stop()
+        close_context(ctx)
 
 
 def test_one_route_per_registry_operation(vault_settings: Settings) -> None:
-    app = build_http_app(make_context(vault_settings), AccessPolicy(token="t"))
+    app = build_http_app(make_context(vault_settings), CATALOG, AccessPolicy(token="t"))
     routes = {(r.method, r.resource.canonical) for r in app.router.routes() if r.resource is not None}
-    primary = {(op.http_method, op.http_path) for op in http_operations()}
-    expected = primary | {("GET", op.http_path) for op in http_operations() if op.http_both}
+    primary = {(op.http_method, op.http_path) for op in http_operations(CATALOG)}
+    expected = primary | {("GET", op.http_path) for op in http_operations(CATALOG) if op.http_both}
     extra = {
         ("GET", "/messages/stream"),
         ("GET", "/conversations/{id}"),  # conversations' own routes
@@ -56,7 +56,7 @@ def test_one_route_per_registry_operation(vault_settings: Settings) -> None:
         ("POST", "/conversations/{id}/undo"),
     }
     assert {r for r in routes if r[1] != "/mcp"} == expected | extra
-    assert len(primary) == len(http_operations())
+    assert len(primary) == len(http_operations(CATALOG))
 
 
 def test_envelope_body(server: ServerThread) -> None:
@@ -203,14 +203,13 @@ def test_writes_disabled_are_forbidden(probe_server: ServerThread) -> None:
 
 def test_writes_enabled_are_callable(vault_settings: Settings) -> None:
     settings = dataclasses.replace(vault_settings, writes_enabled=True)
-    with temp_ops():
-        ctx = make_context(settings)
-        thread = ServerThread(ctx).start()
-        try:
-            status, _, text = thread.request("POST", "/test-write", body=b'{"path": "a.md", "dryRun": true}')
-        finally:
-            thread.stop()
-            close_context(ctx)
+    ctx = make_context(settings)
+    thread = ServerThread(ctx, catalog=TEST_CATALOG).start()
+    try:
+        status, _, text = thread.request("POST", "/test-write", body=b'{"path": "a.md", "dryRun": true}')
+    finally:
+        thread.stop()
+        close_context(ctx)
     assert (status, json.loads(text)) == (200, {"data": {"path": "a.md", "dryRun": True}, "warnings": []})
 
 

@@ -11,12 +11,14 @@ from typing import Any
 import pytest
 
 from api.serverkit import ServerThread, http_mcp_client, make_context, stdio_mcp_client
-from api.tempops import temp_ops
-from vault_agent.api.app import close_context
+from api.tempops import TEST_CATALOG
+from vault_agent.api.invoke import dump_json
 from vault_agent.api.mcp_server import build_mcp_server, listed_operations
-from vault_agent.api.registry import REGISTRY, Operation, dump_json, operations, register
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import CATALOG, notes
 from vault_agent.config import Settings
 from vault_agent.indexer.lock import WriterLock
+from vault_agent.server.context import close_context
 
 PLAN = "projects/alpha/plan.md"
 ToolCalls = list[tuple[str, dict[str, Any]]]  # (tool name, arguments), called in order
@@ -42,10 +44,10 @@ def test_http_mcp_lists_the_registry_and_answers_like_http(server: ServerThread,
     ]
     tools, results = asyncio.run(_session(http_mcp_client(server.url, server.token, mode), calls))
     expected = sorted(
-        op.mcp_name for op in operations() if op.agent_tool and op.profile == "default" and op.kind == "read"
+        op.mcp_name for op in CATALOG if op.agent_tool and op.profile == "default" and op.kind == "read"
     )
     assert sorted(t.name for t in tools) == expected
-    by_name = {op.mcp_name: op for op in operations()}
+    by_name = {op.mcp_name: op for op in CATALOG}
     for tool in tools:
         assert tool.description == by_name[tool.name].description
         harmless = not by_name[tool.name].side_effect  # send_message / end_conversation are not
@@ -55,7 +57,8 @@ def test_http_mcp_lists_the_registry_and_answers_like_http(server: ServerThread,
             if harmless
             else {"destructiveHint": False}
         )
-        assert (tool.title, tool.output_schema) == (None, None)  # not on the wire (issue 23)
+        # The title is on the wire (issue 33: clients show it); no outputSchema (issue 23).
+        assert (tool.title, tool.output_schema) == (by_name[tool.name].title, None)
     tree = next(t for t in tools if t.name == "vault_tree")
     props = tree.input_schema["properties"]
     assert sorted(props) == ["depth", "direct_only", "limit"]
@@ -104,20 +107,19 @@ def test_http_mcp_errors_are_the_canonical_object(server: ServerThread) -> None:
 
 
 def test_json_text_arguments_are_accepted(vault_settings: Settings) -> None:
-    with temp_ops():
-        ctx = make_context(vault_settings)
-        server = build_mcp_server(ctx)
-        from mcp import Client
+    ctx = make_context(vault_settings)
+    server = build_mcp_server(ctx, TEST_CATALOG)
+    from mcp import Client
 
-        async def go() -> Any:
-            async with Client(server) as client:
-                return await client.call_tool(
-                    "test_probe",
-                    {"path": "a.md", "labels": '["x"]', "span": '{"start_line": 2, "end_line": 3}'},
-                )
+    async def go() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool(
+                "test_probe",
+                {"path": "a.md", "labels": '["x"]', "span": '{"start_line": 2, "end_line": 3}'},
+            )
 
-        result = asyncio.run(go())
-        close_context(ctx)
+    result = asyncio.run(go())
+    close_context(ctx)
     assert result.structured_content == {
         "data": {
             "path": "a.md",
@@ -136,25 +138,19 @@ def test_write_tools_listed_only_when_enabled(vault_settings: Settings) -> None:
         mcp_name="test_read_file",
         http_method="GET",
         http_path="/test-alias",
-        params=REGISTRY["get-note-outline"].params
-        if "get-note-outline" in REGISTRY
-        else operations()[0].params,
+        params=notes.GET_NOTE_OUTLINE.params,
         func=lambda _c, _p: None,  # type: ignore[arg-type,return-value]
         description="Test only: an agent-files alias.",
         profile="agent-files",
         mcp_only=True,
     )
-    with temp_ops():
-        register(alias)
-        try:
-            off = {op.mcp_name for op in listed_operations(False, "default")}
-            on = {op.mcp_name: op for op in listed_operations(True, "default")}
-            files = {op.mcp_name for op in listed_operations(False, "agent-files")}
-            ctx = make_context(dataclasses.replace(vault_settings, writes_enabled=True))
-            tools = asyncio.run(_list_inproc(build_mcp_server(ctx)))
-            close_context(ctx)
-        finally:
-            REGISTRY.pop("test-alias", None)
+    catalog = TEST_CATALOG.with_operations(alias)
+    off = {op.mcp_name for op in listed_operations(catalog, False, "default")}
+    on = {op.mcp_name: op for op in listed_operations(catalog, True, "default")}
+    files = {op.mcp_name for op in listed_operations(catalog, False, "agent-files")}
+    ctx = make_context(dataclasses.replace(vault_settings, writes_enabled=True))
+    tools = asyncio.run(_list_inproc(build_mcp_server(ctx, catalog)))
+    close_context(ctx)
     assert "test_write" not in off and "test_read_file" not in off
     assert "test_write" in on and "test_read_file" not in on
     assert "test_read_file" in files and "test_write" not in files
@@ -182,12 +178,14 @@ def test_stdio_mcp_serves_the_same_bodies_as_http(fresh_settings: Settings) -> N
         ("get_note_outline", {"path": PLAN}),
     ]
     tools, results = asyncio.run(_session(stdio_mcp_client(stdio_settings, "--no-watch"), calls))
-    assert sorted(t.name for t in tools) == sorted(op.mcp_name for op in listed_operations(False, "default"))
+    assert sorted(t.name for t in tools) == sorted(
+        op.mcp_name for op in listed_operations(CATALOG, False, "default")
+    )
     ctx = make_context(stdio_settings, pinned=None)
     thread = ServerThread(ctx).start()
     try:
         for (name, args), result in zip(calls, results, strict=True):
-            op = next(o for o in operations() if o.mcp_name == name)
+            op = next(o for o in CATALOG if o.mcp_name == name)
             query = "&".join(f"{k}={v}" for k, v in args.items())
             status, _, body = thread.get_json(f"{op.http_path}?{query}")
             # Freshness may differ while the first stat scan runs; the rest must match.

@@ -14,6 +14,7 @@ import pytest
 
 from api.serverkit import ServerThread, http_mcp_client, stdio_mcp_client
 from vault_agent.api.mcp_server import INSTRUCTIONS, listed_operations
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 
 REVISIONS = {"legacy": "2025-11-25", "auto": "2026-07-28"}
@@ -51,7 +52,7 @@ def _expected(mode: str) -> dict[str, Any]:
         "version": REVISIONS[mode],
         "server": "vault-agent",
         "instructions": INSTRUCTIONS,
-        "tools": sorted(op.mcp_name for op in listed_operations(False, "default")),
+        "tools": sorted(op.mcp_name for op in listed_operations(CATALOG, False, "default")),
         "overview": (
             False,
             ["chunkCount", "frontmatterFields", "indexFreshness", "noteCount", "topLevelFolders", "topTags"],
@@ -108,15 +109,16 @@ def test_write_calls_report_progress(tmp_path: Any) -> None:
     """A write (which may wait for the index) sends started/done progress to a client that asks."""
     from mcp import Client
 
-    from vault_agent.api.app import close_context
     from vault_agent.api.mcp_server import build_mcp_server
-    from vault_agent.api.registry import AppContext, make_vault
+    from vault_agent.api.operation import AppContext
+    from vault_agent.paths import vault_for_settings
     from vault_agent.query.snapshot import SnapshotReader
+    from vault_agent.server.context import close_context
 
     vault = tmp_path / "vault"
     vault.mkdir()
     settings = Settings(vault=vault, index_dir=tmp_path / "state", writes_enabled=True)
-    vault_ = make_vault(settings)
+    vault_ = vault_for_settings(settings)
     ctx = AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
     notes: list[tuple[float, float | None, str | None]] = []
 
@@ -124,7 +126,7 @@ def test_write_calls_report_progress(tmp_path: Any) -> None:
         notes.append((progress, total, message))
 
     async def go() -> Any:
-        async with Client(build_mcp_server(ctx), mode="legacy") as client:
+        async with Client(build_mcp_server(ctx, CATALOG), mode="legacy") as client:
             return await client.call_tool("vault_mkdir", {"path": "inbox"}, progress_callback=on_progress)
 
     try:

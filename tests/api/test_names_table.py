@@ -1,7 +1,7 @@
 """Names as people type them, on every note-path tool and every surface (issue 23 item 2).
 
-A table over the registry: every operation with a `NoteName` parameter (registry.
-note_name_params, so a new tool is in the table the day it is registered) × every
+A table over the catalog: every operation with a `NoteName` parameter (operation.
+note_name_params, so a new tool is in the table the day it joins the catalog) × every
 resolution step, in process, over HTTP, over MCP (the SDK's in-memory client on the
 agent-files profile, so seed 003's aliases are listed too) and through the CLI (every tool
 with one step, `read` with every step: the other combinations reach the same route). Each
@@ -24,20 +24,13 @@ import pytest
 from mcp import Client
 
 from api.serverkit import VAULT_AGENT, ServerThread, make_context, serving
-from vault_agent.api.app import close_context
+from vault_agent.api.invoke import body_of, invoke, to_jsonable
 from vault_agent.api.mcp_server import build_mcp_server
-from vault_agent.api.registry import (
-    REGISTRY,
-    AppContext,
-    Operation,
-    body_of,
-    invoke,
-    note_name_params,
-    operations,
-    to_jsonable,
-)
+from vault_agent.api.operation import AppContext, Operation, note_name_params
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings, load_settings
 from vault_agent.indexer.build import build_index
+from vault_agent.server.context import close_context
 
 TARGET = "projects/alpha/Plan Doc.md"
 NOTES = {
@@ -71,7 +64,7 @@ CLI_FLAGS: dict[str, list[str]] = {"read": ["--full"], "coverage": ["--range", "
 
 def cases() -> list[tuple[Operation, str]]:
     """(operation, note-name parameter) of every read operation taking a note name."""
-    return [(op, name) for op in operations("read") for name in note_name_params(op.params)]
+    return [(op, name) for op in CATALOG.of_kind("read") for name in note_name_params(op.params)]
 
 
 def _args(op: Operation, param: str, typed: str) -> dict[str, Any]:
@@ -136,7 +129,7 @@ def test_every_note_name_parameter_is_in_the_table() -> None:
     named = {(op.name, p) for op, p in cases()}
     pathlike = {
         (op.name, name)
-        for op in operations("read")
+        for op in CATALOG.of_kind("read")
         for name in op.params.model_fields
         if name == "path" or name.endswith("_path")
     }
@@ -206,7 +199,7 @@ def test_every_tool_resolves_every_step_over_mcp(names_settings: Settings) -> No
 
     async def run() -> list[Any]:
         failures = []
-        async with Client(build_mcp_server(ctx, profile="agent-files")) as client:
+        async with Client(build_mcp_server(ctx, CATALOG, profile="agent-files")) as client:
             for op, param in cases():
                 for form, typed in FORMS.items():
                     _forget_audits(ctx)
@@ -252,7 +245,9 @@ def test_every_tool_resolves_names_through_the_cli(
 ) -> None:
     """Every CLI command taking a note name, with a title; `read` with every step."""
     runs = [(op, param, FORMS["title"]) for op, param in cases() if not op.mcp_only]
-    runs += [(REGISTRY["read"], "path", typed) for form, typed in FORMS.items() if form != "wikilink#heading"]
+    runs += [
+        (CATALOG.named("read"), "path", typed) for form, typed in FORMS.items() if form != "wikilink#heading"
+    ]
     failures = []
     for op, param, typed in runs:
         _forget_audits(names_server.ctx)
@@ -287,6 +282,6 @@ def test_cli_reads_a_section_by_its_flags(names_server: ServerThread, names_sett
             text=True,
             timeout=120,
         )
-        status, _, text = _http(names_server, REGISTRY[name], args)
+        status, _, text = _http(names_server, CATALOG.named(name), args)
         assert (proc.returncode, proc.stdout) == (0, text + "\n"), proc.stderr[-300:]
         assert status == 200 and (name != "get" or '"section":' in text)

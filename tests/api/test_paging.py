@@ -19,14 +19,16 @@ import pytest
 
 from api.serverkit import make_context
 from api.widevault import write_wide_vault
-from vault_agent.api.app import close_context
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, dump_json, invoke, operations
+from vault_agent.api.invoke import body_of, dump_json, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings, load_settings
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.errors import InvalidParameter
 from vault_agent.indexer.build import build_index
 from vault_agent.query.grep import SEARCH_MAX_CHARS
 from vault_agent.query.limits import LS_MAX_CHARS
+from vault_agent.server.context import close_context
 
 
 @pytest.fixture(scope="module")
@@ -39,14 +41,13 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest.fixture(scope="module")
 def ctx(wide: Settings) -> Iterator[AppContext]:
-    operations()
     context = make_context(wide)
     yield context
     close_context(context)
 
 
 def call(ctx: AppContext, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    op = REGISTRY[name]
+    op = CATALOG.named(name)
     body = body_of(op, invoke(op, ctx, args))
     assert len(dump_json(body)) <= op.max_answer_chars
     return body
@@ -146,10 +147,12 @@ def test_vault_ls_default_page_and_a_bad_cursor(ctx: AppContext) -> None:
     with pytest.raises(
         InvalidParameter, match="^parameter 'cursor' must be the next_cursor of a previous answer$"
     ):
-        invoke(REGISTRY["ls"], ctx, {"relative_dir": "flat", "cursor": "not-a-cursor"})
+        invoke(CATALOG.named("ls"), ctx, {"relative_dir": "flat", "cursor": "not-a-cursor"})
     with pytest.raises(InvalidParameter, match="^parameter 'cursor' must be the next_cursor"):
         # a name-sorted cursor given to an mtime-sorted listing
-        invoke(REGISTRY["ls"], ctx, {"relative_dir": "flat", "sort": "mtime", "cursor": data["next_cursor"]})
+        invoke(
+            CATALOG.named("ls"), ctx, {"relative_dir": "flat", "sort": "mtime", "cursor": data["next_cursor"]}
+        )
 
 
 def test_get_conversation_pages_records_and_entries(ctx: AppContext, wide: Settings) -> None:

@@ -31,7 +31,9 @@ from typer.testing import CliRunner
 
 from api.serverkit import CANARY, ServerThread, http_mcp_client, serving
 from api.widevault import write_wide_vault
-from vault_agent.api.registry import Operation, body_of, dump_json, invoke, operations
+from vault_agent.api.invoke import body_of, dump_json, invoke
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import CATALOG
 from vault_agent.api.tool_schema import compact_schema, constraint_schema
 from vault_agent.cli.command_table import COMMANDS
 from vault_agent.cli.main import app
@@ -195,11 +197,11 @@ def cases_of(op: Operation) -> list[Case]:
     return out
 
 
-ALL_CASES = [case for op in operations() for case in cases_of(op)]
+ALL_CASES = [case for op in CATALOG for case in cases_of(op)]
 
 
 def test_every_operation_with_parameters_has_cases() -> None:
-    with_params = {op.mcp_name for op in operations() if constraint_schema(op.params)["properties"]}
+    with_params = {op.mcp_name for op in CATALOG if constraint_schema(op.params)["properties"]}
     assert {c.op.mcp_name for c in ALL_CASES} == with_params
     kinds = {c.kind for c in ALL_CASES}
     print(f"{len(ALL_CASES)} cases over {len(with_params)} operations: {sorted(kinds)}")
@@ -315,7 +317,7 @@ def cli_label_and_problem(case: Case) -> tuple[str, str | None]:
 
 
 def expected_code(case: Case) -> str:
-    limit_ops = {op.name for op in operations() if op.limit_error.__name__ == "InvalidLimit"}
+    limit_ops = {op.name for op in CATALOG if op.limit_error.__name__ == "InvalidLimit"}
     return "INVALID_LIMIT" if case.path == ("limit",) and case.op.name in limit_ops else "INVALID_PARAMETER"
 
 
@@ -495,12 +497,12 @@ LARGEST: dict[str, dict[str, Any]] = {
 
 def test_every_answer_stays_within_its_budget(wide: Settings) -> None:
     from api.serverkit import make_context
-    from vault_agent.api.app import close_context
+    from vault_agent.server.context import close_context
 
     ctx = make_context(wide)
     rows, over = [], []
     try:
-        for op in operations():
+        for op in CATALOG:
             args = LARGEST.get(op.name, base_args(op))
             try:
                 text = dump_json(body_of(op, invoke(op, ctx, args)))

@@ -1,9 +1,9 @@
-"""Parity over the real registry: HTTP body == MCP structuredContent == CLI --json.
+"""Parity over the real catalog: HTTP body == MCP structuredContent == CLI --json.
 
 MCP runs over HTTP and stdio, each on both protocol revisions (2025 handshake, 2026-07-28);
 the SDK client also checks every structuredContent against the tool's outputSchema.
 
-Every registered read operation whose required parameters have a sample value runs on the
+Every read operation of the catalog whose required parameters have a sample value runs on the
 orientation fixture vault. Bodies are compared as text: the MCP text block and the CLI
 output must be the HTTP body byte for byte. The HTTP bodies are also kept as golden files
 (`tests/api/golden/`; regenerate with pytest --update-golden).
@@ -30,14 +30,11 @@ from api.serverkit import (
     serving,
     stdio_mcp_client,
 )
-from vault_agent.api.registry import Operation, dump_json, operations
-from vault_agent.cli.app import full_app
-from vault_agent.cli.remote import GENERATED
+from vault_agent.api.invoke import dump_json
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import CATALOG
+from vault_agent.cli.command_table import COMMANDS  # the commands that call the server
 from vault_agent.config import Settings
-
-# GENERATED fills when the app's commands are built; build them here so the test does not
-# depend on another test having built the app first.
-full_app()
 
 GOLDEN = Path(__file__).parent / "golden"
 # A sample value for each required parameter name an operation may declare.
@@ -60,7 +57,7 @@ PER_SESSION = {"end-conversation", "get-conversation", "send-message"}
 def runnable() -> list[tuple[Operation, dict[str, Any]]]:
     """Read operations with an HTTP route whose required parameters all have samples."""
     out = []
-    for op in operations("read"):
+    for op in CATALOG.of_kind("read"):
         required = [n for n, f in op.params.model_fields.items() if f.is_required()]
         if (
             op.mcp_only
@@ -118,8 +115,8 @@ async def _mcp_texts(client_cm: Any, calls: list[tuple[str, dict[str, Any]]], wa
 
 def test_every_known_operation_is_covered() -> None:
     names = {op.name for op, _ in runnable()}
-    registered = {op.name for op in operations()}
-    assert KNOWN & registered <= names
+    in_catalog = {op.name for op in CATALOG}
+    assert KNOWN & in_catalog <= names
 
 
 def test_http_mcp_cli_bodies_are_identical(parity_server: ServerThread) -> None:
@@ -150,9 +147,7 @@ def test_http_mcp_cli_bodies_are_identical(parity_server: ServerThread) -> None:
         if argv is not None:
             # Generated commands go through the server; local ones (status) read the state dir.
             remote = (
-                ["--server", parity_server.url, "--token", parity_server.token]
-                if op.name in GENERATED
-                else []
+                ["--server", parity_server.url, "--token", parity_server.token] if op.name in COMMANDS else []
             )
             proc = subprocess.run(
                 [VAULT_AGENT, *argv, "--json", "--vault", str(settings.vault), *remote],

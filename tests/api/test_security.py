@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from api.serverkit import CANARY, LogCapture, ServerThread, make_context
-from api.tempops import temp_ops
-from vault_agent.api.app import close_context, start_server
+from api.tempops import TEST_CATALOG
 from vault_agent.api.security import is_loopback_host
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
+from vault_agent.server.context import close_context
+from vault_agent.server.http_server import start_server
 
 UNAUTHORIZED = {
     "error": {
@@ -127,7 +128,7 @@ def test_own_loopback_origin_passes(server: ServerThread, origin: str) -> None:
 def cors_server(vault_settings: Settings) -> Iterator[ServerThread]:
     settings = dataclasses.replace(vault_settings, allowed_origins=("http://app.example.test",))
     ctx = make_context(settings)
-    thread = ServerThread(ctx).start()
+    thread = ServerThread(ctx, catalog=TEST_CATALOG).start()
     yield thread
     thread.stop()
     close_context(ctx)
@@ -157,17 +158,16 @@ def test_cors_only_for_configured_origins(cors_server: ServerThread, server: Ser
 
 def test_body_over_4_mib_is_413(vault_settings: Settings) -> None:
     big = b'{"path": "' + b"a" * (4 * 1024 * 1024) + b'"}'
-    with temp_ops():
-        ctx = make_context(vault_settings)
-        thread = ServerThread(ctx).start()
-        try:
-            results = [
-                _call(thread, "POST", "/test-probe", body=big),
-                _call(thread, "POST", "/mcp", body=big, headers=MCP_HEADERS),
-            ]
-        finally:
-            thread.stop()
-            close_context(ctx)
+    ctx = make_context(vault_settings)
+    thread = ServerThread(ctx, catalog=TEST_CATALOG).start()
+    try:
+        results = [
+            _call(thread, "POST", "/test-probe", body=big),
+            _call(thread, "POST", "/mcp", body=big, headers=MCP_HEADERS),
+        ]
+    finally:
+        thread.stop()
+        close_context(ctx)
     expected = {
         "error": {"code": "TOO_LARGE", "message": "request body over the 4 MiB limit; send less data"}
     }
@@ -231,7 +231,7 @@ def test_token_file_is_created_0600_and_reused(fresh_settings: Settings) -> None
 def test_configured_token_wins_and_writes_no_file(fresh_settings: Settings) -> None:
     settings = dataclasses.replace(fresh_settings, token="configured-token-123")
     ctx = make_context(settings)
-    thread = ServerThread(ctx).start()
+    thread = ServerThread(ctx, catalog=TEST_CATALOG).start()
     try:
         assert thread.request("GET", "/overview", token="configured-token-123")[0] == 200
         assert thread.request("GET", "/overview", token="other")[0] == 401

@@ -17,12 +17,12 @@ import pytest
 from api.serverkit import VAULT_AGENT, ServerThread, build_fixture_vault, make_context, serving
 from typer.testing import CliRunner
 
-from vault_agent.api.app import close_context
-from vault_agent.api.registry import operations
+from vault_agent.api.ops import CATALOG
+from vault_agent.cli.command_table import COMMANDS
 from vault_agent.cli.main import app
-from vault_agent.cli.remote import GENERATED
 from vault_agent.config import Settings, load_settings
 from vault_agent.indexer.lock import WriterLock, writer_lock_held
+from vault_agent.server.context import close_context
 
 PLAN = "projects/alpha/plan.md"
 
@@ -91,7 +91,8 @@ def test_serve_port_0_prints_one_listening_line_and_stops_on_sigterm(tmp_path: P
         port = int(line.rsplit(":", 1)[1])
         assert port > 0
         token = settings.token_file.read_text().strip()
-        assert serve.first_line() == f"web: http://127.0.0.1:{port}/?token={token}"  # the web page (issue 24)
+        # The web page's address, and no secret: services log stdout (issue 33).
+        assert serve.first_line() == f"web: http://127.0.0.1:{port}/"
         assert stat.S_IMODE(settings.token_file.stat().st_mode) == 0o600
         req = urllib.request.Request(
             f"http://127.0.0.1:{port}/tags?limit=1", headers={"Authorization": f"Bearer {token}"}
@@ -274,8 +275,8 @@ def test_env_server_and_token(server: ServerThread, settings: Settings) -> None:
 
 def test_every_generated_command_has_help_with_an_example() -> None:
     runner = CliRunner()
-    assert GENERATED
-    for name in sorted(GENERATED) + ["serve", "mcp"]:
+    assert COMMANDS
+    for name in sorted(COMMANDS) + ["serve", "mcp"]:
         result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"})
         assert result.exit_code == 0, name
         assert "Example: vault-agent " + name in " ".join(result.output.split()), name
@@ -303,7 +304,7 @@ def test_serve_process_speaks_mcp_over_http_with_the_real_client(tmp_path: Path)
         code, _, _ = serve.stop()
     assert code == 0
     assert {"vault_overview", "get_note_outline"} <= set(tools)
-    assert {op.mcp_name for op in operations("write") if op.profile == "default"} <= set(tools)
+    assert {op.mcp_name for op in CATALOG.of_kind("write") if op.profile == "default"} <= set(tools)
     assert result.is_error is False and result.structured_content["path"] == PLAN
 
 
@@ -324,5 +325,5 @@ def test_stdio_mcp_takes_the_writer_lock_and_releases_it(tmp_path: Path) -> None
     tools, result = asyncio.run(go())
     assert held == [True]
     assert not writer_lock_held(settings.index_dir)
-    assert not [t for t in tools if t in {op.mcp_name for op in operations("write")}]
+    assert not [t for t in tools if t in {op.mcp_name for op in CATALOG.of_kind("write")}]
     assert result.is_error is False and result.structured_content["data"]["noteCount"] == 15

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from vault_agent.cli.app import flags_without_types, root
 from vault_agent.cli.command_table import COMMANDS
 from vault_agent.cli.quick_args import COMMON_OPTIONS, COMMON_SWITCHES, parse
 from vault_agent.cli.remote import _signature
+from vault_agent.cli.root import flags_without_types, root
 
 RUNNER = CliRunner()
 CAPTURED: dict[str, Any] = {}

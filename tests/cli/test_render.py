@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vault_agent.api.registry import REGISTRY, operations
+from vault_agent.api.ops import CATALOG
 from vault_agent.cli.render import generic, render_body, table
 
 
@@ -20,9 +20,8 @@ def test_generic_renders_scalars_lists_and_trees() -> None:
 
 
 def test_render_body_prefers_the_operation_renderer() -> None:
-    operations()
     body = {"data": {"tags": [{"tag": "t", "noteCount": 1}], "indexFreshness": "fresh"}, "warnings": []}
-    tags = REGISTRY["tags"]
+    tags = CATALOG.named("tags")
     assert render_body(tags.envelope, body, tags.render) == "  notes  tag\n      1  t\n\nindex: fresh"
     assert render_body(True, body, own=lambda b: "own") == "own"
     outline = {
@@ -30,7 +29,7 @@ def test_render_body_prefers_the_operation_renderer() -> None:
         "title": "A",
         "headings": [{"level": 2, "text": "Goals", "id": "h2-goals-0001"}],
     }
-    op = REGISTRY["get-note-outline"]
+    op = CATALOG.named("get-note-outline")
     assert render_body(op.envelope, outline, op.render) == "a.md  (A)\n  ## Goals  [h2-goals-0001]"
 
 
@@ -41,7 +40,6 @@ def test_render_body_without_an_operation_renderer_is_generic() -> None:
 
 
 def test_a_section_read_by_get_says_which_lines_it_shows() -> None:
-    operations()
     data = {
         "path": "a.md",
         "title": "A",
@@ -51,7 +49,7 @@ def test_a_section_read_by_get_says_which_lines_it_shows() -> None:
         "truncated": False,
         "section": {"id": "h2-goals-0002", "level": 2, "text": "Goals", "startLine": 5, "endLine": 7},
     }
-    op = REGISTRY["get"]
+    op = CATALOG.named("get")
     assert render_body(op.envelope, {"data": data, "warnings": []}, op.render) == (
         "a.md  (A)  tags: -\nsection h2-goals-0002 (Goals), lines 5-7\n\n## Goals\n\nship"
     )

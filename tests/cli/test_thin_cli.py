@@ -3,7 +3,7 @@
 Each case runs the real console entry point in a fresh interpreter against a live server
 and reports, at exit, which heavy packages the process imported: DuckDB, pyarrow, mcp,
 aiohttp, markdown-it and the indexer belong to the server and local commands only. A
-server-backed command also builds no params model: it loads neither the registry nor the
+server-backed command also builds no params model: it loads neither the catalog nor the
 operation modules nor the core models they import (the generated command table is enough).
 """
 
@@ -22,9 +22,9 @@ from api.serverkit import ServerThread, build_fixture_vault, serving
 from vault_agent.config import Settings
 
 HEAVY = ("duckdb", "pyarrow", "mcp", "aiohttp", "markdown_it", "numpy", "vault_agent.indexer")
-# What building every command from the registry used to import: pydantic models by the dozen.
-REGISTRY = (
-    "vault_agent.api.registry",
+# What building every command from the catalog would import: pydantic models by the dozen.
+CATALOG_MODULES = (
+    "vault_agent.api.operation",
     "vault_agent.api.ops",
     "vault_agent.contracts",
     "vault_agent.query",
@@ -94,7 +94,7 @@ def test_server_backed_command_imports_no_engine(
         str(settings.vault),
         "--server",
         server.url,
-        heavy=(*HEAVY, *REGISTRY, "typer", "pydantic"),
+        heavy=(*HEAVY, *CATALOG_MODULES, "typer", "pydantic"),
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()  # the answer was rendered
@@ -109,8 +109,8 @@ def test_help_and_version_import_no_engine(args: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize("args", [("--help",), ("--version",), ("search", "--help"), ("read", "--help")])
-def test_help_and_version_load_no_registry(args: tuple[str, ...]) -> None:
-    proc, loaded = probe(*args, heavy=REGISTRY)
+def test_help_and_version_load_no_catalog(args: tuple[str, ...]) -> None:
+    proc, loaded = probe(*args, heavy=CATALOG_MODULES)
     assert proc.returncode == 0, proc.stderr
     assert loaded == []
 
@@ -130,22 +130,22 @@ def test_a_local_command_still_loads_its_engine(tmp_path: Path) -> None:
     assert "vault_agent.indexer" in heavy and "pyarrow" in heavy
 
 
-def test_a_local_command_still_loads_the_registry(tmp_path: Path) -> None:
-    """The probe sees the registry when a command needs it: `index` writes the contracts."""
+def test_a_local_command_still_loads_the_catalog_modules(tmp_path: Path) -> None:
+    """The probe sees those modules when a command needs it: `index` writes the contracts."""
     vault = tmp_path / "v"
     vault.mkdir()
     (vault / "a.md").write_text("# A\n", encoding="utf-8")
-    proc, loaded = probe("index", "--vault", str(vault), heavy=REGISTRY)
+    proc, loaded = probe("index", "--vault", str(vault), heavy=CATALOG_MODULES)
     assert proc.returncode == 0, proc.stderr
     assert "vault_agent.contracts" in loaded
 
 
-def test_the_registry_imports_the_cores_it_binds() -> None:
+def test_the_catalog_imports_the_cores_it_binds() -> None:
     """The other side of the tests above: ops bind their cores by import (no deferred
-    imports), so loading the registry loads the cores and DuckDB. Only the generated
-    command table keeps the CLI light, and the probes above would see the registry."""
+    imports), so loading the catalog loads the cores and DuckDB. Only the generated
+    command table keeps the CLI light, and the probes above would see the catalog."""
     code = (
-        "import json, sys; from vault_agent.api.registry import operations; operations(); "
+        "import json, sys; from vault_agent.api.ops import CATALOG; "
         "print(json.dumps(sorted(m for m in ('duckdb', 'vault_agent.query.search', 'vault_agent.files.edit', "
         "'vault_agent.conversations.tools') if m in sys.modules)))"
     )

@@ -17,13 +17,14 @@ from api.serverkit import make_context
 from mcp import Client
 
 from conversations.kit import CANARY, Answerer, Inbox, cli
-from vault_agent.api.app import close_context
 from vault_agent.api.mcp_server import build_mcp_server
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.conversations.replies import open_questions, reply_to_question
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.errors import Conflict
+from vault_agent.server.context import close_context
 
 
 class FakeClock:
@@ -85,10 +86,12 @@ def test_idle_timeout_starts_a_new_conversation(
 ) -> None:
     ctx = ctx_factory(settings)
     calls = [("send_message", {"text": t}) for t in ("one", "two", "three")]
-    results = asyncio.run(_calls(build_mcp_server(ctx), calls, clock, [0, 29 * 60, 31 * 60]))
+    results = asyncio.run(_calls(build_mcp_server(ctx, CATALOG), calls, clock, [0, 29 * 60, 31 * 60]))
     ids = [_data(r)["conversation_id"] for r in results]
     assert ids[0] == ids[1] != ids[2]
-    old = _data(asyncio.run(_calls(build_mcp_server(ctx), [("get_conversation", {"id": ids[0]})]))[0])
+    old = _data(
+        asyncio.run(_calls(build_mcp_server(ctx, CATALOG), [("get_conversation", {"id": ids[0]})]))[0]
+    )
     row = old["conversation"]
     assert (row["status"], row["end_reason"], row["summary_source"], row["messages"]) == (
         "ended",
@@ -105,7 +108,7 @@ def test_idle_timeout_starts_a_new_conversation(
 
 def test_user_end_is_noticed_by_the_running_session(settings: Settings, ctx_factory: Any) -> None:
     ctx = ctx_factory(settings)
-    server = build_mcp_server(ctx)
+    server = build_mcp_server(ctx, CATALOG)
 
     async def go() -> list[str]:
         async with Client(server, mode="legacy") as c:
@@ -129,10 +132,12 @@ def test_retention_drops_the_oldest(settings: Settings, ctx_factory: Any, clock:
             ("send_message", {"text": f"m{i}"}),
             ("end_conversation", {"title": f"t{i}", "summary": "s"}),
         ]
-    results = asyncio.run(_calls(build_mcp_server(ctx), calls, clock, [1.0] * len(calls)))
+    results = asyncio.run(_calls(build_mcp_server(ctx, CATALOG), calls, clock, [1.0] * len(calls)))
     ids = [_data(r)["conversation_id"] for r in results[::2]]
     assert ConversationStore(settings.index_dir).ids() == ids[2:]
-    listed = _data(asyncio.run(_calls(build_mcp_server(ctx), [("get_conversation", {"limit": 10})]))[0])
+    listed = _data(
+        asyncio.run(_calls(build_mcp_server(ctx, CATALOG), [("get_conversation", {"limit": 10})]))[0]
+    )
     # The listing call itself opened a new conversation after the list was taken: retention 3.
     assert [r["title"] for r in listed["conversations"]] == ["t4", "t3", "t2"]
     assert ConversationStore(settings.index_dir).ids()[:2] == ids[3:]
@@ -148,7 +153,7 @@ def test_client_without_elicitation_or_sampling(settings: Settings, ctx_factory:
         lambda q: reply_to_question(ctx, q["conversation_id"], "yes, from the terminal", None, "cli"),
     )
     calls = [("send_message", {"text": "ok?", "expect_reply": True}), ("end_conversation", {})]
-    ask, end = asyncio.run(_calls(build_mcp_server(ctx), calls, logging_callback=inbox.on_log))
+    ask, end = asyncio.run(_calls(build_mcp_server(ctx, CATALOG), calls, logging_callback=inbox.on_log))
     (question,) = person.join()
     assert {k: question[k] for k in ("message_seq", "client", "text")} == {
         "message_seq": 1,
@@ -177,7 +182,7 @@ def test_unanswered_question_without_a_form_tells_the_agent_what_to_do(
 ) -> None:
     ctx = ctx_factory(settings, conversations_reply_timeout_seconds=1)
     (ask,) = asyncio.run(
-        _calls(build_mcp_server(ctx), [("send_message", {"text": "q?", "expect_reply": True})])
+        _calls(build_mcp_server(ctx, CATALOG), [("send_message", {"text": "q?", "expect_reply": True})])
     )
     data = _data(ask)
     assert (data["reply"], data["reason"], data["reply_via"]) == (None, "timeout", None)
@@ -204,7 +209,7 @@ def test_sampling_writes_title_and_summary(settings: Settings, ctx_factory: Any)
 
     ctx = ctx_factory(settings)
     calls = [("vault_stat", {"path": "projects/alpha/plan.md"}), ("end_conversation", {})]
-    _, end = asyncio.run(_calls(build_mcp_server(ctx), calls, sampling_callback=sample))
+    _, end = asyncio.run(_calls(build_mcp_server(ctx, CATALOG), calls, sampling_callback=sample))
     row = _data(end)["conversation"]
     assert (row["title"], row["summary"], row["summary_source"]) == ("Plan tidy", "Tidied it.", "sampling")
     assert "projects/alpha/plan.md" in prompts[0] and CANARY not in prompts[0]
@@ -215,7 +220,7 @@ def test_declined_and_unanswered_questions(settings: Settings, ctx_factory: Any)
     declined = Inbox(answer=None)
     (result,) = asyncio.run(
         _calls(
-            build_mcp_server(ctx),
+            build_mcp_server(ctx, CATALOG),
             [("send_message", {"text": "q?", "expect_reply": True})],
             elicitation_callback=declined.on_elicit,
         )
@@ -228,7 +233,7 @@ def test_declined_and_unanswered_questions(settings: Settings, ctx_factory: Any)
 
     (result,) = asyncio.run(
         _calls(
-            build_mcp_server(ctx),
+            build_mcp_server(ctx, CATALOG),
             [("send_message", {"text": "q?", "expect_reply": True})],
             elicitation_callback=never,
         )
@@ -248,7 +253,7 @@ def test_bad_input(settings: Settings, ctx_factory: Any) -> None:
         ("get_conversation", {"cursor": "x"}),
         ("end_conversation", {"title": "t" * 201}),
     ]
-    results = asyncio.run(_calls(build_mcp_server(ctx), calls))
+    results = asyncio.run(_calls(build_mcp_server(ctx, CATALOG), calls))
     codes = [r.structured_content["error"]["code"] if r.is_error else "OK" for r in results]
     assert codes == [
         "INVALID_PARAMETER",
@@ -276,7 +281,7 @@ def test_records_and_logs_keep_no_note_text_or_queries(
         ("vault_create", {"path": "a/canary.md", "content": CANARY}),
         ("end_conversation", {"title": "t", "summary": "s"}),
     ]
-    asyncio.run(_calls(build_mcp_server(ctx_factory(settings)), calls))
+    asyncio.run(_calls(build_mcp_server(ctx_factory(settings), CATALOG), calls))
     store = ConversationStore(settings.index_dir)
     raw = b"".join(p.read_bytes() for p in store.dir.glob("*.rec"))
     assert CANARY.encode() not in raw and secret.encode() in raw  # messages are kept, queries are not
@@ -284,7 +289,7 @@ def test_records_and_logs_keep_no_note_text_or_queries(
     other = dataclasses.replace(settings, index_dir=settings.index_dir.parent / "state2")
     asyncio.run(
         _calls(
-            build_mcp_server(ctx_factory(other, conversations_record_queries=True)),
+            build_mcp_server(ctx_factory(other, conversations_record_queries=True), CATALOG),
             [("vault_search", {"query": CANARY})],
         )
     )
@@ -293,9 +298,9 @@ def test_records_and_logs_keep_no_note_text_or_queries(
 
 
 def test_records_are_protected_from_file_tools(settings: Settings, ctx_factory: Any) -> None:
-    asyncio.run(_calls(build_mcp_server(ctx_factory(settings)), [("send_message", {"text": "hi"})]))
+    asyncio.run(_calls(build_mcp_server(ctx_factory(settings), CATALOG), [("send_message", {"text": "hi"})]))
     inside = dataclasses.replace(settings, index_dir=settings.vault / "state")
-    asyncio.run(_calls(build_mcp_server(ctx_factory(inside)), [("send_message", {"text": "hi"})]))
+    asyncio.run(_calls(build_mcp_server(ctx_factory(inside), CATALOG), [("send_message", {"text": "hi"})]))
     rec = ConversationStore(inside.index_dir).ids()[0]
     calls = [
         ("vault_stat", {"path": ".vault-agent/conversations"}),
@@ -303,7 +308,7 @@ def test_records_are_protected_from_file_tools(settings: Settings, ctx_factory: 
         ("vault_write", {"path": f"state/conversations/{rec}.rec", "content": "x", "mode": "overwrite"}),
         ("vault_ls", {"relative_dir": "state/conversations"}),
     ]
-    results = asyncio.run(_calls(build_mcp_server(ctx_factory(inside)), calls))
+    results = asyncio.run(_calls(build_mcp_server(ctx_factory(inside), CATALOG), calls))
     assert [_error(r)["code"] for r in results] == ["FORBIDDEN"] * 4
 
 
@@ -325,11 +330,11 @@ def test_undo_restores_deletes_and_repeated_edits_and_lists_moves(
         ("vault_move", {"source": "tmp/x.md", "destination": "tmp/y.md"}),
         ("end_conversation", {"title": "t", "summary": "s"}),
     ]
-    results = asyncio.run(_calls(build_mcp_server(ctx), calls))
+    results = asyncio.run(_calls(build_mcp_server(ctx, CATALOG), calls))
     cid = _data(results[-1])["conversation"]["id"]
-    entries = _data(asyncio.run(_calls(build_mcp_server(ctx), [("get_conversation", {"id": cid})]))[0])[
-        "entries"
-    ]
+    entries = _data(
+        asyncio.run(_calls(build_mcp_server(ctx, CATALOG), [("get_conversation", {"id": cid})]))[0]
+    )["entries"]
     deleted = next(e for e in entries if e["type"] == "write" and e["tool"] == "vault_delete")
     assert (deleted["after_sha"], deleted["old"], deleted["trashed_to"]) == (
         None,

@@ -24,11 +24,12 @@ from mcp import Client
 from testkit import check_golden
 
 from conversations.kit import cli, editor_save, read_bytes
-from vault_agent.api.app import close_context
 from vault_agent.api.mcp_server import build_mcp_server
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.conversations.undo import undo_conversation
 from vault_agent.errors import Conflict
+from vault_agent.server.context import close_context
 
 GOLDEN = Path(__file__).parent / "golden"
 PLAN = "projects/alpha/plan.md"
@@ -132,7 +133,7 @@ def _nine_agent_writes(settings: Settings) -> tuple[Any, str]:
         (Path(settings.vault) / rel).write_bytes(f"# Note {i}\n\nthe person's text\n".encode())
 
     async def go() -> str:
-        async with Client(build_mcp_server(ctx), mode="legacy") as c:
+        async with Client(build_mcp_server(ctx, CATALOG), mode="legacy") as c:
             for rel in NOTES:
                 r = await c.call_tool(
                     "vault_write", {"path": rel, "content": "agent line\n", "mode": "append"}

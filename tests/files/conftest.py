@@ -11,10 +11,13 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.app import close_context
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, make_vault, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.server.context import close_context
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTS not in sys.path:  # for the transport engineer's test kit (api.serverkit)
@@ -38,7 +41,7 @@ def vault_dir(tmp_path: Path) -> Path:
 
 def make_ctx(vault_dir: Path, writes: bool = True) -> AppContext:
     settings = Settings(vault=vault_dir, index_dir=vault_dir.parent / "state", writes_enabled=writes)
-    vault = make_vault(settings)
+    vault = vault_for_settings(settings)
     return AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault))
 
 
@@ -53,11 +56,10 @@ def ctx(vault_dir: Path) -> Iterator[AppContext]:
 
 @pytest.fixture
 def call(ctx: AppContext) -> Callable[..., dict[str, Any]]:
-    """Invoke an operation by name through the registry; returns the HTTP body."""
-    operations()
+    """Invoke an operation by name through `invoke`; returns the HTTP body."""
 
     def run(name: str, **raw: Any) -> dict[str, Any]:
-        op = REGISTRY[name]
+        op = CATALOG.named(name)
         return body_of(op, invoke(op, ctx, raw))
 
     return run

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.registry import REGISTRY, operations
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import Conflict, Forbidden, NotFound
 
 Call = Callable[..., dict[str, Any]]
@@ -27,11 +27,10 @@ ALIASES = {
 
 
 def test_alias_registration() -> None:
-    operations()
     for name, kind in ALIASES.items():
-        op = REGISTRY[name]
+        op = CATALOG.named(name)
         assert (op.mcp_name, op.kind, op.profile, op.mcp_only) == (name, kind, "agent-files", True)
-    assert REGISTRY["delete"].destructive is True
+    assert CATALOG.named("delete").destructive is True
 
 
 def test_read_file_line_numbers_and_cap(call: Call, vault_dir: Path) -> None:
@@ -107,10 +106,9 @@ def test_list_and_search(call: Call, vault_dir: Path) -> None:
 
 def test_every_write_alias_takes_dry_run_and_wait_for_index(call: Call, vault_dir: Path) -> None:
     """SPEC: every write accepts wait_for_index (and dry_run); create_folder is a write too."""
-    operations()
     for name, kind in ALIASES.items():
         if kind == "write":
-            fields = REGISTRY[name].params.model_fields
+            fields = CATALOG.named(name).params.model_fields
             assert {"dry_run", "wait_for_index"} <= set(fields), name
     planned = call("create_folder", path="plan/a", dry_run=True)["data"]
     assert planned["message"] == "would create folder plan/a"

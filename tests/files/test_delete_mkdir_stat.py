@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import Conflict, Forbidden, InvalidParameter, NotFound
 
 from .conftest import sha, tree
@@ -168,9 +169,9 @@ def test_stat_entries_count_what_an_agent_can_see(call: Call, vault_dir: Path) -
 
 
 def test_stat_is_read_tool(vault_dir: Path) -> None:
-    from vault_agent.api.registry import REGISTRY, invoke
+    from vault_agent.api.invoke import invoke
 
     from .conftest import make_ctx
 
     ctx = make_ctx(vault_dir, writes=False)
-    assert invoke(REGISTRY["info"], ctx, {"path": "notes/a.md"}).data.type == "file"
+    assert invoke(CATALOG.named("info"), ctx, {"path": "notes/a.md"}).data.type == "file"

@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.app import build_context, close_context
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.freshness import StatChecker, compute_freshness, read_current_manifest
 from vault_agent.indexer.build import build_index
 from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.server.context import build_context, close_context
 
 from .conftest import make_ctx, sha
 
@@ -29,7 +31,6 @@ def _settings(vault_dir: Path, state: str = "state") -> Settings:
 
 @pytest.fixture
 def live(vault_dir: Path) -> Iterator[AppContext]:
-    operations()
     ctx = build_context(_settings(vault_dir), watch=True)
     try:
         yield ctx
@@ -38,7 +39,7 @@ def live(vault_dir: Path) -> Iterator[AppContext]:
 
 
 def _call(ctx: AppContext, name: str, **raw: Any) -> dict[str, Any]:
-    op = REGISTRY[name]
+    op = CATALOG.named(name)
     return body_of(op, invoke(op, ctx, raw))
 
 
@@ -101,7 +102,6 @@ def test_agent_reads_its_own_writes(live: AppContext, vault_dir: Path) -> None:
 
 
 def test_wait_without_writer_answers_at_once(vault_dir: Path) -> None:
-    operations()
     ctx = make_ctx(vault_dir)
     body = _call(ctx, "create", path="n.md", content="x\n", wait_for_index=True)
     assert body["data"]["indexed"] is False
@@ -149,7 +149,6 @@ def test_burst_with_live_writer_equals_reindex(live: AppContext, vault_dir: Path
 
 
 def test_events_without_writer_caught_up_by_index(vault_dir: Path) -> None:
-    operations()
     settings = _settings(vault_dir)
     build_index(settings)
     ctx = make_ctx(vault_dir)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from vault_agent.api.registry import REGISTRY, invoke, operations
+from vault_agent.api.invoke import invoke
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import Conflict
 
 from .conftest import make_ctx
@@ -22,13 +23,14 @@ CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from vault_agent.api.registry import AppContext, make_vault
+    from vault_agent.api.operation import AppContext
+    from vault_agent.paths import vault_for_settings
     from vault_agent.config import Settings
     from vault_agent.files.content import write_file
     from vault_agent.query.snapshot import SnapshotReader
     vault, state = Path(sys.argv[1]), Path(sys.argv[2])
     settings = Settings(vault=vault, index_dir=state, writes_enabled=True)
-    vault_ = make_vault(settings)
+    vault_ = vault_for_settings(settings)
     ctx = AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
     size = 1 << 20
     i = 0
@@ -68,7 +70,6 @@ def test_kill_9_during_writes_never_mixes(vault_dir: Path, trial: int) -> None:
 
 
 def _burst(vault_dir: Path, writers: int, per_writer: int) -> None:
-    operations()
     ctx = make_ctx(vault_dir)
     (vault_dir / "notes/shared.md").write_text("")
     errors: list[BaseException] = []
@@ -78,13 +79,15 @@ def _burst(vault_dir: Path, writers: int, per_writer: int) -> None:
             for i in range(per_writer):
                 if w % 2:
                     raw = {"path": "notes/shared.md", "content": f"w{w}-{i}\n", "mode": "append"}
-                    invoke(REGISTRY["write"], ctx, raw)
+                    invoke(CATALOG.named("write"), ctx, raw)
                 elif i == 0:
-                    invoke(REGISTRY["create"], ctx, {"path": f"own/w{w}.md", "content": f"# w{w}\n"})
+                    invoke(CATALOG.named("create"), ctx, {"path": f"own/w{w}.md", "content": f"# w{w}\n"})
                 else:
                     body = f"w{w}-{i}\n"
                     invoke(
-                        REGISTRY["write"], ctx, {"path": f"own/w{w}.md", "content": body, "mode": "append"}
+                        CATALOG.named("write"),
+                        ctx,
+                        {"path": f"own/w{w}.md", "content": body, "mode": "append"},
                     )
         except BaseException as exc:  # surfaced below with the thread's failure
             errors.append(exc)
@@ -114,7 +117,6 @@ def test_burst_1000_writes(vault_dir: Path) -> None:
 
 def test_agent_edit_vs_editor(vault_dir: Path) -> None:
     """The editor changes the note between the agent's read and write: CONFLICT, nothing lost."""
-    operations()
     ctx = make_ctx(vault_dir)
     note = vault_dir / "notes/e.md"
     note.write_text("start\n")
@@ -132,7 +134,7 @@ def test_agent_edit_vs_editor(vault_dir: Path) -> None:
             "expected_sha256": digest,
         }
         try:
-            invoke(REGISTRY["write"], ctx, raw)
+            invoke(CATALOG.named("write"), ctx, raw)
             applied += 1
         except Conflict:
             conflicts += 1

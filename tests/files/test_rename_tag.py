@@ -1,4 +1,4 @@
-"""vault_rename_tag through the registry on a real indexed vault: dry run, apply, paging,
+"""vault_rename_tag through `invoke` on a real indexed vault: dry run, apply, paging,
 merges, bad input, a note changed by another writer between plan and write, undo through
 the conversation record, and the same payload on HTTP, MCP and the CLI."""
 
@@ -19,12 +19,14 @@ from api.serverkit import VAULT_AGENT, build_fixture_vault, http_mcp_client, mak
 from mcp import Client
 from testkit import check_golden, wait_until
 
-from vault_agent.api.app import close_context
+from vault_agent.api.invoke import body_of, invoke
 from vault_agent.api.mcp_server import build_mcp_server
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.conversations.undo import undo_conversation
 from vault_agent.errors import Forbidden, InvalidParameter
 from vault_agent.indexer.build import build_index
+from vault_agent.server.context import close_context
 
 from .conftest import sha, tree
 
@@ -36,7 +38,6 @@ GARDEN, KITCHEN, MIXED = "projects/garden.md", "projects/kitchen.md", "notes/mix
 def tags_ctx(tmp_path: Path) -> Iterator[AppContext]:
     settings = dataclasses.replace(build_fixture_vault(tmp_path, name="tags"), writes_enabled=True)
     ctx = make_context(settings)
-    operations()
     try:
         yield ctx
     finally:
@@ -44,7 +45,7 @@ def tags_ctx(tmp_path: Path) -> Iterator[AppContext]:
 
 
 def _call(ctx: AppContext, **raw: Any) -> dict[str, Any]:
-    op = REGISTRY["rename-tag"]
+    op = CATALOG.named("rename-tag")
     return body_of(op, invoke(op, ctx, raw))
 
 
@@ -193,7 +194,7 @@ def test_undo_through_the_conversation_restores_every_note(tags_ctx: AppContext)
     before = _notes(vault)
 
     async def session() -> tuple[Any, Any]:
-        async with Client(build_mcp_server(tags_ctx), mode="legacy") as client:
+        async with Client(build_mcp_server(tags_ctx, CATALOG), mode="legacy") as client:
             renamed = await client.call_tool(
                 "vault_rename_tag", {"old": "idea", "new": "seed", "apply": True}
             )

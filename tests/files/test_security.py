@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.registry import REGISTRY, invoke, operations
+from vault_agent.api.invoke import invoke
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import Conflict, Forbidden, InvalidPath, NotFound, VaultAgentError
 
 from .conftest import make_ctx, tree
@@ -181,25 +182,23 @@ def test_trailing_dot_or_space_names_refused(call: Call, vault_dir: Path, rel: s
 
 
 def test_writes_disabled(vault_dir: Path) -> None:
-    operations()
     ctx = make_ctx(vault_dir, writes=False)
     before = tree(vault_dir)
     for name, raw in _probes("notes/a.md") + [("mkdir", {"path": "new"})]:
-        op = REGISTRY[name]
+        op = CATALOG.named(name)
         if op.kind == "read":
             continue
         with pytest.raises(Forbidden, match="--allow-writes"):
             invoke(op, ctx, raw)
     assert tree(vault_dir) == before
-    assert invoke(REGISTRY["info"], ctx, {"path": "notes/a.md"}).data.path == "notes/a.md"
+    assert invoke(CATALOG.named("info"), ctx, {"path": "notes/a.md"}).data.path == "notes/a.md"
 
 
 def test_writes_disabled_answers_before_the_params_are_checked(vault_dir: Path) -> None:
-    """One check, first in the registry: a disabled write never reports its parameters."""
-    operations()
+    """One check, first in `invoke`: a disabled write never reports its parameters."""
     ctx = make_ctx(vault_dir, writes=False)
     with pytest.raises(Forbidden, match="--allow-writes"):
-        invoke(REGISTRY["write"], ctx, {"no_such_parameter": 1})
+        invoke(CATALOG.named("write"), ctx, {"no_such_parameter": 1})
 
 
 def test_special_files_refused(call: Call, vault_dir: Path) -> None:

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from api.serverkit import ServerThread, http_mcp_client
 
-from vault_agent.api.app import close_context
-from vault_agent.api.registry import AppContext, make_vault, operations
+from vault_agent.api.operation import AppContext
 from vault_agent.config import Settings
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
+from vault_agent.server.context import close_context
 
 from .conftest import sha, tree
 
@@ -32,9 +33,8 @@ AGENT_READ = ["get_file_info", "list_files", "read_file", "search_files"]
 
 
 def _server(vault_dir: Path, **update: Any) -> tuple[ServerThread, AppContext]:
-    operations()
     settings = Settings(vault=vault_dir, index_dir=vault_dir.parent / "state", **update)
-    vault = make_vault(settings)
+    vault = vault_for_settings(settings)
     ctx = AppContext(settings=settings, vault=vault, reader=SnapshotReader(settings, vault))
     return ServerThread(ctx).start(), ctx
 

@@ -9,7 +9,9 @@ import pytest
 from engine_support import make_settings, write
 from testkit import parsed_rows
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import Forbidden
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.parse import parse_note
@@ -72,8 +74,7 @@ def test_state_dir_inside_the_vault_is_excluded_by_its_path_not_its_name(tmp_pat
     assert manifest.note_count == 2  # and the state dir's own files are never notes
     vault_ = vault_for_settings(settings)
     ctx = AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
-    operations()
-    op = REGISTRY["write"]
+    op = CATALOG.named("write")
     raw = {"path": "projects/idx/plan.md", "content": "# Plan 2\n", "mode": "overwrite"}
     assert body_of(op, invoke(op, ctx, raw))["data"]["written_path"] == "projects/idx/plan.md"
     for refused in ("state/idx/x.md", "STATE/Idx/x.md"):

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from vault_agent.contracts import ParsedNote
-from vault_agent.indexer.frontmatter import MAX_FM_BYTES, alias_count, nesting_depth
+from vault_agent.indexer.frontmatter import MAX_FM_BYTES
 from vault_agent.indexer.parse import parse_note
+from vault_agent.yaml_guard import alias_count, nesting_depth
 
 
 def parse(src: str | bytes, rel: str = "n.md") -> ParsedNote:

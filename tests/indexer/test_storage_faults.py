@@ -127,7 +127,7 @@ def test_disk_full_index_names_the_error_keeps_the_snapshot_and_recovers(
 
 
 def test_writer_survives_a_full_disk_stays_stale_and_resumes(disk: SmallDisk, tmp_path: Path) -> None:
-    from vault_agent.api.app import build_context, close_context
+    from vault_agent.server.context import build_context, close_context
 
     vault, state = tmp_path / "v", disk.path / "state"
     for i in range(10):
@@ -161,7 +161,7 @@ def test_writer_survives_a_full_disk_stays_stale_and_resumes(disk: SmallDisk, tm
 def test_read_only_state_dir_serves_the_last_snapshot_and_names_the_error(
     disk: SmallDisk, tmp_path: Path
 ) -> None:
-    from vault_agent.api.app import build_context, close_context
+    from vault_agent.server.context import build_context, close_context
 
     vault, state = tmp_path / "v", disk.path / "state"
     for i in range(8):

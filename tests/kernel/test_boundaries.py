@@ -1,11 +1,13 @@
 """Import boundaries (STYLE.md habit 5, ARCHITECTURE.md "Layout"), enforced by walking the ASTs.
 
-Every module belongs to one package: the kernel (the top-level modules), `indexer`, `query`,
-`files`, `api` or `cli`. Dependencies point one way,
-`cli → api → (files, query, indexer) → kernel`, with one bridge: the write tools (`files`)
-reach the indexer only through its event-log entry point `indexer.tool_events`. Imports
-inside functions and `TYPE_CHECKING` blocks count like any other. Dynamic imports of our own
-modules (`importlib.import_module`, `__import__`) would be invisible here, so there are none.
+Every module belongs to one layer: the kernel (the top-level modules), `semantic`, `indexer`,
+`query`, `files`, `conversations`, `api`, `web`, `server` or `cli`, in that order from the
+ground up (`LAYERS`). Each layer imports only the layers below it and itself (`ALLOWED`),
+with one bridge: the write tools (`files`) reach the indexer only through its event-log
+entry point `indexer.tool_events`. No arrow runs back up, and no modules import each other
+in a circle, not even through a function-level import. Imports inside functions and
+`TYPE_CHECKING` blocks count like any other. Dynamic imports of our own modules
+(`importlib.import_module`, `__import__`) would be invisible here, so there are none.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "vault_agent"
-LAYERS = ("semantic", "indexer", "query", "files", "conversations", "api", "web", "cli")
+# From the ground up; `indexer` and `query` stand side by side (neither imports the other).
+LAYERS = ("semantic", "indexer", "query", "files", "conversations", "api", "web", "server", "cli")
 
 
 def _imports(path: Path) -> set[str]:
@@ -72,13 +75,14 @@ ALLOWED: dict[str, set[str]] = {
     "files": {"kernel", "files"},  # + indexer.tool_events, below
     "conversations": {"kernel", "files", "conversations"},
     "api": {"kernel", "semantic", "indexer", "query", "files", "conversations", "api"},
-    # web: the owner's page, a transport like api's HTTP routes (registry, core functions);
-    # only the composition root `api/app.py` mounts it (FILE_BRIDGES), nothing else imports it.
+    # web: the owner's page, a transport like api's HTTP routes (operations, core functions);
+    # only the composition root `server/` mounts it, nothing else imports it.
     "web": {"kernel", "semantic", "query", "files", "conversations", "api", "web"},
-    "cli": {"kernel", "semantic", "indexer", "query", "files", "conversations", "api", "cli"},
+    # server: the composition of a server process (context, catalog, HTTP + MCP + page).
+    "server": {"kernel", "semantic", "indexer", "query", "files", "conversations", "api", "web", "server"},
+    "cli": {"kernel", "semantic", "indexer", "query", "files", "conversations", "api", "server", "cli"},
 }
 BRIDGES = {("files", "vault_agent.indexer.tool_events")}
-FILE_BRIDGES = {("api/app.py", "vault_agent.web.mount")}
 
 
 def _crosses_boundary(rel: str, name: str) -> bool:
@@ -87,8 +91,6 @@ def _crosses_boundary(rel: str, name: str) -> bool:
         return False
     layer = _layer(rel)
     if any(layer == src and (name == mod or name.startswith(mod + ".")) for src, mod in BRIDGES):
-        return False
-    if (rel, name) in FILE_BRIDGES or (rel, name.rsplit(".", 1)[0]) in FILE_BRIDGES:
         return False
     return target not in ALLOWED[layer]
 
@@ -114,12 +116,14 @@ def test_the_rule_rejects_what_it_should() -> None:
     assert _crosses_boundary("paths.py", "vault_agent.files.atomic")
     assert not _crosses_boundary("files/events.py", "vault_agent.indexer.tool_events")
     assert not _crosses_boundary("files/events.py", "vault_agent.indexer.tool_events.record_changes")
-    assert not _crosses_boundary("cli/serve.py", "vault_agent.api.app")
+    assert not _crosses_boundary("cli/serve.py", "vault_agent.server.context")
     assert _crosses_boundary("api/http.py", "vault_agent.web.mount")
+    assert _crosses_boundary("api/http.py", "vault_agent.server.http_server")
     assert _crosses_boundary("cli/serve.py", "vault_agent.web.mount")
     assert _crosses_boundary("web/page.py", "vault_agent.indexer.engine")
-    assert not _crosses_boundary("api/app.py", "vault_agent.web.mount.mount_web_page")
-    assert not _crosses_boundary("web/page.py", "vault_agent.api.registry")
+    assert _crosses_boundary("web/mount.py", "vault_agent.server.http_server")
+    assert not _crosses_boundary("server/http_server.py", "vault_agent.web.mount.mount_web_page")
+    assert not _crosses_boundary("web/page.py", "vault_agent.api.operation")
 
 
 def test_no_relative_imports() -> None:
@@ -130,8 +134,8 @@ def test_only_api_imports_aiohttp_and_mcp() -> None:
     def outside_api(f: str) -> bool:
         return not f.startswith(("api/", "cli/"))
 
-    def outside_transports(f: str) -> bool:
-        return outside_api(f) and not f.startswith("web/")
+    def outside_transports(f: str) -> bool:  # the web page, and the server that runs them all
+        return outside_api(f) and not f.startswith(("web/", "server/"))
 
     assert _violations(outside_api, lambda n: n.split(".")[0] == "mcp") == []
     assert _violations(outside_transports, lambda n: n.split(".")[0] in ("aiohttp", "multidict")) == []
@@ -217,11 +221,136 @@ def test_no_dynamic_imports_of_our_own_modules() -> None:
     assert hits == []
 
 
-def test_every_operation_module_is_imported_by_name() -> None:
-    """api/ops/__init__ lists its modules explicitly; a forgotten one would register nothing."""
+def _declares_operations(path: Path) -> bool:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    targets = [
+        t
+        for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+    ]
+    return any(isinstance(t, ast.Name) and t.id == "OPERATIONS" for t in targets)
+
+
+def test_every_operation_module_is_in_the_catalog_by_name() -> None:
+    """api/ops/__init__ imports each module that declares `OPERATIONS` by name (the catalog is
+    their concatenation: tests/api/test_catalog.py), and nothing else imports them wholesale."""
     ops = PKG / "api" / "ops"
-    modules = {p.stem for p in ops.glob("*.py") if p.stem != "__init__"}
+    declaring = {p.stem for p in ops.glob("*.py") if p.stem != "__init__" and _declares_operations(p)}
     imported = {
         n.rsplit(".", 1)[1] for n in _imports(ops / "__init__.py") if n.startswith("vault_agent.api.ops.")
     }
-    assert imported == modules
+    assert len(declaring) >= 10
+    assert imported == declaring
+
+
+# ----------------------------------------------------------------------------- the graph
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def _graph(root: Path = PKG) -> dict[str, set[str]]:
+    """Module → the modules of the package it imports (each import statement, wherever it
+    stands). `from X import n` is an arrow to the module X.n when there is one, else to X;
+    `import a.b` one to the longest name that is a module."""
+    files = {_module_name(p): p for p in sorted(root.rglob("*.py"))}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        arrows: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                arrows.update(filter(None, (resolve(a.name) for a in node.names)))
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    target = f"{node.module}.{alias.name}"
+                    arrows.add(target if target in files else resolve(node.module) or "")
+        graph[module] = {a for a in arrows if a and a != module}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every set of modules that import each other in a loop (Tarjan's strongly connected
+    components of more than one module), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def _floor(module: str) -> int:
+    """The layer's height: 0 for the kernel, then LAYERS from the ground up."""
+    layer = _package(module)
+    return 0 if layer == "kernel" else LAYERS.index(layer or "") + 1
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    graph = _graph()
+    assert sum(len(arrows) for arrows in graph.values()) > 300  # the walk sees the arrows
+    assert _circles(graph) == []
+
+
+def test_no_arrow_runs_back_up_the_layers() -> None:
+    upward = [
+        f"{module} -> {target}"
+        for module, arrows in _graph().items()
+        for target in sorted(arrows)
+        if _floor(target) > _floor(module) and module != "vault_agent.__main__"  # `python -m`: the CLI
+    ]
+    assert upward == []
+
+
+def test_each_layer_may_import_only_layers_below_it() -> None:
+    order = {"kernel": 0, **{layer: i + 1 for i, layer in enumerate(LAYERS)}}
+    assert {layer: [t for t in allowed if order[t] > order[layer]] for layer, allowed in ALLOWED.items()} == {
+        layer: [] for layer in ALLOWED
+    }
+
+
+def test_the_graph_checks_find_what_they_should() -> None:
+    loop = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(loop) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+    assert (
+        _floor("vault_agent.api.http")
+        < _floor("vault_agent.web.mount")
+        < _floor("vault_agent.server.context")
+    )
+    assert _floor("vault_agent.errors") == 0
+    graph = _graph()
+    assert "vault_agent.api.ops" in graph["vault_agent.server.http_server"]  # `from api.ops import CATALOG`
+    assert "vault_agent.api.ops.retrieval" in graph["vault_agent.api.ops"]  # `from api.ops import retrieval`

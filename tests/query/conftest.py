@@ -13,9 +13,9 @@ from query.snapfactory import SnapFactory, settings_for, write_vault
 # The fixture-copy helper is shared with the API tests (importlib mode: put tests/ on the path).
 if str(Path(__file__).resolve().parents[1]) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.contracts import Freshness
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 
 ReaderFactory = Callable[..., SnapshotReader]
@@ -28,7 +28,7 @@ def make_reader() -> Iterator[ReaderFactory]:
 
     def make(settings: Settings, freshness: Freshness | None = "fresh") -> SnapshotReader:
         fn = None if freshness is None else (lambda _m: freshness)
-        reader = SnapshotReader(settings, make_vault(settings), freshness=fn)
+        reader = SnapshotReader(settings, vault_for_settings(settings), freshness=fn)
         made.append(reader)
         return reader
 

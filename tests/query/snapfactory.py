@@ -59,9 +59,9 @@ class SnapFactory:
 
     def walk(self) -> list[str]:
         """Every note of the vault as the real walk sees it (exclusions, links skipped)."""
-        from vault_agent.api.registry import make_vault
+        from vault_agent.paths import vault_for_settings
 
-        return [e.rel for e in make_vault(self.settings).walk()]
+        return [e.rel for e in vault_for_settings(self.settings).walk()]
 
     def parse(self, rel: str) -> ParsedNote:
         path = Path(self.settings.vault) / rel

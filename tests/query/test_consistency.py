@@ -12,9 +12,12 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, make_vault, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,7 +34,10 @@ def _gen(out: Path, notes: int) -> None:
 
 
 def _bodies(ctx: AppContext) -> dict[str, Any]:
-    return {name: body_of(REGISTRY[name], invoke(REGISTRY[name], ctx, {})) for name in ("overview", "tags")}
+    return {
+        name: body_of(CATALOG.named(name), invoke(CATALOG.named(name), ctx, {}))
+        for name in ("overview", "tags")
+    }
 
 
 def _change(vault: Path) -> None:
@@ -53,9 +59,8 @@ def _run(tmp_path: Path, notes: int) -> None:
     _gen(vault, notes)
     settings = Settings(vault=vault, index_dir=tmp_path / "state")
     build_index(settings, full=True)
-    operations()
-    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
-    ctx = AppContext(settings=settings, vault=make_vault(settings), reader=reader)
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
+    ctx = AppContext(settings=settings, vault=vault_for_settings(settings), reader=reader)
     try:
         before = _bodies(ctx)
         _change(vault)
@@ -72,7 +77,7 @@ def _run(tmp_path: Path, notes: int) -> None:
 
         def call(i: int) -> tuple[str, dict[str, Any]]:
             name = "overview" if i % 2 == 0 else "tags"
-            return name, body_of(REGISTRY[name], invoke(REGISTRY[name], ctx, {}))
+            return name, body_of(CATALOG.named(name), invoke(CATALOG.named(name), ctx, {}))
 
         builder = threading.Thread(target=reindex, name="reindex")
         results: list[tuple[str, dict[str, Any]]] = []

@@ -8,23 +8,27 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, make_vault, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import load_settings
 from vault_agent.errors import IndexIncompatible
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 
 
 def _ctx(vault: Path) -> AppContext:
     settings = load_settings({"vault": vault}, env={})  # reads <vault>/.vault-agent/config.toml
     return AppContext(
-        settings=settings, vault=make_vault(settings), reader=SnapshotReader(settings, make_vault(settings))
+        settings=settings,
+        vault=vault_for_settings(settings),
+        reader=SnapshotReader(settings, vault_for_settings(settings)),
     )
 
 
 def _tree(ctx: AppContext) -> dict[str, Any]:
-    operations()
-    op = REGISTRY["tree"]
+    op = CATALOG.named("tree")
     return body_of(op, invoke(op, ctx, {}))
 
 

@@ -14,9 +14,12 @@ from typing import Any
 import pytest
 from testkit import check_golden
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, dump_json, invoke, make_vault, operations
+from vault_agent.api.invoke import body_of, dump_json, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,10 +45,9 @@ def _ctx(tmp: Path, fixture: str) -> Iterator[AppContext]:
     shutil.copytree(REPO / "fixtures" / fixture, vault, symlinks=True)
     settings = Settings(vault=vault, index_dir=tmp / f"{fixture}-state")
     build_index(settings, full=True)
-    operations()
-    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     try:
-        yield AppContext(settings=settings, vault=make_vault(settings), reader=reader)
+        yield AppContext(settings=settings, vault=vault_for_settings(settings), reader=reader)
     finally:
         reader.close()
 
@@ -76,7 +78,7 @@ def _check(name: str, text: str) -> None:
 def test_orientation_golden(
     orientation_ctx: AppContext, case: str, op_name: str, raw: dict[str, Any]
 ) -> None:
-    op = REGISTRY[op_name]
+    op = CATALOG.named(op_name)
     body = _stable(body_of(op, invoke(op, orientation_ctx, raw)))
     _check(f"orientation.{case}", dump_json(body))
 
@@ -88,7 +90,7 @@ def _notes(ctx: AppContext) -> list[str]:
 
 @pytest.mark.parametrize("op_name", NOTE_OPS)
 def test_per_note_golden(orientation_ctx: AppContext, outline_ctx: AppContext, op_name: str) -> None:
-    op = REGISTRY[op_name]
+    op = CATALOG.named(op_name)
     for fixture, ctx in (("orientation", orientation_ctx), ("outline", outline_ctx)):
         bodies = {}
         for path in _notes(ctx):

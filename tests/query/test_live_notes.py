@@ -93,7 +93,7 @@ op = st.tuples(
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batches=st.lists(st.lists(op, min_size=1, max_size=4), min_size=1, max_size=5))
 def test_reused_columns_equal_a_fresh_open_and_sql(tmp_path_factory, batches) -> None:
-    from vault_agent.api.registry import make_vault
+    from vault_agent.paths import vault_for_settings
 
     vault = tmp_path_factory.mktemp("vault")
     write_vault(vault, {"seed.md": _note(["x"], "idea", "seed")})
@@ -101,7 +101,7 @@ def test_reused_columns_equal_a_fresh_open_and_sql(tmp_path_factory, batches) ->
     factory = SnapFactory(cfg)
     factory.commit(factory.walk())
     where: dict[int, str] = {}
-    long_lived = SnapshotReader(cfg, make_vault(cfg), freshness=lambda _m: "fresh")
+    long_lived = SnapshotReader(cfg, vault_for_settings(cfg), freshness=lambda _m: "fresh")
     try:
         for batch in batches:
             upserts: set[str] = set()
@@ -120,7 +120,7 @@ def test_reused_columns_equal_a_fresh_open_and_sql(tmp_path_factory, batches) ->
                     upserts.add(rel)
                     deletes.discard(rel)
             factory.commit(sorted(upserts), sorted(deletes & set(factory.notes)))
-            fresh = SnapshotReader(cfg, make_vault(cfg), freshness=lambda _m: "fresh")
+            fresh = SnapshotReader(cfg, vault_for_settings(cfg), freshness=lambda _m: "fresh")
             try:
                 with long_lived.acquire() as view:
                     assert _array_answers(view) == _sql_oracle(view)

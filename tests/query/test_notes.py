@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from vault_agent.api.registry import body_of, operations
+from vault_agent.api.invoke import body_of
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import Ambiguous, Forbidden, InvalidPath, NotFound, TooLarge, VaultAgentError
 from vault_agent.query import outline, sections
 from vault_agent.query.files import vault_read
@@ -28,7 +29,7 @@ DOC = (
 
 
 def _raw(op_name: str, outcome) -> dict:
-    op = next(o for o in operations() if o.name == op_name)
+    op = next(o for o in CATALOG if o.name == op_name)
     return body_of(op, outcome)
 
 

@@ -1,4 +1,4 @@
-"""The registered operations: parameters as HTTP/MCP send them, status, renderers."""
+"""The operations of the catalog: parameters as HTTP/MCP send them, status, renderers."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from typing import Any
 import pytest
 
 from query.snapfactory import settings_for, write_vault
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, make_vault, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import IndexIncompatible, IndexNotFound, InvalidParameter
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.status import index_status
 
@@ -34,24 +37,23 @@ EXPECTED_NAMES = {
 @pytest.fixture
 def ctx(snap, make_reader):
     settings, _ = snap(FILES)
-    operations()
-    return AppContext(settings=settings, vault=make_vault(settings), reader=make_reader(settings))
+    return AppContext(settings=settings, vault=vault_for_settings(settings), reader=make_reader(settings))
 
 
 def _call(ctx: AppContext, name: str, raw: dict[str, Any]) -> dict[str, Any]:
-    op = REGISTRY[name]
+    op = CATALOG.named(name)
     return body_of(op, invoke(op, ctx, raw))
 
 
 def _render(ctx: AppContext, name: str, raw: dict[str, Any]) -> str:
     """What the CLI prints for `name` without --json (every read operation has a renderer)."""
-    render = REGISTRY[name].render
+    render = CATALOG.named(name).render
     assert render is not None, f"{name} has no renderer"
     return render(_call(ctx, name, raw))
 
 
 def test_registered_names_and_flags() -> None:
-    ops = {op.name: op for op in operations()}
+    ops = {op.name: op for op in CATALOG}
     for name, (mcp, http) in EXPECTED_NAMES.items():
         op = ops[name]
         assert (op.mcp_name, op.http_path, op.http_method, op.kind) == (mcp, http, "GET", "read")
@@ -59,7 +61,8 @@ def test_registered_names_and_flags() -> None:
         assert op.envelope is (not name.startswith("get-"))
         assert op.cli_args == (("path",) if name.startswith("get-") else ())
         # Descriptions are for a model (docs/mcp.md style rule): the first sentence says when to use it.
-        assert op.title and ("use it" in op.description or "call it" in op.description)
+        first = op.description.split(". ")[0].lower()
+        assert op.title and ("use it" in first or "call it" in first)
 
 
 def test_tree_params_http_and_mcp_spelling(ctx) -> None:
@@ -116,7 +119,7 @@ def test_status_body(ctx) -> None:
 def test_status_local_verbose_and_real_freshness(snap) -> None:
     settings, _ = snap(FILES)
     out = index_status(settings, verbose=True)
-    body = body_of(REGISTRY["status"], out)
+    body = body_of(CATALOG.named("status"), out)
     assert body["data"]["indexFreshness"] == "fresh"  # on-demand stat scan, no writer
     assert body["data"]["details"] == {
         "skipped": {},
@@ -138,7 +141,7 @@ def test_status_local_verbose_and_real_freshness(snap) -> None:
     write_vault(settings.vault, {"new.md": "# New\n"})
     stale = index_status(settings)
     assert stale.data.index_freshness == "stale" and [w.code for w in stale.warnings] == ["INDEX_STALE"]
-    assert "details" not in body_of(REGISTRY["status"], stale)["data"]
+    assert "details" not in body_of(CATALOG.named("status"), stale)["data"]
 
 
 def test_status_without_snapshot_and_incompatible(tmp_path, snap) -> None:
@@ -154,7 +157,7 @@ def test_status_without_snapshot_and_incompatible(tmp_path, snap) -> None:
     }
     settings, factory = snap(FILES)
     factory.commit(["top.md"], fingerprint="changed")
-    reader = SnapshotReader(settings, make_vault(settings))
+    reader = SnapshotReader(settings, vault_for_settings(settings))
     try:
         with pytest.raises(IndexIncompatible) as inc:
             index_status(settings, reader=reader)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from api.serverkit import copy_fixture
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.outline import get_note_outline
 from vault_agent.query.snapshot import SnapshotReader
 
@@ -24,7 +24,7 @@ def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SnapshotReader]
     copy_fixture("outline", tmp / "vault")
     settings = Settings(vault=tmp / "vault", index_dir=tmp / "state")
     build_index(settings, full=True)
-    rdr = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    rdr = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     yield rdr
     rdr.close()
 

@@ -173,10 +173,10 @@ def test_concurrent_acquires_see_consistent_snapshots(snap, make_reader) -> None
 
 def test_freshness_from_engine_state_machine(snap) -> None:
     """Without a pinned state the reader asks vault_agent.freshness (no writer → stat scan)."""
-    from vault_agent.api.registry import make_vault
+    from vault_agent.paths import vault_for_settings
 
     settings, _ = snap({"a.md": "# A\n"})
-    reader = SnapshotReader(settings, make_vault(settings))
+    reader = SnapshotReader(settings, vault_for_settings(settings))
     try:
         assert reader.recheck() == "fresh"  # forced stat scan: vault equals the snapshot
         with reader.acquire() as view:
@@ -193,10 +193,10 @@ def test_freshness_from_engine_state_machine(snap) -> None:
 def test_first_request_scans_instead_of_unknown(snap) -> None:
     """A reader that never scanned answers fresh for an unmodified vault on its first request,
     and again for a newly committed snapshot (SPEC: an unmodified vault reads `fresh`)."""
-    from vault_agent.api.registry import make_vault
+    from vault_agent.paths import vault_for_settings
 
     settings, factory = snap({"a.md": "# A\n"})
-    reader = SnapshotReader(settings, make_vault(settings))
+    reader = SnapshotReader(settings, vault_for_settings(settings))
     try:
         with reader.acquire() as view:
             assert (view.freshness, view.warnings()) == ("fresh", [])
@@ -209,10 +209,10 @@ def test_first_request_scans_instead_of_unknown(snap) -> None:
 
 
 def test_closed_reader_refuses(snap) -> None:
-    from vault_agent.api.registry import make_vault
+    from vault_agent.paths import vault_for_settings
 
     settings, _ = snap({"a.md": "# A\n"})
-    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     reader.close()
     with pytest.raises(IndexNotFound), reader.acquire():
         pass

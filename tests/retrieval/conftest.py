@@ -14,10 +14,11 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api.serverkit import copy_fixture  # noqa: E402
 
-from vault_agent.api.registry import AppContext, make_vault  # noqa: E402
+from vault_agent.api.operation import AppContext  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
 from vault_agent.contracts import Freshness  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
+from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 
 from .vaultgen import write_vault  # noqa: E402
@@ -29,7 +30,7 @@ def make_ctx(root: Path, *, index: bool = True, freshness: Freshness | None = "f
     settings = Settings(vault=root, index_dir=root / ".vault-agent")
     if index:
         build_index(settings, full=True)
-    vault = make_vault(settings)
+    vault = vault_for_settings(settings)
     fn = (lambda _m: freshness) if freshness else None
     reader = SnapshotReader(settings, vault, freshness=fn)
     return AppContext(settings=settings, vault=vault, reader=reader)

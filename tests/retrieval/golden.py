@@ -8,7 +8,9 @@ from typing import Any
 
 import testkit
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import VaultAgentError
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
@@ -16,8 +18,7 @@ GOLDEN_DIR = Path(__file__).parent / "golden"
 
 def call(ctx: AppContext, name: str, raw: dict[str, Any]) -> dict[str, Any]:
     """The exact HTTP/MCP body of one operation call."""
-    operations()
-    op = REGISTRY[name]
+    op = CATALOG.named(name)
     return body_of(op, invoke(op, ctx, raw))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 
 from .golden import call
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import IndexNotFound, VaultAgentError
 from vault_agent.query.grep import vault_search
 
@@ -210,9 +212,13 @@ def test_vault_search_result_keys_are_seed_002_exactly(mctx: AppContext) -> None
 
 def test_reversed_cited_range_is_normalized(ctx: AppContext) -> None:
     fwd = invoke(
-        REGISTRY["coverage"], ctx, {"path": "Home.md", "cited_ranges": [{"start_line": 1, "end_line": 3}]}
+        CATALOG.named("coverage"),
+        ctx,
+        {"path": "Home.md", "cited_ranges": [{"start_line": 1, "end_line": 3}]},
     )
     rev = invoke(
-        REGISTRY["coverage"], ctx, {"path": "Home.md", "cited_ranges": [{"start_line": 3, "end_line": 1}]}
+        CATALOG.named("coverage"),
+        ctx,
+        {"path": "Home.md", "cited_ranges": [{"start_line": 3, "end_line": 1}]},
     )
-    assert body_of(REGISTRY["coverage"], rev) == body_of(REGISTRY["coverage"], fwd)
+    assert body_of(CATALOG.named("coverage"), rev) == body_of(CATALOG.named("coverage"), fwd)

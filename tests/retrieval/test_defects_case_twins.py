@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 from vault_agent.errors import VaultAgentError
 
 from .conftest import make_ctx

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 
 from .golden import call, check_golden
 

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.hints import mcp_message
-from vault_agent.api.registry import AppContext
+from vault_agent.api.hints import Hints
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.errors import VaultAgentError
 
@@ -38,11 +39,14 @@ def nctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppContext]:
         yield c
 
 
+MCP_WORDS = Hints(CATALOG)
+
+
 def _answer(ctx: AppContext, op: str, raw: dict[str, Any]) -> dict[str, Any]:
     try:
         body = call(ctx, op, raw)
     except VaultAgentError as exc:
-        return {"code": exc.code, "message": exc.message, "mcp": mcp_message(exc.message)}
+        return {"code": exc.code, "message": exc.message, "mcp": MCP_WORDS.mcp_message(exc.message)}
     data = body.get("data", body)
     return {"path": data.get("path"), "warnings": body.get("warnings", [])}
 

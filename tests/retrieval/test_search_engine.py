@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 from vault_agent.errors import IndexIncompatible, VaultAgentError
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index

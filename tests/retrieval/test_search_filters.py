@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from query.structured.kit import call, index_vault, iso_ns, opened
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 from vault_agent.errors import IndexNotFound, InvalidPath, InvalidQuery
 
 NEEDLES = [f"deep/needle-{k}.md" for k in range(3)]
@@ -88,18 +88,18 @@ def test_bad_filters_are_refused(ctx: AppContext) -> None:
 
 
 def test_grep_filters_need_a_snapshot(tmp_path: Path) -> None:
-    from vault_agent.api.registry import make_vault
     from vault_agent.config import Settings
+    from vault_agent.paths import vault_for_settings
     from vault_agent.query.grep import vault_search
     from vault_agent.query.snapshot import SnapshotReader
     from vault_agent.query.structured.filters import Filters
 
     (tmp_path / "a.md").write_text("harbor\n")
     settings = Settings(vault=tmp_path, index_dir=tmp_path / ".vault-agent")
-    reader = SnapshotReader(settings, make_vault(settings))
+    reader = SnapshotReader(settings, vault_for_settings(settings))
     try:
-        assert vault_search(make_vault(settings), reader, "harbor").data.results  # from disk
+        assert vault_search(vault_for_settings(settings), reader, "harbor").data.results  # from disk
         with pytest.raises(IndexNotFound):
-            vault_search(make_vault(settings), reader, "harbor", filters=Filters(tags=("x",)))
+            vault_search(vault_for_settings(settings), reader, "harbor", filters=Filters(tags=("x",)))
     finally:
         reader.close()

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 
 from .conftest import vault_ctx
 from .golden import call, check_golden, error_of
@@ -166,9 +167,9 @@ def test_a_section_read_needs_the_index(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("op", ["get-note-outline", "get-document-tree", "get-section-source"])
 def test_outline_answers_name_the_read_that_follows(sctx: AppContext, op: str) -> None:
-    from vault_agent.api.registry import REGISTRY, invoke
+    from vault_agent.api.invoke import invoke
 
-    outcome = invoke(REGISTRY[op], sctx, {"path": GUIDE})
+    outcome = invoke(CATALOG.named(op), sctx, {"path": GUIDE})
     assert [w.model_dump() for w in outcome.warnings] == [
         {
             "code": "NEXT_READ",
@@ -176,7 +177,7 @@ def test_outline_answers_name_the_read_that_follows(sctx: AppContext, op: str) -
             "section_id='h1-setup-guide-0001'), any id above; heading='text' works too",
         }
     ]
-    empty = invoke(REGISTRY[op], sctx, {"path": "docs/empty.md"}).warnings
+    empty = invoke(CATALOG.named(op), sctx, {"path": "docs/empty.md"}).warnings
     assert [w.message for w in empty] == [
         "no headings; read the note with vault_read(path='docs/empty.md', full=true)"
     ]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 from vault_agent.errors import VaultAgentError
 
 from .golden import call

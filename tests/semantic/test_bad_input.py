@@ -12,7 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.errors import VaultAgentError
 from vault_agent.indexer.engine import Writer
@@ -29,7 +31,6 @@ def ctx(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[
     settings = settings_for(copy_vault(tmp_path_factory.mktemp("bad") / "vault"))
     with Writer(settings, watch=False):
         assert wait_until(lambda: fully_embedded(settings))
-    operations()
     reader = reader_for(settings)
     try:
         yield AppContext(settings=settings, vault=vault_for_settings(settings), reader=reader)
@@ -38,7 +39,7 @@ def ctx(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[
 
 
 def _search(ctx: AppContext, **raw: Any) -> dict[str, Any]:
-    return body_of(REGISTRY["search"], invoke(REGISTRY["search"], ctx, raw))
+    return body_of(CATALOG.named("search"), invoke(CATALOG.named("search"), ctx, raw))
 
 
 def _check_answer(body: dict[str, Any], mode: str | None, limit: int) -> None:
@@ -98,7 +99,6 @@ def test_zero_note_vault_answers_empty(tmp_path: Path, encoder: Encoder) -> None
     settings = Settings(vault=vault, index_dir=tmp_path / "state")
     with Writer(settings, watch=False):
         assert wait_until(lambda: fully_embedded(settings))
-    operations()
     reader = reader_for(settings)
     try:
         ctx = AppContext(settings=settings, vault=vault_for_settings(settings), reader=reader)

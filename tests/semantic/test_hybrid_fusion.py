@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.indexer.engine import Writer
 from vault_agent.paths import vault_for_settings
+from vault_agent.query.find import vault_find
 from vault_agent.semantic.evidence import name_overlap, names_note
 from vault_agent.text import tokenize
 
@@ -41,11 +44,10 @@ def test_a_question_that_shares_a_word_with_the_name_does_not_name_it() -> None:
 
 
 def _search(settings_: Settings, **raw: Any) -> dict[str, Any]:
-    operations()
     reader = reader_for(settings_)
     try:
         ctx = AppContext(settings=settings_, vault=vault_for_settings(settings_), reader=reader)
-        return body_of(REGISTRY["search"], invoke(REGISTRY["search"], ctx, raw))
+        return body_of(CATALOG.named("search"), invoke(CATALOG.named("search"), ctx, raw))
     finally:
         reader.close()
 
@@ -71,12 +73,9 @@ def test_titles_stay_first_and_paraphrases_find_their_notes(embedded_vault: tupl
 
 
 def _find_first_read(settings_: Settings, query: str) -> str | None:
-    from vault_agent.api.registry import make_vault
-    from vault_agent.query.find import vault_find
-
     reader = reader_for(settings_)
     try:
-        data = vault_find(make_vault(settings_), reader, query).data.model_dump()
+        data = vault_find(vault_for_settings(settings_), reader, query).data.model_dump()
     finally:
         reader.close()
     reads = [a["params"]["path"] for a in data["next_actions"] if a["type"] == "vault_read"]

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.indexer.engine import Writer
 from vault_agent.paths import vault_for_settings
@@ -18,11 +20,10 @@ QUERIES = json.loads((FIXTURE.parent / "semantic-queries.json").read_text(encodi
 
 
 def _search(settings: Settings, **raw: Any) -> dict[str, Any]:
-    operations()
     reader = reader_for(settings)
     try:
         ctx = AppContext(settings=settings, vault=vault_for_settings(settings), reader=reader)
-        return body_of(REGISTRY["search"], invoke(REGISTRY["search"], ctx, raw))
+        return body_of(CATALOG.named("search"), invoke(CATALOG.named("search"), ctx, raw))
     finally:
         reader.close()
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vault_agent.api.registry import make_vault
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.search import lexical_hits, query_terms
 from vault_agent.query.search_engine import open_engine
 from vault_agent.query.search_modes import exact_pin, held_pin, hybrid_ranking, named_pin
@@ -44,7 +44,7 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SnapshotRe
         (root / rel).write_text(text, encoding="utf-8")
     s = Settings(vault=root, index_dir=root / ".vault-agent")
     build_index(s, full=True)
-    reader = SnapshotReader(s, make_vault(s), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(s, vault_for_settings(s), freshness=lambda _m: "fresh")
     with reader.acquire() as view:
         engine = open_engine(Path(s.index_dir), view.manifest.search_index)
     yield reader, engine

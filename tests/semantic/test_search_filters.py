@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from vault_agent.api.registry import REGISTRY, AppContext, body_of, invoke, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.indexer.engine import Writer
 from vault_agent.paths import vault_for_settings
@@ -14,11 +16,10 @@ from .conftest import reader_for
 
 
 def _paths(settings: Settings, **raw: Any) -> list[str]:
-    operations()
     reader = reader_for(settings)
     try:
         ctx = AppContext(settings=settings, vault=vault_for_settings(settings), reader=reader)
-        body = body_of(REGISTRY["search"], invoke(REGISTRY["search"], ctx, raw))
+        body = body_of(CATALOG.named("search"), invoke(CATALOG.named("search"), ctx, raw))
         assert body["data"]["mode"] == raw.get("mode", "hybrid")
         return [r["path"] for r in body["data"]["results"]]
     finally:

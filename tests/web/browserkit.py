@@ -154,10 +154,25 @@ class Served:
             text=True,
             **who,
         )
-        self.web_url = self._read_web_line()
-        self.base = self.web_url.split("/?", 1)[0]
+        self.env = env
+        self.web_url = self._read_web_line()  # the page's address: no secret in it
+        self.base = self.web_url.rstrip("/")
         self.port = int(self.base.rsplit(":", 1)[1])
-        self.token = self.web_url.split("token=", 1)[1]
+        self.token = (self.vault / ".vault-agent" / "token").read_text().strip()
+
+    def sign_in_link(self) -> str:
+        """A one-time sign-in link, from `vault-agent web --no-open` as its owner runs it."""
+        made = subprocess.run(
+            [VAULT_AGENT, "web", "--no-open", "--vault", str(self.vault)],
+            cwd=self.base_dir,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert made.returncode == 0, made.stderr[-2000:]
+        assert self.token not in made.stdout + made.stderr
+        return made.stdout.strip()
 
     def _read_web_line(self) -> str:
         assert self.proc.stdout is not None

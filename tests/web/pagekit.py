@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import re
 from html.parser import HTMLParser
 from typing import Any
@@ -14,12 +15,67 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 HOSTILE = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+SETTINGS_NOTE = """---
+title: Settings
+tags: [setup, "#appearance"]
+aliases:
+  - Preferences
+updated: 2026-01-05
+---
+# Settings
+
+How the editor looks. See [[plan|the alpha plan]] and [[Missing note]]. %% a private remark %%
+
+## Font size
+
+| Option | Default | Range |
+| :--- | ---: | :---: |
+| font size | 16 | 10–32 |
+| line height | ~~1.4~~ 1.5 | 1–3 |
+
+```python
+def font_size(zoom: float) -> int:
+    return round(16 * zoom)  # <b>not bold</b>
+```
+
+> [!tip] Keyboard
+> Ctrl + and Ctrl - change the size.
+
+![[diagram.png]]
+![[plan#Goals]]
+
+- [x] pick a font
+- [ ] check [[plan#Goals|the goals]]
+"""
+HOSTILE_MARKDOWN = """# Hostile markdown
+
+[click me](javascript:alert(document.domain)) and [data](data:text/html,<script>alert(3)</script>)
+and <a href="javascript:alert(4)">raw link</a> and <img src=x onerror="alert(5)">
+
+![pixel](javascript:alert(6)) ![remote](https://example.com/x.png)
+
+<script>alert(7)</script>
+
+<div onclick="alert(8)">raw block</div>
+
+[[javascript:alert(9)]] [[plan|<b onclick=alert(10)>x</b>]]
+
+<style>body { display: none }</style>
+"""
 EXTRA_NOTES = {
     # Note text is untrusted HTML; it carries the canary that must never reach a log line.
     "projects/alpha/hostile.md": f"---\ntags: [web]\n---\n# Hostile {HOSTILE}\n\nlighthouse {HOSTILE} {CANARY}\n",
     "projects/alpha/sections.md": "# Top\n\nintro words\n\n## First part\n\nfirst body apples\n\n### Deeper\n\n"
     "deeper body pears\n\n## Second part\n\nsecond body plums\n",
     "projects/alpha/long.md": "# Long\n\n" + "".join(f"line {i} of a long section\n" for i in range(3000)),
+    # A note that reads as a note: properties, a table, code, links, embeds, a callout.
+    "resources/settings.md": SETTINGS_NOTE,
+    "resources/manual.md": "Intro of the manual before any heading.\n\n# Part one\n\n"
+    + "".join(
+        f"Paragraph {i} of the manual, long enough to need more than one page.\n\n" for i in range(400)
+    ),
+    # Note text that tries to run script through Markdown: links, images, raw HTML.
+    "projects/alpha/hostile-markdown.md": HOSTILE_MARKDOWN,
 }
 CSRF_RE = re.compile(r'<meta name="csrf-token" content="([^"]*)">')
 
@@ -66,14 +122,24 @@ def exchange(
         conn.close()
 
 
+def sign_in_link(server: ServerThread) -> str:
+    """A one-time sign-in link's path and query (`/sign-in?once=…`), as `vault-agent web` gets it."""
+    made = exchange(server, "POST", "/sign-in/link", headers={"Authorization": f"Bearer {server.token}"})
+    assert made.status == 200, made.text
+    url = json.loads(made.text)["data"]["url"]
+    prefix = f"http://127.0.0.1:{server.port}"
+    assert url.startswith(prefix + "/sign-in?once="), url
+    return str(url).removeprefix(prefix)
+
+
 class PageClient:
-    """A browser's side of the page, by hand: signs in with the token, keeps the cookie."""
+    """A browser's side of the page, by hand: signs in with a one-time link, keeps the cookie."""
 
     def __init__(self, server: ServerThread) -> None:
         self.server = server
         self.origin = f"http://127.0.0.1:{server.port}"
-        first = exchange(server, "GET", f"/?token={server.token}")
-        assert first.status == 303, first.text
+        first = exchange(server, "GET", sign_in_link(server))
+        assert (first.status, first.headers.get("location")) == (303, "/"), first.text
         self.set_cookie = first.cookies()[0]
         self.cookie = self.set_cookie.split(";", 1)[0]
         self.csrf = CSRF_RE.search(self.get("/").text).group(1)  # type: ignore[union-attr]

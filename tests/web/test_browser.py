@@ -1,8 +1,8 @@
 """The web page in a real browser (the system's headless Chromium through Playwright) against
 a real `vault-agent serve --watch` process and a real MCP SDK client.
 
-Flows: sign in (the token leaves the address bar; the cookie is HttpOnly and
-SameSite=Strict), health naming an unreadable note and why, search and open a hit's
+Flows: sign in with a one-time link from `vault-agent web` (it leaves the address bar and
+works once; the cookie is HttpOnly and SameSite=Strict), health naming an unreadable note and why, search and open a hit's
 section, an agent's message arriving live, answering an agent's question, undoing a
 conversation's two writes after reading the diff, a forged cross-site POST refused (and a
 POST without the CSRF token). Each view's screenshot lands in ops/out/screenshots/.
@@ -58,7 +58,7 @@ def page(browser: Any, served: Served) -> Iterator[Any]:
     one.on("request", lambda request: requested.append(request.url))
     one.on("pageerror", lambda exc: errors.append(str(exc)))
     one.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    one.goto(served.web_url)
+    one.goto(served.sign_in_link())
     one.wait_for_url(served.base + "/")
     try:
         yield one
@@ -74,20 +74,33 @@ def agent_session(served: Served) -> Iterator[Agent]:
     yield from agent(served)
 
 
-def test_sign_in_drops_the_token_and_keeps_a_strict_httponly_cookie(browser: Any, served: Served) -> None:
+def test_a_one_time_link_signs_in_once_and_leaves_the_address(browser: Any, served: Served) -> None:
     context = browser.new_context()
     page = context.new_page()
-    page.goto(served.base + "/")
+    page.goto(served.web_url)  # what `serve` printed: no secret, so it asks to sign in
     assert page.locator("h1").inner_text() == "Sign in"
+    assert "vault-agent web" in page.locator("main").inner_text()
     screenshot(page, "01-sign-in")
-    page.goto(served.web_url)
+    link = served.sign_in_link()
+    page.goto(link)
     page.wait_for_url(served.base + "/")
-    assert "token" not in page.url and page.locator("h1").inner_text() == "Health of the index"
+    assert "once" not in page.url and page.locator("h1").inner_text() == "Health of the index"
     (cookie,) = [c for c in context.cookies() if c["name"] == f"vault_agent_{served.port}"]
     assert (cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == (True, "Strict", "/")
     assert page.evaluate("document.cookie") == ""  # no script can read the session
     assert served.token not in page.content()
     context.close()
+    # The same link in another browser: refused, with what to run instead.
+    other = browser.new_context()
+    again = other.new_page()
+    response = again.goto(link)
+    assert response is not None and response.status == 401
+    assert again.locator("h1").inner_text() == "Sign in"
+    assert "used already" in again.locator("main").inner_text()
+    assert "vault-agent web" in again.locator("main").inner_text()
+    assert [c for c in other.cookies() if c["name"] == f"vault_agent_{served.port}"] == []
+    screenshot(again, "01-sign-in-used-link")
+    other.close()
 
 
 def test_health_names_the_unreadable_note_and_why(page: Any, served: Served) -> None:
@@ -124,6 +137,43 @@ def test_search_as_you_type_then_open_a_hits_section(page: Any, served: Served) 
     page.get_by_role("link", name="Second part").click()  # the next section, without a reload
     section.filter(has_text="second body plums").wait_for()
     assert "apples" not in section.inner_text() and "section=h2-second-part" in page.url
+
+
+def test_a_note_reads_as_a_note_with_its_source_a_toggle_away(page: Any, served: Served) -> None:
+    dialogs: list[str] = []
+
+    def dialog(d: Any) -> None:  # an alert() from note text would land here
+        dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dialog)
+    page.goto(served.base + "/ui/note?path=resources/settings.md&q=font+size")
+    body = page.locator(".markdown")
+    assert body.locator("table td.align-right", has_text="16").count() == 1
+    assert body.locator("pre code.language-python").inner_text().startswith("def font_size")
+    assert page.locator("table.properties th", has_text="tags").count() == 1
+    assert body.locator(".embed.image", has_text="diagram.png").count() == 1
+    assert body.locator(".callout-tip .callout-title").inner_text() == "Keyboard"
+    assert body.locator("mark").first.inner_text().lower() in ("font", "size")
+    assert "private remark" not in body.inner_text()
+    screenshot(page, "09-note-rendered")
+    page.get_by_role("link", name="Show the Markdown source").click()  # swapped in, no reload
+    page.locator("ol.source").wait_for()
+    assert page.locator("ol.source li").first.inner_text() == "---"
+    assert "view=source" in page.url
+    screenshot(page, "10-note-source")
+    page.get_by_role("link", name="Show it rendered").click()
+    body.wait_for()
+    body.get_by_role("link", name="the goals").click()  # a wikilink to a heading of another note
+    page.locator("#section .meta", has_text="Section Goals of Alpha Plan").wait_for()
+    page.goto(served.base + "/ui/note?path=projects/alpha/hostile-markdown.md")
+    page.locator(".markdown h2", has_text="Hostile markdown").wait_for()
+    for link in page.locator(".markdown a").all():  # none of them runs anything
+        assert not (link.get_attribute("href") or "").lower().startswith(("javascript:", "data:"))
+    assert page.locator(".markdown script, .markdown img, .markdown style, .markdown iframe").count() == 0
+    assert page.evaluate("getComputedStyle(document.body).display") != "none"
+    screenshot(page, "11-note-hostile")
+    assert dialogs == []
 
 
 def test_an_agents_message_arrives_live(page: Any, agent_session: Agent) -> None:

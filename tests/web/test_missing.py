@@ -15,7 +15,6 @@ from vault_agent.indexer.build import build_index
 from vault_agent.paths import WalkReport, vault_for_settings
 from vault_agent.query.missing import COUNTS_CACHE_KEY, WALK_CACHE_KEY, missing_files
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.web.mount import sign_in_url
 
 GOOD = "# Fine\n\nbody\n"
 
@@ -135,7 +134,3 @@ def test_the_walk_names_what_it_passes_over_bounded(tmp_path: Path, monkeypatch:
 
     list(walk.walk_vault(tmp_path, PathRules(), report))
     assert report.symlinks_skipped == 5 and report.passed_over == [("symlink", f"l{i}.md") for i in range(3)]
-
-
-def test_the_printed_address_quotes_the_token() -> None:
-    assert sign_in_url("http://127.0.0.1:8765", "a b/c+d") == "http://127.0.0.1:8765/?token=a%20b%2Fc%2Bd"

@@ -7,23 +7,34 @@ import html
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vault_agent.query.match_terms import query_stems
 from vault_agent.web.render import flat_items, highlight
 
 
 @given(st.text(max_size=300), st.lists(st.text(min_size=1, max_size=8), max_size=4))
 def test_highlight_escapes_everything_and_only_adds_marks(text: str, terms: list[str]) -> None:
-    out = str(highlight(text, terms))
+    out = str(highlight(text, frozenset(terms)))
     bare = out.replace("<mark>", "").replace("</mark>", "")
     assert html.unescape(bare) == text
     assert "<" not in bare and ">" not in bare and '"' not in bare
 
 
 def test_highlight_marks_words_and_cjk_bigrams() -> None:
-    assert str(highlight("A <b>Lighthouse</b> lamp", ["lighthouse"])) == (
+    assert str(highlight("A <b>Lighthouse</b> lamp", query_stems("lighthouse"))) == (
         "A &lt;b&gt;<mark>Lighthouse</mark>&lt;/b&gt; lamp"
     )
-    assert str(highlight("東京都庁へ", ["京都"])) == "東<mark>京都</mark>庁へ"
-    assert str(highlight("plain", [])) == "plain"
+    assert str(highlight("東京都庁へ", query_stems("京都"))) == "東<mark>京都</mark>庁へ"
+    assert str(highlight("plain", frozenset())) == "plain"
+
+
+def test_highlight_marks_what_the_engine_matched_never_stop_words() -> None:
+    stems = query_stems("How do I change the font sizes of THE tables?")
+    text = "How the font size changes: the table of sizes"
+    assert str(highlight(text, stems)) == (
+        "How the <mark>font</mark> <mark>size</mark> <mark>changes</mark>: the <mark>table</mark> of <mark>sizes</mark>"
+    )
+    assert query_stems("the how what why of and") == frozenset()
+    assert query_stems("如何 安卓") == frozenset({"安卓"})  # a CJK question word is no topic
 
 
 def test_unknown_fields_are_shown_flat() -> None:

@@ -18,10 +18,10 @@ from api.serverkit import CANARY, LogCapture, ServerThread
 from conversations.kit import read_bytes
 from testkit import wait_until
 
-from vault_agent.api.registry import REGISTRY
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.web.views_search import FILTERS, accepted
-from web.pagekit import HOSTILE, PageClient, agent_client, element_tags, exchange
+from web.pagekit import HOSTILE, PageClient, agent_client, element_tags, exchange, sign_in_link
 
 PLAN = "projects/alpha/plan.md"
 SESSIONS = itertools.count(1)  # each agent session writes its own text and its own new file
@@ -55,7 +55,7 @@ def test_search_shows_hits_with_escaped_highlighted_snippets(server: ServerThrea
 
 
 def test_search_filters_reach_the_operation(server: ServerThread) -> None:
-    if not set(FILTERS) <= accepted(REGISTRY["search"]):
+    if not set(FILTERS) <= accepted(CATALOG.named("search")):
         pytest.skip("search does not take tags/folder/modified_after/modified_before yet; un-skip at merge")
     page = PageClient(server)
     html = page.get("/ui/search?q=lighthouse&tags=web&folder=projects&modified_after=2000-01-01").text
@@ -68,7 +68,7 @@ def test_search_filters_reach_the_operation(server: ServerThread) -> None:
 
 
 def test_each_hits_explain_fields_are_shown(server: ServerThread) -> None:
-    if "explain" not in accepted(REGISTRY["search"]):
+    if "explain" not in accepted(CATALOG.named("search")):
         pytest.skip("search does not take explain yet; un-skip at merge")
     from vault_agent.web.render import flat_items
 
@@ -80,7 +80,7 @@ def test_each_hits_explain_fields_are_shown(server: ServerThread) -> None:
 
 def test_search_offers_only_the_inputs_the_operation_takes(server: ServerThread) -> None:
     html = PageClient(server).get("/ui/search?q=lighthouse&tags=web").text
-    takes = accepted(REGISTRY["search"])
+    takes = accepted(CATALOG.named("search"))
     for name in FILTERS:
         assert (f'name="{name}"' in html) == (name in takes)
     assert "projects/alpha/hostile.md" in html  # an unknown filter is not sent, never an error
@@ -99,18 +99,20 @@ def test_a_note_shows_its_outline_and_one_section_at_a_time(server: ServerThread
     # A search hit opens the section holding its first line.
     by_line = page.get("/ui/note?path=projects/alpha/sections.md&line=15&part=section").text
     assert "second body plums" in by_line and "apples" not in by_line
-    # Without a section: the text before the first heading, else (here) the first heading's.
-    top = page.get("/ui/note?path=projects/alpha/sections.md&part=section").text
-    assert "intro words" in top and "Lines 1–15" in top
-    front = page.get("/ui/note?path=projects/alpha/hostile.md&part=section").text
-    assert "tags: [web]" in front and "lighthouse" not in front
+    assert "Section <em>First part</em> of <em>sections</em>" in html  # what is shown, in words
+    # Without a section: a short note whole; a long one its text before the first heading.
+    whole = page.get("/ui/note?path=projects/alpha/sections.md&part=section").text
+    assert "intro words" in whole and "second body plums" in whole and "All of <em>sections</em>" in whole
+    top = page.get("/ui/note?path=resources/manual.md&part=section").text
+    assert "Intro of the manual" in top and "Paragraph 0" not in top
+    assert "The top of <em>manual</em>, before its first heading" in top
 
 
 def test_a_huge_section_is_read_one_page_at_a_time(server: ServerThread) -> None:
     page = PageClient(server)
     html = page.get("/ui/note?path=projects/alpha/long.md&line=2&part=section").text
     assert "line 0 of a long section" in html and "line 2999 of" not in html
-    assert "Read on from line" in html
+    assert ">Read on</a>" in html and "(more below)" in html
     start = html.split("&amp;at=")[1].split("#")[0].split("&")[0]
     more = page.get(f"/ui/note?path=projects/alpha/long.md&section=h1-long-0001&at={start}&part=section").text
     assert f"line {int(start) - 3} of a long section" in more
@@ -300,7 +302,9 @@ def test_the_page_logs_no_note_text_no_query_and_no_token(server: ServerThread, 
     page.get(f"/ui/search?q={CANARY}")
     page.get("/ui/note?path=projects/alpha/hostile.md")
     page.get("/ui/search?q=zzqueryword")
-    page.get(f"/?token={server.token}")
+    page.get(f"/?token={server.token}")  # an old address: refused, and never logged
+    link = sign_in_link(server)
+    exchange(server, "GET", link)
     # The server's lines (this module's earlier tests included); the test's own MCP client
     # logs its requests at DEBUG, which is not the server's log.
     server_side = [
@@ -314,6 +318,7 @@ def test_the_page_logs_no_note_text_no_query_and_no_token(server: ServerThread, 
         and CANARY not in text
         and "zzqueryword" not in text
         and server.token not in text
+        and link.split("once=")[1] not in text
     )
     routes = {r["route"] for r in logs.requests()}
     assert {"/", "/ui/search", "/ui/note"} <= routes

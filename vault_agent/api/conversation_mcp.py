@@ -25,7 +25,7 @@ import mcp_types as types
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 from vault_agent.conversations.hub import bound
 from vault_agent.conversations.tools import hub_of, record_call
 

@@ -1,4 +1,4 @@
-"""The aiohttp application: one route per registry operation, generated, never hand-written.
+"""The aiohttp application: one route per operation of the catalog it is given, never hand-written.
 
 Handler = parse (query string or JSON body) → `invoke` in a worker thread (both in
 http_invoke.py) → `body_of` → `dump_json`. Envelope operations answer `{"data", "warnings"}`; the versioned raw
@@ -25,9 +25,11 @@ from vault_agent.api.asgi_bridge import CORS_REQUEST_KEY as CORS_KEY
 from vault_agent.api.asgi_bridge import McpBridge
 from vault_agent.api.bodies import BODY_LIMITS_KEY, CLIENT_GONE_STATUS, BodyLimits, BodyTimeout
 from vault_agent.api.connections import ConnectionGuard, connection_cap
-from vault_agent.api.http_invoke import CTX_KEY, invoke_request
+from vault_agent.api.hints import Hints
+from vault_agent.api.http_invoke import CTX_KEY, HINTS_KEY, invoke_request
+from vault_agent.api.invoke import body_of, dump_json
 from vault_agent.api.messages_sse import add_conversation_routes
-from vault_agent.api.registry import AppContext, Operation, body_of, dump_json, operations
+from vault_agent.api.operation import AppContext, Catalog, Operation
 from vault_agent.api.security import VAULT_ID_HEADER, AccessPolicy, bearer_challenge
 from vault_agent.contracts import Outcome
 from vault_agent.errors import (
@@ -49,7 +51,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class PageRoutes(Protocol):
-    """The owner's web page (vault_agent/web), mounted by `api.app`: its routes sign in by
+    """The owner's web page (vault_agent/web), mounted by `server.http_server`: its routes sign in by
     session cookie (with a CSRF token and a same-origin check on changes), which they check
     themselves; the bearer token is never asked there, and the cookie is accepted nowhere
     else, so the API cannot be driven by a cross-site request."""
@@ -211,25 +213,29 @@ def _cors_headers(origin: str, *, preflight: bool) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- the app
-def http_operations() -> list[Operation]:
-    """Every operation with an HTTP route (mcp_only aliases have none)."""
-    return [op for op in operations() if not op.mcp_only]
+def http_operations(catalog: Catalog) -> list[Operation]:
+    """Every operation of `catalog` with an HTTP route (mcp_only aliases have none)."""
+    return [op for op in catalog if not op.mcp_only]
 
 
-def build_http_app(ctx: AppContext, policy: AccessPolicy, bridge: McpBridge | None = None) -> web.Application:
-    """The aiohttp application for one vault: registry routes, `/mcp` when a bridge is given."""
+def build_http_app(
+    ctx: AppContext, catalog: Catalog, policy: AccessPolicy, bridge: McpBridge | None = None
+) -> web.Application:
+    """The aiohttp application for one vault: a route per operation of `catalog`, `/mcp` when
+    a bridge is given."""
     app = web.Application(
         middlewares=[request_log, translate_errors, access_checks],
         client_max_size=4 * 1024 * 1024,
     )
     app[CTX_KEY] = ctx
+    app[HINTS_KEY] = Hints(catalog)  # the CLI calls through HTTP: its errors name commands
     app[POLICY_KEY] = policy
     settings = ctx.settings
     app[BODY_LIMITS_KEY] = BodyLimits.from_settings(settings)
     app[GUARD_KEY] = ConnectionGuard(
         connection_cap(settings.max_connections), settings.max_unauthenticated_connections
     )
-    for op in http_operations():
+    for op in http_operations(catalog):
         handler = make_handler(op)
         if op.http_method == "GET" or op.http_both:
             app.router.add_get(op.http_path, handler, allow_head=False)

@@ -1,6 +1,7 @@
-"""One registry operation run for one HTTP request: its parameters from the query string
+"""One operation run for one HTTP request: its parameters from the query string
 (GET) or the JSON object body (POST, read under the body limits), `invoke` off the event
 loop. The generated routes (http.py) and the conversation routes (messages_sse.py) share it.
+When the CLI is the caller, parameter errors name its commands (`hints.Hints.for_cli`).
 """
 
 from __future__ import annotations
@@ -14,17 +15,20 @@ from multidict import MultiMapping
 from pydantic import BaseModel
 
 from vault_agent.api.bodies import request_body
+from vault_agent.api.hints import Hints
+from vault_agent.api.invoke import invoke
+from vault_agent.api.operation import AppContext, Operation
 from vault_agent.api.param_text import container_kind as _container_kind
 from vault_agent.api.param_text import field_info as _field
 from vault_agent.api.param_text import json_text as _json_text
 from vault_agent.api.param_text import nested_model as _nested_model
-from vault_agent.api.registry import AppContext, Operation, invoke
 from vault_agent.api.security import SURFACE_HEADER
-from vault_agent.api.surface_names import Surface
+from vault_agent.api.surface_names import PARAMETER_ERRORS, Surface
 from vault_agent.contracts import Outcome
 from vault_agent.errors import InvalidParameter
 
 CTX_KEY = web.AppKey("vault_agent_ctx", AppContext)
+HINTS_KEY = web.AppKey("vault_agent_hints", Hints)
 
 
 # ----------------------------------------------------------------------------- params
@@ -92,12 +96,23 @@ async def invoke_request(
         VaultAgentError: as the operation, or its parameters (see body_params, request_body).
     """
     ctx = request.app[CTX_KEY]
-    loop = asyncio.get_running_loop()
     # The CLI says it is the caller, so that errors name its flags, not query parameters.
     surface: Surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "http"
     if request.method == "GET":  # a POST op with http_both takes the query string by GET too
         raw = {**params_from_query(op.params, request.query), **(extra or {})}
-        return await loop.run_in_executor(None, invoke, op, ctx, raw, surface)
+        return await _invoke(op, ctx, raw, surface, request.app[HINTS_KEY])
     async with request_body(request) as raw_body:  # the body budget is held while it runs
         raw = {**body_params(raw_body), **(extra or {})}
-        return await loop.run_in_executor(None, invoke, op, ctx, raw, surface)
+        return await _invoke(op, ctx, raw, surface, request.app[HINTS_KEY])
+
+
+async def _invoke(
+    op: Operation, ctx: AppContext, raw: dict[str, Any], surface: Surface, hints: Hints
+) -> Outcome[Any]:
+    """`invoke` in a worker thread; on the CLI's behalf, a parameter error in the CLI's words."""
+    try:
+        return await asyncio.get_running_loop().run_in_executor(None, invoke, op, ctx, raw, surface)
+    except PARAMETER_ERRORS as exc:
+        if surface != "cli":
+            raise
+        raise hints.for_cli(exc) from None

@@ -24,7 +24,7 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
 from vault_agent.api.connections import ConnectionGuard
-from vault_agent.api.registry import dump_json
+from vault_agent.api.invoke import dump_json
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter, TooLarge, VaultAgentError
 

@@ -1,6 +1,6 @@
 """HTTP routes of conversations beyond the generated ones: the live message stream
 (`GET /messages/stream`, server-sent events, token required like every route) and the
-registry's conversation operations with the id in the path: `GET /conversations/{id}`,
+conversation operations (`api/ops/conversations.py`) with the id in the path: `GET /conversations/{id}`,
 `GET /conversations/{id}/questions`, `POST /conversations/{id}/reply`,
 `POST /conversations/{id}/undo`.
 
@@ -20,7 +20,9 @@ from typing import Any
 from aiohttp import web
 
 from vault_agent.api.http_invoke import CTX_KEY, invoke_request
-from vault_agent.api.registry import REGISTRY, body_of, dump_json
+from vault_agent.api.invoke import body_of, dump_json
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import conversations
 from vault_agent.conversations.tools import hub_of
 
 KEEPALIVE_S = 15.0
@@ -89,16 +91,15 @@ async def stream_messages(request: web.Request) -> web.StreamResponse:
     return response
 
 
-def by_id(op_name: str) -> Callable[[web.Request], Awaitable[web.Response]]:
-    """A route with the conversation id in its path, answering like the registry operation
-    `op_name` with that id (query string for GET, JSON body for POST)."""
+def by_id(op: Operation) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A route with the conversation id in its path, answering like the operation `op` with
+    that id (query string for GET, JSON body for POST)."""
 
     async def handle(request: web.Request) -> web.Response:
-        op = REGISTRY[op_name]
         outcome = await invoke_request(op, request, {"id": request.match_info["id"]})
         return web.Response(text=dump_json(body_of(op, outcome)), content_type="application/json")
 
-    handle.__name__ = f"handle_{op_name.replace('-', '_')}_by_id"
+    handle.__name__ = f"handle_{op.name.replace('-', '_')}_by_id"
     return handle
 
 
@@ -112,8 +113,8 @@ def add_conversation_routes(app: web.Application) -> None:
     """Mount the message stream and the by-id conversation route on the app."""
     app[STREAMS_KEY] = set()
     app.router.add_get("/messages/stream", stream_messages, allow_head=False)
-    app.router.add_get("/conversations/{id}", by_id("get-conversation"), allow_head=False)
-    app.router.add_get("/conversations/{id}/questions", by_id("conversations-questions"), allow_head=False)
-    app.router.add_post("/conversations/{id}/reply", by_id("conversations-reply"))
-    app.router.add_post("/conversations/{id}/undo", by_id("conversations-undo"))
+    app.router.add_get("/conversations/{id}", by_id(conversations.GET_CONVERSATION), allow_head=False)
+    app.router.add_get("/conversations/{id}/questions", by_id(conversations.QUESTIONS), allow_head=False)
+    app.router.add_post("/conversations/{id}/reply", by_id(conversations.REPLY))
+    app.router.add_post("/conversations/{id}/undo", by_id(conversations.UNDO))
     app.on_shutdown.append(_end_streams)

@@ -9,10 +9,11 @@ A message about a parameter names it the way the caller wrote it (issue 23, "one
 - CLI: the flag that sets it (`--start`), the positional argument (`PATH`), or for an object
   the flags of its fields (`--start/--end`).
 
-Everything here is derived from the registry's own declarations (params models, their
+Everything here is derived from each operation's own declarations (params models, their
 aliases, `Operation.cli_args` and `cli_options`); nothing is written per tool. Core code
 writes messages with MCP names, quoted (`parameter 'limit' must be …`, `'full'`);
-`reword` renames them for the surface that was called. Validation errors of the params
+`reword` renames them for the surface that was called (tool names in a message are the
+transports' business: `hints.py`). Validation errors of the params
 models are worded here from their schema (`tool_schema.constraint_schema`), so a
 validation library's own wording never reaches a caller, and no value is ever echoed.
 """
@@ -20,10 +21,11 @@ validation library's own wording never reaches a caller, and no value is ever ec
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from vault_agent.api.operation import CliOption, Operation
 from vault_agent.api.param_text import field_info, nested_model
 from vault_agent.api.tool_schema import constraint_schema
 from vault_agent.errors import (
@@ -33,9 +35,6 @@ from vault_agent.errors import (
     VaultAgentError,
     range_text,
 )
-
-if TYPE_CHECKING:  # the registry imports this module
-    from vault_agent.api.registry import CliOption, Operation
 
 Surface = Literal["mcp", "http", "cli"]
 Path = tuple[str | int, ...]
@@ -61,8 +60,6 @@ def _is_scalar(annotation: Any) -> bool:
 def cli_options(op: Operation) -> list[CliOption]:
     """The CLI flags of an operation: declared options, else every top-level scalar field
     not taken positionally (`--field-name`)."""
-    from vault_agent.api.registry import CliOption
-
     if op.cli_options:
         return list(op.cli_options)
     out = []
@@ -259,10 +256,6 @@ def reword(op: Operation, exc: VaultAgentError, surface: Surface, raw: Any = Non
         long, short = label(op, path, surface, raw)
         message = message.replace(f"parameter '{name}'", long)
         message = message.replace(f"'{name}'", short)
-    if surface == "cli":
-        from vault_agent.api.hints import cli_message
-
-        message = cli_message(message)
     if message == exc.message:
         return exc
     return type(exc)(message)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from vault_agent.cli.app import app
 from vault_agent.cli.common import (
     ConfigOpt,
     IndexDirOpt,
@@ -35,23 +34,23 @@ conversations = typer.Typer(
     "export as a note.",
     no_args_is_help=True,
 )
-app.add_typer(conversations, name="conversations")
 
 IdArg = Annotated[str, typer.Argument(help="A conversation id (see `vault-agent conversations list`).")]
 
 
 def _context(vault: Path | None, index_dir: Path | None, config: Path | None) -> Any:
-    from vault_agent.api.registry import AppContext, make_vault
+    from vault_agent.api.operation import AppContext
+    from vault_agent.paths import vault_for_settings
     from vault_agent.query.snapshot import SnapshotReader
 
     settings = settings_from(vault, index_dir, config)
-    vault_ = make_vault(settings)
+    vault_ = vault_for_settings(settings)
     # Conversation records never touch the index; the reader is opened lazily and unused.
     return AppContext(settings=settings, vault=vault_, reader=SnapshotReader(settings, vault_))
 
 
 def _emit(as_json: bool, outcome: Outcome[Any], render: Callable[[Any], str]) -> None:
-    from vault_agent.api.registry import to_jsonable
+    from vault_agent.api.invoke import to_jsonable
 
     body = {"data": to_jsonable(outcome.data), "warnings": [w.model_dump() for w in outcome.warnings]}
     if as_json:
@@ -262,7 +261,6 @@ def export_cmd(
     run_command(json_out, body)
 
 
-@app.command("messages")
 def messages_cmd(
     follow: Annotated[
         bool, typer.Option("--follow", help="Stay connected and print messages as they come.")

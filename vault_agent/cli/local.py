@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from vault_agent.cli.app import app
 from vault_agent.cli.common import (
     ConfigOpt,
     IndexDirOpt,
@@ -261,13 +260,6 @@ EmbedOpt = Annotated[
 ]
 
 
-@app.command(
-    help="Build the index, or catch it up with the vault (stat scan → changed notes only).\n\n"
-    "Takes the writer lock; exits 5 (INDEX_BUSY) when another index, reindex or watch runs. "
-    "With --embed, also computes the embeddings of semantic search now (a progress bar on a "
-    "terminal, a line every 10 s otherwise; Ctrl-C keeps what is done).\n\n"
-    "Example: vault-agent index --embed --vault ~/notes"
-)
 def index(
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
@@ -275,14 +267,17 @@ def index(
     json_out: JsonOpt = False,
     embed: EmbedOpt = False,
 ) -> None:
+    """Build the index, or catch it up with the vault (stat scan → changed notes only).
+
+    Takes the writer lock; exits 5 (INDEX_BUSY) when another index, reindex or watch runs. With
+    --embed, also computes the embeddings of semantic search now (a progress bar on a terminal, a
+    line every 10 s otherwise; Ctrl-C keeps what is done).
+
+    Example: vault-agent index --embed --vault ~/notes
+    """
     _build(vault, index_dir, config, json_out, full=False, embed=embed)
 
 
-@app.command(
-    help="Rebuild the whole index from scratch into a new snapshot.\n\n"
-    "Readers keep answering from the previous snapshot until the new one commits.\n\n"
-    "Example: vault-agent reindex --vault ~/notes"
-)
 def reindex(
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
@@ -290,17 +285,24 @@ def reindex(
     json_out: JsonOpt = False,
     embed: EmbedOpt = False,
 ) -> None:
+    """Rebuild the whole index from scratch into a new snapshot.
+
+    Readers keep answering from the previous snapshot until the new one commits.
+
+    Example: vault-agent reindex --vault ~/notes
+    """
     _build(vault, index_dir, config, json_out, full=True, embed=embed)
 
 
-@app.command(
-    help="Watch the vault in the foreground and keep the index fresh (Ctrl-C to stop).\n\n"
-    "The engine `serve --watch` runs, without a server. Exits 5 (INDEX_BUSY) beside another writer.\n\n"
-    "Example: vault-agent watch --vault ~/notes"
-)
 def watch(
     vault: VaultOpt = None, index_dir: IndexDirOpt = None, config: ConfigOpt = None, json_out: JsonOpt = False
 ) -> None:
+    """Watch the vault in the foreground and keep the index fresh (Ctrl-C to stop).
+
+    The engine `serve --watch` runs, without a server. Exits 5 (INDEX_BUSY) beside another writer.
+
+    Example: vault-agent watch --vault ~/notes
+    """
     from vault_agent.indexer.engine import Writer
 
     def body() -> None:
@@ -325,12 +327,6 @@ def watch(
     run_command(json_out, body)
 
 
-@app.command(
-    help="Show the index state: freshness, snapshot id, counts, last commit time.\n\n"
-    "Works without a server (reads the state dir; stat-scans the vault when no writer runs). "
-    "Exits 4 (INDEX_NOT_FOUND) when there is no snapshot.\n\n"
-    "Example: vault-agent status --json --vault ~/notes"
-)
 def status(
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
@@ -340,6 +336,13 @@ def status(
         bool, typer.Option("--verbose", help="Add skipped files by rule and invalid-frontmatter paths.")
     ] = False,
 ) -> None:
+    """Show the index state: freshness, snapshot id, counts, last commit time.
+
+    Works without a server (reads the state dir; stat-scans the vault when no writer runs). Exits 4
+    (INDEX_NOT_FOUND) when there is no snapshot.
+
+    Example: vault-agent status --json --vault ~/notes
+    """
     from vault_agent.query.status import index_status
 
     def body() -> None:

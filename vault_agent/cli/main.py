@@ -2,7 +2,7 @@
 
 A server-backed command is one HTTP call. `vault-agent search WORD` reads its arguments
 with `quick_args.parse` from the generated command table and sends the request: no typer,
-no params models, no registry (the server validates the parameters, as for every client).
+no params models, no catalog (the server validates the parameters, as for every client).
 When the command line is anything but plain (`search --help`, an unknown flag, a missing
 argument), a root app holding only that command parses it, with typer's help and errors.
 Everything else (`--help`, local commands, servers, a mistyped command) runs the full app. Importing this module stays light (no DuckDB, pyarrow, mcp, aiohttp or
@@ -14,15 +14,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from vault_agent.cli.version import version_line
+
 # One-shot commands log warnings only unless VAULT_AGENT_LOG_LEVEL says otherwise; the
 # settings' default (INFO) is the level of the servers' request log, set by `serve`/`mcp`.
 CLI_LOG_LEVEL = "WARNING"
-
-
-def version_line() -> str:
-    from importlib.metadata import version
-
-    return f"vault-agent {version('vault-agent')}"
 
 
 def run() -> None:

@@ -12,10 +12,11 @@ from typing import Annotated, Any
 
 import typer
 
-from vault_agent.cli.app import flags_without_types, root
 from vault_agent.cli.command_spec import PY_TYPES, CommandSpec
+from vault_agent.cli.command_table import COMMANDS
 from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, ServerOpt, TokenOpt, VaultOpt
 from vault_agent.cli.request import execute, param_name
+from vault_agent.cli.root import flags_without_types, root
 
 # The command signatures are built at run time from the command table, so the
 # annotations are values here, not types mypy could check.
@@ -83,18 +84,11 @@ def make_command(op: CommandSpec) -> Any:
     return command
 
 
-GENERATED: set[str] = set()  # commands this module added (others are local, e.g. `status`)
-
-
 def register_commands(target: typer.Typer, local_names: set[str]) -> None:
     """Add one command per entry of the command table that no local command already is."""
-    from vault_agent.cli.command_table import COMMANDS
-
     for spec in COMMANDS.values():
-        if spec.name in local_names:
-            continue
-        _add(target, spec)
-        GENERATED.add(spec.name)
+        if spec.name not in local_names:
+            _add(target, spec)
 
 
 def _add(target: typer.Typer, spec: CommandSpec) -> None:

@@ -141,6 +141,21 @@ def call_server(
         raise ServerUnavailable(f"no vault-agent server answers at {base}; {hint}") from None
 
 
+def connection(settings: Settings, vault: object = None) -> tuple[str, str | None, str | None, str]:
+    """Where a server-backed command goes: (server, token, vault id, start hint), for
+    `call_server`. `vault` is --vault as given (None: not named)."""
+    from vault_agent.server_address import server_url
+
+    server = server_url(settings)
+    # The vault is known when named (--vault) or when its state dir gives the token.
+    vault_id = None
+    if vault is not None or (not settings.token and _is_local(server)):
+        from vault_agent.api.security import vault_fingerprint
+
+        vault_id = vault_fingerprint(settings.vault)
+    return server, resolve_token(settings, server), vault_id, start_hint(vault)
+
+
 def param_name(flag: str) -> str:
     return "opt_" + flag.lstrip("-").replace("-", "_")
 
@@ -220,18 +235,8 @@ def execute(op: CommandSpec, kwargs: dict[str, Any]) -> None:
                 # Both converters read line ranges (--range, --delete-lines).
                 raise InvalidParameter(f"option {opt.flag} must be a line range like 12-20") from None
             _set_dotted(params, opt.target, value)
-        from vault_agent.server_address import server_url
-
-        server = server_url(settings)
-        # The vault is known when named (--vault) or when its state dir gave the token.
-        vault_id = None
-        if kwargs.get("vault") is not None or (not settings.token and _is_local(server)):
-            from vault_agent.api.security import vault_fingerprint
-
-            vault_id = vault_fingerprint(settings.vault)
         try:
-            token = resolve_token(settings, server)
-            text, headers = call_server(op, params, server, token, vault_id, start_hint(kwargs.get("vault")))
+            text, headers = call_server(op, params, *connection(settings, kwargs.get("vault")))
         except VaultAgentError as exc:
             raw = getattr(exc, "raw_body", None)
             if as_json and raw is not None:

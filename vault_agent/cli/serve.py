@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from vault_agent.cli.app import app
 from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, VaultOpt, run_command, settings_from
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
 from vault_agent.server_address import forget_server, record_server
 
 if TYPE_CHECKING:
-    from vault_agent.api.registry import AppContext
+    from vault_agent.api.operation import AppContext
 
 HostOpt = Annotated[
     str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).", show_default=False)
@@ -56,8 +55,8 @@ def _started(
 ) -> Iterator[AppContext]:
     """The start-up both servers share: logging, the context (writer or follower), the one
     read-only line on stderr; the context is closed (writer stopped, lock released) on exit."""
-    from vault_agent.api.app import build_context, close_context  # here: the CLI's table stays light
     from vault_agent.api.logging_setup import configure_logging
+    from vault_agent.server.context import build_context, close_context  # here: the CLI's table stays light
 
     configure_logging(
         settings.log_level, vault=settings.vault, index_dir=settings.index_dir, stream=log_stream
@@ -73,7 +72,7 @@ def _started(
 async def _serve(ctx: AppContext, settings: Settings) -> None:
     import asyncio  # here, not at the top: the CLI's command table stays light
 
-    from vault_agent.api.app import start_server
+    from vault_agent.server.http_server import start_server
 
     try:
         server = await start_server(ctx, settings.host, settings.port)
@@ -92,8 +91,8 @@ async def _serve(ctx: AppContext, settings: Settings) -> None:
     # The CLI finds this server for this vault by itself (server_address.py).
     record_server(settings.index_dir, server.url, settings.host, server.port)
     sys.stdout.write(f"listening on {server.url}\n")
-    # Like Jupyter: the owner's page, signed in by this address (it holds the token; the
-    # page trades it for a session cookie and drops it from the address bar).
+    # The owner's page, without any secret: services log stdout, and the bearer token never
+    # appears on an output (SPEC). `vault-agent web` prints a one-time sign-in link.
     sys.stdout.write(f"web: {server.web_url}\n")
     sys.stdout.flush()
     try:
@@ -103,14 +102,6 @@ async def _serve(ctx: AppContext, settings: Settings) -> None:
         await server.stop()
 
 
-@app.command(
-    help="Serve the vault over HTTP, with MCP (Streamable HTTP) at /mcp.\n\n"
-    "Prints one line 'listening on http://HOST:PORT' when ready, then 'web: http://HOST:PORT/?token=…', "
-    "the owner's web page (health, search, conversations, undo), signed in by that address. Every API "
-    "request needs the bearer token from <index-dir>/token (created 0600 on first start) or "
-    "VAULT_AGENT_TOKEN.\n\n"
-    "Example: vault-agent serve --watch --vault ~/notes --port 8765"
-)
 def serve(
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
@@ -124,6 +115,16 @@ def serve(
     allow_writes: AllowWritesOpt = False,
     tool_profile: ProfileOpt = None,
 ) -> None:
+    """Serve the vault over HTTP, with MCP (Streamable HTTP) at /mcp.
+
+    Prints one line 'listening on http://HOST:PORT' when ready, then 'web: http://HOST:PORT/',
+    the owner's web page (health, search, conversations, undo); 'vault-agent web' signs a
+    browser in. Every API request needs the bearer token from <index-dir>/token (created 0600 on
+    first start) or VAULT_AGENT_TOKEN; no output of serve ever shows it.
+
+    Example: vault-agent serve --watch --vault ~/notes --port 8765
+    """
+
     def body() -> None:
         import asyncio
 
@@ -162,13 +163,6 @@ def _raise_interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-@app.command(
-    name="mcp",
-    help="Serve MCP over stdio for one vault (what Claude Desktop / Claude Code start).\n\n"
-    "Watches the vault and keeps the index fresh unless --no-watch; when another vault-agent "
-    "process already indexes the vault, serves read-only from its snapshots.\n\n"
-    "Example: vault-agent mcp --vault ~/notes",
-)
 def mcp_command(
     vault: VaultOpt = None,
     index_dir: IndexDirOpt = None,
@@ -180,10 +174,19 @@ def mcp_command(
     allow_writes: AllowWritesOpt = False,
     tool_profile: ProfileOpt = None,
 ) -> None:
+    """Serve MCP over stdio for one vault (what Claude Desktop / Claude Code start).
+
+    Watches the vault and keeps the index fresh unless --no-watch; when another vault-agent process
+    already indexes the vault, serves read-only from its snapshots.
+
+    Example: vault-agent mcp --vault ~/notes
+    """
+
     def body() -> None:
         import anyio
 
         from vault_agent.api.mcp_server import build_mcp_server
+        from vault_agent.api.ops import CATALOG
 
         settings = _settings(
             vault,
@@ -195,7 +198,7 @@ def mcp_command(
         signal.signal(signal.SIGTERM, _raise_interrupt)
         # stdout is the MCP protocol: logs go to stderr.
         with _started(settings, "mcp", watch=not no_watch, follow_if_busy=True, log_stream=sys.stderr) as ctx:
-            server = build_mcp_server(ctx)
+            server = build_mcp_server(ctx, CATALOG)
             with contextlib.suppress(KeyboardInterrupt):
                 anyio.run(server.run_stdio_async)
 

@@ -35,7 +35,7 @@ MAX_HTTP_WAITS = 2
 
 
 class ConvContext(Protocol):
-    """What the conversation cores need from `api.registry.AppContext` (structural, no import):
+    """What the conversation cores need from `api.operation.AppContext` (structural, no import):
     the hub once built, the clock to build it with, and the write hook it installs
     (files.pipeline calls it after each write)."""
 

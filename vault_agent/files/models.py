@@ -28,7 +28,7 @@ class WriteObserver(Protocol):
 
 
 class FilesContext(Protocol):
-    """What a write tool needs from `api.registry.AppContext` (structural, no import)."""
+    """What a write tool needs from `api.operation.AppContext` (structural, no import)."""
 
     settings: Settings
     vault: Vault

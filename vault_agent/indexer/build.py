@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Protocol
 
 from vault_agent.config import Settings
-from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, TABLES, Manifest, SegmentRef
+from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, TABLES, BaseFileRef, Manifest, SegmentRef
 from vault_agent.errors import VaultUnavailable
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
+from vault_agent.indexer import base_files
 from vault_agent.indexer.build_paths import event_paths, walk_paths
 from vault_agent.indexer.compaction import plan as compaction_plan
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
@@ -85,6 +86,7 @@ class Indexer:
         self.log = log_ or EventLog(self.index_dir, floor_seq=lambda: self.applied_seq)
         self.manifest: Manifest | None = None
         self.notes: dict[str, NoteInfo] = {}
+        self.bases: dict[str, BaseFileRef] = {}  # the snapshot's `.base` files (base_files.py)
         self._totals: tuple[int, int, int] = (0, 0, 0)  # chunks, headings, invalid frontmatter
         self.compatible = False
         self.search = SearchIndexWriter(self.index_dir)
@@ -102,6 +104,7 @@ class Indexer:
         """Read CURRENT and the live notes of its snapshot."""
         self.manifest = read_current_manifest(self.index_dir)
         self.notes = {}
+        self.bases = base_files.recorded(self.manifest)
         self._totals = (0, 0, 0)
         self.compatible = self.manifest is not None and is_compatible(self.settings, self.manifest)
         if not self.compatible or self.manifest is None:
@@ -187,8 +190,10 @@ class Indexer:
         remove: Iterable[str] = (),
         add: dict[str, NoteInfo] | None = None,
         replace_all: dict[str, NoteInfo] | None = None,
+        bases: dict[str, BaseFileRef] | None = None,
     ) -> Manifest:
-        """Commit a manifest over `segments`; the notes change by remove/add (or are replaced).
+        """Commit a manifest over `segments`; the notes change by remove/add (or are replaced),
+        the `.base` files are `bases` (None: unchanged).
 
         Counts are kept incrementally, so a commit costs in proportion to the change.
         """
@@ -222,6 +227,7 @@ class Indexer:
             heading_count=totals[1],
             invalid_frontmatter_count=totals[2],
             skipped=skipped if skipped is not None else (self.manifest.skipped if self.manifest else {}),
+            bases=sorted((self.bases if bases is None else bases).values(), key=lambda ref: ref.path),
         )
         try:
             manifest.search_index = self.search.freeze(snap_id)
@@ -239,6 +245,7 @@ class Indexer:
                 self.notes.pop(p, None)
             self.notes.update(add)
         self.manifest, self.compatible, self._totals = manifest, True, totals
+        self.bases = base_files.recorded(manifest)
         if self.log.size_bytes() > LOG_COMPACT_BYTES:
             self.log.compact(applied_seq)
         if self.commit_hook is not None:
@@ -294,11 +301,14 @@ class Indexer:
         """
         root = self.vault.io.require_root()
         upto = self.log.head_seq()
-        rels, skipped = walk_paths(self.vault)
+        rels, skipped, base_rels = walk_paths(self.vault)
         self.search.reset_empty()
         refs, infos, _ = self._write_segments(rels, progress, unchanged_ok=False)
+        bases = base_files.read_all(self.vault, self.index_dir, base_rels)
         self._same_root(root)
-        return self.commit_snapshot(refs, max(upto, self.applied_seq), skipped, replace_all=infos)
+        return self.commit_snapshot(
+            refs, max(upto, self.applied_seq), skipped, replace_all=infos, bases=bases
+        )
 
     def apply(
         self,
@@ -320,8 +330,11 @@ class Indexer:
             return self.full_rebuild(progress)
         root = self.vault.io.require_root()
         upto = events[-1].seq
-        rels, skipped = event_paths(self.vault, self.notes, events, scanned_skipped)
+        rels, skipped, base_rels = event_paths(
+            self.vault, self.notes, events, scanned_skipped, base_files.known_bases(self.bases)
+        )
         refs, infos, missing = self._write_segments(rels, progress, unchanged_ok=True)
+        bases = base_files.refresh(self.vault, self.index_dir, self.bases, base_rels)
         # Known notes that vanished come back from the parse as missing (a rescan lists them
         # as delete candidates); nothing else is ever treated as gone.
         gone = {p for p in missing if p in self.notes}
@@ -340,14 +353,16 @@ class Indexer:
             else s
             for s in self.manifest.segments
         ]
-        return self.commit_snapshot(segments + refs, upto, skipped, remove=gone, add=infos)
+        return self.commit_snapshot(segments + refs, upto, skipped, remove=gone, add=infos, bases=bases)
 
     def catch_up(self, progress: Progress | None = None, hash_pass: bool = False) -> Manifest | None:
         """Stat scan → events in the log → build. Full rebuild without a usable snapshot."""
         if not self.compatible:
             self.log.append([NewEvent("rescan", "", None, None, None, "scan")])
             return self.full_rebuild(progress)
-        scan = scan_vault(self.vault, self.notes, hash_pass=hash_pass)
+        scan = scan_vault(
+            self.vault, self.notes, hash_pass=hash_pass, known_bases=base_files.known_bases(self.bases)
+        )
         pending = self.log.read_after(self.applied_seq)
         if scan.events and not any(e.op == "rescan" and e.path == "" for e in pending):
             # After a failed build (disk full) the next attempt must not log the same

@@ -4,13 +4,13 @@ The block is recognized by its fences only (SPEC.md "Precise rules"): line 1 is 
 (trailing spaces allowed) and a later line is `---` or `...`. Everything between is the
 frontmatter even when it is not valid YAML; it never becomes body text. Before libyaml sees
 the text, cheap scans reject what could hurt the process: size (64 KiB), nesting depth (libyaml
-recurses in C and segfaults on ~25k levels, RELIABILITY.md §4) and alias count (billion laughs).
+recurses in C and segfaults on ~25k levels, RELIABILITY.md §4) and alias count (billion laughs),
+the guards of `vault_agent/yaml_guard.py` shared with Bases files.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,15 +18,13 @@ from frontmatter.default_handlers import YAMLHandler
 
 # The fence rule is shared with the tag rename (`vault_agent.tag_syntax`), so it lives in the kernel.
 from vault_agent.note_syntax import find_frontmatter_close as find_block
+from vault_agent.yaml_guard import guard
 
 MAX_FM_BYTES = 64 * 1024
 MAX_FM_DEPTH = 64
 MAX_FM_ALIASES = 64
 
 _HANDLER = YAMLHandler()  # python-frontmatter's loader: yaml.load with CSafeLoader (libyaml)
-# `*name` where an alias may start: line start, after whitespace or a flow indicator.
-_BRACKET_RE = re.compile(r"[\[\]{}]")
-_ALIAS_RE = re.compile(r"(?:^|(?<=[\s\[\{,]))\*[^\s\[\]\{\},]")
 
 
 @dataclass
@@ -37,49 +35,6 @@ class Frontmatter:
     error: str | None = None  # too_large | too_deep | too_many_aliases | yaml_error | not_mapping
     fields: dict[str, Any] = field(default_factory=dict)  # stringified top-level keys, file order
     end_line: int = 0  # 1-based file line of the closing fence (0 = no frontmatter)
-
-
-def nesting_depth(text: str) -> int:
-    """Upper bound of YAML nesting: block indentation levels plus open flow brackets.
-
-    Over-counts on brackets inside quoted scalars, which only matters past the cap.
-    """
-    max_depth = 0
-    flow = 0
-    indents: list[int] = []
-    for line in text.split("\n"):
-        stripped = line.lstrip(" ")
-        if not stripped or stripped.startswith("#"):
-            continue
-        if flow == 0:
-            indent = len(line) - len(stripped)
-            while indents and indents[-1] >= indent:
-                indents.pop()
-            indents.append(indent)
-            # Compact nested sequences ("- - - x") nest without new indentation.
-            extra = 0
-            rest = stripped
-            while rest.startswith(("- ", "? ")) or rest in ("-", "?"):
-                extra += 1
-                rest = rest[2:].lstrip(" ")
-            block = len(indents) + extra
-        else:
-            block = len(indents)
-        for match in _BRACKET_RE.finditer(line):
-            if match.group() in "[{":
-                flow += 1
-                if block + flow > max_depth:
-                    max_depth = block + flow
-            elif flow:
-                flow -= 1
-        if block > max_depth:
-            max_depth = block
-    return max_depth
-
-
-def alias_count(text: str) -> int:
-    """Number of `*alias` tokens (over-counts `*` at a word start inside scalars)."""
-    return len(_ALIAS_RE.findall(text))
 
 
 def scalar_str(value: Any) -> str:
@@ -95,12 +50,9 @@ def scalar_str(value: Any) -> str:
 
 def load_block(text: str) -> tuple[str, str | None, dict[str, Any]]:
     """Guard and load the text between the fences: (status, error rule, fields)."""
-    if len(text) > MAX_FM_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FM_BYTES:
-        return "invalid", "too_large", {}
-    if nesting_depth(text) > MAX_FM_DEPTH:
-        return "invalid", "too_deep", {}
-    if alias_count(text) > MAX_FM_ALIASES:
-        return "invalid", "too_many_aliases", {}
+    rule = guard(text, MAX_FM_BYTES, MAX_FM_DEPTH, MAX_FM_ALIASES)
+    if rule is not None:
+        return "invalid", rule, {}
     try:
         data = _HANDLER.load(text)
     except Exception:  # YAMLError, ValueError (2024-02-30), RecursionError, TypeError …

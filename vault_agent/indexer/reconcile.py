@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 
 from vault_agent.errors import VaultUnavailable
+from vault_agent.indexer import base_files
 from vault_agent.indexer.build import Indexer, NoteInfo
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.scan import scan_vault
@@ -85,7 +86,9 @@ class Reconciler:
         self._yield_left = YIELD_BUDGET_S
         try:
             known = idx.notes.copy()  # atomic under the GIL; the writer's thread updates notes in place
-            scan = scan_vault(idx.vault, known, hash_pass=hash_pass, pause=self._pause)
+            # `.base` files too (base_files.py); their events always pass the check below
+            bases = base_files.known_bases(idx.bases)
+            scan = scan_vault(idx.vault, known, hash_pass=hash_pass, pause=self._pause, known_bases=bases)
             events = (
                 scan.events
                 if hash_pass

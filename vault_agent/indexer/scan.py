@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from vault_agent.contracts import BASE_EXTENSION
 from vault_agent.errors import VaultAgentError
 from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.paths import Vault, WalkEntry, WalkReport
@@ -33,6 +34,7 @@ class ScanOutcome:
     events: list[NewEvent]
     entries: dict[str, WalkEntry]
     report: WalkReport = field(default_factory=WalkReport)
+    bases: dict[str, WalkEntry] = field(default_factory=dict)  # `.base` files, when asked for
 
 
 def skipped_counts(report: WalkReport) -> dict[str, int]:
@@ -83,23 +85,28 @@ def scan_vault(
     hash_pass: bool = False,
     prefixes: Iterable[str] = ("",),
     pause: Callable[[], None] | None = None,
+    known_bases: Mapping[str, KnownNote] | None = None,
 ) -> ScanOutcome:
     """Walk the vault and return upsert/delete events for every difference from `known`.
 
     `pause`, when given, is called every PAUSE_EVERY entries (a background scan lets a
-    commit run without competing for the interpreter).
+    commit run without competing for the interpreter). With `known_bases` (the snapshot's
+    `.base` files, indexer/base_files.py) the walk yields those files too, compared the same way.
     """
     prefixes = tuple(prefixes)
     report = WalkReport()
     entries: dict[str, WalkEntry] = {}
+    bases: dict[str, WalkEntry] = {}
     events: list[NewEvent] = []
-    for n, entry in enumerate(vault.walk(report)):
+    also = (BASE_EXTENSION,) if known_bases is not None else ()
+    for n, entry in enumerate(vault.walk(report, also=also)):
         if pause is not None and n % PAUSE_EVERY == 0:
             pause()
         if not in_prefixes(entry.rel, prefixes):
             continue
-        entries[entry.rel] = entry
-        old = known.get(entry.rel)
+        is_base = known_bases is not None and not vault.is_note_name(entry.rel)
+        (bases if is_base else entries)[entry.rel] = entry
+        old = (known_bases or {}).get(entry.rel) if is_base else known.get(entry.rel)
         changed = old is None or (old.mtime_ns, old.size) != (entry.mtime_ns, entry.size)
         if not changed and hash_pass and old is not None:
             changed = file_sha256(vault, entry.rel) != old.sha256
@@ -108,4 +115,7 @@ def scan_vault(
     for rel in sorted(known):
         if rel not in entries and in_prefixes(rel, prefixes):
             events.append(NewEvent("delete", rel, None, None, None, "scan"))
-    return ScanOutcome(events, entries, report)
+    for rel in sorted(known_bases or {}):
+        if rel not in bases and in_prefixes(rel, prefixes):
+            events.append(NewEvent("delete", rel, None, None, None, "scan"))
+    return ScanOutcome(events, entries, report, bases)

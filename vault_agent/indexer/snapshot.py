@@ -5,7 +5,7 @@ Commit protocol (a crash at any instant leaves CURRENT naming a complete snapsho
 2. the manifest is written to tmp/, fsynced, renamed to snapshots/manifest-<id>.json,
    and snapshots/ is fsynced;
 3. CURRENT is replaced: temp file in the state dir, fsync, os.replace, fsync the dir.
-GC deletes segment and manifest files that no recent manifest names, only after they
+GC deletes segment, manifest and `.base` text files (bases/, base_files.py) that no recent manifest names, only after they
 have been unreferenced for a grace period, so a reader holding an older snapshot keeps
 its files while it finishes. A reader needs a manifest file only while it parses it
 (freshness.read_current_manifest reads CURRENT, then the manifest, once), so superseded
@@ -25,11 +25,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from vault_agent.contracts import (
+    BASES_DIR,
     CURRENT_FILE,
     SEGMENTS_DIR,
     SNAPSHOTS_DIR,
     TMP_DIR,
     Manifest,
+    base_text_name,
     fsync_dir,
 )
 from vault_agent.freshness import read_current_manifest
@@ -39,6 +41,7 @@ MANIFEST_RE = re.compile(r"^manifest-(\d+)\.json$")
 # Every file a segment lists: its tables (Parquet) and its mapped embedding files (Arrow;
 # semantic/store.py). Digits too: `embeddings_v2` files went uncollected without them.
 SEGMENT_RE = re.compile(r"^seg-(\d+)\.[a-z0-9_]+\.(?:parquet|arrow)$")
+BASE_TEXT_RE = re.compile(r"^[0-9a-f]{64}\.base$")  # contracts.base_text_name
 GC_KEEP_MANIFESTS = 3
 GC_GRACE_S = 120.0
 MANIFEST_GRACE_SHARE = 1 / 12  # of the grace: 10 s by default
@@ -161,6 +164,7 @@ class GarbageCollector:
         kept = {n for _, n in committed[-self.keep :]} | {manifest_name(current.snapshot_id)}
         live_segments: set[str] = set()
         live_search: set[str] = set()  # full-text engine dirs under search/ (search_index.py)
+        live_bases: set[str] = set()  # texts of `.base` files under bases/ (base_files.py)
         oldest_kept = now
         for name in kept:
             man = _read_manifest(self.index_dir, name)
@@ -169,6 +173,7 @@ class GarbageCollector:
                     return []  # never collect when the live manifest cannot be read
                 continue
             live_segments |= {f for ref in man.segments for f in ref.files.values()}
+            live_bases |= {base_text_name(ref.sha256) for ref in man.bases if ref.sha256}
             if man.search_index:
                 live_search.add(man.search_index)
             oldest_kept = min(oldest_kept, _created_ts(man.created_at, now))
@@ -176,6 +181,11 @@ class GarbageCollector:
         with contextlib.suppress(FileNotFoundError):
             candidates += [
                 seg_dir / n for n in os.listdir(seg_dir) if n not in live_segments and SEGMENT_RE.match(n)
+            ]
+        with contextlib.suppress(FileNotFoundError):
+            bases_dir = self.index_dir / BASES_DIR
+            candidates += [
+                bases_dir / n for n in os.listdir(bases_dir) if n not in live_bases and BASE_TEXT_RE.match(n)
             ]
         with contextlib.suppress(FileNotFoundError):
             candidates += [

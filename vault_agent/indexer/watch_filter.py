@@ -5,13 +5,15 @@ to hint or None to drop it. Dropped: paths outside the vault, undecodable names,
 and protected paths, files that are not notes (editor temp files, vim's `4913` probe,
 `*.swp`, `*~`, our own `.vault-agent-tmp-*` files) and folder modifications (a folder's
 mtime changes with every save inside it; the save itself is reported). The disk decides at
-build time, so a hint that passes here is only a reason to look, never a fact.
+build time, so a hint that passes here is only a reason to look, never a fact. `.base` files
+(Obsidian Bases) pass too: the snapshot records them (indexer/base_files.py).
 """
 
 from __future__ import annotations
 
 import os
 
+from vault_agent.indexer.base_files import is_base_name
 from vault_agent.paths import Vault
 from vault_agent.text import nfc
 
@@ -48,7 +50,7 @@ class NoteFilter:
         rel = to_rel(self.vault, abs_path)
         if rel is None:
             return None
-        if not is_dir and not self.vault.is_note_name(rel):
+        if not is_dir and not self.vault.is_note_name(rel) and not is_base_name(rel):
             return None
         if self.vault.exclusions.excluded(rel, is_dir) or self.vault.is_protected(rel):
             return None

@@ -137,9 +137,11 @@ class Vault:
         return self.io.abspath(resolved)
 
     # ----- the walk (paths.walk) ----------------------------------------------------------
-    def walk(self, report: WalkReport | None = None, notes_only: bool = True) -> Iterator[WalkEntry]:
+    def walk(
+        self, report: WalkReport | None = None, notes_only: bool = True, also: tuple[str, ...] = ()
+    ) -> Iterator[WalkEntry]:
         """See `paths.walk.walk_vault`."""
-        return walk_vault(self.io.root, self.rules, report, notes_only)
+        return walk_vault(self.io.root, self.rules, report, notes_only, also)
 
 
 def exists_exactly(vault: Vault, rel: str) -> bool:

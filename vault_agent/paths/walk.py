@@ -115,9 +115,14 @@ def _kept_names(
 
 
 def walk_vault(
-    root: Path, rules: PathRules, report: WalkReport | None = None, notes_only: bool = True
+    root: Path,
+    rules: PathRules,
+    report: WalkReport | None = None,
+    notes_only: bool = True,
+    also: tuple[str, ...] = (),
 ) -> Iterator[WalkEntry]:
-    """Every non-excluded regular file (notes only by default) under `root`, in sorted order.
+    """Every non-excluded regular file (notes only by default) under `root`, in sorted order;
+    `also`: name endings (lower case) yielded beside the notes (the indexer's `.base` files).
 
     Raises:
         VaultUnavailable: the root folder itself is gone: an empty walk would read as
@@ -153,7 +158,7 @@ def walk_vault(
                 if entry.is_dir(follow_symlinks=False):
                     subdirs.append((entry.path, rel))
                     continue
-                if notes_only and not rules.is_note_name(rel):
+                if notes_only and not rules.is_note_name(rel) and not (also and rel.lower().endswith(also)):
                     continue
                 st = entry.stat(follow_symlinks=False)
             except PermissionError:  # a listable folder we may not search (no x bit)

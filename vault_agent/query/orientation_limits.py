@@ -1,6 +1,6 @@
 """Bounds of the orientation parameters (seed 000), without the query engine.
 
-The registry's params models (imported by the CLI) use them; `query.orientation` too.
+The catalog's params models (imported by the CLI) use them; `query.orientation` too.
 """
 
 TREE_DEPTH_MIN, TREE_DEPTH_MAX, TREE_DEPTH_DEFAULT = 1, 10, 2

@@ -4,6 +4,6 @@ Health, search with explain, a note's outline and sections, conversations with l
 messages, replies to an agent's question, and undo: server-rendered HTML (Jinja2, in
 `templates/`) with a little hand-written JavaScript and CSS (`static/`), no build step and
 nothing loaded from elsewhere. Every view reads through the same operations and core
-functions as the API, MCP and CLI; nothing here holds the index writer. Only `api.app`
+functions as the API, MCP and CLI; nothing here holds the index writer. Only `server.http_server`
 imports this package (`tests/kernel/test_boundaries.py`).
 """

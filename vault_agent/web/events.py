@@ -16,8 +16,8 @@ from typing import Any
 
 from aiohttp import web
 
+from vault_agent.api.invoke import to_jsonable
 from vault_agent.api.messages_sse import KEEPALIVE_S, event_stream_response, hub_events, sse_frame
-from vault_agent.api.registry import to_jsonable
 from vault_agent.errors import VaultAgentError
 from vault_agent.query.status import index_status
 from vault_agent.web.page import Page

@@ -2,7 +2,9 @@
 
 Every route of the page goes through `Page.route`: no session cookie → the sign-in page
 (401); a state change (POST) → same-origin `Origin` and the session's CSRF token, else
-403; a `?token=` in the address → exchanged for the cookie and dropped by a redirect.
+403; a `?token=` in the address → refused with the sign-in page (the bearer token never
+signs a browser in: it would stay in the history; `vault-agent web` makes a one-time link,
+`web.sign_in_links`).
 Errors of the core (`VaultAgentError`) become an HTML page or fragment with their status
 and message (the same messages every surface gives). Core functions run in worker threads,
 like the API's handlers; nothing here takes the index writer.
@@ -15,16 +17,16 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
-from urllib.parse import urlencode
 
 from aiohttp import web
 from jinja2 import Environment
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 from vault_agent.api.security import AccessPolicy
 from vault_agent.errors import Forbidden, VaultAgentError, internal_error
 from vault_agent.web.render import Asset, load_assets, make_environment
 from vault_agent.web.session import CSRF_FIELD, CSRF_HEADER, PageSessions, Session, csrf_ok, same_origin
+from vault_agent.web.sign_in_links import LINK_TTL_S, SignInLinks
 
 T = TypeVar("T")
 View = Callable[["Page", web.Request, Session], Awaitable[web.StreamResponse]]
@@ -49,6 +51,7 @@ NO_STORE = "no-store"  # pages hold note text: never kept in a cache
 
 log = logging.getLogger("vault_agent.web")
 ANONYMOUS = Session(nonce="", expires=0, csrf="")  # a public route (signing in) run without a session
+TOKEN_IN_ADDRESS = "token_in_address"  # the sign-in page's reason for an old `?token=` address
 
 
 class Page:
@@ -58,6 +61,7 @@ class Page:
         self.ctx = ctx
         self.policy = policy
         self.sessions = PageSessions(policy.token, policy.ports)
+        self.links = SignInLinks()  # one-time sign-in links (`vault-agent web`), in memory only
         self.assets: dict[str, Asset] = load_assets()
         self.env: Environment = make_environment(self.assets)
         self.resources: set[web.AbstractResource] = set()
@@ -97,8 +101,8 @@ class Page:
         @functools.wraps(view)
         async def handle(request: web.Request) -> web.StreamResponse:
             session = self.sessions.verify(request.cookies.get(self.sessions.cookie_name))
-            if request.method == "GET" and "token" in request.query:
-                return self.exchange_token(request, request.query.get("token", ""), session)
+            if "token" in request.query:  # never compared: no address signs in with the token
+                return self.sign_in_page(request, status=401, reason=TOKEN_IN_ADDRESS)
             if change and not same_origin(
                 request.headers.get("Host"), request.headers.get("Origin"), request.headers.get("Referer")
             ):
@@ -109,13 +113,7 @@ class Page:
                 )
             if session is None and not public:
                 return self.sign_in_page(request, status=401)
-            # A public change (signing in) proves itself by the token it carries, not by a session.
-            if (
-                change
-                and not public
-                and session is not None
-                and not csrf_ok(session, await self._csrf_of(request))
-            ):
+            if change and session is not None and not csrf_ok(session, await self._csrf_of(request)):
                 return self.refuse(
                     request,
                     session,
@@ -141,17 +139,6 @@ class Page:
             value = form.get(CSRF_FIELD)
             return value if isinstance(value, str) else None
         return None
-
-    def exchange_token(self, request: web.Request, given: str, session: Session | None) -> web.StreamResponse:
-        """`?token=` → the session cookie, and the same address without the token."""
-        if not self.sessions.token_matches(given):
-            return self.sign_in_page(request, status=401, wrong=True)
-        rest = [(k, v) for k, v in request.query.items() if k != "token"]
-        target = request.path + ("?" + urlencode(rest) if rest else "")
-        response = see_other(target)
-        if session is None:
-            self.sign_in(response)
-        return response
 
     def sign_in(self, response: web.StreamResponse) -> None:
         value, _ = self.sessions.issue()
@@ -180,7 +167,9 @@ class Page:
             return self.html(f"_{part}.html", http_status, csrf=session.csrf, **values)
         return self.html(template, http_status, csrf=session.csrf, **values)
 
-    def sign_in_page(self, request: web.Request, status: int, wrong: bool = False) -> web.Response:
+    def sign_in_page(self, request: web.Request, status: int, reason: str = "") -> web.Response:
+        """How to sign in (`vault-agent web`), and why the last try did not (`reason`: a
+        `LinkState` value, or TOKEN_IN_ADDRESS)."""
         if request.query.get("part") is not None or request.path == "/ui/events":
             return web.Response(
                 status=status,
@@ -189,7 +178,13 @@ class Page:
                 headers={"Cache-Control": NO_STORE},
             )
         return self.html(
-            "signin.html", status, wrong=wrong, view="signin", csrf="", token_hint=self.policy.token_hint
+            "signin.html",
+            status,
+            reason=reason,
+            ttl_minutes=LINK_TTL_S // 60,
+            signed_in=self.sessions.verify(request.cookies.get(self.sessions.cookie_name)) is not None,
+            view="signin",
+            csrf="",
         )
 
     def refuse(self, request: web.Request, session: Session | None, message: str) -> web.Response:
@@ -210,7 +205,7 @@ class Page:
 
 
 def see_other(target: str) -> web.Response:
-    """303 to a path of this server (after a form post, or to drop the token)."""
+    """303 to a path of this server (after a form post, or to drop a sign-in nonce)."""
     return web.Response(status=303, headers={"Location": target, "Cache-Control": NO_STORE})
 
 

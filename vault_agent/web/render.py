@@ -1,8 +1,9 @@
 """HTML of the web page: Jinja2 templates with autoescaping, and the package's own assets.
 
 Everything a note, a message or a path holds is untrusted text: templates escape every
-value (`autoescape`), and the one helper that emits markup (`highlight`) escapes the text
-itself before it wraps query terms in `<mark>`. Nothing is rendered as Markdown or HTML.
+value (`autoescape`), and the helpers that emit markup escape the text themselves:
+`highlight` before it wraps matched words in `<mark>`, and the Markdown renderer of notes
+(`web.note_render`: raw HTML in a note is shown as text, links are checked).
 Assets (`static/`) are read once from the installed package and served with a content
 hash in their URL, so a new version is never hidden by a cached file.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
+from vault_agent.query.match_terms import stems
 from vault_agent.text import tokenize
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -43,14 +44,15 @@ def load_assets() -> dict[str, Asset]:
     return out
 
 
-def _marked_spans(word: str, wanted: set[str]) -> list[tuple[int, int]]:
-    """Spans of `word` to mark: the whole word when it is a query term, else the CJK
-    bigrams (or single characters) that are."""
-    tokens = tokenize(word)
+def _marked_spans(
+    tokens: list[str], word: str, stem_of: dict[str, str], wanted: frozenset[str]
+) -> list[tuple[int, int]]:
+    """Spans of `word` to mark: the whole word when its stem is a query stem, else the CJK
+    bigrams (or single characters) that are (the stemmer leaves CJK unchanged)."""
+    if len(tokens) == 1:
+        return [(0, len(word))] if stem_of.get(tokens[0]) in wanted else []
     if not wanted.intersection(tokens):
         return []
-    if len(tokens) == 1:
-        return [(0, len(word))]
     spans = []
     for i in range(len(word)):
         for j in (i + 2, i + 1):
@@ -61,13 +63,16 @@ def _marked_spans(word: str, wanted: set[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def highlight(text: str, terms: Iterable[str]) -> Markup:
-    """`text` escaped, with each occurrence of a query term wrapped in `<mark>`."""
-    wanted = set(terms)
+def highlight(text: str, wanted: frozenset[str]) -> Markup:
+    """`text` escaped, with each word the query matched wrapped in `<mark>`: its stem is one
+    of `wanted` (`query.match_terms.query_stems`: no stop words)."""
     marks = [False] * len(text)
     if wanted:
-        for m in _WORD.finditer(text):
-            for a, b in _marked_spans(m.group(), wanted):
+        words = [(m, tokenize(m.group())) for m in _WORD.finditer(text)]
+        singles = list(dict.fromkeys(tokens[0] for _, tokens in words if len(tokens) == 1))
+        stem_of = dict(zip(singles, stems(singles), strict=True))
+        for m, tokens in words:
+            for a, b in _marked_spans(tokens, m.group(), stem_of, wanted):
                 for k in range(m.start() + a, m.start() + b):
                     marks[k] = True
     out: list[str] = []

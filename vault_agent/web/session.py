@@ -1,4 +1,4 @@
-"""Sign-in of the web page, like Jupyter's: the printed URL's `?token=` buys a session cookie.
+"""The web page's session cookie and CSRF tokens (a one-time link buys the cookie: sign_in_links.py).
 
 The cookie is signed, not stored: `v1.<expiry>.<nonce>.<mac>` with a key derived from the
 server's bearer token, so a restarted server (same token file) keeps its signed-in tabs,
@@ -43,7 +43,6 @@ class PageSessions:
 
     def __init__(self, token: str, ports: set[int], clock: Callable[[], float] = time.time) -> None:
         self._key = hmac.new(token.encode("utf-8"), b"vault-agent web session v1", hashlib.sha256).digest()
-        self._token = token.encode("utf-8")
         self._ports = ports  # filled in once the server is bound (port 0 picks one)
         self._clock = clock
 
@@ -54,9 +53,6 @@ class PageSessions:
 
     def _mac(self, *parts: str) -> str:
         return _b64(hmac.new(self._key, ".".join(parts).encode("ascii"), hashlib.sha256).digest())
-
-    def token_matches(self, given: str) -> bool:
-        return hmac.compare_digest(given.strip().encode("utf-8", "replace"), self._token)
 
     def issue(self) -> tuple[str, Session]:
         """A new session: (cookie value, session)."""

@@ -16,7 +16,9 @@ from typing import Any
 
 from aiohttp import web
 
-from vault_agent.api.registry import REGISTRY, body_of, invoke
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import conversations as conversation_ops
 from vault_agent.conversations.store import ConversationStore
 from vault_agent.conversations.tools import end_by_user
 from vault_agent.conversations.write_diffs import write_diffs
@@ -29,8 +31,7 @@ ENTRIES_PAGE = 100
 DONE = {"replied": "Your reply was delivered to the agent.", "ended": "The conversation is ended."}
 
 
-def _run(page: Page, name: str, raw: dict[str, Any]) -> dict[str, Any]:
-    op = REGISTRY[name]
+def _run(page: Page, op: Operation, raw: dict[str, Any]) -> dict[str, Any]:
     return body_of(op, invoke(op, page.ctx, raw))
 
 
@@ -39,8 +40,8 @@ def _listing(page: Page, cursor: str | None) -> dict[str, Any]:
     if cursor:
         raw["cursor"] = cursor
     return {
-        "listing": _run(page, "get-conversation", raw)["data"],
-        "questions": _run(page, "conversations-questions", {})["data"]["questions"],
+        "listing": _run(page, conversation_ops.GET_CONVERSATION, raw)["data"],
+        "questions": _run(page, conversation_ops.QUESTIONS, {})["data"]["questions"],
     }
 
 
@@ -61,9 +62,9 @@ def _conversation(page: Page, cid: str, cursor: str | None) -> dict[str, Any]:
     raw: dict[str, Any] = {"id": cid, "limit": ENTRIES_PAGE}
     if cursor:
         raw["cursor"] = cursor
-    shown = _run(page, "get-conversation", raw)["data"]
+    shown = _run(page, conversation_ops.GET_CONVERSATION, raw)["data"]
     diffs = write_diffs(ConversationStore(page.ctx.settings.index_dir), cid, shown["entries"])
-    questions = _run(page, "conversations-questions", {"id": cid})["data"]["questions"]
+    questions = _run(page, conversation_ops.QUESTIONS, {"id": cid})["data"]["questions"]
     return {"shown": shown, "diffs": {i: d.model_dump() for i, d in diffs.items()}, "questions": questions}
 
 
@@ -101,7 +102,7 @@ async def reply(page: Page, request: web.Request, session: Session) -> web.Strea
     if isinstance(seq, str) and seq:
         raw["seq"] = seq
     try:
-        await page.call(_run, page, "conversations-reply", raw)
+        await page.call(_run, page, conversation_ops.REPLY, raw)
     except (Conflict, InvalidParameter) as exc:  # too late, or empty: the conversation, with why
         return await conversation(page, request, session, error=exc, http_status=exc.http_status)
     return see_other(f"/ui/conversations/{cid}?done=replied")
@@ -114,12 +115,12 @@ async def end(page: Page, request: web.Request, session: Session) -> web.StreamR
 
 
 def _plans(page: Page, cid: str, merge: bool) -> dict[str, Any]:
-    plan = _run(page, "conversations-undo", {"id": cid, "merge": merge})
+    plan = _run(page, conversation_ops.UNDO, {"id": cid, "merge": merge})
     files = plan["data"]["files"]
     conflicts = [f for f in files if f["status"] == "conflict"]
     would_merge = False
     if conflicts and not merge:  # would the merge variant undo every file? then offer it
-        merged = _run(page, "conversations-undo", {"id": cid, "merge": True})["data"]["files"]
+        merged = _run(page, conversation_ops.UNDO, {"id": cid, "merge": True})["data"]["files"]
         would_merge = not any(f["status"] == "conflict" for f in merged)
     return {
         "plan": plan["data"],
@@ -166,7 +167,9 @@ async def undo_apply(page: Page, request: web.Request, session: Session) -> web.
     if form.get("confirm") != "yes":
         raise InvalidParameter("undo needs the explicit confirmation of its dry run")
     try:
-        result = await page.call(_run, page, "conversations-undo", {"id": cid, "apply": True, "merge": merge})
+        result = await page.call(
+            _run, page, conversation_ops.UNDO, {"id": cid, "apply": True, "merge": merge}
+        )
     except Conflict as exc:  # refused, nothing changed: the dry run again, with the reason
         values = await page.call(_plans, page, cid, merge)
         return page.page_html(

@@ -1,5 +1,5 @@
 """Health (`/`): is the index fresh and complete, how far has embedding got, and which
-files did it pass over, and why. Also sign-in, sign-out and the page's static files.
+files did it pass over, and why. Also the page's static files.
 
 Counts, freshness and the embedding progress come from `status` (`query.status.index_status`,
 verbose: the page is the owner's, like the CLI's local `status --verbose`); the files from
@@ -13,11 +13,11 @@ from typing import Any
 
 from aiohttp import web
 
-from vault_agent.api.registry import to_jsonable
+from vault_agent.api.invoke import to_jsonable
 from vault_agent.errors import IndexNotFound, VaultAgentError
 from vault_agent.query.missing import MISSING_LIMIT_DEFAULT, missing_files
 from vault_agent.query.status import index_status
-from vault_agent.web.page import Page, see_other
+from vault_agent.web.page import Page
 from vault_agent.web.session import Session
 
 # Details of embedding progress, whatever their names (camelCase on the wire): embedded…,
@@ -63,23 +63,6 @@ async def health(page: Page, request: web.Request, session: Session) -> web.Stre
         request_cursor=request.query.get("missing"),
         **values,
     )
-
-
-async def sign_in(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
-    """The token pasted into the sign-in form (same origin only)."""
-    form = await request.post()
-    given = form.get("token")
-    if not isinstance(given, str) or not page.sessions.token_matches(given):
-        return page.sign_in_page(request, status=401, wrong=True)
-    response = see_other("/")
-    page.sign_in(response)
-    return response
-
-
-async def sign_out(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
-    response = see_other("/")
-    page.sign_out(response)
-    return response
 
 
 def static_handler(page: Page) -> Any:

@@ -1,11 +1,11 @@
-"""Search (`/ui/search`) and the note view (`/ui/note`).
+"""Search (`/ui/search`).
 
 Search passes the page's inputs to the `search` operation as they are: its own parameter
 model validates them, so the page offers exactly what the operation accepts. The filter
 inputs (`tags`, `folder`, `modified_after`, `modified_before`, SPEC "Structured queries")
 and `explain` appear when the operation has those parameters, and each hit's `explain`
-object is shown field by field, whatever fields it holds. The note view shows the outline
-(`get-note-outline`) and one section of text at a time (`web.sections`).
+object is shown field by field, whatever fields it holds. Snippets mark the words the
+query matched as the engine matches them, never stop words (`query.match_terms`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from aiohttp import web
 from multidict import MultiDict
 
 from vault_agent.api.http_invoke import params_from_query
-from vault_agent.api.registry import REGISTRY, Operation, body_of, invoke
-from vault_agent.errors import InvalidParameter, TooLarge
-from vault_agent.text import tokenize
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import Operation
+from vault_agent.api.ops import retrieval
+from vault_agent.query.match_terms import query_stems
 from vault_agent.web.page import Page
-from vault_agent.web.sections import read_lines, read_section, section_span
 from vault_agent.web.session import Session
 
 FILTERS = ("tags", "folder", "modified_after", "modified_before")  # SPEC names, shown when accepted
@@ -55,14 +55,12 @@ def search_params(op: Operation, query: MultiDict[str] | Any) -> MultiDict[str]:
 
 
 def _search(page: Page, query: MultiDict[str]) -> dict[str, Any]:
-    op = REGISTRY["search"]
-    outcome = invoke(op, page.ctx, params_from_query(op.params, query))
-    return body_of(op, outcome)
+    outcome = invoke(retrieval.SEARCH, page.ctx, params_from_query(retrieval.SEARCH.params, query))
+    return body_of(retrieval.SEARCH, outcome)
 
 
 async def search(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
-    op = REGISTRY["search"]
-    takes = accepted(op)
+    takes = accepted(retrieval.SEARCH)
     q = request.query.get("q", "")
     values: dict[str, Any] = {
         "q": q,
@@ -71,72 +69,8 @@ async def search(page: Page, request: web.Request, session: Session) -> web.Stre
         "filters": [(name, request.query.get(name, "")) for name in FILTERS if name in takes],
         "explains": "explain" in takes,
         "body": None,
-        "terms": tokenize(q)[:64],
+        "terms": query_stems(q),
     }
     if q.strip():
-        values["body"] = await page.call(_search, page, search_params(op, request.query))
+        values["body"] = await page.call(_search, page, search_params(retrieval.SEARCH, request.query))
     return page.page_html(request, session, "search.html", view="search", parts=("results",), **values)
-
-
-def _int(value: str | None, name: str) -> int | None:
-    if value is None or value == "":
-        return None
-    if not value.isdigit() or len(value) > 9:
-        raise InvalidParameter(f"parameter '{name}' must be a whole number")
-    return int(value)
-
-
-def _note(
-    page: Page, path: str, section: str | None, line: int | None, at: int | None, char: int | None
-) -> dict[str, Any]:
-    ctx = page.ctx
-    outline_op = REGISTRY["get-note-outline"]
-    try:
-        outline: dict[str, Any] | None = body_of(outline_op, invoke(outline_op, ctx, {"path": path}))
-    except TooLarge as exc:  # no outline: read it in pages of lines
-        read = read_lines(ctx, path, at, char)
-        return {
-            "outline": None,
-            "too_large": exc.message,
-            "span": None,
-            "read": body_of(REGISTRY["read"], read),
-            "path": path,
-            "title": path,
-        }
-    assert outline is not None
-    span = section_span(ctx, outline["path"], section, line)
-    read = read_section(ctx, span, at, char)
-    return {
-        "outline": outline,
-        "too_large": None,
-        "span": span,
-        "read": body_of(REGISTRY["read"], read),
-        "path": outline["path"],
-        "title": outline["title"] or outline["path"],
-    }
-
-
-async def note(page: Page, request: web.Request, session: Session) -> web.StreamResponse:
-    q = request.query
-    path = q.get("path", "")
-    if not path:
-        raise InvalidParameter("missing required parameter 'path'")
-    values = await page.call(
-        _note,
-        page,
-        path,
-        q.get("section") or None,
-        _int(q.get("line"), "line"),
-        _int(q.get("at"), "at"),
-        _int(q.get("char"), "char"),
-    )
-    return page.page_html(
-        request,
-        session,
-        "note.html",
-        view="search",
-        parts=("section",),
-        terms=tokenize(q.get("q", ""))[:64],
-        q=q.get("q", ""),
-        **values,
-    )

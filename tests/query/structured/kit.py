@@ -15,10 +15,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from vault_agent.api.registry import AppContext, body_of, invoke, make_vault, operations
+from vault_agent.api.invoke import body_of, invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.contracts import Outcome
 from vault_agent.indexer.build import build_index
+from vault_agent.paths import vault_for_settings
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.structured.filters import Filters, WhereItem
 from vault_agent.query.structured.run import QueryData, QueryRequest, vault_query
@@ -76,10 +79,9 @@ def copy_fixture(tmp: Path, name: str = "query") -> Settings:
 @contextmanager
 def opened(settings: Settings) -> Iterator[AppContext]:
     """An AppContext over the settings' snapshot (freshness pinned, fixed clock)."""
-    operations()
-    reader = SnapshotReader(settings, make_vault(settings), freshness=lambda _m: "fresh")
+    reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
     try:
-        yield AppContext(settings=settings, vault=make_vault(settings), reader=reader, clock=clock)
+        yield AppContext(settings=settings, vault=vault_for_settings(settings), reader=reader, clock=clock)
     finally:
         reader.close()
 
@@ -117,7 +119,6 @@ def all_pages(ctx: AppContext, page: int, **kw: Any) -> tuple[list[str], int | N
 
 
 def call(ctx: AppContext, name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The body an operation answers through the registry (as every transport does)."""
-    from vault_agent.api.registry import REGISTRY
+    """The body an operation answers through `invoke` (as every transport does)."""
 
-    return body_of(REGISTRY[name], invoke(REGISTRY[name], ctx, params))
+    return body_of(CATALOG.named(name), invoke(CATALOG.named(name), ctx, params))

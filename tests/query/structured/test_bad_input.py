@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from query.structured.kit import clock, copy_fixture, opened, paths, query, request
 
-from vault_agent.api.registry import REGISTRY, AppContext, invoke
+from vault_agent.api.invoke import invoke
+from vault_agent.api.operation import AppContext
+from vault_agent.api.ops import CATALOG
 from vault_agent.errors import InvalidParameter, InvalidPath, InvalidQuery, VaultAgentError
 from vault_agent.query.structured.run import vault_query
 
@@ -79,12 +81,12 @@ def test_malformed_filters_are_invalid_query(ctx: AppContext, params: dict[str, 
 
 
 def test_bounds_are_checked_like_every_tool(ctx: AppContext) -> None:
-    op = REGISTRY["query"]
+    op = CATALOG.named("query")
     for bad in (0, 501, "x"):
         with pytest.raises(InvalidParameter) as err:
             invoke(op, ctx, {"limit": bad})
         with pytest.raises(InvalidParameter) as grep_err:
-            invoke(REGISTRY["grep"], ctx, {"query": "x", "limit": bad})
+            invoke(CATALOG.named("grep"), ctx, {"query": "x", "limit": bad})
         assert err.value.message == grep_err.value.message
     with pytest.raises(InvalidParameter, match="at most 50 items"):
         query(ctx, tags=["a"] * 51)

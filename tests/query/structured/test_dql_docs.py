@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from query.structured.kit import copy_fixture, opened, query
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 
 LOL = "Games/League of Legends.md"
 POE = "Games/Pillars of Eternity 2.md"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from query.structured.kit import all_pages, index_vault, opened
 from query.structured.vaultgen import STATUSES, TAGS, Oracle, generate
 
-from vault_agent.api.registry import AppContext
+from vault_agent.api.operation import AppContext
 
 
 @pytest.fixture(scope="module")

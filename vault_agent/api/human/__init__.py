@@ -2,5 +2,5 @@
 
 Each operation in `api/ops/` names its renderer (and any flag converter) from here. These
 modules import neither pydantic nor the core, so a server-backed CLI command can render an
-answer without building the registry (tests/cli/test_thin_cli.py keeps it so).
+answer without building the catalog (tests/cli/test_thin_cli.py keeps it so).
 """

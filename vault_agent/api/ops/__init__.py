@@ -1,12 +1,17 @@
-"""Operation modules register themselves on import; each one is imported here by name.
+"""The operation catalog: every operation of every surface, in one explicit order.
 
-A new module under `api/ops/` must be added to this list; `tests/kernel/test_boundaries.py`
-fails when one is missing, so no operation can be forgotten by every surface at once.
+Each module here declares its operations as module constants (`retrieval.SEARCH`) and
+exports them in `OPERATIONS`; `CATALOG` concatenates those tuples. Composition roots pass
+`CATALOG` to the transports (HTTP app, MCP server, CLI table and docs generators), which
+serve exactly what they are given. The order is the order of the HTTP routes, of MCP's
+`tools/list`, of the generated CLI table and of the docs. A new module is added here by
+name (`tests/api/test_catalog.py` fails when an operation is left out).
 """
 
-from vault_agent.api.ops import (  # noqa: F401 - imported for their registrations
+from vault_agent.api.operation import Catalog
+from vault_agent.api.ops import (
     agent_files,
-    agent_params,
+    bases,
     conversations,
     explore,
     files,
@@ -16,4 +21,20 @@ from vault_agent.api.ops import (  # noqa: F401 - imported for their registratio
     query,
     rename_tag,
     retrieval,
+)
+
+CATALOG = Catalog(
+    (
+        *files.OPERATIONS,
+        *agent_files.OPERATIONS,
+        *conversations.OPERATIONS,
+        *retrieval.OPERATIONS,
+        *explore.OPERATIONS,
+        *index_ops.OPERATIONS,
+        *notes.OPERATIONS,
+        *orientation.OPERATIONS,
+        *query.OPERATIONS,
+        *bases.OPERATIONS,
+        *rename_tag.OPERATIONS,
+    )
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from vault_agent.api.operation import AppContext, Operation, Params
 from vault_agent.api.ops.agent_params import (
     LIST_DEFAULT,
     LIST_MAX,
@@ -35,7 +36,6 @@ from vault_agent.api.ops.files import (
     call_move,
     call_stat,
 )
-from vault_agent.api.registry import AppContext, Operation, Params, register
 from vault_agent.contracts import Outcome
 from vault_agent.errors import out_of_range
 from vault_agent.files.agent_models import (
@@ -209,23 +209,22 @@ def _alias(
     description: str,
     **kw: Any,
 ) -> Operation:
-    return register(
-        Operation(
-            name=name,
-            mcp_name=name,
-            http_method="POST" if kw.get("kind") == "write" else "GET",
-            http_path=f"/agent-files/{name}",
-            params=params,
-            func=race_safe(func) if kw.get("kind") == "write" else func,
-            description=description,
-            profile="agent-files",
-            mcp_only=True,
-            **kw,
-        )
+    """A seed 003 tool: MCP only, listed in the agent-files profile, writes race-safe."""
+    return Operation(
+        name=name,
+        mcp_name=name,
+        http_method="POST" if kw.get("kind") == "write" else "GET",
+        http_path=f"/agent-files/{name}",
+        params=params,
+        func=race_safe(func) if kw.get("kind") == "write" else func,
+        description=description,
+        profile="agent-files",
+        mcp_only=True,
+        **kw,
     )
 
 
-_alias(
+READ_FILE = _alias(
     "read_file",
     ReadFileParams,
     _read_file,
@@ -234,7 +233,7 @@ _alias(
     result=ReadFileData,
     max_answer_chars=READ_ANSWER_CHARS,
 )
-_alias(
+WRITE_FILE = _alias(
     "write_file",
     WriteFileParams,
     _write_file,
@@ -245,7 +244,7 @@ _alias(
     destructive=True,
     idempotent=True,
 )
-_alias(
+EDIT_FILE = _alias(
     "edit_file",
     EditParams,
     _edit_file,
@@ -256,7 +255,7 @@ _alias(
     destructive=True,
     idempotent=False,
 )
-_alias(
+MOVE = _alias(
     "move",
     MoveParams,
     _move,
@@ -267,7 +266,7 @@ _alias(
     destructive=True,
     idempotent=False,
 )
-_alias(
+DELETE = _alias(
     "delete",
     DeleteParams,
     _delete,
@@ -278,7 +277,7 @@ _alias(
     destructive=True,
     idempotent=False,
 )
-_alias(
+SEARCH_FILES = _alias(
     "search_files",
     SearchFilesParams,
     _search_files,
@@ -293,7 +292,7 @@ _alias(
         ("limit", "max_results"),
     ),
 )
-_alias(
+LIST_FILES = _alias(
     "list_files",
     ListFilesParams,
     _list_files,
@@ -302,7 +301,7 @@ _alias(
     result=ListFilesData,
     core_params=(("glob", "pattern"), ("relative_dir", "path")),
 )
-_alias(
+GET_FILE_INFO = _alias(
     "get_file_info",
     StatParams,
     _get_file_info,
@@ -310,7 +309,7 @@ _alias(
     title="File info",
     result=FileInfoData,
 )
-_alias(
+CREATE_FOLDER = _alias(
     "create_folder",
     MkdirParams,  # path, plus dry_run / wait_for_index like every write (SPEC)
     _create_folder,
@@ -320,4 +319,16 @@ _alias(
     kind="write",
     destructive=False,
     idempotent=True,
+)
+
+OPERATIONS: tuple[Operation, ...] = (
+    READ_FILE,
+    WRITE_FILE,
+    EDIT_FILE,
+    MOVE,
+    DELETE,
+    SEARCH_FILES,
+    LIST_FILES,
+    GET_FILE_INFO,
+    CREATE_FOLDER,
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from vault_agent.api.registry import NoteName, Params
+from vault_agent.api.operation import NoteName, Params
 from vault_agent.query.limits import LS_MAX_ENTRIES, MAX_CONTEXT_LINES, READ_HARD_MAX_CHARS, SEARCH_MAX_LIMIT
 
 READ_MAX_LINES = 2_000

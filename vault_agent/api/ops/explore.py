@@ -11,8 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from vault_agent.api.human.explore import parse_ranges, render_find, render_grep, render_ls, render_text
-from vault_agent.api.ops.retrieval import FILTER_OPTIONS, search_filters
-from vault_agent.api.registry import (
+from vault_agent.api.operation import (
     AppContext,
     CliOption,
     LineRange,
@@ -20,8 +19,8 @@ from vault_agent.api.registry import (
     Operation,
     Params,
     defaults_to,
-    register,
 )
+from vault_agent.api.ops.retrieval import FILTER_OPTIONS, search_filters
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, Outcome
 from vault_agent.query import audit, coverage, files, find, grep, scan
 from vault_agent.query.audit import AuditData
@@ -61,22 +60,19 @@ def _ls(ctx: AppContext, p: LsParams) -> Outcome[LsData]:
     return files.vault_ls(ctx.vault, p.relative_dir, p.glob, p.sort, p.limit, p.cursor)
 
 
-register(
-    Operation(
-        name="ls",
-        mcp_name="vault_ls",
-        http_method="GET",
-        http_path="/ls",
-        params=LsParams,
-        func=_ls,
-        description="Folder entries (size, mtime) or glob matches; use it for exact file names (vault_tree for "
-        "counts).",
-        title="List folder",
-        result=LsData,
-        cli_args=("relative_dir",),
-        cli_help="List a folder (direct children, or glob matches below it). Example: vault-agent ls projects",
-        render=render_ls,
-    )
+LS = Operation(
+    name="ls",
+    mcp_name="vault_ls",
+    http_method="GET",
+    http_path="/ls",
+    params=LsParams,
+    func=_ls,
+    description="Use it for exact file names, or glob matches.",
+    title="List folder",
+    result=LsData,
+    cli_args=("relative_dir",),
+    cli_help="List a folder (direct children, or glob matches below it). Example: vault-agent ls projects",
+    render=render_ls,
 )
 
 
@@ -124,30 +120,28 @@ SECTION_OPTIONS = (
     CliOption("--heading", "heading", str, "One section by heading text, or 'Parent > Heading'."),
 )
 
-register(
-    Operation(
-        name="read",
-        mcp_name="vault_read",
-        http_method="GET",
-        http_path="/read",
-        params=ReadParams,
-        func=_read,
-        description="A file's exact lines or one section; use it once a search or an outline gave a path.",
-        title="Read lines",
-        result=ReadData,
-        max_answer_chars=READ_ANSWER_CHARS,
-        cli_args=("path",),
-        cli_help="Read lines of a file. Example: vault-agent read notes/a.md --start 1 --end 40",
-        cli_options=(
-            CliOption("--start", "range.start_line", int, "First line (1-based)."),
-            CliOption("--end", "range.end_line", int, "Last line (inclusive)."),
-            CliOption("--max-chars", "limits.max_chars", int, "Character budget (default 20,000)."),
-            CliOption("--full", "full", bool, "Read to the end of the file (no range needed)."),
-            *SECTION_OPTIONS,
-            CliOption("--line-numbers", "line_numbers", bool, "Prefix lines with their numbers."),
-        ),
-        render=render_text,
-    )
+READ = Operation(
+    name="read",
+    mcp_name="vault_read",
+    http_method="GET",
+    http_path="/read",
+    params=ReadParams,
+    func=_read,
+    description="Use it once you have a path: lines or one section.",
+    title="Read lines",
+    result=ReadData,
+    max_answer_chars=READ_ANSWER_CHARS,
+    cli_args=("path",),
+    cli_help="Read lines of a file. Example: vault-agent read notes/a.md --start 1 --end 40",
+    cli_options=(
+        CliOption("--start", "range.start_line", int, "First line (1-based)."),
+        CliOption("--end", "range.end_line", int, "Last line (inclusive)."),
+        CliOption("--max-chars", "limits.max_chars", int, "Character budget (default 20,000)."),
+        CliOption("--full", "full", bool, "Read to the end of the file (no range needed)."),
+        *SECTION_OPTIONS,
+        CliOption("--line-numbers", "line_numbers", bool, "Prefix lines with their numbers."),
+    ),
+    render=render_text,
 )
 
 
@@ -183,28 +177,26 @@ def _find(ctx: AppContext, p: FindParams) -> Outcome[FindData]:
     )
 
 
-register(
-    Operation(
-        name="find",
-        mcp_name="vault_find",
-        http_method="GET",
-        http_path="/find",
-        params=FindParams,
-        func=_find,
-        description="What to read to answer a question; use it when search snippets are not enough.",
-        title="Find and plan reads",
-        result=FindData,
-        long_running=True,
-        cli_args=("query",),
-        cli_help="Find where a query is answered and what to read next. Example: vault-agent find 'lens cleaning'",
-        cli_options=(
-            CliOption("--dir", "scope.relative_dir", str, "Only notes below this folder."),
-            CliOption("--glob", "scope.glob", str, "Only notes matching this glob."),
-            CliOption("--max-candidates", "budget.max_candidates", int, "Candidate cap (default 200)."),
-            CliOption("--time-ms", "budget.time_ms", int, "Time budget in ms (default 60,000)."),
-        ),
-        render=render_find,
-    )
+FIND = Operation(
+    name="find",
+    mcp_name="vault_find",
+    http_method="GET",
+    http_path="/find",
+    params=FindParams,
+    func=_find,
+    description="Use it when search snippets are not enough.",
+    title="Find and plan reads",
+    result=FindData,
+    long_running=True,
+    cli_args=("query",),
+    cli_help="Find where a query is answered and what to read next. Example: vault-agent find 'lens cleaning'",
+    cli_options=(
+        CliOption("--dir", "scope.relative_dir", str, "Only notes below this folder."),
+        CliOption("--glob", "scope.glob", str, "Only notes matching this glob."),
+        CliOption("--max-candidates", "budget.max_candidates", int, "Candidate cap (default 200)."),
+        CliOption("--time-ms", "budget.time_ms", int, "Time budget in ms (default 60,000)."),
+    ),
+    render=render_find,
 )
 
 
@@ -238,28 +230,26 @@ def _scan(ctx: AppContext, p: ScanParams) -> Outcome[ScanData]:
     )
 
 
-register(
-    Operation(
-        name="scan",
-        mcp_name="vault_scan",
-        http_method="GET",
-        http_path="/scan",
-        params=ScanParams,
-        func=_scan,
-        description="A file chunk by chunk; use it to read a long note whole (vault_read for one range).",
-        title="Read in chunks",
-        result=ScanData,
-        max_answer_chars=READ_ANSWER_CHARS,
-        cli_args=("path",),
-        cli_help="Read a file in chunks. Example: vault-agent scan notes/a.md --cursor 201",
-        cli_options=(
-            CliOption("--cursor", "cursor.start_line", int, "First line of the chunk (default 1)."),
-            CliOption("--chunk-lines", "chunk_lines", int, "Lines per chunk (default 200, max 1000)."),
-            CliOption("--max-chars", "limits.max_chars", int, "Character budget (default 20,000)."),
-            *SECTION_OPTIONS,
-        ),
-        render=render_text,
-    )
+SCAN = Operation(
+    name="scan",
+    mcp_name="vault_scan",
+    http_method="GET",
+    http_path="/scan",
+    params=ScanParams,
+    func=_scan,
+    description="Use it to read a long file whole, chunk by chunk.",
+    title="Read in chunks",
+    result=ScanData,
+    max_answer_chars=READ_ANSWER_CHARS,
+    cli_args=("path",),
+    cli_help="Read a file in chunks. Example: vault-agent scan notes/a.md --cursor 201",
+    cli_options=(
+        CliOption("--cursor", "cursor.start_line", int, "First line of the chunk (default 1)."),
+        CliOption("--chunk-lines", "chunk_lines", int, "Lines per chunk (default 200, max 1000)."),
+        CliOption("--max-chars", "limits.max_chars", int, "Character budget (default 20,000)."),
+        *SECTION_OPTIONS,
+    ),
+    render=render_text,
 )
 
 
@@ -277,25 +267,23 @@ def _coverage(ctx: AppContext, p: CoverageParams) -> Outcome[CoverageData]:
     return coverage.vault_coverage(ctx.vault, p.path, _pairs(p.cited_ranges) or [], ctx.reader)
 
 
-register(
-    Operation(
-        name="coverage",
-        mcp_name="vault_coverage",
-        http_method="POST",
-        http_path="/coverage",
-        params=CoverageParams,
-        func=_coverage,
-        description="Which lines of a file your citations cover; use it before finishing a summary.",
-        title="Citation coverage",
-        result=CoverageData,
-        max_answer_chars=COVERAGE_ANSWER_CHARS,
-        kind="read",
-        cli_args=("path",),
-        cli_help="Coverage of a file by cited ranges. Example: vault-agent coverage notes/a.md --range 1-40",
-        cli_options=(
-            CliOption("--range", "cited_ranges", str, "A cited range a-b (repeatable).", True, parse_ranges),
-        ),
-    )
+COVERAGE = Operation(
+    name="coverage",
+    mcp_name="vault_coverage",
+    http_method="POST",
+    http_path="/coverage",
+    params=CoverageParams,
+    func=_coverage,
+    description="Use it before finishing a summary.",
+    title="Citation coverage",
+    result=CoverageData,
+    max_answer_chars=COVERAGE_ANSWER_CHARS,
+    kind="read",
+    cli_args=("path",),
+    cli_help="Coverage of a file by cited ranges. Example: vault-agent coverage notes/a.md --range 1-40",
+    cli_options=(
+        CliOption("--range", "cited_ranges", str, "A cited range a-b (repeatable).", True, parse_ranges),
+    ),
 )
 
 
@@ -313,27 +301,25 @@ def _audit(ctx: AppContext, p: AuditParams) -> Outcome[AuditData]:
     )
 
 
-register(
-    Operation(
-        name="audit",
-        mcp_name="artifact_audit",
-        http_method="POST",
-        http_path="/artifact-audit",
-        params=AuditParams,
-        func=_audit,
-        description="Checks a summary's [L12-L20] citations; use it to find unsupported claims.",
-        title="Audit citations",
-        result=AuditData,
-        long_running=True,
-        idempotent=False,
-        cli_args=("artifact_path", "source_path"),
-        cli_help="Audit an artifact's citations. Example: vault-agent audit summary.md notes/source.md",
-        cli_options=(
-            CliOption(
-                "--range", "cited_ranges", str, "A cited source range a-b (repeatable).", True, parse_ranges
-            ),
+AUDIT = Operation(
+    name="audit",
+    mcp_name="artifact_audit",
+    http_method="POST",
+    http_path="/artifact-audit",
+    params=AuditParams,
+    func=_audit,
+    description="Use it to check a summary's [L12-L20] citations.",
+    title="Audit citations",
+    result=AuditData,
+    long_running=True,
+    idempotent=False,
+    cli_args=("artifact_path", "source_path"),
+    cli_help="Audit an artifact's citations. Example: vault-agent audit summary.md notes/source.md",
+    cli_options=(
+        CliOption(
+            "--range", "cited_ranges", str, "A cited source range a-b (repeatable).", True, parse_ranges
         ),
-    )
+    ),
 )
 
 
@@ -369,36 +355,36 @@ def _grep(ctx: AppContext, p: GrepParams) -> Outcome[SearchData]:
     )
 
 
-register(
-    Operation(
-        name="grep",
-        mcp_name="vault_search",
-        http_method="GET",
-        http_path="/grep",
-        params=GrepParams,
-        func=_grep,
-        description="Lines matching text or a regex; use it for an exact name or pattern (search for topics).",
-        title="Text or regex search",
-        result=SearchData,
-        long_running=True,
-        cli_args=("query",),
-        cli_help="Search note lines by regex or text. Example: vault-agent grep 'TODO|FIXME' --context 1",
-        cli_options=(
-            CliOption("--mode", "mode", str, "regex (default), plain or loose."),
-            CliOption("--glob", "glob", str, "Only notes matching this glob."),
-            CliOption("--dir", "relative_dir", str, "Only notes below this folder."),
-            CliOption("--context", "context_lines", int, "Context lines before/after (0..10)."),
-            CliOption("--limit", "limit", int, "Max results (default 50, max 500)."),
-            CliOption("--cursor", "cursor", str, "Continue after a page (its next_cursor)."),
-            CliOption(
-                "--line-numbers",
-                "line_numbers",
-                bool,
-                "Add each match's line number (on by default in human output).",
-                human_default=True,
-            ),
-            *FILTER_OPTIONS,
+GREP = Operation(
+    name="grep",
+    mcp_name="vault_search",
+    http_method="GET",
+    http_path="/grep",
+    params=GrepParams,
+    func=_grep,
+    description="Use it for an exact name or pattern, line by line.",
+    title="Text or regex search",
+    result=SearchData,
+    long_running=True,
+    cli_args=("query",),
+    cli_help="Search note lines by regex or text. Example: vault-agent grep 'TODO|FIXME' --context 1",
+    cli_options=(
+        CliOption("--mode", "mode", str, "regex (default), plain or loose."),
+        CliOption("--glob", "glob", str, "Only notes matching this glob."),
+        CliOption("--dir", "relative_dir", str, "Only notes below this folder."),
+        CliOption("--context", "context_lines", int, "Context lines before/after (0..10)."),
+        CliOption("--limit", "limit", int, "Max results (default 50, max 500)."),
+        CliOption("--cursor", "cursor", str, "Continue after a page (its next_cursor)."),
+        CliOption(
+            "--line-numbers",
+            "line_numbers",
+            bool,
+            "Add each match's line number (on by default in human output).",
+            human_default=True,
         ),
-        render=render_grep,
-    )
+        *FILTER_OPTIONS,
+    ),
+    render=render_grep,
 )
+
+OPERATIONS: tuple[Operation, ...] = (LS, READ, FIND, SCAN, COVERAGE, AUDIT, GREP)

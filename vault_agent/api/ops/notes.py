@@ -10,7 +10,7 @@ from vault_agent.api.human.notes import (
     render_outline,
     render_section_source,
 )
-from vault_agent.api.registry import AppContext, NoteName, Operation, Params, register
+from vault_agent.api.operation import AppContext, NoteName, Operation, Params
 from vault_agent.contracts import Outcome
 from vault_agent.query import models, outline, sections
 
@@ -35,77 +35,76 @@ def _metadata_facets(ctx: AppContext, params: NotePathParams) -> Outcome[models.
     return sections.get_metadata_facets(ctx.reader, params.path)
 
 
-register(
-    Operation(
-        name="get-note-outline",
-        mcp_name="get_note_outline",
-        http_method="GET",
-        http_path="/note-outline",
-        params=NotePathParams,
-        func=_outline,
-        envelope=False,
-        cli_args=("path",),
-        description="A note's headings and ids, flat; use it first, then vault_read(path, section_id=id).",
-        title="Note outline",
-        max_answer_chars=80_000,  # seed 001's cap of 500 headings
-        result=models.NoteOutline,
-        cli_help="Heading outline of one note, e.g. vault-agent get-note-outline notes/plan.md.",
-        render=render_outline,
-    )
+GET_NOTE_OUTLINE = Operation(
+    name="get-note-outline",
+    mcp_name="get_note_outline",
+    http_method="GET",
+    http_path="/note-outline",
+    params=NotePathParams,
+    func=_outline,
+    envelope=False,
+    cli_args=("path",),
+    description="Use it first on a note, then vault_read(path, section_id=id).",
+    title="Note outline",
+    max_answer_chars=80_000,  # seed 001's cap of 500 headings
+    result=models.NoteOutline,
+    cli_help="Heading outline of one note, e.g. vault-agent get-note-outline notes/plan.md.",
+    render=render_outline,
 )
 
-register(
-    Operation(
-        name="get-document-tree",
-        mcp_name="get_document_tree",
-        http_method="GET",
-        http_path="/document-tree",
-        params=NotePathParams,
-        func=_document_tree,
-        envelope=False,
-        cli_args=("path",),
-        description="Headings nested by parent; use it over get_note_outline when nesting matters.",
-        title="Heading tree",
-        max_answer_chars=90_000,  # seed 001's cap of 500 headings
-        result=models.DocumentTree,
-        cli_help="Nested heading tree of one note, e.g. vault-agent get-document-tree notes/plan.md.",
-        render=render_document_tree,
-    )
+GET_DOCUMENT_TREE = Operation(
+    name="get-document-tree",
+    mcp_name="get_document_tree",
+    http_method="GET",
+    http_path="/document-tree",
+    params=NotePathParams,
+    func=_document_tree,
+    envelope=False,
+    cli_args=("path",),
+    description="Use it over get_note_outline when nesting matters.",
+    title="Heading tree",
+    max_answer_chars=90_000,  # seed 001's cap of 500 headings
+    result=models.DocumentTree,
+    cli_help="Nested heading tree of one note, e.g. vault-agent get-document-tree notes/plan.md.",
+    render=render_document_tree,
 )
 
-register(
-    Operation(
-        name="get-section-source",
-        mcp_name="get_section_source",
-        http_method="GET",
-        http_path="/section-source",
-        params=NotePathParams,
-        func=_section_source,
-        envelope=False,
-        cli_args=("path",),
-        description="Section ids, heading paths, children; use it to plan reading several sections.",
-        title="Section map",
-        max_answer_chars=250_000,  # seed 001's cap of 500 headings
-        result=models.SectionSource,
-        cli_help="Body-free section metadata of one note, e.g. vault-agent get-section-source notes/plan.md.",
-        render=render_section_source,
-    )
+GET_SECTION_SOURCE = Operation(
+    name="get-section-source",
+    mcp_name="get_section_source",
+    http_method="GET",
+    http_path="/section-source",
+    params=NotePathParams,
+    func=_section_source,
+    envelope=False,
+    cli_args=("path",),
+    description="Use it to plan reading several sections.",
+    title="Section map",
+    max_answer_chars=250_000,  # seed 001's cap of 500 headings
+    result=models.SectionSource,
+    cli_help="Body-free section metadata of one note, e.g. vault-agent get-section-source notes/plan.md.",
+    render=render_section_source,
 )
 
-register(
-    Operation(
-        name="get-metadata-facets",
-        mcp_name="get_metadata_facets",
-        http_method="GET",
-        http_path="/metadata-facets",
-        params=NotePathParams,
-        func=_metadata_facets,
-        envelope=False,
-        cli_args=("path",),
-        description="A note's key frontmatter and folder; use it to classify a note without reading it.",
-        title="Note facets",
-        result=models.MetadataFacets,
-        cli_help="Allowlisted frontmatter facets of one note, e.g. vault-agent get-metadata-facets a.md.",
-        render=render_metadata_facets,
-    )
+GET_METADATA_FACETS = Operation(
+    name="get-metadata-facets",
+    mcp_name="get_metadata_facets",
+    http_method="GET",
+    http_path="/metadata-facets",
+    params=NotePathParams,
+    func=_metadata_facets,
+    envelope=False,
+    cli_args=("path",),
+    description="Use it to classify a note without reading it.",
+    title="Note facets",
+    result=models.MetadataFacets,
+    cli_help="Allowlisted frontmatter facets of one note, e.g. vault-agent get-metadata-facets a.md.",
+    render=render_metadata_facets,
+)
+
+OPERATIONS: tuple[Operation, ...] = (
+    GET_NOTE_OUTLINE,
+    GET_DOCUMENT_TREE,
+    GET_SECTION_SOURCE,
+    GET_METADATA_FACETS,
 )

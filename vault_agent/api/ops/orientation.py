@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from vault_agent.api.human.orientation import render_facets, render_overview, render_tags, render_tree
-from vault_agent.api.registry import AppContext, NoParams, Operation, Params, register
+from vault_agent.api.operation import AppContext, NoParams, Operation, Params
 from vault_agent.contracts import Outcome
 from vault_agent.query import models
 from vault_agent.query import orientation as core
@@ -59,67 +59,61 @@ def _facets(ctx: AppContext, params: FacetsParams) -> Outcome[models.FacetsData]
     return core.facets(ctx.reader, limit=params.limit)
 
 
-register(
-    Operation(
-        name="overview",
-        mcp_name="vault_overview",
-        http_method="GET",
-        http_path="/overview",
-        params=NoParams,
-        func=_overview,
-        description="Counts, top folders, tags and fields; call it first to learn the vault's shape.",
-        title="Vault overview",
-        result=models.OverviewData,
-        cli_help="Compact vault metadata: counts, top folders, tags, frontmatter fields.",
-        render=render_overview,
-    )
+OVERVIEW = Operation(
+    name="overview",
+    mcp_name="vault_overview",
+    http_method="GET",
+    http_path="/overview",
+    params=NoParams,
+    func=_overview,
+    description="Call it first to learn the vault's shape.",
+    title="Vault overview",
+    result=models.OverviewData,
+    cli_help="Compact vault metadata: counts, top folders, tags, frontmatter fields.",
+    render=render_overview,
 )
 
-register(
-    Operation(
-        name="tree",
-        mcp_name="vault_tree",
-        http_method="GET",
-        http_path="/tree",
-        params=TreeParams,
-        func=_tree,
-        description="Folder tree with note counts; use it to see where notes live.",
-        title="Folder tree",
-        result=models.TreeData,
-        max_answer_chars=60_000,  # seed 000: up to 500 nodes
-        cli_help="Bounded folder tree with note counts, e.g. vault-agent tree --depth 3 --limit 100.",
-        render=render_tree,
-    )
+TREE = Operation(
+    name="tree",
+    mcp_name="vault_tree",
+    http_method="GET",
+    http_path="/tree",
+    params=TreeParams,
+    func=_tree,
+    description="Use it to see where notes live.",
+    title="Folder tree",
+    result=models.TreeData,
+    max_answer_chars=60_000,  # seed 000: up to 500 nodes
+    cli_help="Bounded folder tree with note counts, e.g. vault-agent tree --depth 3 --limit 100.",
+    render=render_tree,
 )
 
-register(
-    Operation(
-        name="tags",
-        mcp_name="vault_tags",
-        http_method="GET",
-        http_path="/tags",
-        params=TagsParams,
-        func=_tags,
-        description="Frontmatter tags with note counts; use it to pick tags to search for.",
-        title="Tags",
-        result=models.TagsData,
-        cli_help="Tag names with note counts, e.g. vault-agent tags --limit 100.",
-        render=render_tags,
-    )
+TAGS = Operation(
+    name="tags",
+    mcp_name="vault_tags",
+    http_method="GET",
+    http_path="/tags",
+    params=TagsParams,
+    func=_tags,
+    description="Use it to pick tags to search for.",
+    title="Tag counts",
+    result=models.TagsData,
+    cli_help="Tag names with note counts, e.g. vault-agent tags --limit 100.",
+    render=render_tags,
 )
 
-register(
-    Operation(
-        name="facets",
-        mcp_name="vault_facets",
-        http_method="GET",
-        http_path="/facets",
-        params=FacetsParams,
-        func=_facets,
-        description="Frontmatter fields and their type/status values; use it to see how notes are classified.",
-        title="Frontmatter fields",
-        result=models.FacetsData,
-        cli_help="Frontmatter fields with counts and type/status values, e.g. vault-agent facets.",
-        render=render_facets,
-    )
+FACETS = Operation(
+    name="facets",
+    mcp_name="vault_facets",
+    http_method="GET",
+    http_path="/facets",
+    params=FacetsParams,
+    func=_facets,
+    description="Use it to see how notes are classified.",
+    title="Frontmatter fields",
+    result=models.FacetsData,
+    cli_help="Frontmatter fields with counts and type/status values, e.g. vault-agent facets.",
+    render=render_facets,
 )
+
+OPERATIONS: tuple[Operation, ...] = (OVERVIEW, TREE, TAGS, FACETS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from vault_agent.api.human.rename_tag import render_rename_tag
-from vault_agent.api.registry import AppContext, CliOption, Operation, Params, register
+from vault_agent.api.operation import AppContext, CliOption, Operation, Params
 from vault_agent.contracts import MAX_TAG_CHARS, Outcome
 from vault_agent.files.models import RENAME_TAG_LIMIT_DEFAULT, RENAME_TAG_LIMIT_MAX, RenameTagResult
 from vault_agent.files.races import race_safe
@@ -43,30 +43,28 @@ def _rename_tag(ctx: AppContext, p: RenameTagParams) -> Outcome[RenameTagResult]
     )
 
 
-register(
-    Operation(
-        name="rename-tag",
-        mcp_name="vault_rename_tag",
-        http_method="POST",
-        http_path="/files/rename-tag",
-        params=RenameTagParams,
-        func=race_safe(_rename_tag),
-        kind="write",
-        destructive=True,
-        idempotent=False,
-        description="Rename a tag and its nested tags in every note (frontmatter and #tags, never code or links); use it instead of editing notes one by one. Dry run with diffs unless apply=true.",
-        title="Rename tag",
-        result=RenameTagResult,
-        cli_args=("old", "new"),
-        cli_options=(
-            CliOption("--apply", "apply", bool, help="write the notes (default: dry run)"),
-            CliOption("--limit", "limit", int, help="notes listed with their diff (1-50, default 10)"),
-            CliOption("--cursor", "cursor", help="next page of a dry run"),
-            CliOption(
-                "--wait-for-index", "wait_for_index", bool, help="return once the index holds the writes"
-            ),
-        ),
-        cli_help="Rename a tag across the vault. Example: vault-agent rename-tag project/old project/new --apply",
-        render=render_rename_tag,
-    )
+RENAME_TAG = Operation(
+    name="rename-tag",
+    mcp_name="vault_rename_tag",
+    http_method="POST",
+    http_path="/files/rename-tag",
+    params=RenameTagParams,
+    func=race_safe(_rename_tag),
+    kind="write",
+    destructive=True,
+    idempotent=False,
+    description="Rename a tag and its nested tags in every note (frontmatter and #tags, never code or links); use it instead of editing notes one by one. Dry run with diffs unless apply=true.",
+    title="Rename tag",
+    result=RenameTagResult,
+    cli_args=("old", "new"),
+    cli_options=(
+        CliOption("--apply", "apply", bool, help="write the notes (default: dry run)"),
+        CliOption("--limit", "limit", int, help="notes listed with their diff (1-50, default 10)"),
+        CliOption("--cursor", "cursor", help="next page of a dry run"),
+        CliOption("--wait-for-index", "wait_for_index", bool, help="return once the index holds the writes"),
+    ),
+    cli_help="Rename a tag across the vault. Example: vault-agent rename-tag project/old project/new --apply",
+    render=render_rename_tag,
 )
+
+OPERATIONS: tuple[Operation, ...] = (RENAME_TAG,)

@@ -8,7 +8,7 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from vault_agent.api.human.retrieval import render_note, render_related, render_search
-from vault_agent.api.registry import AppContext, CliOption, NoteName, Operation, Params, defaults_to, register
+from vault_agent.api.operation import AppContext, CliOption, NoteName, Operation, Params, defaults_to
 from vault_agent.contracts import MAX_PATH_CHARS, MAX_QUERY_CHARS, RANKED_LIMIT_MAX, Outcome
 from vault_agent.errors import InvalidLimit
 from vault_agent.query import note, related, search
@@ -91,63 +91,59 @@ class RelatedParams(Params):
     limit: int | None = defaults_to(10, ge=1, le=RANKED_LIMIT_MAX)
 
 
-register(
-    Operation(
-        name="search",
-        mcp_name="search",
-        http_method="GET",
-        http_path="/search",
-        params=SearchParams,
-        func=_search,
-        description="Passages ranked by words and meaning; use it first for a topic (vault_search for exact text).",
-        title="Ranked search",
-        result=SearchData,
-        cli_args=("query",),
-        cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5 --group note",
-        cli_options=(
-            CliOption("--limit", "limit", int, "Default 10."),
-            CliOption("--mode", "mode", str, "Default hybrid when notes are embedded, else lexical."),
-            CliOption("--group", "group", str, "note: best chunk per note."),
-            *FILTER_OPTIONS,
-            CliOption("--explain", "explain", bool, "Add how each hit was ranked."),
-        ),
-        limit_error=InvalidLimit,
-        render=render_search,
-    )
+SEARCH = Operation(
+    name="search",
+    mcp_name="search",
+    http_method="GET",
+    http_path="/search",
+    params=SearchParams,
+    func=_search,
+    description="Use it first for a topic: passages ranked by words and meaning.",
+    title="Ranked search",
+    result=SearchData,
+    cli_args=("query",),
+    cli_help="Ranked search over the notes. Example: vault-agent search 'lens cleaning' --limit 5 --group note",
+    cli_options=(
+        CliOption("--limit", "limit", int, "Default 10."),
+        CliOption("--mode", "mode", str, "Default hybrid when notes are embedded, else lexical."),
+        CliOption("--group", "group", str, "note: best chunk per note."),
+        *FILTER_OPTIONS,
+        CliOption("--explain", "explain", bool, "Add how each hit was ranked."),
+    ),
+    limit_error=InvalidLimit,
+    render=render_search,
 )
 
-register(
-    Operation(
-        name="get",
-        mcp_name="get_note",
-        http_method="GET",
-        http_path="/note",
-        params=NoteParams,
-        func=_get_note,
-        description="A note's text with title, tags and headings; use it to read a short note whole.",
-        title="Note with metadata",
-        result=NoteData,
-        max_answer_chars=READ_ANSWER_CHARS,
-        cli_args=("path",),
-        cli_help="Show one note with its metadata. Example: vault-agent get projects/plan.md",
-        render=render_note,
-    )
+GET_NOTE = Operation(
+    name="get",
+    mcp_name="get_note",
+    http_method="GET",
+    http_path="/note",
+    params=NoteParams,
+    func=_get_note,
+    description="Use it to read a short note whole, with its tags and headings.",
+    title="Note with metadata",
+    result=NoteData,
+    max_answer_chars=READ_ANSWER_CHARS,
+    cli_args=("path",),
+    cli_help="Show one note with its metadata. Example: vault-agent get projects/plan.md",
+    render=render_note,
 )
 
-register(
-    Operation(
-        name="related",
-        mcp_name="related",
-        http_method="GET",
-        http_path="/related",
-        params=RelatedParams,
-        func=_related,
-        description="Notes linked with a note or sharing its tags; use it to explore around a note.",
-        title="Related notes",
-        result=RelatedData,
-        cli_args=("path",),
-        cli_help="Notes related to a note. Example: vault-agent related projects/plan.md --limit 5",
-        limit_error=InvalidLimit,
-        render=render_related,
-    )
+RELATED = Operation(
+    name="related",
+    mcp_name="related",
+    http_method="GET",
+    http_path="/related",
+    params=RelatedParams,
+    func=_related,
+    description="Use it to explore around a note: links, shared tags.",
+    title="Related notes",
+    result=RelatedData,
+    cli_args=("path",),
+    cli_help="Notes related to a note. Example: vault-agent related projects/plan.md --limit 5",
+    limit_error=InvalidLimit,
+    render=render_related,
 )
+
+OPERATIONS: tuple[Operation, ...] = (SEARCH, GET_NOTE, RELATED)

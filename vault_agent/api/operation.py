@@ -1,24 +1,25 @@
-"""One registry of operations; HTTP, MCP, CLI and the parity test all iterate over it.
+"""What an operation is, the context it runs in, and the catalog of them.
 
-An `Operation` names a capability on every surface and binds it to one core function.
-Transports parse → `invoke` → dump; they hold no logic of their own.
+An `Operation` names one capability on every surface (HTTP route, MCP tool, CLI command) and
+binds it to one core function through its adapter. Each `api/ops/<area>.py` declares its
+operations as module constants and exports them in `OPERATIONS`; `api/ops/__init__.py`
+concatenates those tuples into `CATALOG`, which composition roots hand to every transport.
+Nothing registers itself on import: what a transport serves is the catalog it was given.
+Running one (`invoke`) and its body (`body_of`) live in `api/invoke.py`.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from vault_agent.api.surface_names import PARAMETER_ERRORS, Surface, reword, validation_error
 from vault_agent.config import Settings
-from vault_agent.errors import Forbidden, InvalidParameter, VaultAgentError, from_os_error
+from vault_agent.errors import InvalidParameter, VaultAgentError
 from vault_agent.files.lock import WriteLock
 from vault_agent.files.models import WriteObserver
 
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from vault_agent.indexer.engine import Writer
     from vault_agent.paths import Vault
     from vault_agent.query.snapshot import SnapshotReader
-
-log = logging.getLogger("vault_agent.api")
 
 
 class Params(BaseModel):
@@ -49,7 +48,7 @@ class NoParams(Params):
 class NoteNameMark:
     """Marks a parameter that names a note as people type it: its core function resolves
     it with `names.resolve_name` (path, name, title, alias, [[wikilink]]). Tests find every
-    such parameter of the registry by this mark (tests/api/test_names_table.py)."""
+    such parameter of the catalog by this mark (tests/api/test_names_table.py)."""
 
 
 NOTE_NAME = NoteNameMark()
@@ -110,13 +109,6 @@ class AppContext:
         self.write_lock = WriteLock(self.settings.index_dir)
 
 
-def make_vault(settings: Settings) -> Vault:
-    """The one constructor of a settings' Vault lives in the kernel; kept here under its old name."""
-    from vault_agent.paths import vault_for_settings
-
-    return vault_for_settings(settings)
-
-
 Kind = Literal["read", "write"]
 # Answers of about 6,000 tokens at most, unless an operation declares more (a read of
 # 100,000 characters of text, a folder tree of 500 nodes).
@@ -143,7 +135,9 @@ class CliOption:
 
 @dataclass(frozen=True)
 class Operation:
-    name: str  # registry key and CLI command name, e.g. "overview", "get-note-outline"
+    """One capability on every surface, bound to its core by the adapter `func(ctx, params)`."""
+
+    name: str  # catalog key and CLI command name, e.g. "overview", "get-note-outline"
     mcp_name: str  # e.g. "vault_overview"
     http_method: Literal["GET", "POST"]
     http_path: str  # e.g. "/overview"
@@ -184,75 +178,41 @@ class Operation:
     http_both: bool = False
 
 
-REGISTRY: dict[str, Operation] = {}
+class Catalog:
+    """The operations a server serves, in one fixed order: HTTP routes, `tools/list`, the
+    generated CLI table and docs all follow it.
 
-
-def register(op: Operation) -> Operation:
-    if op.name in REGISTRY:
-        raise ValueError(f"operation {op.name} registered twice")
-    REGISTRY[op.name] = op
-    return op
-
-
-def operations(kind: Kind | None = None) -> list[Operation]:
-    """All registered operations (importing the modules that register them)."""
-    from vault_agent.api import ops  # noqa: F401  (registers on import)
-
-    return [op for op in REGISTRY.values() if kind is None or op.kind == kind]
-
-
-def parse_params(op: Operation, raw: dict[str, Any], surface: Surface = "mcp") -> Params:
-    """Validate raw parameters; the error names the parameter as `surface` spells it and
-    says what is allowed, in our words (`surface_names`), never echoing the value.
-
-    Raises:
-        InvalidParameter / InvalidLimit: a value is missing, malformed or out of range.
+    Built explicitly (`api.ops.CATALOG`) and passed to each transport as an argument. Code
+    that means one operation names its object (`retrieval.SEARCH`); `named` is for a name
+    that comes from outside (a test's list of names, a command line).
     """
-    try:
-        return op.params.model_validate(raw)
-    except ValidationError as exc:
-        raise validation_error(op, exc, surface, raw) from None
 
+    def __init__(self, operations: Iterable[Operation]) -> None:
+        self.operations = tuple(operations)
+        self._by_name: dict[str, Operation] = {}
+        for op in self.operations:
+            if op.name in self._by_name:
+                raise ValueError(f"operation {op.name} is in the catalog twice")
+            self._by_name[op.name] = op
 
-def invoke(op: Operation, ctx: AppContext, raw: dict[str, Any], surface: Surface = "mcp") -> Outcome[Any]:
-    """Check that the operation is allowed, validate its params and run it.
+    def __iter__(self) -> Iterator[Operation]:
+        return iter(self.operations)
 
-    `surface` is who called (MCP, HTTP or the CLI through HTTP): parameter names in error
-    messages are spelled its way (`surface_names.reword`). Unexpected exceptions pass
-    through: the transport's translator turns them into INTERNAL.
+    def __len__(self) -> int:
+        return len(self.operations)
 
-    Raises:
-        Forbidden: a write operation while writes are disabled (checked first, on every surface).
-        VaultAgentError: the typed error of the failure.
-    """
-    if op.kind == "write" and not ctx.settings.writes_enabled:
-        raise Forbidden("write tools are disabled; start the server with --allow-writes to enable them")
-    params = parse_params(op, raw, surface)
-    try:
-        return op.func(ctx, params)
-    except PARAMETER_ERRORS as exc:
-        raise reword(op, exc, surface, raw) from None
-    except OSError as exc:
-        mapped = from_os_error(exc, "vault")  # e.g. a note whose permissions deny reading
-        if mapped is None:
-            raise  # unexpected: the transport's translator turns it into INTERNAL
-        raise mapped from None
+    def named(self, name: str) -> Operation:
+        """The operation called `name` (its CLI command name, e.g. "get-note-outline").
 
+        Raises:
+            KeyError: no operation of this catalog has that name.
+        """
+        return self._by_name[name]
 
-def dump_json(obj: Any) -> str:
-    """The one serializer of response bodies: deterministic, UTF-8, compact."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    def of_kind(self, kind: Kind) -> list[Operation]:
+        """The read or the write operations, in catalog order."""
+        return [op for op in self.operations if op.kind == kind]
 
-
-def to_jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True)
-    return value
-
-
-def body_of(op: Operation, outcome: Outcome[Any]) -> dict[str, Any]:
-    """The HTTP body (= MCP structuredContent = CLI --json) of a successful call."""
-    data = to_jsonable(outcome.data)
-    if not op.envelope:
-        return data  # type: ignore[no-any-return]
-    return {"data": data, "warnings": [w.model_dump() for w in outcome.warnings]}
+    def with_operations(self, *extra: Operation) -> Catalog:
+        """This catalog and `extra` after it (a test's own operations beside the real ones)."""
+        return Catalog((*self.operations, *extra))

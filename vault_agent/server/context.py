@@ -1,4 +1,4 @@
-"""Composition: the `AppContext` of one server process, and the running HTTP server.
+"""The `AppContext` of one server process: built on start, closed on shutdown.
 
 Only composition roots (the CLI entry, `serve`, `mcp`) read the environment; they pass a
 `Settings` here. With `watch`, this process becomes the index's single writer (engine
@@ -7,25 +7,15 @@ Only composition roots (the CLI entry, `serve`, `mcp`) read the environment; the
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from aiohttp import web
-
-from vault_agent.api.asgi_bridge import McpBridge
-from vault_agent.api.connections import AcceptErrorLog
-from vault_agent.api.http import GUARD_KEY, build_http_app
-from vault_agent.api.http_limits import JsonErrorAppRunner, handler_args
-from vault_agent.api.mcp_server import build_mcp_server
-from vault_agent.api.registry import AppContext, make_vault
-from vault_agent.api.security import AccessPolicy, check_bind_allowed, keep_token_file, read_or_create_token
+from vault_agent.api.operation import AppContext
 from vault_agent.config import Settings
 from vault_agent.errors import IndexBusy, StorageFull, StorageReadOnly, from_os_error
+from vault_agent.paths import vault_for_settings
 from vault_agent.publish import before_publish
-from vault_agent.web.mount import mount_web_page, sign_in_url
 
 if TYPE_CHECKING:
     from vault_agent.contracts import Freshness, Manifest
@@ -69,7 +59,7 @@ def build_context(settings: Settings, *, watch: bool, follow_if_busy: bool = Fal
     _start_private_state(settings)
     use_one_blas_thread()  # blas.py: a query's matrix products never wait for BLAS helpers
     warm_model(settings)  # on a thread, beside the writer's catch-up and the MCP handshake
-    vault = make_vault(settings)
+    vault = vault_for_settings(settings)
     writer: Writer | None = None
     follower = False
     read_only_reason: str | None = None
@@ -149,79 +139,3 @@ def close_context(ctx: AppContext) -> None:
     finally:
         ctx.write_lock.close()  # idempotent; reopened if a write comes after all
         ctx.reader.close()  # idempotent
-
-
-@dataclass
-class RunningServer:
-    """A started aiohttp server: its runner, the real port and the access policy; the
-    accept-error log it installed on the loop and the task that keeps the token file."""
-
-    runner: web.AppRunner
-    host: str
-    port: int
-    policy: AccessPolicy
-    bridge: McpBridge | None
-    accept_errors: AcceptErrorLog
-    token_keeper: asyncio.Task[None]
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
-
-    @property
-    def web_url(self) -> str:
-        """The owner's web page, with the token that signs a browser in (printed by `serve`)."""
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else "[::1]" if self.host == "::" else None
-        base = f"http://{host}:{self.port}" if host else self.url
-        return sign_in_url(base, self.policy.token)
-
-    async def stop(self) -> None:
-        self.token_keeper.cancel()
-        try:
-            await self.runner.cleanup()
-        finally:
-            self.accept_errors.uninstall(asyncio.get_running_loop())
-
-
-async def start_server(ctx: AppContext, host: str, port: int, *, mcp: bool = True) -> RunningServer:
-    """Bind and start the HTTP server (+ `/mcp`); port 0 picks a free port.
-
-    Raises:
-        InvalidParameter: non-loopback bind without an explicit token.
-        OSError: the address is in use.
-    """
-    check_bind_allowed(ctx.settings, host)
-    token = read_or_create_token(ctx.settings)
-    policy = AccessPolicy.from_settings(ctx.settings, token, host)
-    bridge = McpBridge(build_mcp_server(ctx), policy) if mcp else None
-    app = build_http_app(ctx, policy, bridge)
-    mount_web_page(app, ctx, policy)  # the owner's page at `/` (vault_agent/web)
-    runner = JsonErrorAppRunner(
-        app, app[GUARD_KEY], access_log=None, shutdown_timeout=5.0, **handler_args(ctx.settings)
-    )
-    await runner.setup()
-    site = web.TCPSite(runner, host, port, reuse_address=True)
-    loop = asyncio.get_running_loop()
-    accept_errors = AcceptErrorLog(loop)
-    accept_errors.install(loop)
-    try:
-        await site.start()
-    except BaseException:
-        accept_errors.uninstall(loop)
-        await runner.cleanup()
-        raise
-    bound = [addr[1] for addr in runner.addresses if isinstance(addr, tuple)]
-    policy.ports.update(bound)
-    if bridge is not None:
-        bridge.refresh_security()
-    keeper = asyncio.create_task(keep_token_file(ctx.settings, token), name="vault-agent-token-keeper")
-    return RunningServer(
-        runner=runner,
-        host=host,
-        port=bound[0] if bound else port,
-        policy=policy,
-        bridge=bridge,
-        accept_errors=accept_errors,
-        token_keeper=keeper,
-    )
