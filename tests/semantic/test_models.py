@@ -22,7 +22,7 @@ from vault_agent.semantic.encoder import NO_MODEL_REASON, active_model, choose_m
 from vault_agent.semantic.store import TABLE, file_model
 from vault_agent.semantic.use_encoder import USE_MODEL_ID
 
-from .conftest import copy_vault, fully_embedded, reader_for, settings_for, wait_until
+from .conftest import FIXTURE_PASSAGES, copy_vault, fully_embedded, reader_for, settings_for, wait_until
 
 
 def test_the_choice_follows_the_installed_files() -> None:
@@ -92,7 +92,7 @@ def test_use_where_e5_is_absent_then_a_model_change_re_embeds(
     # A writer recomputes them in the background (SEMANTIC_PENDING meanwhile), all e5.
     with Writer(settings, watch=False) as writer:
         assert wait_until(lambda: fully_embedded(settings))
-        assert writer._semantic.passages_embedded == 16
+        assert writer._semantic.passages_embedded == FIXTURE_PASSAGES
     assert _file_models(settings.index_dir) == {e5_id}
     # New files beside the old ones (a snapshot's files never change under it).
     assert all("_m" in name for name in _names(settings.index_dir))
