@@ -30,6 +30,17 @@ _.validateLink  # markdown-it-py's link check, replaced on the parser (web/note_
 _.do_GET  # http.server handler overrides (tests/web/test_browser.py: a foreign origin)
 _.log_message
 
+# onnxruntime's SessionOptions and onnx's ModelProto: set by name, read by the library
+# (semantic/e5_encoder.py, semantic/e5_build.py).
+_.intra_op_num_threads
+_.inter_op_num_threads
+_.log_severity_level
+_.graph_optimization_level
+_.ir_version
+# The encoder API's weights hash (semantic/encoder.py Encoder): what sem-quality's
+# benchmarks and a caller record beside vectors; the product keys files by model_id.
+_.weights_sha256
+
 # Fields written by attribute and read by serialization (model_dump / asdict), not by name.
 _.diff_truncated  # pydantic field set after the plan is made (conversations/undo_plan.py)
 _.editor_saves  # ops/race_trial.py Tally, printed with asdict

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,10 @@ if TESTS not in sys.path:  # --import-mode=importlib does not add it for us
     sys.path.insert(0, TESTS)
 
 import testkit  # noqa: E402 - needs the path above
+
+# The e5 encoder's built graph is cached per weights hash (semantic/e5_encoder.py): in the
+# system's temp folder for tests (never $HOME), shared by runs and by the worker processes.
+os.environ.setdefault("VAULT_AGENT_CACHE_DIR", str(Path(tempfile.gettempdir()) / "vault-agent-test-cache"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

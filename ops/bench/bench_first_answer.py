@@ -3,12 +3,20 @@
 
     nice .venv/bin/python ops/bench/bench_first_answer.py --vault V --state S \\
         [--old CHECKOUT] [--runs 5] [--query "..."] [--work DIR] [--profile]
+    nice .venv/bin/python ops/bench/bench_first_answer.py --build DIR [--notes 100000] [--runs 5]
 
 What a desktop client does: it spawns `vault-agent mcp` (stdio), runs the MCP handshake and
 asks its first question. Driven by the real MCP SDK client (`mcp.Client`, legacy handshake)
 against a real subprocess. S is a state dir whose snapshot is fully embedded (e.g. made by
 `vault-agent index --embed --vault V --index-dir S`); every run starts from a fresh copy of
 it (mtimes kept, so the writer's catch-up finds nothing to do) and a cold process.
+
+--build DIR: the vault and state are DIR/vault-N and DIR/state-N (N = --notes), made there
+once and reused by later runs (one command for a quiet machine): ops/gen_vault.py's vault
+(seed 1), its lexical index, then the active model's embedding files over the real passage
+rows with random unit vectors (bench_semantic_scale.fake_embed: embedding 100k notes takes
+hours on 2 cores; a search's cost does not depend on the vectors' values). The query
+encoder is the real model.
 
 Side by side in one run: this checkout ("new") and, with --old, another checkout (e.g.
 `git worktree add /tmp/main-ref main`), alternating, same venv, same state, children
@@ -17,8 +25,8 @@ median of --runs of: spawn → initialize, initialize → first answer (mode hyb
 the second answer; and the load (`uptime`) at start, per run and at the end. The issue's targets:
 first answer ≤ 1 s after initialize at 10k notes, ≤ 2 s at 100k.
 
---smoke: a generated vault of 20 notes embedded by `vault-agent index --embed`, one side,
---profile, one run (--old only adds sides to the same loop).
+--smoke: --build of 20 notes in a temporary folder, one side, --profile, one run (--old
+only adds sides to the same loop).
 
 --profile: also runs each side once in-process under cProfile (build the server context,
 then the first hybrid search) and prints the top functions by cumulative time: where the
@@ -110,13 +118,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--query", default="how do we plan the release review")
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--build", type=Path, default=None, help="make (once) and use DIR/vault-N, DIR/state-N")
+    ap.add_argument("--notes", type=int, default=100_000, help="N for --build")
     args = benchkit.parse(ap, smoke={"runs": 1, "profile": True}, argv=argv)
     with benchkit.workdir("bench-first-answer", keep=args.work) as work:
-        benchkit.inputs_or_smoke(ap, args, work, "vault", "state")
-        if args.smoke:  # the state must be embedded, as a user's would be
-            subprocess.run([benchkit.CLI, "index", "--embed", "--vault", str(args.vault), "--index-dir", str(args.state)],
-                           check=True, capture_output=True)  # fmt: skip
+        if args.smoke:  # the --build path on 20 notes
+            args.build, args.notes = work, 20
+        if args.build is not None:
+            args.vault, args.state = _built(args.build, args.notes)
+        elif args.vault is None or args.state is None:
+            ap.error("required: --vault and --state, or --build DIR (or --smoke)")
         return _measure(args, work)
+
+
+def _built(root: Path, notes: int) -> tuple[Path, Path]:
+    """DIR/vault-N and DIR/state-N, made when missing (see the module doc)."""
+    import bench_semantic_scale
+
+    from vault_agent.freshness import read_current_manifest
+    from vault_agent.semantic.encoder import active_model
+    from vault_agent.semantic.store import TABLE
+
+    vault, state = root / f"vault-{notes}", root / f"state-{notes}"
+    t0 = time.perf_counter()
+    settings = benchkit.indexed_vault(vault, notes, index_dir=state)
+    manifest = read_current_manifest(settings.index_dir)
+    if manifest is not None and not all(TABLE in s.files for s in manifest.segments):
+        made = bench_semantic_scale.fake_embed(state, vault)
+        print(json.dumps({"built": str(root), "model": active_model().model_id, **made,
+                          "seconds": round(time.perf_counter() - t0, 1)}), flush=True)  # fmt: skip
+    return vault, state
 
 
 def _measure(args: argparse.Namespace, work: Path) -> int:

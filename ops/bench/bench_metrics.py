@@ -1,4 +1,4 @@
-"""Recall metrics shared by the retrieval benches (bench_retrieval.py, bench_candidates.py).
+"""Recall metrics shared by the retrieval benches (bench_retrieval.py and its lab).
 
 Per query: r@k = a target among the first k distinct notes (bridge questions: the share of
 their targets among the first k), mrr = 1 / rank of the first target (0 when none is in the

@@ -11,8 +11,6 @@ Sets measured (each vault is indexed once into --work, outside the vault):
 - find: the note named by vault_find's first suggested vault_read, per set (dev, cjk);
 - --paraphrase: ops/bench/paraphrase-dev.json and paraphrase-holdout.json (their vaults
   embedded for real with --embed): default-mode search recall and vault_find's first read;
-  --plain-fusion answers with the previous fusion (RRF + lexical-top bonus for every
-  query) for a side-by-side comparison;
 - --typos: every title of each shared corpus with one typo in its longest word
   (with_typo), r@1 of the note itself per mode, on the states --work already holds;
 - --sets a.json,b.json (with --find-only: only vault_find): query sets in the paraphrase/holdout2 format (`sets` of
@@ -24,6 +22,14 @@ Sets measured (each vault is indexed once into --work, outside the vault):
   (bridge: share of targets), made-up queries refused, translated copies in the top 5
   (bench_metrics.py); dev and held-out side by side:
       --sets ops/bench/dev3.json,ops/bench/holdout3.json --classes --embed --modes lexical,semantic,hybrid
+- --lab dev,holdout,public: the issue-29 tables (retrieval_lab.py): per class, on the dev
+  sets (dev3.json + retrieval-dev.json), the held-out set (holdout3.json) and the public
+  benchmarks (public_sets.py: LoCoMo, XQuAD), lexical / semantic / plain RRF / shipped
+  r@5 / r@10 / MRR (nonsense: share refused), from lists cached in --work per (model,
+  passage shape, vault): reruns cost only the rankings. --model use|e5-nano, --shape
+  (retrieval_lab.passages_of), --modes any of lab_rankings.rankings() (default the four);
+  --rules: every pin of the shipped fusion alone on plain RRF and taken out of it.
+      --lab dev,holdout,public --work W [--model use] [--shape shipped]
 Recall counts distinct notes in rank order (chunk hits collapse to their note). Prints
 JSON. Not part of CI; quality numbers are deterministic (no timing).
 """
@@ -310,6 +316,45 @@ def paraphrase_report(work: Path, embed: bool) -> dict[str, Any]:
     return report
 
 
+def lab_report(args: Any) -> None:
+    """--lab: per group, a markdown table of class x ranking (r@5 / r@10 / MRR) and JSON."""
+    import lab_rankings
+    import retrieval_lab as lab
+
+    work = Path(args.work)
+    model = lab.MODELS[args.model]()
+    available = lab_rankings.rankings(model.product_id)
+    names = (
+        [m for m in args.modes.split(",") if m] if args.modes != "lexical" else list(lab_rankings.RANKINGS)
+    )
+    if args.rules:
+        names = [*lab_rankings.RANKINGS, *lab_rankings.PIN_VARIANTS]
+    chosen = {n: available[n] for n in names}
+    groups = lab.SMOKE_GROUPS if args.smoke else lab.GROUPS
+    vaults: dict[str, lab.LabVault] = {}
+    report: dict[str, Any] = {}
+    if args.calibrate:
+        import lab_calibrate
+
+        sets = lab.load_group(groups["dev"] + groups["dev-extra"], work, smoke=args.smoke)
+        found = lab_calibrate.calibrate(sets, vaults, work, model, args.shape, args.calibrate)
+        print(json.dumps(found, indent=1))
+        for v in vaults.values():
+            v.close()
+        return
+    for group in args.lab.split(","):
+        sets = lab.load_group(groups[group], work, smoke=args.smoke)
+        per = lab.run_group(sets, vaults, work, model, args.shape, chosen)
+        report[group] = per
+        print(f"\n### {group} ({args.model}, passages {args.shape})\n")
+        print(markdown_table({group: per}, names))
+    report["cost"] = lab.cost_of(work, model, args.shape, vaults)
+    for v in vaults.values():
+        v.close()
+    (work / f"lab-{args.model}-{args.shape}.json").write_text(json.dumps(report, indent=1))
+    benchkit.report({"lab": args.lab, "model": args.model, "shape": args.shape, **report["cost"]})
+
+
 def main() -> None:
     ap = benchkit.parser(__doc__)
     ap.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "bench-retrieval"))
@@ -320,7 +365,6 @@ def main() -> None:
         "--paraphrase", action="store_true", help="only our paraphrase sets: search and vault_find"
     )
     ap.add_argument("--reuse", action="store_true", help="reuse the state dirs in --work")
-    ap.add_argument("--plain-fusion", action="store_true", help="the previous fusion (no evidence check)")
     ap.add_argument(
         "--typos", action="store_true", help="typo'd titles of each corpus (reuses --work states)"
     )
@@ -331,13 +375,19 @@ def main() -> None:
         help="with --sets: r@1/5/10, MRR per class and mode (nonsense: share refused); prints a markdown table",
     )
     # --smoke: the query-set path over a synthetic fixture's own questions (no shared corpus)
+    ap.add_argument("--lab", default="", help="dev,holdout,public: the per-class tables (retrieval_lab.py)")
+    ap.add_argument("--model", default="use", help="--lab: use | e5-nano")
+    ap.add_argument("--shape", default="shipped", help="--lab: passage shape (retrieval_lab.passages_of)")
+    ap.add_argument("--rules", action="store_true", help="--lab: every pin alone on plain RRF and left out")
+    ap.add_argument(
+        "--calibrate", type=int, default=0, help="--lab: N made-up queries a dev vault (lab_calibrate)"
+    )
     args = benchkit.parse(ap, smoke={"sets": str(REPO / "fixtures" / "search_cjk" / "queries.json")})
+    if args.lab:
+        lab_report(args)
+        return
     global REUSE
     REUSE = args.reuse
-    if args.plain_fusion:
-        from vault_agent.semantic import fuse as plain
-
-        search_mod.fuse = lambda lexical, semantic, k, *_: plain(lexical, semantic, k)  # type: ignore[assignment]
     if args.typos:
         REUSE = True
         print(json.dumps(typo_report(Path(args.work), [m or None for m in args.modes.split(",")]), indent=1))

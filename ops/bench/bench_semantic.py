@@ -8,7 +8,7 @@
 quality: indexes shared/corpora/obsidian-tasks-docs (retrieval-dev.json) and
 fixtures/semantic (fixtures/semantic-queries.json) in a temporary state dir, lets a real
 writer embed them, then reports recall@1/@3/@5/@10 over distinct notes per query kind
-for lexical (today's BM25 `search`), semantic (`semantic_search`) and hybrid (`fuse` of
+for lexical (today's BM25 `search`), semantic (`semantic_search`) and hybrid (`rrf` of
 both). throughput: a generated vault (ops/gen_vault.py, seed 1), lexical index first, then
 the writer's background embedder timed from its start to full coverage (wall and CPU).
 latency: query-embedding time and top-k (sketch + exact rescoring, vectors.py) over N
@@ -50,7 +50,7 @@ from vault_agent.indexer.build import build_index  # noqa: E402
 from vault_agent.indexer.engine import Writer  # noqa: E402
 from vault_agent.query.search import search  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
-from vault_agent.semantic import fuse, semantic_search, semantic_state  # noqa: E402
+from vault_agent.semantic import rrf, semantic_search, semantic_state  # noqa: E402
 from vault_agent.semantic.encoder import load_encoder  # noqa: E402
 from vault_agent.semantic.settings import THREADS_ENV, embed_threads  # noqa: E402
 from vault_agent.semantic.store import TABLE  # noqa: E402
@@ -132,7 +132,7 @@ def quality() -> dict[str, Any]:
                         sem = found.hits if found is not None else []
                     # semantic hits carry a chunk ordinal, lexical ones a start line: both
                     # only need to identify a chunk of the note for fusion and recall.
-                    hybrid = fuse(lexical, sem, DEPTH)
+                    hybrid = [h.hit for h in rrf(lexical, sem, DEPTH)]
                     for mode, hits in (("lexical", lexical), ("semantic", sem), ("hybrid", hybrid)):
                         rank = first_rank([h[0] for h in hits], q["targets"])
                         ranks[mode].setdefault(q["kind"], []).append(rank)

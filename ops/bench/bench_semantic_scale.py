@@ -68,7 +68,7 @@ def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
     from vault_agent.indexer.build import open_writer_dirs
     from vault_agent.indexer.lock import WriterLock
     from vault_agent.semantic.embed_job import segment_passages
-    from vault_agent.semantic.encoder import DIM, MODEL_ID
+    from vault_agent.semantic.encoder import active_model
     from vault_agent.semantic.store_write import Rows, write_complete
     from vault_agent.semantic.vectors import quantize
 
@@ -76,22 +76,25 @@ def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
     lock = WriterLock(state)
     idx = open_writer_dirs(settings, lock)
     rng = np.random.default_rng(seed)
+    model = active_model()
+    assert model.model_id is not None, model.reason
+    model_id, dim = model.model_id, model.dim
     rows = 0
     try:
         assert idx.manifest is not None
         segments = []
         for seg in idx.manifest.segments:
             passages = segment_passages(state, seg)
-            codes = np.empty((len(passages), DIM), np.int8)
+            codes = np.empty((len(passages), dim), np.int8)
             scale = np.empty(len(passages), np.float32)
             for s in range(0, len(passages), 20_000):
-                v = rng.standard_normal((min(20_000, len(passages) - s), DIM)).astype(np.float32)
+                v = rng.standard_normal((min(20_000, len(passages) - s), dim)).astype(np.float32)
                 v /= np.linalg.norm(v, axis=1, keepdims=True)
                 codes[s : s + len(v)], scale[s : s + len(v)] = quantize(v)
             files = write_complete(
                 state,
                 seg.segment_id,
-                MODEL_ID,
+                model_id,
                 Rows(
                     [p.path for p in passages],
                     [p.chunk_ordinal for p in passages],

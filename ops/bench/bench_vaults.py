@@ -5,6 +5,7 @@ A set file names its vault with one of:
 - `shared:<corpus>`: ../shared/corpora/<corpus>/vault
 - `fixture:<dir>` / `repo:<dir>`: a folder of this repository
 - `inline:<name>`: the set's own `notes` ({path: text}), written into the work dir
+- `path:<folder>`: a folder a loader wrote (public_sets.py: the public benchmarks)
 - `git:<owner>/<name>@<commit>` with `"paths": [folders]`: the `.md` files under those
   folders at that commit, written into the work dir. The git objects come from a local
   mirror (`--mirrors`, default /work/.mirror/<owner>+<name>/repo, what the `fetch` tool
@@ -34,6 +35,8 @@ def vault_key(s: dict[str, Any]) -> str:
     """A file-system-safe name for a set's vault (state dirs are keyed by it)."""
     spec = s["vault"]
     kind, rel = spec.split(":", 1)
+    if kind == "path":
+        return "path-" + "+".join(Path(rel).parts[-2:])
     if kind == "git":
         repo, commit = rel.split("@", 1)
         tail = hashlib.sha256(",".join(s.get("paths", [])).encode()).hexdigest()[:6]
@@ -106,6 +109,8 @@ def vault_path(s: dict[str, Any], work: Path, mirrors: Path = MIRRORS) -> Path:
         return SHARED / "corpora" / rel / "vault"
     if kind in ("fixture", "repo"):
         return REPO / rel
+    if kind == "path":
+        return Path(rel)
     if kind == "inline":
         root = work / f"inline-{rel}-vault"
         if root.exists():

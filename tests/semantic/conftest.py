@@ -20,6 +20,9 @@ from vault_agent.semantic.progress import semantic_state
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "fixtures" / "semantic"
+# The fixture's 16 notes make 17 passages: one note is longer than a window of
+# passages.PASSAGE_TOKENS tokens, so it has a second (passages.WINDOWS).
+FIXTURE_PASSAGES = 17
 WAIT_S = 120.0  # bound of every wait on the background embedder (a condition, not a sleep)
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # prove nothing is fetched from a model hub
@@ -79,7 +82,7 @@ def wait_until(pred: Callable[[], bool], timeout_s: float = WAIT_S) -> bool:
 
 def fully_embedded(settings: Settings) -> bool:
     manifest = read_current_manifest(settings.index_dir)
-    return manifest is not None and not semantic_state(manifest).pending
+    return manifest is not None and not semantic_state(manifest, settings.index_dir).pending
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +93,7 @@ def embedded_template(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder
     settings = settings_for(vault)
     with Writer(settings, watch=False) as writer:
         assert wait_until(lambda: fully_embedded(settings))
-        assert writer._semantic.passages_embedded == 16  # each note once, by the worker's model
+        assert writer._semantic.passages_embedded == FIXTURE_PASSAGES  # each passage once, in the worker
     return vault
 
 

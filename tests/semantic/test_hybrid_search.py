@@ -33,15 +33,21 @@ def test_default_mode_is_hybrid_and_paraphrases_find_their_notes(
 ) -> None:
     settings, _ = embedded_vault
     found = []
+    refused = 0
     for query in QUERIES:
         body = _search(settings, q=query["q"], limit=3, group="note")
-        assert (body["data"]["mode"], body["warnings"]) == ("hybrid", [])
+        codes = [w["code"] for w in body["warnings"]]
+        assert body["data"]["mode"] == "hybrid" and codes in ([], ["NO_CONFIDENT_MATCH"]), codes
+        refused += codes == ["NO_CONFIDENT_MATCH"]
         top = [r["path"] for r in body["data"]["results"]]
         found.append((query["kind"], any(t in top for t in query["targets"])))
     # The fixture's paraphrase questions (zh, ja, en, cross-language) share few words with
-    # their notes; lexical alone finds about 60% of them. Measured: 17 of 20 in the top 3,
-    # the misses being cross-language questions.
-    assert sum(ok for _, ok in found) >= 16, found
+    # their notes; lexical alone finds about 60% of them. Measured with multilingual-e5-small:
+    # 15 of 20 in the top 3 (test_hybrid_fusion.MEASURED_TOP3).
+    assert sum(ok for _, ok in found) >= 15, found
+    # one refused: "how do I fall asleep more easily" shares no word with the vault and its
+    # Japanese note's cosine (0.836) is below e5's floor (semantic.confidence)
+    assert refused <= 1
 
 
 def test_lexical_mode_ignores_the_embeddings(embedded_vault: tuple[Settings, Writer]) -> None:

@@ -21,7 +21,7 @@ from vault_agent.semantic import semantic_search
 from vault_agent.semantic.progress import semantic_state
 from vault_agent.semantic.store import MODEL_KEY, TABLE, VECTORS
 
-from .conftest import fully_embedded, reader_for, settings_for, wait_until
+from .conftest import FIXTURE_PASSAGES, fully_embedded, reader_for, settings_for, wait_until
 
 QUERIES = ["filing taxes", "baking bread at home", "税金の申告", "如何烤面包"]
 
@@ -111,7 +111,7 @@ def test_vectors_of_another_model_are_recomputed(embedded_template: Path, tmp_pa
         reader.close()
     with Writer(settings, watch=False) as writer:
         assert wait_until(lambda: fully_embedded(settings) and _current_model_everywhere(settings))
-        assert writer._semantic.passages_embedded == 16
+        assert writer._semantic.passages_embedded == FIXTURE_PASSAGES
 
 
 def _current_model_everywhere(settings: Settings) -> bool:

@@ -14,9 +14,9 @@ from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
-from vault_agent.semantic import fuse, semantic_search, semantic_state, semantic_warnings
-from vault_agent.semantic.encoder import Encoder
-from vault_agent.semantic.passages import passages_from_chunks
+from vault_agent.semantic import rrf, semantic_search, semantic_state, semantic_warnings
+from vault_agent.semantic.encoder import Encoder, active_model
+from vault_agent.semantic.passages import PASSAGE_TOKENS, WINDOWS, passages_from_chunks
 from vault_agent.semantic.store import TABLE
 
 from .conftest import FIXTURE, copy_vault, fully_embedded, reader_for, settings_for, wait_until
@@ -45,7 +45,8 @@ def test_embeddings_are_stored_in_the_snapshot_as_parquet(embedded_vault: tuple[
     # one note passage per note (plus section passages when passages.MAX_SECTIONS > 0)
     assert len(set(table["path"].to_pylist())) == manifest.note_count == 16
     assert table.num_rows >= 16
-    assert table.schema.field("vector").type.list_size == 512
+    assert table.schema.field("vector").type.list_size == active_model().dim == 384  # e5 on this platform
+    assert table.schema.metadata[b"vault_agent.model"].decode() == active_model().model_id
     # any Parquet reader gets unit vectors back: int8 codes times the row's scale
     codes = np.array(table["vector"].to_pylist(), dtype=np.float32)
     norms = np.linalg.norm(codes * np.array(table["scale"].to_pylist())[:, None], axis=1)
@@ -121,46 +122,37 @@ def test_off_until_a_process_computes_them(tmp_path: Path, encoder: Encoder) -> 
         reader.close()
 
 
-def test_fuse_lifts_a_note_found_by_both_lists() -> None:
+def test_rrf_lifts_a_note_found_by_both_lists() -> None:
     lexical = [("a.md", 1, 9.0), ("b.md", 2, 5.0), ("c.md", 0, 1.0)]
     semantic = [("c.md", 0, 0.9), ("d.md", 0, 0.85), ("b.md", 0, 0.8)]
-    fused = fuse(lexical, semantic, 4)
-    # a: 1/61 + LEXICAL_TOP_BONUS (the lexical first hit keeps its place) > c: 1/63 + 1/61
-    # > b: 1/62 + 1/63 > d: 1/62
-    assert [(p, o) for p, o, _ in fused] == [("a.md", 1), ("c.md", 0), ("b.md", 2), ("d.md", 0)]
-    assert fuse(lexical, None, 2) == lexical[:2]
-    assert fuse(lexical, semantic, 0) == []
-
-
-def test_fuse_ignores_semantic_hits_far_below_the_best() -> None:
-    lexical = [("a.md", 1, 9.0), ("b.md", 2, 5.0)]
-    semantic = [("d.md", 0, 0.6), ("b.md", 0, 0.2)]  # b is 0.4 below the best cosine
-    # equal weights: a: 1/61 + bonus > d: 1/61 > b: 1/62 — b gets no semantic contribution
-    assert [p for p, _, _ in fuse(lexical, semantic, 3, semantic_weight=1.0)] == ["a.md", "d.md", "b.md"]
-    # without the margin b gains 1/62: it passes d, not the lexical first hit
-    equal_no_margin = fuse(lexical, semantic, 3, semantic_weight=1.0, semantic_margin=None)
-    assert [p for p, _, _ in equal_no_margin] == ["a.md", "b.md", "d.md"]
-
-
-def test_passages_are_a_note_passage_then_distinct_sections() -> None:
-    paths = ["a.md"] * 4 + ["b.md"]
-    heads = [None, ["Intro"], ["Intro", "Details"], ["Intro"], ["B"]]
-    texts = ["opening words", "intro text", "the details", "intro text", "only section"]
-    ps = passages_from_chunks(
-        paths, [0, 1, 2, 3, 0], heads, texts, {"a.md": "Alpha", "b.md": "Beta"}, max_sections=2
-    )
-    assert [(p.path, p.chunk_ordinal) for p in ps] == [
-        ("a.md", 0),
-        ("a.md", 0),
-        ("a.md", 1),
-        ("b.md", 0),
-        ("b.md", 0),
+    fused = [h.hit for h in rrf(lexical, semantic, 4)]
+    # c: 1/63 + 1/61 > b: 1/62 + 1/63 > a: 1/61 > d: 1/62
+    assert [(p, o) for p, o, _ in fused] == [("c.md", 0), ("b.md", 2), ("a.md", 1), ("d.md", 0)]
+    assert [h.hit for h in rrf(lexical, None, 2)] == [
+        (p, o, round(1 / (61 + i), 6)) for i, (p, o, _) in enumerate(lexical[:2])
     ]
-    assert ps[0].text == "Alpha\nIntro · Details\nopening words intro text the details intro text"
-    assert [p.text for p in ps[1:3]] == ["Alpha\nopening words", "Alpha › Intro\nintro text"]
-    assert ps[4].text == "Beta › B\nonly section"
+    assert rrf(lexical, semantic, 0) == []
+
+
+def test_passages_are_a_notes_windows_cut_in_the_models_tokens(encoder: Encoder) -> None:
+    paths = ["a.md"] * 4 + ["b.md", "c.md"]
+    heads = [None, ["Intro"], ["Intro", "Details"], ["Intro"], ["B"], None]
+    english = "The garden needs water at dawn and shade at noon. " * 60
+    chinese = "花园在清晨需要浇水，中午需要遮阴。" * 60
+    texts = ["opening words", "intro text", "the details", english, chinese, "   "]
+    titles: dict[str, str | None] = {"a.md": "Alpha", "b.md": "Beta"}
+    ps = passages_from_chunks(paths, [0, 1, 2, 3, 0, 0], heads, texts, titles)
+    # WINDOWS windows a note (c.md has no text); each points at the chunk it starts in
+    assert WINDOWS == 2
+    assert [(p.path, p.chunk_ordinal) for p in ps] == [("a.md", 0), ("a.md", 3), ("b.md", 0), ("b.md", 0)]
+    assert ps[0].text.startswith("Alpha\nIntro · Details\nopening words intro text the details The garden")
+    assert ps[1].text.startswith("Alpha\n") and "garden" in ps[1].text  # later windows: headed by the title
+    assert ps[2].text.startswith("Beta\nB\n花园") and ps[3].text.startswith("Beta\n")
+    for p in (ps[0], ps[2]):  # cut in the model's tokens, not characters: Chinese fits fewer
+        assert PASSAGE_TOKENS - 8 <= encoder.count_tokens(p.text) <= PASSAGE_TOKENS
+    assert len(ps[0].text) > 2 * len(ps[2].text)
     assert len({p.text_sha for p in ps}) == len(ps)
-    # one passage per note when sections are off
-    assert [
-        p.path for p in passages_from_chunks(paths, [0, 1, 2, 3, 0], heads, texts, {}, max_sections=0)
-    ] == ["a.md", "b.md"]
+    # the same chunks give the same passages (their sha keys the vectors); a short note has one
+    assert passages_from_chunks(paths, [0, 1, 2, 3, 0, 0], heads, texts, titles) == ps
+    short = passages_from_chunks(["s.md"], [0], [None], ["a few words"], {"s.md": "Short"})
+    assert [p.text for p in short] == ["Short\na few words"]

@@ -204,12 +204,15 @@ def _build(
         settings = settings_from(vault, index_dir, config)
         if embed:
             from vault_agent.errors import InvalidParameter
+            from vault_agent.semantic.encoder import active_model
             from vault_agent.semantic.settings import semantic_enabled
 
             if not semantic_enabled():
                 raise InvalidParameter(
                     "--embed computes embeddings for semantic search, which VAULT_AGENT_SEMANTIC turns off"
                 )
+            if active_model().kind is None:
+                raise InvalidParameter(f"--embed has nothing to compute: {active_model().reason}")
         bar = _Bar("reindex" if full else "index")
         embed_bar = _EmbedProgress() if embed else None
         start = time.monotonic()

@@ -30,15 +30,15 @@ from vault_agent.query.search_modes import (
     MODES,
     Hit,
     embeddings_available,
-    fuse,
+    hybrid_ranking,
     lead_agreed,
-    lexical_evidence,
+    script_held,
 )
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.structured.candidates import candidate_paths
 from vault_agent.query.structured.filters import Filters
 from vault_agent.search_fields import FIELD_BOOSTS, analyze_terms, decode_detail
-from vault_agent.semantic.encoder import CONFIDENT_COSINE
+from vault_agent.semantic.confidence import confident_hits, floor
 from vault_agent.semantic.fusion import FusedHit
 from vault_agent.semantic.progress import semantic_warnings
 from vault_agent.semantic.query import semantic_search
@@ -203,11 +203,7 @@ def any_term_held(reader: SnapshotReader, view: SnapshotView, terms: list[str]) 
 
 
 def no_confident_match(best: float | None) -> WarningItem:
-    near = (
-        "nothing"
-        if best is None
-        else f"the nearest note's similarity is {best:.2f}, below {CONFIDENT_COSINE:.2f}"
-    )
+    near = "nothing" if best is None else f"the nearest note's similarity is {best:.3f}, below {floor():.3f}"
     return WarningItem(
         code="NO_CONFIDENT_MATCH",
         message=f"no note holds the query's words and none is close in meaning ({near}); "
@@ -234,9 +230,11 @@ def ranked_hits(
     receives how each hit was ranked (fusion.FusedHit, in hit order). `allowed`: the notes
     the search filters leave (None: all), narrowed in each ranker before ranking.
 
-    A semantic or hybrid query that no note holds a word of and whose nearest note is
-    below the model's CONFIDENT_COSINE answers no hits with NO_CONFIDENT_MATCH (made-up
-    words must not get ten confident-looking results)."""
+    A semantic or hybrid query that no note holds a word of answers only the neighbours at
+    the model's floor or above (semantic.confidence; all of them when the vault holds no
+    word in the query's script: a question in another language), and no hits with
+    NO_CONFIDENT_MATCH when there are none (made-up words must not get ten
+    confident-looking results)."""
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
     if wanted == "lexical":  # every answer says how far embeddings are (SEMANTIC_PENDING / _OFF)
         warnings = semantic_warnings(reader, view, lexical_answer=mode is None)
@@ -257,7 +255,7 @@ def ranked_hits(
             )
         ]
         return lexical_hits(reader, view, terms, limit, group, details, allowed), "lexical", warnings
-    semantic, vectors = found.hits, found.vectors
+    semantic = found.hits
     stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
     lexical: list[Hit] = []
     if wanted == "semantic":  # only whether any note holds a query word: dictionary look-ups
@@ -267,11 +265,14 @@ def ranked_hits(
         # With a filter, a query word held only by notes it leaves out is still a real word:
         # the confidence gate is for queries no note of the vault holds a word of.
         held = bool(lexical) or (allowed is not None and bool(terms) and any_term_held(reader, view, terms))
-    if not held:  # no note holds a word of the query: only confident neighbours answer
-        confident = [i for i, h in enumerate(semantic) if h[2] >= CONFIDENT_COSINE]
+    if not held:  # no note holds a word of the query: only close neighbours answer
+        same_script = script_held(
+            open_engine(Path(reader.settings.index_dir), view.manifest.search_index), query
+        )
+        confident = confident_hits([h[2] for h in semantic], same_script=same_script)
         if not confident:
             return [], wanted, [*warnings, no_confident_match(semantic[0][2] if semantic else None)]
-        semantic, vectors = [semantic[i] for i in confident], vectors[confident]
+        semantic = semantic[:confident]
     if wanted == "semantic":
         if explained is not None:
             explained.extend(
@@ -280,8 +281,7 @@ def ranked_hits(
             )
         return semantic[:limit], "semantic", warnings
     engine = open_engine(Path(reader.settings.index_dir), view.manifest.search_index) if lexical else None
-    ev = lexical_evidence(engine, query, terms, lexical, stored)
-    ranked = fuse(lexical, semantic, limit, ev, vectors)
+    ranked = hybrid_ranking(engine, query, terms, lexical, stored, semantic, limit, allowed)
     fused = [h.hit for h in ranked]
     if explained is not None:
         explained.extend(ranked)

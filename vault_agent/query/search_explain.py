@@ -1,9 +1,9 @@
 """`search --explain`: how each hit was ranked, for the owner's web page and for debugging.
 
 Per hit: its lexical rank and BM25 score, its semantic rank and cosine, what fusion added
-for each (reciprocal-rank shares, the named note's bonus), whether the lexical first hit
-was locked (and why: title, alias, rare, quote) or the hit moved down as a near-duplicate
-of a better-ranked note, and which fields hold a query term. Off by default (it costs a
+for each (the reciprocal-rank shares), whether fusion pinned it (`pinned`: `title`, kept
+first as the note the query names; `rare` / `quote`, kept in the top 3 as the one note
+holding that word or phrase), and which fields hold a query term. Off by default (it costs a
 few small engine look-ups per hit); bounded: fixed fields per hit, at most `limit` hits.
 """
 
@@ -26,11 +26,9 @@ __all__ = ["FusionExplain", "HitExplain", "explain_hits"]
 
 
 class FusionExplain(Camel):
-    lexical: float  # the lexical list's reciprocal-rank share
-    semantic: float  # the semantic list's share (0 below the cosine margin)
-    bonus: float  # the named lexical first hit's bonus
-    locked: str | None  # title | alias | quote | rare | exact: this lexical hit was kept first
-    duplicate_of: str | None  # moved down: a near-copy of this better-ranked note
+    lexical: float  # the lexical list's reciprocal-rank share, 1 / (60 + rank)
+    semantic: float  # the semantic list's share
+    pinned: str | None  # title: kept first (the query names it); rare | quote: kept in the top 3
 
 
 class HitExplain(Camel):
@@ -95,9 +93,7 @@ def explain_hits(
                 fusion=FusionExplain(
                     lexical=round(h.lexical_part, 6),
                     semantic=round(h.semantic_part, 6),
-                    bonus=round(h.bonus, 6),
-                    locked=h.lock,
-                    duplicate_of=h.duplicate_of,
+                    pinned=h.pinned,
                 ),
                 matched_fields=fields,
             )

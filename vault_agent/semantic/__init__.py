@@ -2,14 +2,14 @@
 
 Public entry points (see each module):
 - `semantic_search(reader, view, query, k)`: cosine top-k of one pinned snapshot (query.py)
-- `fuse(lexical, semantic, k)`: reciprocal rank fusion (fusion.py)
+- `rrf(lexical, semantic, k, pins)`: reciprocal rank fusion with pins (fusion.py)
 - `semantic_warnings(reader, view)`, `semantic_state(manifest, index_dir)`: lag, who
   computes the rest, and model health (progress.py)
 - `SemanticIndexer`: the writer's background embedder (embedder.py)
 """
 
-from vault_agent.semantic.fusion import fuse
+from vault_agent.semantic.fusion import rrf
 from vault_agent.semantic.progress import semantic_state, semantic_warnings
 from vault_agent.semantic.query import semantic_search
 
-__all__ = ["fuse", "semantic_search", "semantic_state", "semantic_warnings"]
+__all__ = ["rrf", "semantic_search", "semantic_state", "semantic_warnings"]

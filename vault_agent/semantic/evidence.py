@@ -1,14 +1,11 @@
-"""What the lexical evidence says about a query: does it name the lexical first note, or
-pin it by an exact rare term or a quoted phrase? The switches of hybrid fusion.
+"""What a query's own words say about the notes: does it name the lexical first note, does
+it quote a phrase, hold a CJK word, or type a keyword exactly? The evidence behind
+fusion's pins (query.search_modes) and vault_find's agreed lead.
 
-A query that names a note (its title, file name or an alias) is answered best by the
-engine's fielded match; so is a query holding a word that only a handful of chunks hold
-(an error code, a product name, a person: the note that has it is what was asked for),
-and a quoted phrase that the lexical first note holds verbatim. Then the lexical first
-note is *locked*: fusion never moves it off first place (fusion.fuse).
-A query that describes a note in other words shares few tokens with any note's name, and
-there the lexical first hit is often a note that merely shares common words; the model's
-ranking deserves the larger say (fusion.fuse, `names_top` false).
+A query that names a note (its title, file name or top heading) is answered best by the
+engine's fielded match: that note goes first. A keyword query typed in a form the
+stemmer widens ("tagged" also matches "tags") is answered by the hit holding the form as
+typed.
 
 `name_overlap` is the share of the note name's tokens found in the query, or of the
 query's tokens found in the name, whichever is larger (tokens as the engine makes them:
@@ -20,23 +17,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from vault_agent.search_fields import analyze_terms
 from vault_agent.text import tokenize
 
 # Measured on ops/bench/paraphrase-dev.json, confirmed on paraphrase-holdout.json
-# (bench_granularity.py; docs/retrieval.md): "both at least half" and "name ≥ 2/3, query
+# (issue 11's bench_granularity.py; docs/benchmarks.md): "both at least half" and "name ≥ 2/3, query
 # ≥ 1/3" tie; a single share (either one ≥ 1/2) loses title-as-query or paraphrase r@1.
 NAME_SHARE = 0.5
 QUERY_SHARE = 0.5
-# A query token (or CJK run) held by at most this many notes is an exact rare term: the
-# lexical first note holding it is locked. Chosen on the dev sets
-# (ops/bench/bench_candidates.py, docs/retrieval.md).
+# A word typed exactly that at most this many lexical hits hold picks the first of them
+# (exact_lead; chosen on the dev sets of issue 22, kept by issue 29's measurement).
 RARE_MAX_NOTES = 3
 # A query of fewer words is a keyword or a name, not a description (a CJK run counts one
-# word per three characters): fusion keeps equal weights. Chosen on the dev sets.
+# word per three characters): only then does a word typed exactly lead.
 DESCRIBED_MIN_WORDS = 4
 CJK_CHARS = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
 CJK_RUN_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{3,}")
@@ -50,7 +45,6 @@ __all__ = [
     "RARE_MAX_NOTES",
     "cjk_runs",
     "exact_lead",
-    "lock_reason",
     "name_overlap",
     "names_note",
     "quoted_phrases",
@@ -113,51 +107,6 @@ def cjk_runs(query: str) -> list[str]:
     """The query's runs of at least three CJK characters: a word the engine splits into
     bigrams ("メタデータ" → メタ, タデ, デー, ータ), so its rarity is the run's, not a bigram's."""
     return CJK_RUN_RE.findall(query)
-
-
-def lock_reason(
-    query: str,
-    terms: list[str],
-    analyzed: list[str],
-    title: str | None,
-    path: str,
-    text: str,
-    note_freq: Callable[[str], int],
-    alias_holds: Callable[[list[str]], bool] | None = None,
-    heading: str | None = None,
-    run_freq: Callable[[str], int] | None = None,
-) -> str | None:
-    """Why the lexical first note (`title`, `path`, its best chunk's `text`) keeps first
-    place, or None: "title" (the query names it), "alias" (every query term is in its
-    aliases), "quote" (it holds a quoted phrase verbatim), "rare" (a keyword query, fewer
-    than DESCRIBED_MIN_WORDS words, one of which it holds and at most RARE_MAX_NOTES notes
-    hold). `analyzed`: the query's terms as the engine analyzed
-    them; `note_freq(term)`: notes holding an analyzed term; `alias_holds(terms)`: whether
-    the note's aliases hold all of them (None: not checked); `heading`: the hit chunk's top
-    heading (a name too, see name_overlap); `run_freq(run)`: notes holding a CJK run (a
-    rare run held by the note locks it like a rare word; None: not checked)."""
-    if names_note(terms, title, path, heading):
-        return "title"
-    if alias_holds is not None and analyzed and alias_holds(analyzed):
-        return "alias"
-    haystack = " ".join(f"{title or ''} {text}".split()).casefold()
-    if any(phrase in haystack for phrase in quoted_phrases(query)):
-        return "quote"
-    if word_count(query) >= DESCRIBED_MIN_WORDS:
-        # A question holding a rare word is still a question: in a small vault most words
-        # are rare, and the note that shares one incidental word is rarely what was asked.
-        return None
-    if run_freq is not None:
-        folded = unicodedata.normalize("NFKC", haystack)
-        for run in cjk_runs(unicodedata.normalize("NFKC", query)):
-            if run in folded and run_freq(run) <= RARE_MAX_NOTES:
-                return "rare"
-    rare = [t for t in analyzed if note_freq(t) <= RARE_MAX_NOTES]
-    if rare:
-        held = set(analyze_terms(tokenize(f"{title or ''}\n{PurePosixPath(path).stem}\n{text}")))
-        if any(t in held for t in rare):
-            return "rare"
-    return None
 
 
 def exact_forms(query: str) -> list[str]:

@@ -1,15 +1,17 @@
-"""What gets embedded: per note, one note passage plus up to MAX_SECTIONS section passages.
+"""What gets embedded: per note, its opening in the model's own tokens.
 
-- The note passage: title, distinct heading texts, then the body, cut at NOTE_CHARS: what
-  the note is about as a whole (it answers questions about the note's topic).
-- Section passages: one per chunk (heading-bounded section) in document order, each
-  prefixed with "title › heading path" and cut at SECTION_CHARS: a question about a detail
-  deep in a long note matches the section that says it, not a long average of the note.
-A note's semantic score is its best passage (max-sim), and a hit points at that passage's
-chunk. Why this granularity, measured on ops/bench/paraphrase-dev.json with
-ops/bench/bench_granularity.py: see docs/retrieval.md. The caps bound the cost: embedding
-time grows with the characters embedded (the model is a convolution over tokens), and
-memory with the number of vectors (vectors.py: 516 bytes each plus the sketch).
+A note's passage is its title, its distinct heading texts (document order, at most
+HEADINGS_CHARS characters), then its body, whitespace folded, cut at PASSAGE_TOKENS tokens of the
+model that embeds it (the encoder's `truncate`: prefix and special tokens included). The
+cut is in tokens, not characters: the same thousand characters are ~250 tokens of English
+and 600-900 of Chinese or Japanese, so a character cap either starves Latin notes or makes
+CJK notes cost three times as much (and past 512 tokens the model reads windows). A
+semantic hit points at the note's first chunk.
+
+Why one passage of this length (and not several windows a note, max over windows, nor
+another length): measured on the dev sets, quality per CPU-second (bench_retrieval.py
+--lab dev --shape ...; docs/retrieval.md "What a note's vectors are"). The cap bounds the
+cost: the encoder's time grows with the tokens it reads.
 
 A passage is keyed by the sha256 of its text: an unchanged passage is never embedded
 again, across commits, moves between segments and compaction.
@@ -18,24 +20,32 @@ again, across commits, moves between segments and compaction.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-NOTE_CHARS = 1_200
+from vault_agent.semantic.encoder import load_encoder
+
+PASSAGE_TOKENS = 128
+WINDOWS = 2
 HEADINGS_CHARS = 300
-SECTION_CHARS = 400
-MAX_SECTIONS = 0
-PASSAGE_CHARS = NOTE_CHARS  # kept for callers of the one-passage era
+# Characters read before the token cut (a bound on the tokenizer's work for a long note:
+# no script averages more than 12 characters a token).
+CHARS_PER_TOKEN_MAX = 12
+MAX_SECTIONS = WINDOWS - 1  # passages a note has besides its opening (semantic.query reads it)
+READ_CHARS = WINDOWS * PASSAGE_TOKENS * CHARS_PER_TOKEN_MAX  # a note's text its passages can read
+
+Cut = Callable[[str, int], str]  # (text, max tokens) → its longest start within them
 
 __all__ = [
+    "HEADINGS_CHARS",
     "MAX_SECTIONS",
-    "NOTE_CHARS",
-    "PASSAGE_CHARS",
-    "SECTION_CHARS",
+    "PASSAGE_TOKENS",
+    "READ_CHARS",
+    "Cut",
+    "WINDOWS",
     "Passage",
-    "build_passage",
+    "note_windows",
     "passages_from_chunks",
-    "section_passage",
     "text_sha",
 ]
 
@@ -52,30 +62,61 @@ def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def build_passage(
-    title: str | None, heading_paths: Iterable[Sequence[str] | None], bodies: Iterable[str]
-) -> str:
-    """The note passage: title, distinct heading texts (document order), then body text;
-    whitespace folded; cut at NOTE_CHARS."""
+def _model_cut() -> Cut:
+    """The loaded model's token cut; without a model, a cut at four characters a token
+    (nothing is embedded then, but the passages stay defined)."""
+    encoder = load_encoder()
+    if encoder is not None:
+        return encoder.truncate
+    return lambda text, tokens: text[: 4 * tokens]
+
+
+def _note_text(
+    title: str | None, heading_paths: Sequence[Sequence[str] | None], bodies: Sequence[str]
+) -> tuple[str, list[int]]:
+    """The note's text as its passages read it (title, distinct heading texts at most
+    HEADINGS_CHARS, then the body, whitespace folded) and where each body starts in it."""
     heads: dict[str, None] = {}
     for hp in heading_paths:
         if hp:
             heads[hp[-1]] = None
     head_text = " · ".join(h for h in heads if h and h != title)[:HEADINGS_CHARS]
-    body = " ".join(" ".join(b.split()) for b in bodies if b)
-    parts = [p for p in (title or "", head_text, body) if p]
-    return "\n".join(parts)[:NOTE_CHARS]
+    lead = "\n".join(p for p in (title or "", head_text) if p)
+    starts: list[int] = []
+    at = len(lead) + 1 if lead else 0
+    folded = []
+    for b in bodies:
+        starts.append(at)
+        if b:
+            folded.append(" ".join(b.split()))
+            at += len(folded[-1]) + 1
+    body = " ".join(folded)
+    return "\n".join(p for p in (lead, body) if p), starts
 
 
-def section_passage(title: str | None, heading_path: Sequence[str] | None, text: str) -> str:
-    """'title › heading › subheading', then the section's text; cut at SECTION_CHARS
-    ('' when the section has no text of its own)."""
-    body = " ".join(text.split())
-    if not body:
-        return ""
-    heads = [h for h in (heading_path or []) if h and h != title]
-    prefix = " › ".join([t for t in (title or "",) if t] + heads)
-    return (f"{prefix}\n{body}" if prefix else body)[:SECTION_CHARS]
+def note_windows(
+    title: str | None,
+    heading_paths: Sequence[Sequence[str] | None],
+    bodies: Sequence[str],
+    cut: Cut,
+    tokens: int = PASSAGE_TOKENS,
+    windows: int = WINDOWS,
+) -> list[tuple[int, str]]:
+    """(body index where it starts, text) of a note's windows: its text cut at `tokens`
+    tokens, then the text after it likewise, each after the first headed by the title, at
+    most `windows` of them; none for a note without text."""
+    text, starts = _note_text(title, heading_paths, bodies)
+    rest = text[: windows * tokens * CHARS_PER_TOKEN_MAX]
+    at = 0
+    out: list[tuple[int, str]] = []
+    while len(out) < windows and rest.strip():
+        window = cut(rest, tokens)
+        if not window.strip():
+            break
+        where = max((k for k, s in enumerate(starts) if s <= at), default=0)
+        out.append((where, window if not out else f"{title or ''}\n{window}".strip()))
+        rest, at = rest[len(window) :], at + len(window)
+    return out
 
 
 def passages_from_chunks(
@@ -84,9 +125,12 @@ def passages_from_chunks(
     heading_paths: Sequence[Sequence[str] | None],
     texts: Sequence[str | None],
     titles: dict[str, str | None],
-    max_sections: int = MAX_SECTIONS,
+    cut: Cut | None = None,
 ) -> list[Passage]:
-    """Passages of every note from chunk columns sorted by (path, ordinal)."""
+    """The passages of every note from chunk columns sorted by (path, ordinal), each
+    pointing at the chunk its window starts in; `cut`: the model's token cut (None: the
+    loaded encoder's)."""
+    cut = cut or _model_cut()
     out: list[Passage] = []
     i, n = 0, len(paths)
     while i < n:
@@ -94,28 +138,14 @@ def passages_from_chunks(
         j = i
         while j < n and paths[j] == path:
             j += 1
-        title = titles.get(path)
         bodies: list[str] = []
         body_len = 0
         for t in texts[i:j]:
-            if body_len >= NOTE_CHARS:  # later chunks cannot reach the note passage
+            if body_len >= READ_CHARS:  # later chunks cannot reach the last window
                 break
             bodies.append(t or "")
             body_len += len(t or "")
-        note_text = build_passage(title, heading_paths[i:j], bodies)
-        seen: set[str] = set()
-        if note_text.strip():
-            out.append(Passage(path, int(ordinals[i]), note_text, text_sha(note_text)))
-            seen.add(note_text)
-        sections = 0
-        for k in range(i, j):
-            if sections >= max_sections:
-                break
-            text = section_passage(title, heading_paths[k], texts[k] or "")
-            if not text or text in seen or note_text.startswith(text):
-                continue  # nothing the note passage does not already say
-            seen.add(text)
-            out.append(Passage(path, int(ordinals[k]), text, text_sha(text)))
-            sections += 1
+        for where, text in note_windows(titles.get(path), heading_paths[i:j], bodies, cut):
+            out.append(Passage(path, int(ordinals[i + where]), text, text_sha(text)))
         i = j
     return out

@@ -10,7 +10,8 @@
 - `semantic_warnings(reader, view)`: on every search answer while a live note lacks a
   vector: `SEMANTIC_PENDING` (with the share, and an ETA when known) when a live embedder
   works on it, `SEMANTIC_OFF` naming the commands that would compute them when none does;
-  `SEMANTIC_UNAVAILABLE` when the model cannot be loaded. Nothing when semantic search is
+  `SEMANTIC_UNAVAILABLE` when the model cannot be loaded; `SEMANTIC_OFF` naming why when
+  this platform has no model (encoder.active_model). Nothing when semantic search is
   turned off (`VAULT_AGENT_SEMANTIC=off`).
 """
 
@@ -28,7 +29,7 @@ from pydantic import BaseModel
 
 from vault_agent.contracts import HEARTBEAT_STALE_S, SEGMENTS_DIR, Manifest, WarningItem
 from vault_agent.freshness import pid_alive
-from vault_agent.semantic.encoder import MODEL_ID, load_encoder, load_error
+from vault_agent.semantic.encoder import active_model, load_encoder, load_error
 from vault_agent.semantic.ports import PinnedManifest, SettingsSource
 from vault_agent.semantic.settings import semantic_enabled
 from vault_agent.semantic.store import TABLE, file_model
@@ -104,6 +105,7 @@ class SemanticState:
     embedded_notes: int
     live_notes: int
     embedder: EmbedderState | None = None  # a live embedder's state (None: nobody computes them)
+    no_model: str | None = None  # why this installation has no embedding model (None: it has one)
 
     @property
     def share(self) -> float:
@@ -111,7 +113,9 @@ class SemanticState:
 
     @property
     def pending(self) -> bool:
-        return self.enabled and self.model_ok and self.embedded_notes < self.live_notes
+        return (
+            self.enabled and self.model_ok and self.no_model is None and self.embedded_notes < self.live_notes
+        )
 
     @property
     def computing(self) -> bool:
@@ -127,8 +131,9 @@ class SemanticState:
 
     @property
     def label(self) -> str:
-        """ready | pending | off | unavailable (the model failed to load)."""
-        if not self.enabled:
+        """ready | pending | off (turned off, or no model here) | unavailable (the model
+        failed to load)."""
+        if not self.enabled or self.no_model is not None:
             return "off"
         if not self.model_ok:
             return "unavailable"
@@ -153,15 +158,17 @@ def semantic_state(
     never used to decide whether anything is pending).
     """
     enabled = semantic_enabled()
+    choice = active_model()
+    model = choice.model_id
+    if choice.kind is None:
+        return SemanticState(enabled, False, 0, _live_notes(manifest), None, choice.reason)
     model_ok = enabled and (load_encoder() is not None if load_model else load_error() is None)
     seg_dir = Path(index_dir) / SEGMENTS_DIR if index_dir is not None else None
     live = embedded = 0
     for seg in manifest.segments:
         n = max(seg.note_count - len(seg.deleted), 0)
         live += n
-        complete = TABLE in seg.files and (
-            seg_dir is None or file_model(seg_dir / seg.files[TABLE]) == MODEL_ID
-        )
+        complete = TABLE in seg.files and (seg_dir is None or file_model(seg_dir / seg.files[TABLE]) == model)
         embedded += n if complete else min(seg.embedded_notes, n)
     embedder = None
     if enabled and index_dir is not None:
@@ -170,6 +177,10 @@ def semantic_state(
         if embedder is not None and embedder.phase == "failed" and embedded < live:
             model_ok = False  # the embedder cannot load the model: nothing more will come
     return SemanticState(enabled, model_ok, embedded, live, embedder)
+
+
+def _live_notes(manifest: Manifest) -> int:
+    return sum(max(seg.note_count - len(seg.deleted), 0) for seg in manifest.segments)
 
 
 def format_eta(seconds: float) -> str:
@@ -197,11 +208,20 @@ def semantic_warnings(
     if not state.enabled:
         return []
     tail = "; this answer is lexical" if lexical_answer else ""
+    if state.no_model is not None:
+        return [
+            WarningItem(
+                code="SEMANTIC_OFF", message=f"semantic search is off: {state.no_model}; results are lexical"
+            )
+        ]
     if not state.model_ok:
+        why = load_error()
         return [
             WarningItem(
                 code="SEMANTIC_UNAVAILABLE",
-                message="the embedding model could not be loaded; results are lexical only",
+                message="the embedding model could not be loaded"
+                + (f" ({why})" if why and " " in why else "")  # a sentence, not an exception type
+                + "; results are lexical only",
             )
         ]
     if not state.pending:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vault_agent.semantic.encoder import MODEL_ID, load_encoder, load_error
+from vault_agent.semantic.encoder import active_model, load_encoder, load_error
 from vault_agent.semantic.passages import MAX_SECTIONS
 from vault_agent.semantic.ports import PinnedManifest, SettingsSource
 from vault_agent.semantic.settings import semantic_enabled
@@ -59,12 +59,13 @@ def semantic_search(
     load, or the snapshot has no embeddings yet (the caller stays lexical). Ties go to
     path, then chunk ordinal.
     """
-    if not semantic_enabled() or k <= 0 or load_error() is not None:
+    model = active_model().model_id
+    if not semantic_enabled() or k <= 0 or load_error() is not None or model is None:
         return None
     # The vectors before the model: a file without its mapped twin (older versions) is
     # decoded and its sketch computed (an SVD, a ~100 MB transient at 100k notes), which
     # then does not stack on the model's ~90 MB (issue 11).
-    vectors = snapshot_vectors(reader, view.manifest, MODEL_ID)
+    vectors = snapshot_vectors(reader, view.manifest, model)
     encoder = load_encoder()
     if encoder is None:  # the model failed to load: nothing will use the vectors
         forget_reader(reader)

@@ -4,20 +4,20 @@ A segment's vectors live in files listed in its `SegmentRef.files`, beside its o
 tables, so GC, tombstones and the "newest segment wins" rule apply to them exactly as to
 `chunks`: a segment is immutable, so its embeddings are too.
 
-- `embeddings_v2` → `seg-<id>.embeddings_v2.parquet`: every live note of the segment
+- `embeddings_v2` → `seg-<id>.embeddings_v2_m<tag>.parquet` (tag: the model's, embedding_file_name): every live note of the segment
   (the segment is *complete*). Columns: path, chunk_ordinal (the chunk the passage starts
   at: where a hit points), text_sha (sha256 of the passage), vector
   (fixed_size_list<int8>[dim]) and scale (float32): the L2-normalized vector is
   `vector * scale`, so any Parquet reader can compute cosine as a dot product. The schema
   metadata names the model and the FORMAT; vectors of another model or format are never
   mixed in: they count as missing and are recomputed.
-- `embeddings_v2_vec` → `seg-<id>.embeddings_v2_vec.arrow`: the same rows as an
+- `embeddings_v2_vec` → `seg-<id>.embeddings_v2_vec_m<tag>.arrow`: the same rows as an
   uncompressed Arrow IPC file plus what loading would otherwise recompute (the search
   sketch, vectors.py: one row each, and the block's mean and basis in the metadata).
   Readers map it from disk (no decoding, no SVD): a fresh process answers its first
   semantic query without loading vectors first. Derived data: a segment without it (written
   by an older version) is read from the Parquet file, and the writer adds it.
-- `embeddings_v2_p<k>` → `seg-<id>.embeddings_v2_p<k>.arrow`: *partial* files, while a
+- `embeddings_v2_p<k>` → `seg-<id>.embeddings_v2_p<k>_m<tag>.arrow`: *partial* files, while a
   segment is being embedded: each holds the notes of one published batch (same layout as
   the `_vec` file). `SegmentRef.embedded_notes` counts the notes they cover. When the
   segment completes, its complete files replace the parts in the next snapshot.
@@ -29,6 +29,7 @@ key from the manifest (`LEGACY_TABLES`), GC then removes the old files.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Mapping
@@ -60,7 +61,7 @@ __all__ = [
     "TABLE",
     "VECTORS",
     "MappedVectors",
-    "arrow_file_name",
+    "embedding_file_name",
     "covered_paths",
     "embedding_keys",
     "embedding_schema",
@@ -104,8 +105,12 @@ def embedding_keys(files: Mapping[str, str], *, complete_ok: bool = True) -> lis
     return part_keys(files)
 
 
-def arrow_file_name(segment_id: int, key: str) -> str:
-    return f"seg-{segment_id}.{key}.arrow"
+def embedding_file_name(segment_id: int, key: str, model: str, suffix: str) -> str:
+    """`seg-<id>.<key>_m<tag>.<suffix>`: the model's tag (8 hex digits of its id's sha1) in
+    the name, so a model change writes new files beside the old ones (a snapshot's files
+    never change under it) instead of replacing them."""
+    tag = hashlib.sha1(model.encode("utf-8")).hexdigest()[:8]
+    return f"seg-{segment_id}.{key}_m{tag}.{suffix}"
 
 
 def embedding_schema(dim: int, model: str) -> pa.Schema:

@@ -16,9 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from vault_agent.contracts import SEGMENTS_DIR, TMP_DIR, fsync_dir, segment_file_name
+from vault_agent.contracts import SEGMENTS_DIR, TMP_DIR, fsync_dir
 from vault_agent.private_dir import make_state_dirs
-from vault_agent.semantic.store import TABLE, VECTORS, arrow_file_name, embedding_schema, vectors_schema
+from vault_agent.semantic.store import TABLE, VECTORS, embedding_file_name, embedding_schema, vectors_schema
 from vault_agent.semantic.vectors import VectorBlock
 
 __all__ = ["Rows", "write_complete", "write_part", "write_vectors_twin"]
@@ -116,8 +116,12 @@ def write_complete(index_dir: Path, segment_id: int, model: str, rows: Rows) -> 
     """The complete embedding files of a segment (Parquet, and its mapped Arrow twin);
     returns their `SegmentRef.files` entries."""
     names = {
-        TABLE: _publish(index_dir, segment_file_name(segment_id, TABLE), _parquet(rows, model)),
-        VECTORS: _publish(index_dir, arrow_file_name(segment_id, VECTORS), _arrow(rows, model)),
+        TABLE: _publish(
+            index_dir, embedding_file_name(segment_id, TABLE, model, "parquet"), _parquet(rows, model)
+        ),
+        VECTORS: _publish(
+            index_dir, embedding_file_name(segment_id, VECTORS, model, "arrow"), _arrow(rows, model)
+        ),
     }
     fsync_dir(Path(index_dir) / SEGMENTS_DIR)
     return names
@@ -125,13 +129,13 @@ def write_complete(index_dir: Path, segment_id: int, model: str, rows: Rows) -> 
 
 def write_part(index_dir: Path, segment_id: int, key: str, model: str, rows: Rows) -> str:
     """One partial file (Arrow, mapped by readers like a complete `_vec` file)."""
-    name = _publish(index_dir, arrow_file_name(segment_id, key), _arrow(rows, model))
+    name = _publish(index_dir, embedding_file_name(segment_id, key, model, "arrow"), _arrow(rows, model))
     fsync_dir(Path(index_dir) / SEGMENTS_DIR)
     return name
 
 
 def write_vectors_twin(index_dir: Path, segment_id: int, model: str, rows: Rows) -> str:
     """The mapped twin of a complete Parquet file an older version wrote without one."""
-    name = _publish(index_dir, arrow_file_name(segment_id, VECTORS), _arrow(rows, model))
+    name = _publish(index_dir, embedding_file_name(segment_id, VECTORS, model, "arrow"), _arrow(rows, model))
     fsync_dir(Path(index_dir) / SEGMENTS_DIR)
     return name

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from vault_agent.config import Settings
 from vault_agent.freshness import read_current_manifest
-from vault_agent.semantic.encoder import MODEL_ID, load_encoder
+from vault_agent.semantic.encoder import active_model, load_encoder
 from vault_agent.semantic.ports import SnapshotLoader
 from vault_agent.semantic.progress import semantic_state
 from vault_agent.semantic.settings import semantic_enabled
@@ -57,8 +57,9 @@ def warm_model(settings: Settings) -> threading.Thread | None:
 
 def _load_snapshot(reader: SnapshotLoader) -> None:
     manifest = reader.current_manifest()  # loads the snapshot (tables, engine) into the reader
-    if manifest is not None:
-        snapshot_vectors(reader, manifest, MODEL_ID)
+    model = active_model().model_id
+    if manifest is not None and model is not None:
+        snapshot_vectors(reader, manifest, model)
 
 
 def warm_snapshot(reader: SnapshotLoader) -> threading.Thread | None:

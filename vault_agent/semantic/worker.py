@@ -7,9 +7,11 @@ queries for the cores and the GIL (search p99 9.7x idle under sustained editing)
 runs at nice N (10 by default: a waiting query gets the core first), the
 model lives in this process only (the server loads its own copy only to embed queries),
 and a crash cannot take the server down: the writer restarts it (embedder.py).
-Each thread's BLAS is single-threaded (OPENBLAS_NUM_THREADS=1 etc., set by the parent
-before numpy loads): OpenBLAS's own threads spin while waiting and, beside our threads,
-made a passage cost 4x the CPU (57 ms against 13 ms measured, bench_embed.py).
+Each encoder call runs on its calling thread alone: e5's onnxruntime session has one intra-op
+thread and no spinning (e5_encoder.py); for USE each thread's BLAS is single-threaded
+(OPENBLAS_NUM_THREADS=1 etc., set by the parent before numpy loads): OpenBLAS's own threads
+spin while waiting and, beside our threads, made a passage cost 4x the CPU (57 ms against
+13 ms measured, bench_embed.py).
 
 Protocol: JSON lines. stdin: `EmbedJob`s (embed_job.py), `{"op": "cancel"}`; EOF = stop.
 stdout (a private copy: fd 1 is pointed at stderr so that no stray print can break it):
@@ -94,10 +96,14 @@ def main(argv: list[str] | None = None) -> int:
             out.write(json.dumps({"ev": ev, **fields}, separators=(",", ":")) + "\n")
 
     from vault_agent.blas import use_one_blas_thread
+    from vault_agent.heap import use_system_arrow_pool
     from vault_agent.semantic.embed_job import EmbedJob, SegmentEmbedder
     from vault_agent.semantic.encoder import load_encoder, load_error
 
     use_one_blas_thread()  # the parent's environment did it already; this holds wherever we run
+    # Arrow's buffers (a segment's chunks, read per job) on the C heap, which the trim after
+    # reading gives back: mimalloc's pool kept ~30 MB of a 5,120-note segment's read.
+    use_system_arrow_pool()
 
     encoder = load_encoder()
     if encoder is None:

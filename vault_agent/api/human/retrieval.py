@@ -23,11 +23,9 @@ def explain_line(e: dict[str, Any]) -> str:
     f = e.get("fusion") or {}
     lex = f"lexical #{e['lexicalRank']} ({e['lexicalScore']:.2f})" if e.get("lexicalRank") else "lexical -"
     sem = f"semantic #{e['semanticRank']} (cos {e['cosine']:.3f})" if e.get("semanticRank") else "semantic -"
-    parts = [lex, sem, f"fusion {f.get('lexical', 0):.4f}+{f.get('semantic', 0):.4f}+{f.get('bonus', 0):.4f}"]
-    if f.get("locked"):
-        parts.append(f"locked: {f['locked']}")
-    if f.get("duplicateOf"):
-        parts.append(f"copy of {f['duplicateOf']}")
+    parts = [lex, sem, f"fusion {f.get('lexical', 0):.4f}+{f.get('semantic', 0):.4f}"]
+    if f.get("pinned"):
+        parts.append(f"pinned: {f['pinned']}")
     parts.append("fields: " + (", ".join(e.get("matchedFields") or []) or "-"))
     return "  ".join(parts)
 
