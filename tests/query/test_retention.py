@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from vault_agent.contracts import Manifest
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.eventlog import NewEvent
-from vault_agent.publish import before_publish
+from vault_agent.publish import ReaderPreload
 from vault_agent.query import duck_store, search_engine
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.structured import columnar, relations
@@ -80,10 +79,10 @@ def test_preloads_no_request_made_current_are_released(tmp_path: Path, make_read
     reader = make_reader(settings)
     with reader.acquire():
         pass
-    publish = partial(before_publish, settings.index_dir)
+    publish = (ReaderPreload(settings.index_dir),)
     for k in range(12):
         (settings.vault / f"n{k % 6:02d}.md").write_text(_note(k % 6, f"edit {k}"), encoding="utf-8")
-        build_index(settings, before_publish=publish)  # a commit, and a compaction's now and then
+        build_index(settings, hooks=publish)  # a commit, and a compaction's now and then
         reader.settle()
         assert reader.held()["snapshots"] == 2  # the current one and the newest preload
     with reader.acquire() as view:
@@ -97,12 +96,12 @@ def test_a_snapshot_pinned_across_commits_is_dropped_when_its_request_ends(
     settings = _vault(tmp_path / "v", 4)
     build_index(settings)
     reader = make_reader(settings)
-    publish = partial(before_publish, settings.index_dir)
+    publish = (ReaderPreload(settings.index_dir),)
     with reader.acquire() as old:
         first = old.manifest.snapshot_id
         for k in range(5):
             (settings.vault / "n00.md").write_text(_note(0, f"edit {k}"), encoding="utf-8")
-            build_index(settings, before_publish=publish)
+            build_index(settings, hooks=publish)
             with reader.acquire() as new:
                 assert new.manifest.snapshot_id > first
         assert old.con.execute("SELECT count(*) FROM notes").fetchone() == (4,)  # still its own
@@ -121,13 +120,13 @@ def test_past_its_budget_the_database_moves_to_a_new_generation(
     settings = _vault(tmp_path / "v", 5)
     build_index(settings)
     reader = make_reader(settings)
-    publish = partial(before_publish, settings.index_dir)
+    publish = (ReaderPreload(settings.index_dir),)
     generations = set()
     with reader.acquire() as held:
         held_store = reader._stores.current  # noqa: SLF001
         for k in range(8):
             (settings.vault / f"n{k % 5:02d}.md").write_text(_note(k % 5, f"edit {k}"), encoding="utf-8")
-            build_index(settings, before_publish=publish)
+            build_index(settings, hooks=publish)
             with reader.acquire() as view:
                 assert view.con.execute("SELECT count(*) FROM notes").fetchone() == (5,)
                 chunks = view.con.execute("SELECT count(*) FROM chunks").fetchone()
@@ -228,11 +227,11 @@ def test_the_reader_leases_what_it_holds(tmp_path: Path, make_reader: ReaderFact
     settings = _vault(tmp_path / "v", 3)
     build_index(settings)
     reader = make_reader(settings)
-    publish = partial(before_publish, settings.index_dir)
+    publish = (ReaderPreload(settings.index_dir),)
     with reader.acquire() as old:
         first = old.manifest.snapshot_id
         (settings.vault / "n00.md").write_text(_note(0, "edit"), encoding="utf-8")
-        build_index(settings, before_publish=publish)
+        build_index(settings, hooks=publish)
         with reader.acquire() as new:
             reader.settle()
             assert leased_snapshots(settings.index_dir) == {first, new.manifest.snapshot_id}
