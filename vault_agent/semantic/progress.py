@@ -13,6 +13,8 @@
   `SEMANTIC_UNAVAILABLE` when the model cannot be loaded; `SEMANTIC_OFF` naming why when
   this platform has no model (encoder.active_model). Nothing when semantic search is
   turned off (`VAULT_AGENT_SEMANTIC=off`).
+- `no_model_warning()`: that last `SEMANTIC_OFF` alone, for answers about the index rather
+  than a search (`status`, hence the web page's health view).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "SemanticState",
     "embedder_alive",
     "format_eta",
+    "no_model_warning",
     "read_embedder_state",
     "semantic_state",
     "semantic_warnings",
@@ -199,6 +202,19 @@ def _coverage(state: SemanticState) -> str:
     return f"embeddings cover {pct}% of notes ({state.embedded_notes:,} of {state.live_notes:,})"
 
 
+def _no_model(reason: str) -> WarningItem:
+    return WarningItem(code="SEMANTIC_OFF", message=f"semantic search is off: {reason}; results are lexical")
+
+
+def no_model_warning() -> WarningItem | None:
+    """`SEMANTIC_OFF` naming why when semantic search is on and this platform has no model
+    (encoder.active_model); None otherwise. Loads nothing."""
+    choice = active_model()
+    if not semantic_enabled() or choice.kind is not None:
+        return None
+    return _no_model(str(choice.reason))
+
+
 def semantic_warnings(
     reader: SettingsSource, view: PinnedManifest, *, lexical_answer: bool = False
 ) -> list[WarningItem]:
@@ -209,11 +225,7 @@ def semantic_warnings(
         return []
     tail = "; this answer is lexical" if lexical_answer else ""
     if state.no_model is not None:
-        return [
-            WarningItem(
-                code="SEMANTIC_OFF", message=f"semantic search is off: {state.no_model}; results are lexical"
-            )
-        ]
+        return [_no_model(state.no_model)]
     if not state.model_ok:
         why = load_error()
         return [
