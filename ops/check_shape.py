@@ -40,7 +40,6 @@ WIDE_FUNCTIONS: dict[str, str] = {
     "vault_agent/query/search.py:ranked_hits": "three out-parameters (34 item 3: rankers return a result object)",
     "vault_agent/query/search.py:search": "the shared search filters one by one (34 item 3: one SearchFilters)",
     "vault_agent/query/search_modes.py:hybrid_ranking": "arrives with sem-quality (issue 29) (34 item 3: rankers take one request)",
-    "vault_agent/semantic/embedder.py:SemanticIndexer.__init__": "the embedder's four jobs in one class (34 item 4: split after issue 29's encoder lands)",
 }
 
 # "path:ClassName" -> why it is still over 250 lines, and what splits it
@@ -49,7 +48,6 @@ LONG_CLASSES: dict[str, str] = {
     "vault_agent/paths/descriptor_io.py:DescriptorIO": "one method per descriptor-relative system call, no state (34 item 4)",
     "vault_agent/query/bases/rows.py:SnapshotRows": "Bases' rows, new with issue 31 (34 item 4: its column loading apart)",
     "vault_agent/query/structured/dql_compile.py:Compiler": "one method per DQL clause (34 item 4: the WHERE compiler apart)",
-    "vault_agent/semantic/embedder.py:SemanticIndexer": "plans, supervises the worker, reports progress (34 item 4: split after issue 29's encoder lands)",
 }
 
 

@@ -177,9 +177,8 @@ def main(argv: list[str] | None = None) -> int:
 
     embedder = ctx.writer._semantic if ctx.writer is not None else None
     if embedder is not None and args.worker_nice is not None:
-        embedder.nice = (
-            args.worker_nice
-        )  # taken by the next worker it starts (none runs while all is embedded)
+        # taken by the next worker it starts (none runs while all is embedded)
+        embedder.worker.nice = args.worker_nice
     embedded_before = [0]
     # Warm first (the first search loads the snapshot, its vectors and the model): the idle
     # phase is the steady state, not a cold start (bench_first_answer.py measures that).

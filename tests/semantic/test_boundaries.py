@@ -6,7 +6,17 @@ import ast
 from pathlib import Path
 
 SEMANTIC = Path(__file__).resolve().parents[2] / "vault_agent" / "semantic"
-WRITER_SIDE = {"embedder.py", "store_write.py", "embed_job.py", "worker.py", "worker_client.py"}
+WRITER_SIDE = {
+    "embedder.py",
+    "embed_plan.py",
+    "embedder_status.py",
+    "store_write.py",
+    "embed_job.py",
+    "worker.py",
+    "worker_client.py",
+    "worker_messages.py",
+    "worker_supervisor.py",
+}
 
 
 def _imports(path: Path) -> set[str]:

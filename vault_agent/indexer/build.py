@@ -420,12 +420,14 @@ def build_index(
             idx.catch_up(progress)
         idx.compact()
         if embed is not None:
-            from vault_agent.semantic.embedder import SemanticIndexer
+            from vault_agent.semantic.embedder import EmbedderOptions, SemanticIndexer, embed_to_completion
 
-            embedder = SemanticIndexer(idx.index_dir, command="index --embed", nice=0)
+            embedder = SemanticIndexer(
+                idx.index_dir, options=EmbedderOptions(command="index --embed", nice=0)
+            )
             idx.hooks = (*idx.hooks, embedder)
             try:
-                embedder.run_to_completion(idx, embed)
+                embed_to_completion(embedder, idx, embed)
             finally:
                 idx.hooks = idx.hooks[:-1]
             if embedder.model_failed:

@@ -18,13 +18,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pydantic import BaseModel
 
 from vault_agent.contracts import SEGMENTS_DIR, SegmentRef
 from vault_agent.heap import release_free_memory
@@ -33,20 +32,9 @@ from vault_agent.semantic.passages import READ_CHARS, Passage, passages_from_chu
 from vault_agent.semantic.store import TABLE, VECTORS, covered_paths, file_model, part_key, read_vectors
 from vault_agent.semantic.store_write import Rows, write_complete, write_part, write_vectors_twin
 from vault_agent.semantic.vectors import quantize
+from vault_agent.semantic.worker_messages import EmbedJob
 
 __all__ = ["EmbedJob", "JobResult", "SegmentEmbedder", "segment_passages"]
-
-
-class EmbedJob(BaseModel):
-    """What the writer asks of the worker (one JSON line)."""
-
-    op: Literal["embed", "twin"]  # twin: write the mapped `_vec` file of a complete Parquet file
-    segment: SegmentRef
-    parts: list[str] = []  # this segment's partial files (committed or awaiting commit)
-    next_part: int = 1  # number of the next partial file's key
-    sources: list[str] = []  # embedding files whose vectors may be reused, newest first
-    budget: int = 512  # passages to embed before publishing
-    batch: int = 64  # passages per encoder call
 
 
 @dataclass

@@ -13,26 +13,38 @@ thread and no spinning (e5_encoder.py); for USE each thread's BLAS is single-thr
 spin while waiting and, beside our threads, made a passage cost 4x the CPU (57 ms against
 13 ms measured, bench_embed.py).
 
-Protocol: JSON lines. stdin: `EmbedJob`s (embed_job.py), `{"op": "cancel"}`; EOF = stop.
-stdout (a private copy: fd 1 is pointed at stderr so that no stray print can break it):
-`{"ev": "ready", "model", "dim"}` or `{"ev": "model_failed", "error"}` once, then per job
-`{"ev": "batch", "notes", "passages"}`... and one of `{"ev": "done", "files", "complete",
-"notes", "embedded", "reused"}`, `{"ev": "cancelled"}`, `{"ev": "failed", "error"}`.
-Nothing in a message is note text or an absolute path (errors are exception type names).
+Protocol: JSON lines, one message a line, each a model of worker_messages.py (parsed once
+here, once in worker_client.py). stdout is a private copy: fd 1 is pointed at stderr so
+that no stray print can break it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import queue
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
+
+from pydantic import BaseModel, ValidationError
+
+from vault_agent.semantic.worker_messages import (
+    COMMANDS,
+    BatchDone,
+    CancelJob,
+    EmbedJob,
+    JobCancelled,
+    JobDone,
+    JobFailed,
+    ModelFailed,
+    WorkerReady,
+    to_line,
+)
 
 log = logging.getLogger("vault_agent.semantic.worker")
 
@@ -53,11 +65,18 @@ def _lower_priority(nice: int) -> None:
             os.setpriority(os.PRIO_PROCESS, tid, nice)
 
 
+@dataclass(frozen=True)
+class _UnreadableJob:
+    """A line that is no command: answered with `JobFailed` (the writer waits for an answer)."""
+
+    error: str
+
+
 class _Inbox:
     """stdin on a thread: jobs queue up, `cancel` flags the running one, EOF stops."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self.jobs: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.jobs: queue.Queue[EmbedJob | _UnreadableJob | None] = queue.Queue()
         self.stopping = threading.Event()
         self.cancelled = threading.Event()
         self._stream = stream
@@ -65,14 +84,17 @@ class _Inbox:
 
     def _read(self) -> None:
         for line in self._stream:
-            try:
-                msg = json.loads(line)
-            except ValueError:
+            if not line.strip():
                 continue
-            if msg.get("op") == "cancel":
+            try:
+                command = COMMANDS.validate_json(line)
+            except ValidationError as exc:
+                self.jobs.put(_UnreadableJob(type(exc).__name__))
+                continue
+            if isinstance(command, CancelJob):
                 self.cancelled.set()
             else:
-                self.jobs.put(msg)
+                self.jobs.put(command)
         self.stopping.set()
         self.jobs.put(None)
 
@@ -91,13 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     _lower_priority(nice)
     write_lock = threading.Lock()
 
-    def emit(ev: str, **fields: Any) -> None:
+    def emit(event: BaseModel) -> None:
         with write_lock:
-            out.write(json.dumps({"ev": ev, **fields}, separators=(",", ":")) + "\n")
+            out.write(to_line(event))
 
     from vault_agent.blas import use_one_blas_thread
     from vault_agent.heap import use_system_arrow_pool
-    from vault_agent.semantic.embed_job import EmbedJob, SegmentEmbedder
+    from vault_agent.semantic.embed_job import SegmentEmbedder
     from vault_agent.semantic.encoder import load_encoder, load_error
 
     use_one_blas_thread()  # the parent's environment did it already; this holds wherever we run
@@ -107,40 +129,44 @@ def main(argv: list[str] | None = None) -> int:
 
     encoder = load_encoder()
     if encoder is None:
-        emit("model_failed", error=load_error() or "unknown")
+        emit(ModelFailed(error=load_error() or "unknown"))
         return 0
-    emit("ready", model=encoder.model_id, dim=encoder.dim)
+    emit(WorkerReady(model=encoder.model_id, dim=encoder.dim))
     inbox = _Inbox(sys.stdin)
     runner = SegmentEmbedder(index_dir, encoder, threads)
     try:
         while True:
-            msg = inbox.jobs.get()
-            if msg is None:
+            job = inbox.jobs.get()
+            if job is None:
                 return 0
             inbox.cancelled.clear()
+            if isinstance(job, _UnreadableJob):
+                log.error("embedding job failed (%s)", job.error)
+                emit(JobFailed(error=job.error))
+                continue
             try:
-                job = EmbedJob.model_validate(msg)
                 result = runner.run(
                     job,
                     lambda: inbox.stopping.is_set() or inbox.cancelled.is_set(),
-                    lambda notes, passages: emit("batch", notes=notes, passages=passages),
+                    lambda notes, passages: emit(BatchDone(notes=notes, passages=passages)),
                 )
             except Exception as exc:  # a bad segment fails its job, not the worker
                 log.error("embedding job failed (%s)", type(exc).__name__)
-                emit("failed", error=type(exc).__name__)
+                emit(JobFailed(error=type(exc).__name__))
                 continue
             if result is None:
                 if inbox.stopping.is_set():
                     return 0
-                emit("cancelled")
+                emit(JobCancelled())
                 continue
             emit(
-                "done",
-                files=result.files,
-                complete=result.complete,
-                notes=result.notes,
-                embedded=result.embedded,
-                reused=result.reused,
+                JobDone(
+                    files=result.files,
+                    complete=result.complete,
+                    notes=result.notes,
+                    embedded=result.embedded,
+                    reused=result.reused,
+                )
             )
     finally:
         runner.close()

@@ -8,15 +8,16 @@ dispatcher's read sees the end) or `kill()` it.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+
+from pydantic import ValidationError
 
 import vault_agent
+from vault_agent.semantic.worker_messages import EVENTS, CancelJob, EmbedJob, WorkerEvent, to_line
 
 # Each encoder thread's BLAS single-threaded: OpenBLAS's spinning helper threads beside
 # ours cost 4x the CPU per passage (worker.py). Set before the worker imports numpy.
@@ -71,9 +72,13 @@ class WorkerProcess:
     def returncode(self) -> int | None:
         return self._proc.poll()
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Raises: WorkerDied when the worker is gone."""
-        line = json.dumps(message, separators=(",", ":")) + "\n"
+    def send(self, command: EmbedJob | CancelJob) -> None:
+        """Hand the worker a job, or cancel the one in flight.
+
+        Raises:
+            WorkerDied: the worker is gone.
+        """
+        line = to_line(command)
         with self._send_lock:
             try:
                 assert self._proc.stdin is not None
@@ -82,7 +87,7 @@ class WorkerProcess:
             except (BrokenPipeError, OSError, ValueError) as exc:
                 raise WorkerDied(type(exc).__name__) from exc
 
-    def next_event(self) -> dict[str, Any]:
+    def next_event(self) -> WorkerEvent:
         """The worker's next message (blocks).
 
         Raises:
@@ -98,10 +103,9 @@ class WorkerProcess:
                 code = self._proc.wait()
                 raise WorkerDied(f"exit {code}")
             try:
-                event: dict[str, Any] = json.loads(line)
-            except ValueError:
+                return EVENTS.validate_json(line)
+            except ValidationError:
                 continue  # not ours: the protocol has its own descriptor, so this is unexpected
-            return event
 
     def close_input(self) -> None:
         """EOF on the worker's stdin: it stops after the batch in flight. Any thread."""
