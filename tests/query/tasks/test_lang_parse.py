@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_agent.errors import InvalidQuery
-from vault_agent.query.tasks.dates import DateRange, DateSearch
+from vault_agent.task_dates import DateRange, DateSearch
 from vault_agent.query.tasks.lang_ast import (
     BoolOp,
     DateInvalid,

@@ -24,7 +24,7 @@ from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.segment_columns import Vocab
 from vault_agent.query.structured.values import US_PER_DAY
 from vault_agent.query.tasks.columns import Bools, SegmentView, TaskSnapshot, Vocabs
-from vault_agent.query.tasks.dates import DateSearch
+from vault_agent.task_dates import DateSearch
 from vault_agent.query.tasks.lang_ast import (
     DONE_TYPES,
     PRIORITIES,

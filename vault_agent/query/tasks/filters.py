@@ -31,7 +31,7 @@ from vault_agent.contracts import MAX_QUERY_CHARS
 from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.paths.rules import normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
-from vault_agent.query.tasks.dates import DateRange, DateSearch, parse_date_search
+from vault_agent.task_dates import DateRange, DateSearch, parse_date_search
 from vault_agent.query.tasks.lang_ast import (
     PRIORITIES,
     BoolOp,

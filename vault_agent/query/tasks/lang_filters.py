@@ -17,7 +17,7 @@ import datetime as dt
 import re
 
 from vault_agent.errors import InvalidQuery
-from vault_agent.query.tasks.dates import parse_date_search
+from vault_agent.task_dates import parse_date_search
 from vault_agent.query.tasks.lang_ast import (
     DATE_FIELDS,
     STATUS_TYPES,
