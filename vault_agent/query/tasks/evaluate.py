@@ -24,7 +24,6 @@ from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.segment_columns import Vocab
 from vault_agent.query.structured.values import US_PER_DAY
 from vault_agent.query.tasks.columns import Bools, SegmentView, TaskSnapshot, Vocabs
-from vault_agent.task_dates import DateSearch
 from vault_agent.query.tasks.lang_ast import (
     DONE_TYPES,
     PRIORITIES,
@@ -56,6 +55,7 @@ from vault_agent.query.tasks.plan import (
     TagIs,
 )
 from vault_agent.tag_syntax import tag_key
+from vault_agent.task_dates import DateSearch
 
 Rows = npt.NDArray[np.int64]
 _DONE_CODES = sorted(STATUS_TYPES.index(t) for t in DONE_TYPES)
