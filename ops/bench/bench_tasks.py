@@ -8,7 +8,8 @@ Generates the vault with ops/gen_vault.py (seed 1: ~3 tasks a note) and indexes 
 kept in --work when given). One SnapshotReader; a vault_query first loads the notes' columns
 that tasks share with vault_query and Bases (`shared_note_columns_mb`); the first task request
 then loads every segment's task columns (reported apart: `load_ms`, and the process's RSS
-growth over it after gc and malloc_trim, `columns_mb`: what tasks alone add to serve).
+growth over it after gc and malloc_trim, `columns_mb`: what tasks alone add to serve; and
+`columns_after_cases_mb`, the same growth once every case below has run: what requests leave).
 Then per case, p50/p99 wall and p50 CPU over --requests calls, median over --runs: the issue's
 "not done, due before today, sort due" (`overdue`), a tag, a folder with a text search, the
 default order of every task (a page of 50), a custom status and priority, and DQL TASK.
@@ -108,6 +109,7 @@ def _measure(args: Any) -> None:
             for _ in range(args.runs):
                 for name, call in calls.items():
                     runs[name].append(_measure_case(call, args.requests))
+            after_cases = trimmed_rss_mb()
             figures: dict[str, Any] = {
                 "notes": args.notes,
                 "tasks": first.data.total,
@@ -117,6 +119,7 @@ def _measure(args: Any) -> None:
                 "rss_before_tasks_mb": round(before, 1),
                 "rss_with_tasks_mb": round(after, 1),
                 "columns_mb": round(after - before, 1),
+                "columns_after_cases_mb": round(after_cases - before, 1),
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             }
             for name, samples in runs.items():

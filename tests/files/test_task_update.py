@@ -173,6 +173,23 @@ def test_undo_through_the_conversation_restores_the_note(ctx: AppContext) -> Non
 
 
 @pytest.mark.parametrize(
+    ("field", "phrase", "written"),
+    [
+        ("due", "tomorrow", "📅 2024-05-17"),
+        ("due", "today", "📅 2024-05-16"),
+        ("scheduled", "in 3 days", "⏳ 2024-05-19"),
+        ("start", "next friday", "🛫 2024-05-24"),
+        ("due", "2024-06-01", "📅 2024-06-01"),
+    ],
+)
+def test_a_date_phrase_is_written_as_the_date_it_names_from_today(
+    ctx: AppContext, field: str, phrase: str, written: str
+) -> None:
+    data = _call(ctx, path=GARDEN, line=13, dry_run=True, **{field: phrase})["data"]
+    assert written in data["text"]  # today is NOW's date, Thursday 2024-05-16
+
+
+@pytest.mark.parametrize(
     ("raw", "error", "needle"),
     [
         ({"path": DAILY, "line": 3, "status": "done"}, Forbidden, "daily note"),
@@ -191,7 +208,8 @@ def test_undo_through_the_conversation_restores_the_note(ctx: AppContext) -> Non
         ({"path": f"{GARDEN}:99", "status": "done"}, InvalidParameter, "1 to 29"),
         ({"path": GARDEN, "status": "done"}, InvalidParameter, "'line' is required"),
         ({"path": GARDEN, "line": 13}, InvalidParameter, "at least one change"),
-        ({"path": GARDEN, "line": 13, "due": "tomorrow"}, InvalidParameter, "YYYY-MM-DD"),
+        ({"path": GARDEN, "line": 13, "due": "someday"}, InvalidParameter, "YYYY-MM-DD, today, tomorrow"),
+        ({"path": GARDEN, "line": 13, "due": "2024-02-30"}, InvalidParameter, "YYYY-MM-DD"),
         ({"path": GARDEN, "line": 13, "status": "finished"}, InvalidParameter, "status symbol"),
         ({"path": ".system/x.md:1", "status": "done"}, Forbidden, "reserved"),
     ],

@@ -37,6 +37,7 @@ from vault_agent.files.task_locate import place_of
 from vault_agent.files.task_write_settings import read_write_settings
 from vault_agent.files.write_path import WriteOptions, edit_text
 from vault_agent.paths import display, normalize_rel_path
+from vault_agent.task_dates import parse_date
 from vault_agent.task_syntax import PRIORITY_NAMES, is_valid_date, parse_task_line
 
 log = logging.getLogger("vault_agent.files")
@@ -51,7 +52,8 @@ _BOM = "\ufeff"
 
 @dataclass(frozen=True)
 class TaskUpdate:
-    """One call's parameters (see the module doc); dates are `YYYY-MM-DD` or `none`."""
+    """One call's parameters (see the module doc); dates are `YYYY-MM-DD`, a date phrase
+    (`tomorrow`, `in 3 days`) or `none`."""
 
     path: str
     line: int | None = None
@@ -80,24 +82,31 @@ def _address(path: str, line: int | None) -> tuple[str, int]:
     return path, line
 
 
-def _edit_of(request: TaskUpdate) -> TaskEdit:
-    """The change asked for, validated.
+def _edit_of(request: TaskUpdate, today: dt.date) -> TaskEdit:
+    """The change asked for, validated; a date phrase (`tomorrow`, `in 3 days`, `next
+    friday`: the Tasks plugin's, task_dates.py) is written as the date it names from `today`.
 
     Raises:
-        InvalidParameter: a date that is no `YYYY-MM-DD` calendar date, an unknown priority,
-            or no change at all.
+        InvalidParameter: a date that is neither a `YYYY-MM-DD` calendar date nor a date
+            phrase, an unknown priority, or no change at all.
     """
     dates: list[tuple[str, str | None]] = []
     for kind in MOVED_DATES:
         value: str | None = getattr(request, kind)
         if value is None:
             continue
+        day = parse_date(value, today)
         if value.strip().lower() == CLEAR:
             dates.append((kind, None))
         elif is_valid_date(value.strip()):
             dates.append((kind, value.strip()))
+        elif day is not None:
+            dates.append((kind, day.isoformat()))
         else:
-            raise InvalidParameter.about(kind, "must be a date YYYY-MM-DD, or 'none' to remove it")
+            raise InvalidParameter.about(
+                kind,
+                "must be a date (YYYY-MM-DD, today, tomorrow, in 3 days, next friday), or 'none' to remove it",
+            )
     priority = request.priority.strip().lower() if request.priority is not None else None
     if priority is not None and priority not in PRIORITY_NAMES:
         raise InvalidParameter("parameter 'priority' must be one of: " + ", ".join(PRIORITY_NAMES))
@@ -169,7 +178,7 @@ def update_task(ctx: FilesContext, request: TaskUpdate, today: dt.date) -> Outco
     """
     raw_path, n = _address(request.path, request.line)
     rel = normalize_rel_path(raw_path)
-    edit = _edit_of(request)
+    edit = _edit_of(request, today)
     expected = _expected(request.expected_line)
     settings = read_write_settings(ctx.vault)
     seen = _Planned()

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vault_agent.query.tasks.dates import (
+from vault_agent.task_dates import (
     DateRange,
     DateSearch,
     add_months,

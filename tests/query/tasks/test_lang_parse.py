@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_agent.errors import InvalidQuery
-from vault_agent.query.tasks.dates import DateRange, DateSearch
 from vault_agent.query.tasks.lang_ast import (
     BoolOp,
     DateInvalid,
@@ -35,6 +34,7 @@ from vault_agent.query.tasks.lang_ast import (
 from vault_agent.query.tasks.lang_filters import parse_filter
 from vault_agent.query.tasks.lang_lines import QueryFile, continued_lines
 from vault_agent.query.tasks.lang_parse import parse_query
+from vault_agent.task_dates import DateRange, DateSearch
 
 TODAY = dt.date(2023, 4, 19)
 DATA = Path(__file__).parent / "data"

@@ -50,20 +50,24 @@ UPDATE_TASK = Operation(
     func=race_safe(_update_task),
     kind="write",
     idempotent=False,  # completing a recurring task adds its next occurrence each time
-    description="Change a task's status, dates (YYYY-MM-DD; 'none' removes) or priority in its notation; "
+    description="Change a task's status, dates (YYYY-MM-DD, tomorrow, in 3 days; 'none' removes) or priority in its notation; "
     "use it to tick off a task (status 'done' stamps today; a recurring task recurs).",
     title="Update task",
     result=UpdateTaskResult,
     cli_args=("path",),
     cli_options=(
         CliOption("--status", "status", help="symbol (' ', x, /, -) or todo, done, in_progress, cancelled"),
-        CliOption("--due", "due", help="due date YYYY-MM-DD"),
+        CliOption("--due", "due", help="due date: YYYY-MM-DD, today, tomorrow, in 3 days, next friday"),
         CliOption("--no-due", "due", bool, help="remove the due date", convert=removed_value),
-        CliOption("--scheduled", "scheduled", help="scheduled date YYYY-MM-DD"),
+        CliOption(
+            "--scheduled",
+            "scheduled",
+            help="scheduled date: YYYY-MM-DD, today, tomorrow, in 3 days, next friday",
+        ),
         CliOption(
             "--no-scheduled", "scheduled", bool, help="remove the scheduled date", convert=removed_value
         ),
-        CliOption("--start", "start", help="start date YYYY-MM-DD"),
+        CliOption("--start", "start", help="start date: YYYY-MM-DD, today, tomorrow, in 3 days, next friday"),
         CliOption("--no-start", "start", bool, help="remove the start date", convert=removed_value),
         CliOption("--priority", "priority", help="highest, high, medium, none, low or lowest"),
         CliOption("--line", "line", int, help="the task's line (or give PATH:LINE)"),

@@ -35,6 +35,7 @@ from vault_agent.query.segment_columns import SegmentColumns, Vocab
 from vault_agent.query.tasks.lang_ast import STATUS_TYPES
 from vault_agent.query.tasks.lang_columns import EPOCH, INVALID, MISSING
 from vault_agent.query.tasks.lang_order import natural_key
+from vault_agent.query.tasks.packed import DayColumn, PackedTexts, SparseTexts
 from vault_agent.task_settings import OPEN_TYPES, TaskSettings
 from vault_agent.task_syntax import DATE_FIELDS, is_valid_date
 
@@ -46,8 +47,6 @@ Ints = npt.NDArray[np.int32]
 KEEP_SNAPSHOTS = 2
 _OPEN_CODES = sorted(STATUS_TYPES.index(t) for t in OPEN_TYPES)
 NOTATIONS: tuple[str | None, ...] = (None, "emoji", "dataview", "mixed")
-# Read as dictionaries: a segment's paths, dates and notations repeat (decoded once each).
-_DICTIONARY_COLUMNS = ["path", "status", "notation", "id", "section", *DATE_FIELDS]
 
 
 @dataclass
@@ -57,6 +56,7 @@ class Vocabs:
     symbols: Vocab = field(default_factory=Vocab)  # status symbols as written
     tags: Vocab = field(default_factory=Vocab)  # tags casefolded (NFC), no `#`
     ids: Vocab = field(default_factory=Vocab)  # task ids and the ids tasks depend on
+    tag_texts: Vocab = field(default_factory=Vocab)  # tags as written, no `#`
 
 
 @dataclass(frozen=True)
@@ -77,31 +77,26 @@ class SegmentTasks:
     line: Ints
     parent_line: Ints  # 0: none
     symbol: npt.NDArray[Any]  # code in Vocabs.symbols
-    dates: dict[str, Ints]
+    dates: dict[str, DayColumn]
     invalid_text: dict[tuple[str, int], str]  # (field, row) → the text of an invalid date
     priority: npt.NDArray[np.int8]
     recurring: Bools
-    id_code: Ints  # -1: none
+    id_code: npt.NDArray[Any]  # -1: none
     deps: Flat  # ids this task depends on
     tags: Flat  # the task's own tags, casefolded codes
+    tags_written: Ints  # the same tags as written (codes in Vocabs.tag_texts), element for element
     # The note's frontmatter tags (its inline tags are other tasks' or paragraphs': they do
     # not spread to every task of the note): the segment's own orientation columns
     # (segment_columns.SegmentColumns.lists["tags"], codes of the reader's tag vocabulary as
     # written), shared, not copied.
     note_tags: Flat
     heading: npt.NDArray[Any]  # code into heading_paths
-    heading_paths: pa.Array  # each distinct heading path, its texts joined by NUL ('' = none)
+    heading_paths: PackedTexts  # each distinct heading path, its texts joined by NUL ('' = none)
     note_paths: tuple[str, ...]  # by note row (the segment columns' own tuple, shared)
-    description: pa.Array  # as the file holds it (one chunk: `take` stays cheap)
-    tag_texts: pa.Array  # the task's tags as written (list<string>)
+    description: PackedTexts  # as the file holds it
     notation: npt.NDArray[np.int8]  # index into NOTATIONS
-    sparse: dict[str, dict[int, str]]  # recurrence, on_completion: row → text (few rows hold one)
+    sparse: dict[str, SparseTexts]  # recurrence, on_completion (few rows hold one)
     _cache: dict[Any, Any] = field(default_factory=dict)  # derived arrays, built on first use
-
-    def heading_path(self, row: int) -> list[str]:
-        """The heading path of a row's section, outermost first."""
-        joined = str(self.heading_paths[int(self.heading[row])])
-        return joined.split("\x00") if joined else []
 
     def derived(self, key: Any, make: Any) -> Any:
         """A value derived from the segment's columns, computed once (thread-safe enough:
@@ -133,17 +128,14 @@ def _flatten(vocab: Vocab, column: pa.ChunkedArray | pa.Array, fold: bool) -> Fl
     rows = np.asarray(pc.list_parent_indices(array).to_numpy(zero_copy_only=False), np.int32)
     if fold:
         values = pc.utf8_lower(values)  # tags compare case-insensitively (NFC since the parser)
+    return Flat(codes=_interned(vocab, values), rows=rows)
+
+
+def _interned(vocab: Vocab, values: pa.Array) -> Ints:
     encoded = pc.dictionary_encode(values)
     mapping = vocab.intern([str(v) for v in encoded.dictionary.to_pylist()])
     indices = encoded.indices.to_numpy(zero_copy_only=False)
-    return Flat(codes=(mapping[indices] if len(indices) else np.zeros(0, np.int32)), rows=rows)
-
-
-def _sparse(column: pa.ChunkedArray) -> dict[int, str]:
-    """Row → text of a column that few rows hold (a dense string column costs 4 bytes a row)."""
-    rows = pc.indices_nonzero(pc.is_valid(column)).to_numpy()
-    values = column.take(pa.array(rows)).to_pylist() if len(rows) else []
-    return {int(r): str(v) for r, v in zip(rows.tolist(), values, strict=True)}
+    return mapping[indices] if len(indices) else np.zeros(0, np.int32)
 
 
 def _codes(vocab: Vocab, column: pa.ChunkedArray, missing: int = -1) -> Ints:
@@ -159,44 +151,80 @@ def _small(values: npt.NDArray[Any], bound: int) -> npt.NDArray[Any]:
     return values.astype(np.int16) if bound < 2**15 else values
 
 
+def _small_ints(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Small non-negative or -1 values (line numbers, code lists) in 16 bits when they fit."""
+    return _small(values, int(values.max(initial=0)) + 1)
+
+
+# Read as dictionaries: a segment's paths, dates and notations repeat (decoded once each).
+_DICTIONARY_COLUMNS = ["path", "status", "notation", "id", "section", *DATE_FIELDS]
+
+
 def load_segment(file: str, columns: SegmentColumns, vocabs: Vocabs) -> SegmentTasks:
-    """Read one segment's tasks file into columns (its notes' columns already loaded)."""
+    """Read one segment's tasks file into columns (its notes' columns already loaded).
+
+    The file is read a few columns at a time, each group dropped once held in its compact
+    form: its whole table at once would pass through serve's allocator at several times the
+    columns' final size, and the allocator keeps what it once held."""
     note_paths = columns.paths
-    table = pq.read_table(file, use_threads=False, read_dictionary=_DICTIONARY_COLUMNS)
+    source = pq.ParquetFile(file, read_dictionary=_DICTIONARY_COLUMNS, pre_buffer=False)
+
+    def read(*names: str) -> pa.Table:
+        return source.read(columns=list(names), use_threads=False)
+
+    table = read("path", "line", "parent_line", "status", "priority", "notation", "id", "depends_on")
     n = table.num_rows
     paths = table.column("path").combine_chunks()
     found = pc.index_in(paths.dictionary, value_set=pa.array(note_paths, pa.string())).fill_null(-1)
     path_rows = np.append(np.asarray(found.to_numpy(zero_copy_only=False), np.int32), np.int32(0))
     note_row = path_rows[paths.indices.to_numpy(zero_copy_only=False)] if n else np.zeros(0, np.int32)
-    invalid: dict[tuple[str, int], str] = {}
-    headings = table.column("section").combine_chunks()
     notation = pc.index_in(table.column("notation").cast(pa.string()), value_set=pa.array(NOTATIONS[1:]))
+    line = _small_ints(np.asarray(table.column("line").to_numpy(), np.int32))
+    parent_line = _small_ints(np.asarray(table.column("parent_line").fill_null(0).to_numpy(), np.int32))
+    symbol = _small(_codes(vocabs.symbols, table.column("status")), len(vocabs.symbols))
+    priority = np.asarray(table.column("priority").fill_null(3).to_numpy(), np.int8)
+    id_code = _small(_codes(vocabs.ids, table.column("id")), len(vocabs.ids))
+    deps = _flatten(vocabs.ids, table.column("depends_on"), fold=False)
+    del table, paths
+    invalid: dict[tuple[str, int], str] = {}
+    table = read(*DATE_FIELDS)
+    dates = {f: DayColumn.of(_days(table.column(f).cast(pa.string()), f, invalid)) for f in DATE_FIELDS}
+    table = read("tags", "recurrence", "on_completion")
+    written = table.column("tags").combine_chunks()
+    tags = _flatten(vocabs.tags, written, fold=True)
+    tags_written = _interned(vocabs.tag_texts, pc.list_flatten(written))
+    recurring = np.asarray(pc.is_valid(table.column("recurrence")).to_numpy(zero_copy_only=False), np.bool_)
+    sparse = {name: SparseTexts.of(table.column(name)) for name in ("recurrence", "on_completion")}
+    del written
+    headings = read("section").column("section").combine_chunks()
+    heading = _small(headings.indices.fill_null(0).to_numpy(zero_copy_only=False), len(headings.dictionary))
+    heading_paths = PackedTexts.pack(headings.dictionary)
+    del headings
+    table = read("description")
+    description = PackedTexts.pack(table.column("description"))
+    del table
     return SegmentTasks(
         segment_id=columns.segment_id,
         size=n,
         note_row=_small(np.asarray(note_row, np.int32), len(note_paths)),
-        line=np.asarray(table.column("line").to_numpy(), np.int32),
-        parent_line=np.asarray(table.column("parent_line").fill_null(0).to_numpy(), np.int32),
-        symbol=_small(_codes(vocabs.symbols, table.column("status")), len(vocabs.symbols)),
-        dates={f: _days(table.column(f).cast(pa.string()), f, invalid) for f in DATE_FIELDS},
+        line=line,
+        parent_line=parent_line,
+        symbol=symbol,
+        dates=dates,
         invalid_text=invalid,
-        priority=np.asarray(table.column("priority").fill_null(3).to_numpy(), np.int8),
-        recurring=np.asarray(
-            pc.is_valid(table.column("recurrence")).to_numpy(zero_copy_only=False), np.bool_
-        ),
-        id_code=_codes(vocabs.ids, table.column("id")),
-        deps=_flatten(vocabs.ids, table.column("depends_on"), fold=False),
-        tags=_flatten(vocabs.tags, table.column("tags"), fold=True),
+        priority=priority,
+        recurring=recurring,
+        id_code=id_code,
+        deps=deps,
+        tags=tags,
+        tags_written=tags_written,
         note_tags=Flat(codes=columns.lists["tags"].codes, rows=columns.lists["tags"].rows),
-        heading=_small(
-            headings.indices.fill_null(0).to_numpy(zero_copy_only=False), len(headings.dictionary)
-        ),
-        heading_paths=headings.dictionary,
+        heading=heading,
+        heading_paths=heading_paths,
         note_paths=note_paths,
-        description=table.column("description").combine_chunks(),
-        tag_texts=table.column("tags").combine_chunks(),
+        description=description,
         notation=np.asarray(notation.fill_null(-1).to_numpy(zero_copy_only=False) + 1, np.int8),
-        sparse={name: _sparse(table.column(name)) for name in ("recurrence", "on_completion")},
+        sparse=sparse,
     )
 
 
@@ -206,7 +234,7 @@ class SegmentView:
     that depend on the snapshot's settings."""
 
     tasks: SegmentTasks
-    rows: npt.NDArray[np.int64]  # live rows that pass the global filter, in file order
+    rows: npt.NDArray[np.int32]  # live rows that pass the global filter, in file order
     status_type: npt.NDArray[np.int8]  # per row of the segment: index into STATUS_TYPES
     path_rank: Ints  # per NOTE row of the segment: the rank of its path in the snapshot
 
@@ -248,14 +276,15 @@ def _global_filter(tasks: SegmentTasks, gf: str) -> Bools:
     """The plugin's Task.fromLine: a line without the global filter text is no task."""
     if not gf:
         return np.ones(tasks.size, np.bool_)
-    hit = pc.match_substring(tasks.description, gf)
+    hit = pc.match_substring(tasks.description.array(), gf)
     return np.asarray(hit.fill_null(False).to_numpy(zero_copy_only=False), np.bool_)
 
 
 def _path_keys(tasks: SegmentTasks) -> pa.Array:
     """The segment's note paths as sortable text in the plugin's path order (natural_key's
     primary part: case and accents folded, digit runs as numbers; paths equal under it keep
-    the segment order), as Arrow text sorted in C++ by code point: ~55 bytes a note."""
+    the segment order), as Arrow text sorted in C++ by code point (kept packed: ~55 bytes a
+    note plain, unpacked once a snapshot)."""
     return pa.array([natural_key(p)[0] for p in tasks.note_paths], pa.string())
 
 
@@ -265,7 +294,8 @@ def _path_ranks(views: list[tuple[SegmentTasks, Bools]]) -> list[Ints]:
     keys, owners, rows = [], [], []
     for k, (tasks, live_notes) in enumerate(views):
         live = np.flatnonzero(live_notes)
-        keys.append(tasks.derived("path_keys", lambda t=tasks: _path_keys(t)).take(pa.array(live)))
+        packed = tasks.derived("path_keys", lambda t=tasks: PackedTexts.pack(_path_keys(t)))
+        keys.append(packed.array().take(pa.array(live)))
         owners.append(np.full(len(live), k, np.int32))
         rows.append(live)
     ranks = [np.zeros(len(t.note_paths), np.int32) for t, _ in views]
@@ -293,7 +323,7 @@ def _snapshot(cache: _Cache, view: SnapshotView, segs: list[tuple[SegmentTasks, 
     for (tasks, live_notes), rank in zip(segs, ranks, strict=True):
         live = live_notes[tasks.note_row] & _global_filter(tasks, settings.global_filter)
         status_type = types[tasks.symbol]
-        rows = np.flatnonzero(live)
+        rows = np.flatnonzero(live).astype(np.int32)
         open_rows = rows[np.isin(status_type[rows], _OPEN_CODES)]
         ids = tasks.id_code[open_rows]
         open_ids[ids[ids >= 0]] = True

@@ -24,7 +24,6 @@ from vault_agent.query.globmatch import compile_glob
 from vault_agent.query.segment_columns import Vocab
 from vault_agent.query.structured.values import US_PER_DAY
 from vault_agent.query.tasks.columns import Bools, SegmentView, TaskSnapshot, Vocabs
-from vault_agent.query.tasks.dates import DateSearch
 from vault_agent.query.tasks.lang_ast import (
     DONE_TYPES,
     PRIORITIES,
@@ -56,6 +55,7 @@ from vault_agent.query.tasks.plan import (
     TagIs,
 )
 from vault_agent.tag_syntax import tag_key
+from vault_agent.task_dates import DateSearch
 
 Rows = npt.NDArray[np.int64]
 _DONE_CODES = sorted(STATUS_TYPES.index(t) for t in DONE_TYPES)
@@ -77,6 +77,8 @@ class Context:
     note_tags: Vocab  # the notes' frontmatter tags as written (the reader's orientation vocabulary)
     _per_note: dict[tuple[object, int], Bools] = field(default_factory=dict)
     _tags: dict[tuple[TagIs, bool], Bools] = field(default_factory=dict)
+    _note_texts: dict[tuple[str, int], pa.Array] = field(default_factory=dict)
+    _written_tags: pa.Array | None = None
 
     def tag_codes(self, node: TagIs) -> Bools:
         """Per code of the tasks' tag vocabulary: whether it is `node.tag` or, nested, a child."""
@@ -89,6 +91,22 @@ class Context:
         if (node, True) not in self._tags:
             self._tags[(node, True)] = _wanted(self.note_tags, node, fold=True)
         return self._tags[(node, True)]
+
+    def note_texts(self, name: str, sv: SegmentView) -> pa.Array:
+        """A text of every note row of one segment (path, folder, root, filename), made
+        once a request."""
+        k = (name, sv.tasks.segment_id)
+        if k not in self._note_texts:
+            make = _NOTE_TEXT[name]
+            self._note_texts[k] = pa.array([make(p) for p in sv.tasks.note_paths], pa.string())
+        return self._note_texts[k]
+
+    def written_tags(self) -> pa.Array:
+        """`#` and each tag as written, by code of the reader's vocabulary, made once a request."""
+        if self._written_tags is None:
+            vocab = self.vocabs.tag_texts
+            self._written_tags = pa.array(["#" + vocab.name(c) for c in range(len(vocab))], pa.string())
+        return self._written_tags
 
     def per_note(self, key: object, sv: SegmentView, test: Callable[[str], bool]) -> Bools:
         """A per-note-row boolean of one segment (folders, globs), computed once a request."""
@@ -131,61 +149,44 @@ _NOTE_TEXT: dict[str, Callable[[str], str]] = {
 }
 
 
-def text_values(sv: SegmentView, name: str, ctx: Context) -> pa.Array:
-    """A text field of every row of the segment ('' where a task has none)."""
-    tasks, gf = sv.tasks, ctx.snap.settings.global_filter
-
-    def make() -> pa.Array:
-        if name == "description":
-            if not gf:
-                return tasks.description
-            return pa.array(_without_global_filter(tasks.description.to_pylist(), gf), pa.string())
-        if name in _NOTE_TEXT:
-            notes = pa.array([_NOTE_TEXT[name](p) for p in tasks.note_paths], pa.string())
-            return notes.take(pa.array(tasks.note_row))
-        if name == "heading":
-            joined = tasks.heading_paths.to_pylist() or [""]
-            last = pa.array([h.rpartition("\x00")[2] for h in joined], pa.string())
-            return last.take(pa.array(tasks.heading))
-        if name == "id":
-            names = pa.array([ctx.vocabs.ids.name(c) for c in range(len(ctx.vocabs.ids))] + [""], pa.string())
-            return names.take(pa.array(np.where(tasks.id_code >= 0, tasks.id_code, len(names) - 1)))
-        sparse = tasks.sparse[name]  # recurrence
-        return pa.array([sparse.get(k, "") for k in range(tasks.size)], pa.string())
-
+def text_values(sv: SegmentView, name: str, ctx: Context, rows: Rows) -> pa.Array:
+    """A text field of some rows of the segment ('' where a task has none). Made per request
+    from the compact columns (packed.py): a filter or sort on text is rarer than the memory
+    its per-row strings would hold for as long as serve runs."""
+    tasks = sv.tasks
+    if name == "description":
+        values = tasks.description.take(rows)
+        gf = ctx.snap.settings.global_filter
+        return pa.array(_without_global_filter(values.to_pylist(), gf), pa.string()) if gf else values
+    if name in _NOTE_TEXT:
+        return ctx.note_texts(name, sv).take(pa.array(tasks.note_row[rows]))
+    if name == "heading":
+        joined = tasks.heading_paths.array().to_pylist() or [""]
+        last = pa.array([h.rpartition("\x00")[2] for h in joined], pa.string())
+        return last.take(pa.array(tasks.heading[rows]))
+    if name == "id":
+        names = pa.array([ctx.vocabs.ids.name(c) for c in range(len(ctx.vocabs.ids))] + [""], pa.string())
+        codes = tasks.id_code[rows].astype(np.int64)
+        return names.take(pa.array(np.where(codes >= 0, codes, len(names) - 1)))
     if name == "status.name":
-        names = ctx.snap.status_names
-        table = pa.array([names.get(c, "") for c in range(max(names, default=0) + 1)], pa.string())
-        return table.take(pa.array(tasks.symbol))
-    return tasks.derived(("text", name, gf if name == "description" else ""), make)
-
-
-def _lowered(sv: SegmentView, name: str, ctx: Context) -> pa.Array:
-    if name == "status.name":
-        return pc.utf8_lower(text_values(sv, name, ctx))
-    gf = ctx.snap.settings.global_filter if name == "description" else ""
-    return sv.tasks.derived(("lower", name, gf), lambda: pc.utf8_lower(text_values(sv, name, ctx)))
+        status_names = ctx.snap.status_names
+        table = pa.array(
+            [status_names.get(c, "") for c in range(max(status_names, default=0) + 1)], pa.string()
+        )
+        return table.take(pa.array(tasks.symbol[rows]))
+    return tasks.sparse[name].dense(tasks.size).take(pa.array(rows))  # recurrence
 
 
 def tag_lists(sv: SegmentView, ctx: Context) -> tuple[pa.Array, npt.NDArray[np.int64]]:
     """Every row's tags as the plugin lists them (`#` first, the global filter left out):
-    the flat values and the row each belongs to."""
+    the flat values and the row each belongs to (ascending)."""
     gf = ctx.snap.settings.global_filter
-
-    def make() -> tuple[pa.Array, npt.NDArray[np.int64]]:
-        column = sv.tasks.tag_texts
-        values = pc.binary_join_element_wise("#", pc.list_flatten(column), "")
-        owner = np.asarray(pc.list_parent_indices(column).to_numpy(zero_copy_only=False), np.int64)
-        if gf:
-            keep = pc.not_equal(values, gf)
-            values, owner = (
-                values.filter(keep),
-                owner[np.asarray(keep.to_numpy(zero_copy_only=False), np.bool_)],
-            )
-        return values, owner
-
-    found: tuple[pa.Array, npt.NDArray[np.int64]] = sv.tasks.derived(("tags", gf), make)
-    return found
+    values = ctx.written_tags().take(pa.array(sv.tasks.tags_written))
+    owner = np.asarray(sv.tasks.tags.rows, np.int64)
+    if gf:
+        keep = pc.not_equal(values, gf)
+        values, owner = values.filter(keep), owner[np.asarray(keep.to_numpy(zero_copy_only=False), np.bool_)]
+    return values, owner
 
 
 def _search(values: pa.Array, matcher: Substring | Regex) -> Bools:
@@ -205,8 +206,8 @@ def _text(node: TextMatch, sv: SegmentView, rows: Rows, ctx: Context) -> Bools:
             hit_rows[owner[_search(pc.utf8_lower(values) if substring else values, node.matcher)]] = True
         hit = hit_rows[rows]
     else:
-        source = _lowered(sv, node.field, ctx) if substring else text_values(sv, node.field, ctx)
-        hit = _search(source.take(pa.array(rows)), node.matcher)
+        source = text_values(sv, node.field, ctx, rows)
+        hit = _search(pc.utf8_lower(source) if substring else source, node.matcher)
     return ~hit if node.negate else hit
 
 
@@ -394,7 +395,7 @@ def matching(filters: tuple[Pred, ...], ctx: Context) -> list[Rows]:
     order = sorted(filters, key=lambda f: _COST.get(type(f), 5))
     out: list[Rows] = []
     for sv in ctx.snap.segments:
-        rows = sv.rows
+        rows: Rows = sv.rows.astype(np.int64)
         for node in order:
             if not len(rows):
                 break

@@ -31,7 +31,6 @@ from vault_agent.contracts import MAX_QUERY_CHARS
 from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.paths.rules import normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
-from vault_agent.query.tasks.dates import DateRange, DateSearch, parse_date_search
 from vault_agent.query.tasks.lang_ast import (
     PRIORITIES,
     BoolOp,
@@ -54,6 +53,7 @@ from vault_agent.query.tasks.lang_ast import (
 )
 from vault_agent.query.tasks.plan import AnyOf, InFolder, PathGlob, Pred, StatusSymbolIs, TagIs, TaskPlan
 from vault_agent.tag_syntax import clean_tag, tag_key
+from vault_agent.task_dates import DateRange, DateSearch, parse_date_search
 
 MAX_LIST_ITEMS = 20  # entries of `status`, `priority`, `tags`
 _TYPE_NAMES: dict[str, StatusType] = {t.lower(): t for t in get_args(StatusType)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vault_agent.query.tasks.dates import DateSearch
+from vault_agent.task_dates import DateSearch
 
 DateField = Literal["due", "scheduled", "start", "created", "done", "cancelled", "happens"]
 TextField = Literal[

@@ -17,7 +17,6 @@ import datetime as dt
 import re
 
 from vault_agent.errors import InvalidQuery
-from vault_agent.query.tasks.dates import parse_date_search
 from vault_agent.query.tasks.lang_ast import (
     DATE_FIELDS,
     STATUS_TYPES,
@@ -39,6 +38,7 @@ from vault_agent.query.tasks.lang_ast import (
 )
 from vault_agent.query.tasks.lang_boolean import looks_boolean, parse_boolean
 from vault_agent.query.tasks.lang_regex import compile_regex
+from vault_agent.task_dates import parse_date_search
 
 _FIXED: dict[str, Filter] = {
     "done": Done(True),

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
 
 from vault_agent.query.tasks.columns import SegmentView
 from vault_agent.query.tasks.evaluate import Context, Rows, tag_lists, text_values
@@ -87,7 +86,7 @@ def _happens(sv: SegmentView, rows: Rows) -> Key:
 def _text_key(parts: list[tuple[SegmentView, Rows]], name: str, ctx: Context) -> Key:
     picked: list[str] = []
     for sv, rows in parts:
-        picked += text_values(sv, name, ctx).take(rows).to_pylist()
+        picked += text_values(sv, name, ctx, rows).to_pylist()
     if name == "description":
         picked = [clean_description(v) for v in picked]
     return ranks(picked)
@@ -129,7 +128,7 @@ def _keys(key: SortKey, parts: list[tuple[SegmentView, Rows]], ctx: Context) -> 
     if f == "tag":
         return _tag_keys(parts, key.tag_index, ctx)
     if f == "random":
-        texts = [d for sv, r in parts for d in sv.tasks.description.take(pa.array(r)).to_pylist()]
+        texts = [d for sv, r in parts for d in sv.tasks.description.texts(r)]
         return [np.array([random_key(d, ctx.today) for d in texts], np.int64)]
     return [_text_key(parts, f, ctx)]  # status.name, description, heading, filename, id
 

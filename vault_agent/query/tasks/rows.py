@@ -12,7 +12,6 @@ import datetime as dt
 import re
 
 import numpy as np
-import pyarrow as pa
 
 from vault_agent.query.tasks.columns import NOTATIONS, SegmentView
 from vault_agent.query.tasks.evaluate import Context, Rows
@@ -44,14 +43,17 @@ def _date_text(sv: SegmentView, name: str, row: int, days: int) -> str | None:
 def _segment_rows(sv: SegmentView, rows: Rows, ctx: Context) -> list[TaskRow]:
     tasks, settings = sv.tasks, ctx.snap.settings
     gf = settings.global_filter
-    take = pa.array(rows)
-    descriptions = tasks.description.take(take).to_pylist()
-    tag_lists = tasks.tag_texts.take(take).to_pylist()
+    descriptions = tasks.description.texts(rows)
+    headings = tasks.heading_paths.texts(tasks.heading[rows])
+    days = {n: tasks.dates[n][rows].tolist() for n in DATE_FIELDS}
+    written = ctx.vocabs.tag_texts
+    tag_start = np.searchsorted(tasks.tags.rows, rows)
+    tag_end = np.searchsorted(tasks.tags.rows, rows, side="right")
     note_tags = tasks.note_tags
     ids, deps = ctx.vocabs.ids, tasks.deps
     out: list[TaskRow] = []
     for k, row in enumerate(rows.tolist()):
-        dates = {n: _date_text(sv, n, row, int(tasks.dates[n][row])) for n in DATE_FIELDS}
+        dates = {n: _date_text(sv, n, row, days[n][k]) for n in DATE_FIELDS}
         priority = int(tasks.priority[row])
         description = descriptions[k]
         id_code = int(tasks.id_code[row])
@@ -63,13 +65,17 @@ def _segment_rows(sv: SegmentView, rows: Rows, ctx: Context) -> list[TaskRow]:
                 status_type=STATUS_TYPES[int(sv.status_type[row])],
                 status_name=ctx.snap.status_names.get(int(tasks.symbol[row]), ""),
                 description=remove_as_word(description, gf) if settings.remove_global_filter else description,
-                tags=[t for t in tag_lists[k] or [] if "#" + t != gf],
+                tags=[
+                    t
+                    for t in (written.name(int(c)) for c in tasks.tags_written[tag_start[k] : tag_end[k]])
+                    if "#" + t != gf
+                ],
                 note_tags=[
                     ctx.note_tags.name(int(c)) for c in note_tags.codes[note_tags.rows == tasks.note_row[row]]
                 ],
-                heading_path=tasks.heading_path(row),
+                heading_path=headings[k].split("\x00") if headings[k] else [],
                 parent_line=int(tasks.parent_line[row]) or None,
-                invalid_dates=[n for n in DATE_FIELDS if tasks.dates[n][row] == INVALID],
+                invalid_dates=[n for n in DATE_FIELDS if days[n][k] == INVALID],
                 priority=None if priority == PRIORITY_NONE else PRIORITY_NAMES[priority],  # type: ignore[arg-type]
                 recurrence=tasks.sparse["recurrence"].get(row),
                 id=ids.name(id_code) if id_code >= 0 else None,
