@@ -16,7 +16,8 @@ import pytest
 
 from vault_agent.errors import InvalidPath, NotFound
 from vault_agent.paths import file_read, resolution
-from vault_agent.paths.descriptor_io import DescriptorIO, lookup
+from vault_agent.paths.descriptor_io import DescriptorIO
+from vault_agent.paths.resolution import lookup
 
 CANARY = b"canary-outside\n"
 

@@ -4,7 +4,7 @@ Three parts, each with one job (docs/architecture.md):
 - `paths.rules`: pure rules, no I/O: normalization of caller text, exclusions, protected
   folders, note names;
 - descriptor-relative I/O, never following a link: `paths.descriptor_io` (the root's
-  handle `DescriptorIO` and the descent through folders), `paths.resolution` (resolving,
+  handle `DescriptorIO`), `paths.resolution` (the descent through folders, resolving,
   stats, opening a folder or a write's parent folder) and `paths.file_read` (reads);
 - `paths.walk`: the walk over every indexable file.
 `Vault` is the handle the other packages hold: it binds one root and one set of rules to

@@ -1,5 +1,6 @@
-"""Descriptor-relative I/O under the vault root: the root's handle and the descent through
-folders that every resolution (resolution.py) and read (file_read.py) starts with.
+"""Descriptor-relative I/O under the vault root: the root's handle (`DescriptorIO`), from
+which every resolution (resolution.py, the descent through folders) and read
+(file_read.py) starts.
 
 Symlinks are never followed: every component is opened relative to its checked parent
 directory with O_NOFOLLOW, so a component swapped for a link between check and use fails
@@ -13,16 +14,12 @@ Errors name only the vault-relative path the caller gave, never the root.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_agent.errors import InvalidPath, NotFound, VaultUnavailable
-from vault_agent.paths.rules import Match, display
-from vault_agent.text import nfc
+from vault_agent.errors import VaultUnavailable
 
 # The flags every descriptor-relative open uses (shared with files/ and query/ listings).
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -39,36 +36,9 @@ class Resolved:
     is_dir: bool
 
 
-def not_found(rel: str) -> NotFound:
-    """The NotFound of a path the caller gave (its text only, never the root)."""
-    return NotFound(f"'{display(rel)}' does not exist in the vault")
-
-
-def lookup(dir_fd: int, name: str, match: Match) -> str | None:
-    """The on-disk name in dir_fd equal to `name` under `match`, or None (also when ambiguous)."""
-    try:
-        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        return name
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        if exc.errno in (errno.ENAMETOOLONG, errno.EILSEQ):
-            return None
-        raise
-    if match == "exact":
-        return None
-    want = nfc(name).casefold() if match == "casefold" else nfc(name)
-    hits = []
-    for entry in os.listdir(dir_fd):
-        key = nfc(entry).casefold() if match == "casefold" else nfc(entry)
-        if key == want:
-            hits.append(entry)
-    return hits[0] if len(hits) == 1 else None
-
-
 class DescriptorIO:
-    """The vault root's handle: open it, know which folder it is, descend from it through
-    folders without following links (what resolution.py and file_read.py build on)."""
+    """The vault root's handle: open it, know which folder it is (resolution.py and
+    file_read.py descend from it through folders without following links)."""
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(os.path.realpath(root))
@@ -119,55 +89,6 @@ class DescriptorIO:
             "committed. Run the command again (a running server rescans by itself)"
         )
 
-    def walk_dirs(
-        self, parts: list[str], match: Match, original: str, *, create: bool = False, missing: str = ""
-    ) -> tuple[int, list[str]]:
-        """Open each directory component without following links; returns (fd, raw names).
-
-        With `create`, a missing component is made (mkdir relative to its parent's fd).
-        `missing` is the NotFound message (default: the path does not exist).
-        """
-        fd = self.open_root()
-        raw: list[str] = []
-        try:
-            for part in parts:
-                found = lookup(fd, part, match)
-                if found is None:
-                    if not create:
-                        raise NotFound(missing) if missing else not_found(original)
-                    with contextlib.suppress(FileExistsError):
-                        os.mkdir(part, 0o755, dir_fd=fd)
-                    found = part
-                try:
-                    nfd = os.open(found, DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):  # EMLINK: BSD's ELOOP
-                        raise InvalidPath(
-                            f"'{display(original)}' passes through a symbolic link or a file"
-                        ) from None
-                    if exc.errno == errno.ENOENT:  # renamed or removed meanwhile
-                        raise NotFound(missing) if missing else not_found(original) from None
-                    raise
-                os.close(fd)
-                fd = nfd
-                raw.append(found)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd, raw
-
     def abspath(self, resolved: Resolved) -> Path:
         """Absolute path for internal I/O only; never put it in a message or a log."""
         return self.root.joinpath(*resolved.raw_parts)
-
-
-def stat_leaf(fd: int, leaf: str, match: Match, rel: str) -> tuple[str, os.stat_result]:
-    """The raw name of `leaf` in the open folder `fd` and its lstat (NotFound when nothing
-    matches or it was removed between the listing and the stat)."""
-    name = lookup(fd, leaf, match)
-    if name is None:
-        raise not_found(rel)
-    try:
-        return name, os.stat(name, dir_fd=fd, follow_symlinks=False)
-    except FileNotFoundError:
-        raise not_found(rel) from None

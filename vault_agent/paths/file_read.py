@@ -11,7 +11,8 @@ import os
 import stat
 
 from vault_agent.errors import InvalidPath
-from vault_agent.paths.descriptor_io import FILE_READ_FLAGS, DescriptorIO, Resolved, not_found, stat_leaf
+from vault_agent.paths.descriptor_io import FILE_READ_FLAGS, DescriptorIO, Resolved
+from vault_agent.paths.resolution import not_found, stat_leaf, walk_dirs
 from vault_agent.paths.rules import Match, display
 from vault_agent.text import nfc
 
@@ -24,7 +25,7 @@ def read_bytes(io: DescriptorIO, resolved: Resolved, max_bytes: int | None = Non
     """
     if resolved.is_dir:
         raise InvalidPath(f"'{display(resolved.rel)}' is a folder, not a file")
-    fd, _ = io.walk_dirs(list(resolved.raw_parts[:-1]), "exact", resolved.rel)
+    fd, _ = walk_dirs(io, list(resolved.raw_parts[:-1]), "exact", resolved.rel)
     try:
         try:
             ffd = os.open(resolved.raw_parts[-1], FILE_READ_FLAGS, dir_fd=fd)
@@ -62,7 +63,7 @@ def read_with_stat(
         is a link, or the target is a folder, a link or not a regular file.
     """
     parts = rel.split("/")
-    fd, raw = io.walk_dirs(parts[:-1], match, rel)
+    fd, raw = walk_dirs(io, parts[:-1], match, rel)
     try:
         name, st = stat_leaf(fd, parts[-1], match, rel)
         try:

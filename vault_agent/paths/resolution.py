@@ -3,20 +3,106 @@ or folder (case- and normalization-insensitively when exactly one entry matches)
 path's case variants, stat a resolved path again, open a folder, open the parent folder of
 a path for a write (matched up to Unicode normalization only, never case).
 
-Each function descends from the root through `DescriptorIO.walk_dirs` (descriptor_io.py):
-no link is followed, only regular files and folders with one name are served, and errors
-name only the vault-relative path the caller gave.
+Each function descends from the root's handle (descriptor_io.py) through `walk_dirs`,
+which file_read.py's reads use too: every folder is opened relative to its checked parent
+with O_NOFOLLOW, so no link is followed; only regular files and folders with one name are
+served, and errors name only the vault-relative path the caller gave.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 
 from vault_agent.errors import InvalidPath, NotFound, VaultUnavailable
-from vault_agent.paths.descriptor_io import DIR_FLAGS, DescriptorIO, Resolved, lookup, stat_leaf
+from vault_agent.paths.descriptor_io import DIR_FLAGS, DescriptorIO, Resolved
 from vault_agent.paths.rules import Match, display
 from vault_agent.text import nfc
+
+
+def not_found(rel: str) -> NotFound:
+    """The NotFound of a path the caller gave (its text only, never the root)."""
+    return NotFound(f"'{display(rel)}' does not exist in the vault")
+
+
+def lookup(dir_fd: int, name: str, match: Match) -> str | None:
+    """The on-disk name in dir_fd equal to `name` under `match`, or None (also when ambiguous)."""
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        return name
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno in (errno.ENAMETOOLONG, errno.EILSEQ):
+            return None
+        raise
+    if match == "exact":
+        return None
+    want = nfc(name).casefold() if match == "casefold" else nfc(name)
+    hits = []
+    for entry in os.listdir(dir_fd):
+        key = nfc(entry).casefold() if match == "casefold" else nfc(entry)
+        if key == want:
+            hits.append(entry)
+    return hits[0] if len(hits) == 1 else None
+
+
+def walk_dirs(
+    io: DescriptorIO,
+    parts: list[str],
+    match: Match,
+    original: str,
+    *,
+    create: bool = False,
+    missing: str = "",
+) -> tuple[int, list[str]]:
+    """Open each directory component without following links; returns (fd, raw names).
+
+    With `create`, a missing component is made (mkdir relative to its parent's fd).
+    `missing` is the NotFound message (default: the path does not exist).
+    """
+    fd = io.open_root()
+    raw: list[str] = []
+    try:
+        for part in parts:
+            found = lookup(fd, part, match)
+            if found is None:
+                if not create:
+                    raise NotFound(missing) if missing else not_found(original)
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                found = part
+            try:
+                nfd = os.open(found, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):  # EMLINK: BSD's ELOOP
+                    raise InvalidPath(
+                        f"'{display(original)}' passes through a symbolic link or a file"
+                    ) from None
+                if exc.errno == errno.ENOENT:  # renamed or removed meanwhile
+                    raise NotFound(missing) if missing else not_found(original) from None
+                raise
+            os.close(fd)
+            fd = nfd
+            raw.append(found)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, raw
+
+
+def stat_leaf(fd: int, leaf: str, match: Match, rel: str) -> tuple[str, os.stat_result]:
+    """The raw name of `leaf` in the open folder `fd` and its lstat (NotFound when nothing
+    matches or it was removed between the listing and the stat)."""
+    name = lookup(fd, leaf, match)
+    if name is None:
+        raise not_found(rel)
+    try:
+        return name, os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        raise not_found(rel) from None
 
 
 def resolve(io: DescriptorIO, rel: str, *, match: Match = "casefold") -> Resolved:
@@ -82,7 +168,7 @@ def _casefold_paths(io: DescriptorIO, parts: list[str], limit: int = 2) -> list[
 
 def _resolve_parts(io: DescriptorIO, rel: str, match: Match) -> Resolved:
     parts = rel.split("/")
-    fd, raw = io.walk_dirs(parts[:-1], match, rel)
+    fd, raw = walk_dirs(io, parts[:-1], match, rel)
     try:
         name, st = stat_leaf(fd, parts[-1], match, rel)
     finally:
@@ -112,7 +198,7 @@ def open_dir(io: DescriptorIO, raw_parts: tuple[str, ...] | list[str], rel: str)
     Raises:
         InvalidPath: a component is a link or a file. NotFound: a component is missing.
     """
-    fd, _ = io.walk_dirs(list(raw_parts), "exact", rel)
+    fd, _ = walk_dirs(io, list(raw_parts), "exact", rel)
     return fd
 
 
@@ -127,7 +213,7 @@ def lstat(io: DescriptorIO, resolved: Resolved) -> os.stat_result:
             return os.stat(io.root)
         except (FileNotFoundError, NotADirectoryError):
             raise VaultUnavailable() from None
-    fd, _ = io.walk_dirs(list(resolved.raw_parts[:-1]), "exact", resolved.rel)
+    fd, _ = walk_dirs(io, list(resolved.raw_parts[:-1]), "exact", resolved.rel)
     try:
         return os.stat(resolved.raw_parts[-1], dir_fd=fd, follow_symlinks=False)
     finally:
@@ -146,7 +232,7 @@ def open_parent(io: DescriptorIO, rel: str, *, create: bool = False) -> tuple[in
     """
     parts = rel.split("/")
     missing = f"the folder of '{display(rel)}' does not exist"
-    fd, raw = io.walk_dirs(parts[:-1], "normalized", rel, create=create, missing=missing)
+    fd, raw = walk_dirs(io, parts[:-1], "normalized", rel, create=create, missing=missing)
     try:
         leaf = lookup(fd, parts[-1], "normalized") or parts[-1]
     except BaseException:
