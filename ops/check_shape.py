@@ -43,12 +43,7 @@ WIDE_FUNCTIONS: dict[str, str] = {
 }
 
 # "path:ClassName" -> why it is still over 250 lines, and what splits it
-LONG_CLASSES: dict[str, str] = {
-    "vault_agent/indexer/build.py:Indexer": "builds, commits and compacts (34 item 4: the compaction merge apart)",
-    "vault_agent/paths/descriptor_io.py:DescriptorIO": "one method per descriptor-relative system call, no state (34 item 4)",
-    "vault_agent/query/bases/rows.py:SnapshotRows": "Bases' rows, new with issue 31 (34 item 4: its column loading apart)",
-    "vault_agent/query/structured/dql_compile.py:Compiler": "one method per DQL clause (34 item 4: the WHERE compiler apart)",
-}
+LONG_CLASSES: dict[str, str] = {}
 
 
 @dataclass

@@ -44,12 +44,12 @@ def _record_span(span: dict[str, Any]) -> None:
 
 def instrument() -> None:
     from vault_agent.files import events, pipeline
-    from vault_agent.indexer import build, search_index, segments
+    from vault_agent.indexer import build, search_index, segment_build, segments
     from vault_agent.query import search_engine, snapshot_catalog
     from vault_agent.query.snapshot import SnapshotReader
 
     spans = benchkit.Spans(_record_span)
-    spans.wrap_iter(build, build.parse_stream, "apply: parse")
+    spans.wrap_iter(segment_build, segment_build.parse_stream, "apply: parse")
     phases: list[tuple[object, Callable[..., Any], str]] = [
         *benchkit.writer_phases(),
         (pipeline, pipeline.replace_atomic, "tool: safe write (replace_atomic)"),

@@ -51,7 +51,7 @@ def install(path: str) -> None:
     global _out
     _out = open(path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     from vault_agent import heap
-    from vault_agent.indexer import build, compaction, engine, reconcile, writer_faults
+    from vault_agent.indexer import build, compaction, engine, reconcile, segment_build, writer_faults
     from vault_agent.indexer.eventlog import EventLog
     from vault_agent.indexer.watch_batches import HintBatcher
 
@@ -68,7 +68,7 @@ def install(path: str) -> None:
             writer_faults.WriterFaults.on_problem,
             "PROBLEM: stale, rescan requested",
         ),
-        (build, build.parse_stream, "apply: parse_stream (generator creation)"),
+        (segment_build, segment_build.parse_stream, "apply: parse_stream (generator creation)"),
         (build.Indexer, build.Indexer._write_segments, "apply: write segments (parse+segment+engine add)"),
         (reconcile, reconcile.scan_vault, "reconcile: scan_vault"),
         (compaction, compaction.plan, "compaction plan"),

@@ -157,10 +157,17 @@ def test_only_the_watcher_imports_watchdog() -> None:
 
 
 # The vault path package (kernel): pure rules below descriptor-relative I/O and the walk,
-# which do not know each other; only the package's __init__ (the `Vault` handle) binds them.
+# which do not know each other (resolution descends from the root's handle in descriptor_io,
+# reads descend as resolution does); only the package's __init__ (the `Vault` handle) binds them.
 PATH_PARTS: dict[str, set[str]] = {
     "paths/rules.py": set(),
-    "paths/descriptor_io.py": {"vault_agent.paths.rules"},
+    "paths/descriptor_io.py": set(),
+    "paths/resolution.py": {"vault_agent.paths.rules", "vault_agent.paths.descriptor_io"},
+    "paths/file_read.py": {
+        "vault_agent.paths.rules",
+        "vault_agent.paths.descriptor_io",
+        "vault_agent.paths.resolution",
+    },
     "paths/walk.py": {"vault_agent.paths.rules"},
 }
 # A module that may touch the file system imports one of these; the pure rules import none.

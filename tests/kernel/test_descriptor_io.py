@@ -1,4 +1,5 @@
-"""Descriptor-relative I/O (vault_agent/paths/descriptor_io.py) on the real file system.
+"""Descriptor-relative I/O (vault_agent/paths/: descriptor_io.py, resolution.py, file_read.py)
+on the real file system.
 
 The property under test: whatever happens to the tree between a check and a use (a folder
 swapped for a link, a file replaced by a FIFO), no byte outside the vault root is read
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from vault_agent.errors import InvalidPath, NotFound
-from vault_agent.paths.descriptor_io import DescriptorIO, lookup
+from vault_agent.paths import file_read, resolution
+from vault_agent.paths.descriptor_io import DescriptorIO
+from vault_agent.paths.resolution import lookup
 
 CANARY = b"canary-outside\n"
 
@@ -55,93 +58,96 @@ def test_lookup_matches_by_rule(io: DescriptorIO) -> None:
 
 
 def test_resolve_reads_and_stats_case_insensitively(io: DescriptorIO) -> None:
-    res = io.resolve("notes/sub/deep.md")
+    res = resolution.resolve(io, "notes/sub/deep.md")
     assert (res.rel, res.raw_parts, res.is_dir) == ("Notes/Sub/Deep.md", ("Notes", "Sub", "Deep.md"), False)
-    assert io.read_bytes(res) == b"deep\n"
-    assert io.read_bytes(res, max_bytes=2) == b"de"
-    assert io.lstat(res).st_size == 5
+    assert file_read.read_bytes(io, res) == b"deep\n"
+    assert file_read.read_bytes(io, res, max_bytes=2) == b"de"
+    assert resolution.lstat(io, res).st_size == 5
     assert io.abspath(res) == io.root / "Notes" / "Sub" / "Deep.md"
-    assert io.resolve("").is_dir and io.lstat(io.resolve("")).st_ino == os.stat(io.root).st_ino
+    assert (
+        resolution.resolve(io, "").is_dir
+        and resolution.lstat(io, resolution.resolve(io, "")).st_ino == os.stat(io.root).st_ino
+    )
 
 
 def test_exists_exactly_does_not_fold_case(io: DescriptorIO) -> None:
-    assert io.exists_exactly("Notes/Sub/Deep.md")
-    assert io.exists_exactly("cafe\u0301.md")  # another normalization of the same name
-    assert not io.exists_exactly("notes/sub/deep.md")
-    assert not io.exists_exactly("Notes/missing.md")
+    assert resolution.exists_exactly(io, "Notes/Sub/Deep.md")
+    assert resolution.exists_exactly(io, "cafe\u0301.md")  # another normalization of the same name
+    assert not resolution.exists_exactly(io, "notes/sub/deep.md")
+    assert not resolution.exists_exactly(io, "Notes/missing.md")
 
 
 def test_folder_swapped_for_a_link_after_resolve_is_not_read(io: DescriptorIO) -> None:
-    res = io.resolve("Notes/Sub/Deep.md")
+    res = resolution.resolve(io, "Notes/Sub/Deep.md")
     _swap_for_link(io, "Notes")
     with pytest.raises(InvalidPath) as exc:
-        io.read_bytes(res)
+        file_read.read_bytes(io, res)
     assert str(io.root) not in exc.value.message and "Notes/Sub/Deep.md" in exc.value.message
     with pytest.raises(InvalidPath):
-        io.lstat(res)
+        resolution.lstat(io, res)
 
 
 def test_file_swapped_for_a_link_after_resolve_is_not_read(io: DescriptorIO) -> None:
-    res = io.resolve("Notes/Sub/Deep.md")
+    res = resolution.resolve(io, "Notes/Sub/Deep.md")
     (io.root / "Notes" / "Sub" / "Deep.md").unlink()
     os.symlink(io.root.parent / "outside" / "Sub" / "Deep.md", io.root / "Notes" / "Sub" / "Deep.md")
     with pytest.raises(InvalidPath):
-        io.read_bytes(res)
+        file_read.read_bytes(io, res)
 
 
 def test_file_replaced_by_a_fifo_after_resolve_does_not_hang(io: DescriptorIO) -> None:
-    res = io.resolve("Notes/Sub/Deep.md")
+    res = resolution.resolve(io, "Notes/Sub/Deep.md")
     (io.root / "Notes" / "Sub" / "Deep.md").unlink()
     os.mkfifo(io.root / "Notes" / "Sub" / "Deep.md")
     with pytest.raises(InvalidPath):
-        io.read_bytes(res)
+        file_read.read_bytes(io, res)
 
 
 def test_removed_file_is_not_found(io: DescriptorIO) -> None:
-    res = io.resolve("Notes/Sub/Deep.md")
+    res = resolution.resolve(io, "Notes/Sub/Deep.md")
     (io.root / "Notes" / "Sub" / "Deep.md").unlink()
     with pytest.raises(NotFound):
-        io.read_bytes(res)
+        file_read.read_bytes(io, res)
 
 
 def test_a_folder_is_not_read_as_a_file(io: DescriptorIO) -> None:
     with pytest.raises(InvalidPath):
-        io.read_bytes(io.resolve("Notes"))
+        file_read.read_bytes(io, resolution.resolve(io, "Notes"))
 
 
 def test_open_dir_refuses_links_and_files(io: DescriptorIO) -> None:
-    fd = io.open_dir(("Notes", "Sub"), "Notes/Sub")
+    fd = resolution.open_dir(io, ("Notes", "Sub"), "Notes/Sub")
     try:
         assert sorted(os.listdir(fd)) == ["Deep.md"]
     finally:
         os.close(fd)
     with pytest.raises(InvalidPath):
-        io.open_dir(("Notes", "Sub", "Deep.md"), "Notes/Sub/Deep.md")
+        resolution.open_dir(io, ("Notes", "Sub", "Deep.md"), "Notes/Sub/Deep.md")
     _swap_for_link(io, "Notes")
     with pytest.raises(InvalidPath):
-        io.open_dir(("Notes", "Sub"), "Notes/Sub")
+        resolution.open_dir(io, ("Notes", "Sub"), "Notes/Sub")
 
 
 def test_open_parent_matches_normalization_but_not_case(io: DescriptorIO) -> None:
-    fd, leaf, rel = io.open_parent("Notes/Sub/cafe\u0301.md")
+    fd, leaf, rel = resolution.open_parent(io, "Notes/Sub/cafe\u0301.md")
     os.close(fd)
     assert (leaf, rel) == ("cafe\u0301.md", "Notes/Sub/caf\u00e9.md")  # a new leaf keeps its spelling
-    fd, leaf, rel = io.open_parent("cafe\u0301.md")
+    fd, leaf, rel = resolution.open_parent(io, "cafe\u0301.md")
     os.close(fd)
     assert (leaf, rel) == ("caf\u00e9.md", "caf\u00e9.md")  # an existing leaf: its on-disk name
     with pytest.raises(NotFound):
-        io.open_parent("notes/sub/new.md")  # another case of a folder is another folder
+        resolution.open_parent(io, "notes/sub/new.md")  # another case of a folder is another folder
 
 
 def test_open_parent_never_creates_outside(io: DescriptorIO) -> None:
     _swap_for_link(io, "Notes")
     with pytest.raises(InvalidPath):
-        io.open_parent("Notes/Sub/new.md", create=True)
+        resolution.open_parent(io, "Notes/Sub/new.md", create=True)
     with pytest.raises(InvalidPath):
-        io.open_parent("Notes/Fresh/new.md", create=True)
+        resolution.open_parent(io, "Notes/Fresh/new.md", create=True)
     assert sorted(p.name for p in (io.root.parent / "outside").iterdir()) == ["Sub"]
 
 
 def test_open_parent_through_a_file_is_invalid(io: DescriptorIO) -> None:
     with pytest.raises(InvalidPath):
-        io.open_parent("caf\u00e9.md/x.md", create=True)
+        resolution.open_parent(io, "caf\u00e9.md/x.md", create=True)

@@ -13,26 +13,24 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from vault_agent.commit_hook import CommitHook
 from vault_agent.config import Settings
-from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, TABLES, BaseFileRef, Manifest, SegmentRef
+from vault_agent.contracts import PARSER_VERSION, SCHEMA_VERSION, BaseFileRef, Manifest, SegmentRef
 from vault_agent.errors import VaultUnavailable
 from vault_agent.freshness import is_compatible, read_current_manifest, vault_for_settings
-from vault_agent.indexer import base_files
+from vault_agent.indexer import base_files, compaction
 from vault_agent.indexer.build_paths import event_paths, walk_paths
-from vault_agent.indexer.compaction import plan as compaction_plan
 from vault_agent.indexer.eventlog import Event, EventLog, NewEvent
 from vault_agent.indexer.lock import WriterLock
-from vault_agent.indexer.note_info import NoteInfo, infos_of, note_totals
+from vault_agent.indexer.note_info import NoteInfo, Totals, known_notes, note_totals, tombstoned, totals_after
 
 # Parsing lives in parse_pool; these names stay importable from here for existing callers.
-from vault_agent.indexer.parse_pool import TASK_NOTES, Progress, parse_batch, parse_stream
-from vault_agent.indexer.scan import scan_vault, skipped_counts
+from vault_agent.indexer.parse_pool import TASK_NOTES, Progress, parse_batch
+from vault_agent.indexer.scan import log_differences, scan_vault, skipped_counts
 from vault_agent.indexer.search_index import SearchIndexWriter, frozen_ok
-from vault_agent.indexer.segments import SegmentWriter, drop_paths, read_live
+from vault_agent.indexer.segment_build import SegmentBuilder, WrittenSegments
 from vault_agent.indexer.snapshot import clear_tmp, commit, next_ids, now_iso
 from vault_agent.indexer.task_settings_file import changed_event, read_task_settings
 
@@ -48,14 +46,7 @@ __all__ = [
 
 log = logging.getLogger("vault_agent.indexer")
 
-# A segment is sorted in memory, so its size bounds the writer's peak RSS (the sort copies
-# it once): roll over to a new segment at this many notes or Arrow bytes.
-SEGMENT_MAX_NOTES = 5_000
-SEGMENT_MAX_BYTES = 160 << 20
 LOG_COMPACT_BYTES = 1 << 20
-
-
-RESCAN_INSTEAD_OF = 256  # scan differences above this are logged as one `rescan` record
 
 
 class Indexer:
@@ -74,9 +65,10 @@ class Indexer:
         self.manifest: Manifest | None = None
         self.notes: dict[str, NoteInfo] = {}
         self.bases: dict[str, BaseFileRef] = {}  # the snapshot's `.base` files (base_files.py)
-        self._totals: tuple[int, int, int] = (0, 0, 0)  # chunks, headings, invalid frontmatter
+        self._totals: Totals = (0, 0, 0)
         self.compatible = False
         self.search = SearchIndexWriter(self.index_dir)
+        self.segments = SegmentBuilder(settings, self.vault, self.search)
         # The last manifest of a state dir that was deleted under a running writer: new
         # snapshot and segment ids stay above its ids, because readers in this process
         # keep per-segment columns by id (engine.py, state dir recovery).
@@ -97,11 +89,7 @@ class Indexer:
             return
         if not self._restore_search():
             return
-        for ref in self.manifest.segments:
-            cols = ["mtime_ns", "size", "sha256", "chunk_count", "heading_count", "fm_status"]
-            self.notes.update(
-                infos_of({"notes": read_live(self.index_dir, ref, "notes", cols)}, ref.segment_id)
-            )
+        self.notes = known_notes(self.index_dir, self.manifest)
         self._totals = note_totals(self.notes.values())
 
     def _restore_search(self) -> bool:
@@ -132,45 +120,14 @@ class Indexer:
     # ----- segments ------------------------------------------------------------------
     def _write_segments(
         self, rels: list[str], progress: Progress | None, unchanged_ok: bool
-    ) -> tuple[list[SegmentRef], dict[str, NoteInfo], list[str]]:
-        """Parse `rels` into new segments; returns refs, infos of written notes, missing."""
-        refs: list[SegmentRef] = []
-        infos: dict[str, NoteInfo] = {}
-        missing: list[str] = []
+    ) -> WrittenSegments:
+        """Parse `rels` into new segments (segment_build.py); the engine rolls back on a failure."""
         _, seg_id = next_ids(self.index_dir, self.manifest or self.ids_above)
-        writer: SegmentWriter | None = None
         try:
-            for tables, gone in parse_stream(self.settings, self.vault, rels, progress):
-                missing.extend(gone)
-                if unchanged_ok:
-                    same = {
-                        p
-                        for p, info in infos_of(tables, 0).items()
-                        if (old := self.notes.get(p)) is not None
-                        and (old.mtime_ns, old.size, old.sha256) == (info.mtime_ns, info.size, info.sha256)
-                    }
-                    tables = drop_paths(tables, same)
-                if not tables["notes"].num_rows:
-                    continue
-                if writer is None:
-                    writer = SegmentWriter(self.index_dir, seg_id, presorted=True)
-                    seg_id += 1
-                writer.add(tables)
-                self.search.add_tables(tables)
-                infos.update(infos_of(tables, writer.segment_id))
-                if writer.note_count >= SEGMENT_MAX_NOTES or writer.nbytes >= SEGMENT_MAX_BYTES:
-                    refs.append(writer.finish())
-                    writer = None
-            if writer is not None:
-                refs.append(writer.finish())
-                writer = None
+            return self.segments.write(rels, seg_id, progress, self.notes if unchanged_ok else None)
         except BaseException:
             self.search_rollback()
             raise
-        finally:
-            if writer is not None:
-                writer.abort()
-        return refs, infos, missing
 
     def commit_snapshot(
         self,
@@ -190,17 +147,9 @@ class Indexer:
         """
         add = add or {}
         if replace_all is not None:
-            totals = note_totals(replace_all.values())
-            count = len(replace_all)
+            totals, count = note_totals(replace_all.values()), len(replace_all)
         else:
-            touched = [self.notes[p] for p in {*remove, *add} if p in self.notes]
-            old, new = note_totals(touched), note_totals(add.values())
-            totals = (
-                self._totals[0] - old[0] + new[0],
-                self._totals[1] - old[1] + new[1],
-                self._totals[2] - old[2] + new[2],
-            )
-            count = len(self.notes) - len(touched) + len(add)
+            totals, count = totals_after(self._totals, self.notes, remove, add)
         snap_id, _ = next_ids(self.index_dir, self.manifest or self.ids_above)
         for hook in self.hooks:
             segments = hook.attach(segments)  # e.g. embeddings finished since the last commit
@@ -249,26 +198,10 @@ class Indexer:
         manifest = self.manifest
         if manifest is None or not self.compatible:
             return None
-        merge = compaction_plan(manifest)
-        if not merge:
+        merged = compaction.merge(self.index_dir, manifest, self.notes)
+        if merged is None:
             return None
-        _, seg_id = next_ids(self.index_dir, manifest)
-        writer = SegmentWriter(self.index_dir, seg_id)
-        try:
-            for ref in merge:
-                writer.add({t: read_live(self.index_dir, ref, t) for t in TABLES})
-            merged_paths = writer.paths()
-            new_ref: SegmentRef | None = writer.finish() if writer.note_count else None
-        except BaseException:
-            writer.abort()
-            raise
-        gone = {s.segment_id for s in merge}
-        segments = [s for s in manifest.segments if s.segment_id not in gone]
-        moved: dict[str, NoteInfo] = {}
-        if new_ref is not None:
-            segments.append(new_ref)
-            moved = {p: replace(self.notes[p], segment_id=new_ref.segment_id) for p in merged_paths}
-        return self.commit_snapshot(segments, manifest.applied_seq, manifest.skipped, add=moved)
+        return self.commit_snapshot(merged.segments, manifest.applied_seq, manifest.skipped, add=merged.moved)
 
     # ----- builds --------------------------------------------------------------------
     def _same_root(self, before: tuple[int, int]) -> None:
@@ -295,11 +228,11 @@ class Indexer:
         upto = self.log.head_seq()
         rels, skipped, base_rels = walk_paths(self.vault)
         self.search.reset_empty()
-        refs, infos, _ = self._write_segments(rels, progress, unchanged_ok=False)
+        written = self._write_segments(rels, progress, unchanged_ok=False)
         bases = base_files.read_all(self.vault, self.index_dir, base_rels)
         self._same_root(root)
         return self.commit_snapshot(
-            refs, max(upto, self.applied_seq), skipped, replace_all=infos, bases=bases
+            written.refs, max(upto, self.applied_seq), skipped, replace_all=written.infos, bases=bases
         )
 
     def apply(
@@ -325,26 +258,19 @@ class Indexer:
         rels, skipped, base_rels = event_paths(
             self.vault, self.notes, events, scanned_skipped, base_files.known_bases(self.bases)
         )
-        refs, infos, missing = self._write_segments(rels, progress, unchanged_ok=True)
+        written = self._write_segments(rels, progress, unchanged_ok=True)
+        refs, infos = written.refs, written.infos
         bases = base_files.refresh(self.vault, self.index_dir, self.bases, base_rels)
         # Known notes that vanished come back from the parse as missing (a rescan lists them
         # as delete candidates); nothing else is ever treated as gone.
-        gone = {p for p in missing if p in self.notes}
+        gone = {p for p in written.missing if p in self.notes}
         self._same_root(root)
         self.search.delete_paths(sorted(gone))
         replaced = {p for p in (*infos, *gone) if p in self.notes}
         if not refs and not gone and upto <= self.applied_seq:
             return None
         assert self.manifest is not None
-        tomb: dict[int, set[str]] = {}
-        for p in replaced:
-            tomb.setdefault(self.notes[p].segment_id, set()).add(p)
-        segments = [
-            s.model_copy(update={"deleted": sorted(set(s.deleted) | tomb[s.segment_id])})
-            if s.segment_id in tomb
-            else s
-            for s in self.manifest.segments
-        ]
+        segments = tombstoned(self.manifest.segments, self.notes, replaced)
         return self.commit_snapshot(segments + refs, upto, skipped, remove=gone, add=infos, bases=bases)
 
     def catch_up(self, progress: Progress | None = None, hash_pass: bool = False) -> Manifest | None:
@@ -355,16 +281,7 @@ class Indexer:
         scan = scan_vault(
             self.vault, self.notes, hash_pass=hash_pass, known_bases=base_files.known_bases(self.bases)
         )
-        pending = self.log.read_after(self.applied_seq)
-        settings = self.task_settings_events()
-        if settings and not any(e.path == settings[0].path for e in pending):
-            self.log.append(settings)
-        if scan.events and not any(e.op == "rescan" and e.path == "" for e in pending):
-            # After a failed build (disk full) the next attempt must not log the same
-            # differences again: a big batch is logged as one full rescan, which the build
-            # turns into the same scan (RELIABILITY: the log never grows from retries).
-            big = len(scan.events) > RESCAN_INSTEAD_OF
-            self.log.append([NewEvent("rescan", "", None, None, None, "scan")] if big else scan.events)
+        log_differences(self.log, self.applied_seq, scan.events, self.task_settings_events())
         events = self.log.read_after(self.applied_seq)
         skipped = skipped_counts(scan.report)
         if not events and skipped == (self.manifest.skipped if self.manifest else {}):

@@ -1,6 +1,6 @@
-"""Background compaction's policy: which small segments (and segments full of tombstones)
-to merge into one. The merge itself is `Indexer.compact` (build.py): it rewrites the
-writer's segments and commits a snapshot, so it belongs with the writer's state.
+"""Background compaction: which small segments (and segments full of tombstones) to merge
+into one (the policy), and the merge that rewrites them as one segment (`merge`). The
+writer commits the merged segments like any other change (`Indexer.compact`, build.py).
 
 Policy (Lucene-like tiers, bounded memory): small segments (fewer than SMALL_NOTES live
 notes: the ones incremental commits make) are grouped by size class (powers of ten); when
@@ -13,7 +13,14 @@ never holds the whole vault in memory. The result is committed like any other sn
 
 from __future__ import annotations
 
-from vault_agent.contracts import Manifest, SegmentRef
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from vault_agent.contracts import TABLES, Manifest, SegmentRef
+from vault_agent.indexer.note_info import NoteInfo
+from vault_agent.indexer.segments import SegmentWriter, read_live
+from vault_agent.indexer.snapshot import next_ids
 
 MAX_SMALL_SEGMENTS = 8
 SMALL_NOTES = 2_000
@@ -77,3 +84,36 @@ def due_while_busy(manifest: Manifest) -> bool:
     return overdue(manifest) or any(
         s.note_count and len(s.deleted) / s.note_count > TOMBSTONE_RATIO for s in manifest.segments
     )
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A merge's outcome: the manifest's segments after it, and the notes it moved."""
+
+    segments: list[SegmentRef]
+    moved: dict[str, NoteInfo]  # each moved note's info, now in the new segment
+
+
+def merge(index_dir: Path, manifest: Manifest, notes: Mapping[str, NoteInfo]) -> Merged | None:
+    """Rewrite the segments `plan` picks as one segment of their live rows (none when every
+    row was dead); None when the policy picks nothing. `notes`: the writer's infos."""
+    picked = plan(manifest)
+    if not picked:
+        return None
+    _, seg_id = next_ids(index_dir, manifest)
+    writer = SegmentWriter(index_dir, seg_id)
+    try:
+        for ref in picked:
+            writer.add({t: read_live(index_dir, ref, t) for t in TABLES})
+        merged_paths = writer.paths()
+        new_ref: SegmentRef | None = writer.finish() if writer.note_count else None
+    except BaseException:
+        writer.abort()
+        raise
+    gone = {s.segment_id for s in picked}
+    segments = [s for s in manifest.segments if s.segment_id not in gone]
+    moved: dict[str, NoteInfo] = {}
+    if new_ref is not None:
+        segments.append(new_ref)
+        moved = {p: replace(notes[p], segment_id=new_ref.segment_id) for p in merged_paths}
+    return Merged(segments, moved)

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 from vault_agent.contracts import BASE_EXTENSION
 from vault_agent.errors import VaultAgentError
-from vault_agent.indexer.eventlog import NewEvent
+from vault_agent.indexer.eventlog import EventLog, NewEvent
 from vault_agent.paths import Vault, WalkEntry, WalkReport
 
 PAUSE_EVERY = 256  # entries between two `pause` calls of a background scan (~5 ms of walking)
+RESCAN_INSTEAD_OF = 256  # scan differences above this are logged as one `rescan` record
 
 
 @dataclass(frozen=True)
@@ -119,3 +120,19 @@ def scan_vault(
         if rel not in bases and in_prefixes(rel, prefixes):
             events.append(NewEvent("delete", rel, None, None, None, "scan"))
     return ScanOutcome(events, entries, report, bases)
+
+
+def log_differences(log: EventLog, applied_seq: int, found: list[NewEvent], settings: list[NewEvent]) -> None:
+    """Log what a catch-up scan found (and a changed Tasks settings file) unless the records
+    after `applied_seq` already hold them.
+
+    After a failed build (disk full) the next attempt must not log the same differences
+    again: a big batch is logged as one full rescan, which the build turns into the same
+    scan (RELIABILITY: the log never grows from retries).
+    """
+    pending = log.read_after(applied_seq)
+    if settings and not any(e.path == settings[0].path for e in pending):
+        log.append(settings)
+    if found and not any(e.op == "rescan" and e.path == "" for e in pending):
+        big = len(found) > RESCAN_INSTEAD_OF
+        log.append([NewEvent("rescan", "", None, None, None, "scan")] if big else found)

@@ -3,8 +3,9 @@
 Three parts, each with one job (docs/architecture.md):
 - `paths.rules`: pure rules, no I/O: normalization of caller text, exclusions, protected
   folders, note names;
-- `paths.descriptor_io`: resolution, stats, reads and opening for writes, relative to the
-  vault root's directory descriptor and never following a link;
+- descriptor-relative I/O, never following a link: `paths.descriptor_io` (the root's
+  handle `DescriptorIO`), `paths.resolution` (the descent through folders, resolving,
+  stats, opening a folder or a write's parent folder) and `paths.file_read` (reads);
 - `paths.walk`: the walk over every indexable file.
 `Vault` is the handle the other packages hold: it binds one root and one set of rules to
 those parts and does no work of its own. The names other packages import stay importable
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vault_agent.paths import file_read, resolution
 from vault_agent.paths.descriptor_io import DIR_FLAGS, FILE_READ_FLAGS, DescriptorIO, Resolved
 from vault_agent.paths.rules import (
     DAILY_DIR,
@@ -101,36 +103,36 @@ class Vault:
         """Raises: Forbidden when the path lies in a protected folder."""
         self.rules.check_not_protected(rel)
 
-    # ----- descriptor-relative I/O (paths.descriptor_io) ----------------------------------
+    # ----- descriptor-relative I/O (paths.resolution, paths.file_read) --------------------
     def resolve(self, rel: str, *, match: Match = "casefold") -> Resolved:
-        """Raises: NotFound, InvalidPath (see `DescriptorIO.resolve`)."""
-        return self.io.resolve(rel, match=match)
+        """Raises: NotFound, InvalidPath (see `resolution.resolve`)."""
+        return resolution.resolve(self.io, rel, match=match)
 
     def case_variants(self, rel: str, limit: int) -> list[str]:
-        """See `DescriptorIO.case_variants`."""
-        return self.io.case_variants(rel, limit)
+        """See `resolution.case_variants`."""
+        return resolution.case_variants(self.io, rel, limit)
 
     def open_dir(self, raw_parts: tuple[str, ...] | list[str], rel: str) -> int:
-        """Raises: InvalidPath, NotFound (see `DescriptorIO.open_dir`)."""
-        return self.io.open_dir(raw_parts, rel)
+        """Raises: InvalidPath, NotFound (see `resolution.open_dir`)."""
+        return resolution.open_dir(self.io, raw_parts, rel)
 
     def lstat(self, resolved: Resolved) -> os.stat_result:
-        """Raises: InvalidPath, NotFound (see `DescriptorIO.lstat`)."""
-        return self.io.lstat(resolved)
+        """Raises: InvalidPath, NotFound (see `resolution.lstat`)."""
+        return resolution.lstat(self.io, resolved)
 
     def read_bytes(self, resolved: Resolved, max_bytes: int | None = None) -> bytes:
-        """Raises: InvalidPath, NotFound (see `DescriptorIO.read_bytes`)."""
-        return self.io.read_bytes(resolved, max_bytes)
+        """Raises: InvalidPath, NotFound (see `file_read.read_bytes`)."""
+        return file_read.read_bytes(self.io, resolved, max_bytes)
 
     def read_with_stat(
         self, rel: str, *, match: Match = "normalized"
     ) -> tuple[Resolved, os.stat_result, bytes]:
-        """Raises: NotFound, InvalidPath (see `DescriptorIO.read_with_stat`)."""
-        return self.io.read_with_stat(rel, match=match)
+        """Raises: NotFound, InvalidPath (see `file_read.read_with_stat`)."""
+        return file_read.read_with_stat(self.io, rel, match=match)
 
     def open_parent(self, rel: str, *, create: bool = False) -> tuple[int, str, str]:
-        """Raises: InvalidPath, NotFound (see `DescriptorIO.open_parent`)."""
-        return self.io.open_parent(rel, create=create)
+        """Raises: InvalidPath, NotFound (see `resolution.open_parent`)."""
+        return resolution.open_parent(self.io, rel, create=create)
 
     def abspath(self, resolved: Resolved) -> Path:
         """Absolute path for internal I/O only; never put it in a message or a log."""
@@ -146,7 +148,7 @@ class Vault:
 
 def exists_exactly(vault: Vault, rel: str) -> bool:
     """True when `rel` names an existing file or folder exactly as spelled (no case folding)."""
-    return vault.io.exists_exactly(rel)
+    return resolution.exists_exactly(vault.io, rel)
 
 
 def vault_for_settings(settings: Settings) -> Vault:

@@ -70,7 +70,7 @@ class RunContext:
     def prefetch(self, positions: list[int]) -> None:
         """Read these notes' fields and properties at once (a page, a batch of rows to
         evaluate): the next `scope` calls for them gather nothing more."""
-        store = self.rows.properties_many(positions)
+        store = self.rows.props.properties_many(positions)
         self._batch = dict(zip(positions, self.rows.infos(positions, self.needs, store), strict=True))
 
     def scope(self, position: int) -> RowScope:

@@ -136,7 +136,7 @@ class Vectors:
 
     # ------------------------------------------------------------------ leaves
     def _tags(self, tags: tuple[str, ...]) -> Tri:
-        columns = self.rows.columns
+        columns = self.rows.props.columns
         if columns is None:
             return self.unknown()
         found = self.none()
@@ -223,7 +223,7 @@ class Vectors:
     # ------------------------------------------------------------------ properties
     def _property(self, name: str, op: str, value: Literal_) -> Tri:
         """`name op value` by Bases' rules over the props columns (module doc)."""
-        columns = self.rows.columns
+        columns = self.rows.props.columns
         if columns is None:
             return self.unknown()
         key = canonical_key(name)
@@ -232,7 +232,7 @@ class Vectors:
         undecided = self.none()
         scalar_yes = self.none()
         tags = name.casefold() in TAG_KEYS
-        for keyed, a, b, pos in self.rows.key_rows(key):
+        for keyed, a, b, pos in self.rows.props.key_rows(key):
             cols = keyed.cols
             live = pos >= 0
             kinds = cols["kind"][a:b]
@@ -306,10 +306,10 @@ class Vectors:
         """Notes holding a frontmatter key that folds to `key` in the index but is not the
         one Bases reads for `name` (`Due Date!` beside `due date`): undecided here."""
         wanted = name.casefold()
-        other = [code for code, field in self.rows.spellings(key) if field.casefold() != wanted]
+        other = [code for code, field in self.rows.props.spellings(key) if field.casefold() != wanted]
         if not other:
             return None
-        live = self.rows.live_fields()
+        live = self.rows.props.live_fields()
         if live is None:
             return None
         codes, positions = live

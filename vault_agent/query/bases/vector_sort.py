@@ -29,7 +29,7 @@ def sort_arrays(
     for the notes at `matched`; None when one of them holds a value they do not settle."""
     if ref.namespace == "file":
         return _file_sort(vectors, ref.name, matched)
-    if ref.namespace != "note" or vectors.rows.columns is None or ref.name.casefold() in TAG_KEYS:
+    if ref.namespace != "note" or vectors.rows.props.columns is None or ref.name.casefold() in TAG_KEYS:
         return None
     key = canonical_key(ref.name)
     if vectors.ambiguous_notes(ref.name, key) is not None:
@@ -41,7 +41,7 @@ def sort_arrays(
     texts: list[str] = []
     wanted = np.zeros(n, np.bool_)
     wanted[matched] = True
-    for keyed, a, b, pos in vectors.rows.key_rows(key):
+    for keyed, a, b, pos in vectors.rows.props.key_rows(key):
         cols = keyed.cols
         mine = (pos >= 0) & wanted[np.maximum(pos, 0)]
         if not mine.any():

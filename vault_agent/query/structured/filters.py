@@ -14,7 +14,7 @@ from vault_agent.contracts import MAX_PATH_CHARS
 from vault_agent.errors import InvalidParameter, InvalidQuery
 from vault_agent.paths import normalize_rel_path
 from vault_agent.query.globmatch import compile_glob
-from vault_agent.query.structured.dql_compile import compare_field, fold_tag
+from vault_agent.query.structured.dql_where import compare_field, fold_tag
 from vault_agent.query.structured.fields import SORT_FIELDS, dotted_expr, property_ref
 from vault_agent.query.structured.plan import (
     Column,

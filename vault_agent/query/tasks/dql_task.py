@@ -28,8 +28,9 @@ from vault_agent.contracts import Outcome, WarningItem
 from vault_agent.errors import InvalidQuery
 from vault_agent.property_values import iso_of_micros
 from vault_agent.query.structured import dql_ast as A
-from vault_agent.query.structured.dql_compile import Compiler, fold_tag
+from vault_agent.query.structured.dql_fold import ConstFolder
 from vault_agent.query.structured.dql_parse import parse_dql
+from vault_agent.query.structured.dql_where import fold_tag
 from vault_agent.query.structured.relations import dead_by_segment, live_notes, page_notes
 from vault_agent.query.structured.request import (
     QueryData,
@@ -97,8 +98,11 @@ def _name(expr: A.Expr) -> str | None:
     return None
 
 
-class TaskCompiler(Compiler):
+class TaskCompiler:
     """A parsed TASK query → a task plan (module doc)."""
+
+    def __init__(self, text: str, clock: Clock) -> None:
+        self.consts = ConstFolder(text, clock)
 
     def task_plan(self, query: A.Query) -> TaskPlan:
         preds: list[Pred] = [self.task_source(query.source)] if query.source is not None else []
@@ -109,7 +113,7 @@ class TaskCompiler(Compiler):
     def task_sort(self, item: A.SortItem) -> SortKey:
         name = _name(item.expr)
         if name not in SORTS:
-            raise self.refuse(f"SORT by {name or 'an expression'} in a TASK query", item.expr)
+            raise self.consts.refuse(f"SORT by {name or 'an expression'} in a TASK query", item.expr)
         return SortKey(SORTS[name], item.descending)  # type: ignore[arg-type]  # SORTS' values are sort fields
 
     def task_source(self, src: A.Source) -> Pred:
@@ -127,7 +131,7 @@ class TaskCompiler(Compiler):
             return AllOf(parts) if isinstance(src, A.SAnd) else AnyOf(parts)
         if isinstance(src, A.SNot):
             return NotP(self.task_source(src.item))
-        raise self.refuse("a link source in a TASK query", src)
+        raise self.consts.refuse("a link source in a TASK query", src)
 
     def task_cond(self, expr: A.Expr) -> Pred:
         if isinstance(expr, A.Binary) and expr.op in ("and", "or"):
@@ -142,7 +146,7 @@ class TaskCompiler(Compiler):
         name = _name(expr)
         if name is not None:
             return self.task_truthy(name, expr)
-        raise self.refuse("this expression as a condition of a TASK query", expr)
+        raise self.consts.refuse("this expression as a condition of a TASK query", expr)
 
     def task_truthy(self, name: str, node: A.Expr) -> Pred:
         if name == "completed":
@@ -153,26 +157,26 @@ class TaskCompiler(Compiler):
             return DatePresent(DATES[name], present=True)
         if name == "tags":
             return Flag("tags", True)
-        raise self.refuse(f"the field '{name}' in a TASK query", node)
+        raise self.consts.refuse(f"the field '{name}' in a TASK query", node)
 
     def task_comparison(self, expr: A.Binary) -> Pred:
         left, right = _name(expr.left), _name(expr.right)
         name, other, op = (
             (left, expr.right, expr.op) if left is not None else (right, expr.left, _FLIP[expr.op])
         )
-        value = self.const(other)
+        value = self.consts.const(other)
         if name is None or value is None:
-            raise self.refuse("this comparison (compare a task field with a constant)", expr)
+            raise self.consts.refuse("this comparison (compare a task field with a constant)", expr)
         if op == "!=":
             return NotP(self.field_cmp(name, "=", value, expr))
         return self.field_cmp(name, op, value, expr)
 
     def field_cmp(self, name: str, op: str, value: Lit, node: A.Expr) -> Pred:
         if name not in KNOWN:
-            raise self.refuse(f"the field '{name}' in a TASK query", node)
+            raise self.consts.refuse(f"the field '{name}' in a TASK query", node)
         if name in DATES:
             if value.kind != "date" or not isinstance(value.value, int):
-                raise self.refuse(f"comparing {name} with something that is not a date", node)
+                raise self.consts.refuse(f"comparing {name} with something that is not a date", node)
             return DateCmp(DATES[name], op, value.value)  # type: ignore[arg-type]  # _CMP minus !=
         if name == "line" and value.kind == "number" and isinstance(value.value, float):
             return LineCmp(op, value.value)  # type: ignore[arg-type]
@@ -187,21 +191,23 @@ class TaskCompiler(Compiler):
         if name in ("completed", "checked") and op == "=" and value.kind == "boolean":
             truth = self.task_truthy(name, node)
             return truth if value.value else NotP(truth)
-        raise self.refuse(f"'{name} {op}' with this value in a TASK query", node)
+        raise self.consts.refuse(f"'{name} {op}' with this value in a TASK query", node)
 
     def task_contains(self, call: A.Call) -> Pred:
         if len(call.args) != 2:
-            raise InvalidQuery(f"dql: {call.name}() takes two arguments at {self.at(call)}")
-        name, value = _name(call.args[0]), self.const(call.args[1])
+            raise InvalidQuery(f"dql: {call.name}() takes two arguments at {self.consts.at(call)}")
+        name, value = _name(call.args[0]), self.consts.const(call.args[1])
         text = value.value if value is not None and value.kind == "string" else None
         if name is None or not isinstance(text, str):
-            raise self.refuse(f"this use of {call.name}() in a TASK query (contains(field, text))", call)
+            raise self.consts.refuse(
+                f"this use of {call.name}() in a TASK query (contains(field, text))", call
+            )
         if name == "tags":
             return TagIs(fold_tag(text), nested=False, note=False)
         if name in TEXTS:
             matcher = Substring(text) if call.name == "icontains" else _literal(text)
             return TextMatch(TEXTS[name], matcher, negate=False)
-        raise self.refuse(f"{call.name}({name}, …) in a TASK query", call)
+        raise self.consts.refuse(f"{call.name}({name}, …) in a TASK query", call)
 
 
 def _re2(text: str) -> str:
