@@ -25,22 +25,7 @@ MAX_PARAMS = 7
 MAX_CLASS_LINES = 250
 
 # "path:Qualified.name" -> why it still has 8+ parameters, and what gives it a request model
-WIDE_FUNCTIONS: dict[str, str] = {
-    "vault_agent/cli/conversations.py:messages_cmd": "a typer command: one parameter per CLI option (34 item 3: options from the catalog)",
-    "vault_agent/cli/serve.py:serve": "a typer command: one parameter per CLI option (34 item 3: a ServeOptions model)",
-    "vault_agent/files/content.py:replace_text": "write options as loose keywords (34 item 3: a request model per write core)",
-    "vault_agent/files/edit.py:edit_file": "write options as loose keywords (34 item 3: a request model per write core)",
-    "vault_agent/files/pipeline.py:apply_change": "write options as loose keywords (34 item 3: write options one field down to the pipeline)",
-    "vault_agent/files/rename_tag.py:rename_tag": "write options as loose keywords (34 item 3: a request model per write core)",
-    "vault_agent/files/write_path.py:write_content": "write options as loose keywords (34 item 3: write options one field down to the pipeline)",
-    "vault_agent/query/files.py:vault_read": "read's parameters one by one (34 item 3: a ReadRequest)",
-    "vault_agent/query/find.py:vault_find": "find's parameters one by one (34 item 3: a FindRequest)",
-    "vault_agent/query/grep.py:vault_search": "the shared search filters one by one (34 item 3: one SearchFilters)",
-    "vault_agent/query/scan.py:vault_scan": "scan's parameters one by one (34 item 3: a ScanRequest)",
-    "vault_agent/query/search.py:ranked_hits": "three out-parameters (34 item 3: rankers return a result object)",
-    "vault_agent/query/search.py:search": "the shared search filters one by one (34 item 3: one SearchFilters)",
-    "vault_agent/query/search_modes.py:hybrid_ranking": "arrives with sem-quality (issue 29) (34 item 3: rankers take one request)",
-}
+WIDE_FUNCTIONS: dict[str, str] = {}
 
 # "path:ClassName" -> why it is still over 250 lines, and what splits it
 LONG_CLASSES: dict[str, str] = {}

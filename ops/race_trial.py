@@ -39,6 +39,7 @@ from vault_agent.config import Settings  # noqa: E402
 from vault_agent.errors import Conflict  # noqa: E402
 from vault_agent.files.atomic import sha256_hex  # noqa: E402
 from vault_agent.files.content import write_file  # noqa: E402
+from vault_agent.files.models import WriteOptions  # noqa: E402
 from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 
@@ -119,7 +120,7 @@ def run_rounds(
             vid = f"a{j}"
             try:
                 new = version(vid, parse_id(data)).decode()
-                write_file(ctx, NOTE, new, "overwrite", expected_sha256=sha256_hex(data))
+                write_file(ctx, NOTE, new, "overwrite", WriteOptions(expected_sha256=sha256_hex(data)))
                 agent[vid] = parse_id(data)
                 tally.agent_written += 1
             except Conflict:

@@ -98,9 +98,9 @@ class Searches:
     """Hybrid searches every `pace_s` on a thread, each timed (ms)."""
 
     def __init__(self, reader: Any, pace_s: float) -> None:
-        from vault_agent.query.search import search
+        from vault_agent.query.search import SearchRequest, search
 
-        self._search, self._reader, self._pace = search, reader, pace_s
+        self._search, self._request, self._reader, self._pace = search, SearchRequest, reader, pace_s
         self.times: list[float] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -109,7 +109,7 @@ class Searches:
         i = 0
         while not self._stop.is_set():
             t0 = time.perf_counter()
-            self._search(self._reader, QUERIES[i % len(QUERIES)], 10, mode="hybrid")
+            self._search(self._reader, self._request(QUERIES[i % len(QUERIES)], 10, mode="hybrid"))
             self.times.append((time.perf_counter() - t0) * 1000)
             i += 1
             self._stop.wait(max(0.0, self._pace - (time.perf_counter() - t0)))

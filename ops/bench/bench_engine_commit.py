@@ -30,7 +30,7 @@ from vault_agent.indexer.eventlog import NewEvent
 from vault_agent.indexer.lock import WriterLock
 from vault_agent.indexer.search_index import SearchIndexWriter
 from vault_agent.paths import vault_for_settings
-from vault_agent.query.search import search
+from vault_agent.query.search import SearchRequest, search
 from vault_agent.query.snapshot import SnapshotReader
 
 
@@ -67,7 +67,7 @@ def _measure(args: argparse.Namespace) -> None:
     notes = sorted(str(p.relative_to(args.vault)) for p in args.vault.rglob("*.md"))
     rnd = random.Random(args.seed)
     reader = SnapshotReader(settings, vault_for_settings(settings), freshness=lambda _m: "fresh")
-    search(reader, "warm up", 10)
+    search(reader, SearchRequest("warm up", 10))
     lock = WriterLock(args.index_dir)
     lock.acquire()
     commit_ms: list[float] = []
@@ -86,7 +86,7 @@ def _measure(args: argparse.Namespace) -> None:
             idx.log.append([NewEvent("upsert", rel, None, None, None, "watcher")])  # as the watcher logs it
             idx.apply(idx.log.read_after(idx.applied_seq))
             t1 = time.perf_counter()
-            hits = search(reader, token, 10).data.results
+            hits = search(reader, SearchRequest(token, 10)).data.results
             t2 = time.perf_counter()
             assert [h.path for h in hits] == [rel], (rel, [h.path for h in hits])
             commit_ms.append((t1 - t0) * 1000)

@@ -62,11 +62,11 @@ PROFILE_SCRIPT = textwrap.dedent(
     prof.enable()
     from vault_agent.config import Settings
     from vault_agent.server.context import build_context, close_context
-    from vault_agent.query.search import search
+    from vault_agent.query.search import SearchRequest, search
     t_import = time.perf_counter()
     ctx = build_context(Settings(vault=vault, index_dir=state), watch=True, follow_if_busy=True)
     t_ctx = time.perf_counter()
-    out = search(ctx.reader, query, mode="hybrid")
+    out = search(ctx.reader, SearchRequest(query, mode="hybrid"))
     t_first = time.perf_counter()
     prof.disable()
     close_context(ctx)

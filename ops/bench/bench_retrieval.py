@@ -101,10 +101,11 @@ def _reader(vault: Path, work: Path, name: str) -> tuple[SnapshotReader, Setting
 
 def ranked_notes(reader: SnapshotReader, q: str, mode: str | None, cache: dict[Any, Any]) -> list[str]:
     """Distinct note paths in rank order (at most 50 chunk hits, or note-grouped when offered)."""
-    kwargs: dict[str, Any] = {}
-    if mode is not None and "mode" in search_mod.search.__code__.co_varnames:
-        kwargs = {"mode": mode, "group": "note"}
-    out = search_mod.search(reader, q, 50, cache, **kwargs)
+    del cache  # the engine keeps its own per-snapshot handles
+    request = (
+        search_mod.SearchRequest(q, 50) if mode is None else search_mod.SearchRequest(q, 50, mode, "note")
+    )
+    out = search_mod.search(reader, request)
     return list(dict.fromkeys(r.path for r in out.data.results))
 
 
@@ -123,12 +124,9 @@ def _titles(reader: SnapshotReader) -> list[tuple[str, str]]:
 
 
 def _find_first_read(reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]) -> str | None:
-    from vault_agent.query.find import vault_find
+    from vault_agent.query.find import FindRequest, vault_find
 
-    try:
-        out = vault_find(vault_for_settings(settings), reader, q, cache=cache)
-    except TypeError:
-        out = vault_find(vault_for_settings(settings), reader, q)
+    out = vault_find(vault_for_settings(settings), reader, FindRequest(q), cache)
     dump = out.data.model_dump()
     for act in dump.get("next_actions", []) or []:
         params = act.get("params") or {}
@@ -172,9 +170,9 @@ def _find_outcome(
     reader: SnapshotReader, settings: Settings, q: str, cache: dict[Any, Any]
 ) -> tuple[list[str], str]:
     """(the notes of vault_find's suggested reads in order, integration_status)."""
-    from vault_agent.query.find import vault_find
+    from vault_agent.query.find import FindRequest, vault_find
 
-    dump = vault_find(vault_for_settings(settings), reader, q, cache=cache).data.model_dump()
+    dump = vault_find(vault_for_settings(settings), reader, FindRequest(q), cache).data.model_dump()
     reads = [str(a["params"]["path"]) for a in dump["next_actions"] if a.get("type") == "vault_read"]
     return reads, str(dump["summary"]["integration_status"])
 
@@ -230,7 +228,7 @@ def sets_report(work: Path, files: list[str], modes: list[str | None], embed: bo
 def answer_notes(reader: SnapshotReader, q: str, mode: str | None) -> list[str] | None:
     """Distinct notes of a search answer (note-grouped, 50), None when it says
     NO_CONFIDENT_MATCH (made-up words must get no confident result)."""
-    out = search_mod.search(reader, q, 50, None, mode, "note")
+    out = search_mod.search(reader, search_mod.SearchRequest(q, 50, mode, "note"))
     if any(w.code == "NO_CONFIDENT_MATCH" for w in out.warnings):
         return None
     return list(dict.fromkeys(r.path for r in out.data.results))

@@ -34,9 +34,9 @@ import benchkit
 from vault_agent.config import Settings
 from vault_agent.indexer.build import build_index
 from vault_agent.paths import vault_for_settings
-from vault_agent.query.find import vault_find
-from vault_agent.query.grep import vault_search
-from vault_agent.query.search import search
+from vault_agent.query.find import FindRequest, vault_find
+from vault_agent.query.grep import GrepRequest, vault_search
+from vault_agent.query.search import SearchRequest, search
 from vault_agent.query.snapshot import SnapshotReader
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,45 +116,52 @@ def one_run(
     out: dict[str, Any] = {}
     try:
         t0 = time.perf_counter()
-        search(reader, "warm up", 10, cache)
+        search(reader, SearchRequest("warm up", 10))
         out["first_search_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         for name, words in (("latin", LATIN), ("japanese", JAPANESE)):
             for size in (1, 2, 4):
                 qs = _queries(words, size, requests, seed=run * 100 + size)
-                out[f"search_{name}_{size}w"] = _time(lambda q: search(reader, q, 10, cache), qs)
+                out[f"search_{name}_{size}w"] = _time(lambda q: search(reader, SearchRequest(q, 10)), qs)
         qs = _queries(LATIN, 2, requests, seed=run * 100 + 7)
-        out["search_latin_2w_group_note"] = _time(lambda q: search(reader, q, 10, cache, group="note"), qs)
+        out["search_latin_2w_group_note"] = _time(
+            lambda q: search(reader, SearchRequest(q, 10, group="note")), qs
+        )
         qs = _queries(LATIN, 4, requests, seed=run * 100 + 8)
-        out["search_latin_4w_group_note"] = _time(lambda q: search(reader, q, 10, cache, group="note"), qs)
+        out["search_latin_4w_group_note"] = _time(
+            lambda q: search(reader, SearchRequest(q, 10, group="note")), qs
+        )
         qs = _queries(JAPANESE, 2, requests, seed=run * 100 + 9)
-        out["search_japanese_2w_group_note"] = _time(lambda q: search(reader, q, 10, cache, group="note"), qs)
+        out["search_japanese_2w_group_note"] = _time(
+            lambda q: search(reader, SearchRequest(q, 10, group="note")), qs
+        )
         questions = [
             f"how do I plan the {a} {b} for the next meeting" for a, b in zip(LATIN, LATIN[1:], strict=False)
         ]
-        out["search_question_en"] = _time(lambda q: search(reader, q, 10, cache), questions)
+        out["search_question_en"] = _time(lambda q: search(reader, SearchRequest(q, 10)), questions)
         out["search_question_ja"] = _time(
-            lambda q: search(reader, q, 10, cache),
+            lambda q: search(reader, SearchRequest(q, 10)),
             [f"{a}の{b}はどうすればいいですか" for a, b in zip(JAPANESE, JAPANESE[1:], strict=False)],
         )
         if skip_grep and skip_find:
             return out
         if skip_grep:
             out["find"] = _time(
-                lambda q: vault_find(vault, reader, q, cache=cache),
+                lambda q: vault_find(vault, reader, FindRequest(q), cache),
                 _queries(LATIN, 2, 5, seed=run) + _queries(JAPANESE, 2, 5, seed=run),
             )
             return out
         out["grep_regex_no_match"] = _time(
-            lambda q: vault_search(vault, reader, q, limit=50), [r"zebra[0-9]{3}x", r"qu[iy]ckly\s+zz"]
+            lambda q: vault_search(vault, reader, GrepRequest(q, limit=50)),
+            [r"zebra[0-9]{3}x", r"qu[iy]ckly\s+zz"],
         )
         out["grep_regex_common"] = _time(
-            lambda q: vault_search(vault, reader, q, limit=50), [r"beacon\s+\w+", "東京"]
+            lambda q: vault_search(vault, reader, GrepRequest(q, limit=50)), [r"beacon\s+\w+", "東京"]
         )
         out["grep_plain_no_match"] = _time(
-            lambda q: vault_search(vault, reader, q, mode="plain", limit=50), ["zebra crossing"]
+            lambda q: vault_search(vault, reader, GrepRequest(q, mode="plain", limit=50)), ["zebra crossing"]
         )
         finds = _queries(LATIN, 2, 5, seed=run) + _queries(JAPANESE, 2, 5, seed=run)
-        out["find"] = _time(lambda q: vault_find(vault, reader, q, cache=cache), finds)
+        out["find"] = _time(lambda q: vault_find(vault, reader, FindRequest(q), cache), finds)
     finally:
         reader.close()
     return out

@@ -48,7 +48,7 @@ from vault_agent.config import Settings  # noqa: E402
 from vault_agent.freshness import read_current_manifest, vault_for_settings  # noqa: E402
 from vault_agent.indexer.build import build_index  # noqa: E402
 from vault_agent.indexer.engine import Writer  # noqa: E402
-from vault_agent.query.search import search  # noqa: E402
+from vault_agent.query.search import SearchRequest, search  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 from vault_agent.semantic import rrf, semantic_search, semantic_state  # noqa: E402
 from vault_agent.semantic.encoder import load_encoder  # noqa: E402
@@ -125,7 +125,7 @@ def quality() -> dict[str, Any]:
             ranks: dict[str, dict[str, list[int]]] = {"lexical": {}, "semantic": {}, "hybrid": {}}
             try:
                 for q in queries:
-                    lex_res = search(reader, q["q"], limit=DEPTH).data.results
+                    lex_res = search(reader, SearchRequest(q["q"], limit=DEPTH)).data.results
                     lexical = [(r.path, r.start_line, r.score) for r in lex_res]
                     with reader.acquire() as view:
                         found = semantic_search(reader, view, q["q"], DEPTH)

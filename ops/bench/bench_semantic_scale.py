@@ -120,7 +120,7 @@ def fake_embed(state: Path, vault: Path, seed: int = 1) -> dict[str, Any]:
 def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
     import resource
 
-    from vault_agent.query.search import search
+    from vault_agent.query.search import SearchRequest, search
     from vault_agent.query.snapshot import SnapshotReader
     from vault_agent.semantic import semantic_search
     from vault_agent.semantic.encoder import load_encoder
@@ -140,7 +140,7 @@ def latency(state: Path, vault: Path, runs: int) -> dict[str, Any]:
             times, cpu = [], []
             for q in QUERIES * 4:
                 s, c = time.perf_counter(), time.process_time()
-                search(reader, q, 10, mode=mode)
+                search(reader, SearchRequest(q, 10, mode=mode))
                 times.append((time.perf_counter() - s) * 1000)
                 cpu.append((time.process_time() - c) * 1000)  # all threads of this process
             times.sort()
@@ -210,7 +210,7 @@ def http_overhead(state: Path, vault: Path, runs: int) -> dict[str, Any]:
     """What HTTP adds to `search`: the same query, same state, in this process and through
     `vault-agent serve` (loopback, one keep-alive connection), alternated so both see the same
     load; the median of the paired differences per mode."""
-    from vault_agent.query.search import search
+    from vault_agent.query.search import SearchRequest, search
     from vault_agent.query.snapshot import SnapshotReader
 
     token = "bench-http-overhead"
@@ -239,7 +239,7 @@ def http_overhead(state: Path, vault: Path, runs: int) -> dict[str, Any]:
 
         def in_process(q: str, mode: str) -> tuple[float, Any]:
             s = time.perf_counter()
-            res = search(reader, q, 10, mode=mode)
+            res = search(reader, SearchRequest(q, 10, mode=mode))
             return (time.perf_counter() - s) * 1000, res
 
         for q in QUERIES:  # warm both sides: engine handles, vectors, model

@@ -36,7 +36,7 @@ import benchkit  # noqa: E402  (ops/bench: the script's own directory)
 
 from vault_agent.api.operation import AppContext  # noqa: E402
 from vault_agent.config import Settings  # noqa: E402
-from vault_agent.files.rename_tag import rename_tag  # noqa: E402
+from vault_agent.files.rename_tag import RenameTagRequest, rename_tag  # noqa: E402
 from vault_agent.paths import vault_for_settings  # noqa: E402
 from vault_agent.query.snapshot import SnapshotReader  # noqa: E402
 from vault_agent.query.tag_candidates import tag_candidates  # noqa: E402
@@ -99,7 +99,8 @@ def run(args: argparse.Namespace) -> None:
                 samples[name]["cand_cpu"].append(cpu)
                 samples[name]["cand_wall"].append(wall)
                 candidates = functools.partial(find, ctx.reader)
-                dry, cpu, wall = timed(rename_tag, ctx, tag, tag + "-renamed", candidates, limit=10)
+                request = RenameTagRequest(tag, tag + "-renamed", limit=10)
+                dry, cpu, wall = timed(rename_tag, ctx, request, candidates)
                 samples[name]["dry_cpu"].append(cpu)
                 samples[name]["dry_wall"].append(wall)
                 facts[name] = {"candidates": len(found.data), "notes_total": dry.data.notes_total}

@@ -79,7 +79,8 @@ def _shipped(c: QueryCase, model: str) -> list[str] | None:
     if sem is None:
         return None
     engine = _engine(c) if c.lexical else None
-    ranked = modes.hybrid_ranking(engine, c.q, query_terms(c.q), c.lexical, c.details, sem[0], POOL)
+    request = modes.HybridRequest(c.q, query_terms(c.q), c.lexical, c.details, sem[0], POOL)
+    ranked = modes.hybrid_ranking(engine, request)
     return _notes(ranked)
 
 

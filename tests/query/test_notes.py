@@ -10,9 +10,9 @@ from vault_agent.api.invoke import body_of
 from vault_agent.api.ops import CATALOG
 from vault_agent.errors import Ambiguous, Forbidden, InvalidPath, NotFound, TooLarge, VaultAgentError
 from vault_agent.query import outline, sections
-from vault_agent.query.files import vault_read
+from vault_agent.query.files import ReadRequest, vault_read
 from vault_agent.query.note import get_note
-from vault_agent.query.scan import vault_scan
+from vault_agent.query.scan import ScanRequest, vault_scan
 
 DOC = (
     "---\ntitle: Field Guide\ntags: [guide, '#field']\nproject: Alpha Beta\ndate: 2024-03-01\n"
@@ -275,8 +275,8 @@ def test_a_note_over_the_read_cap_gets_one_message_from_every_tool(snap, make_re
     messages = set()
     for read in (
         lambda: get_note(reader, "huge.md"),
-        lambda: vault_read(reader.vault, "huge.md", full=True),
-        lambda: vault_scan(reader.vault, "huge.md"),
+        lambda: vault_read(reader.vault, ReadRequest("huge.md", full=True)),
+        lambda: vault_scan(reader.vault, ScanRequest("huge.md")),
     ):
         with pytest.raises(TooLarge) as exc:
             read()

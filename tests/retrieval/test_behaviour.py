@@ -11,7 +11,7 @@ from vault_agent.api.invoke import body_of, invoke
 from vault_agent.api.operation import AppContext
 from vault_agent.api.ops import CATALOG
 from vault_agent.errors import IndexNotFound, VaultAgentError
-from vault_agent.query.grep import vault_search
+from vault_agent.query.grep import GrepRequest, vault_search
 
 from .conftest import make_ctx
 from .golden import call
@@ -143,7 +143,7 @@ def test_runaway_regex_is_linear_time(mctx: AppContext, tmp_path: Path) -> None:
 
 
 def test_runaway_budget_returns_partial_results_with_a_warning(mctx: AppContext) -> None:
-    out = vault_search(mctx.vault, mctx.reader, "lamp", time_budget_s=0.0)
+    out = vault_search(mctx.vault, mctx.reader, GrepRequest("lamp", time_budget_s=0.0))
     assert out.data.results == []
     assert [w.code for w in out.warnings] == ["SEARCH_TIME_BUDGET"]
 

@@ -97,9 +97,8 @@ def test_property_vault_read_pages_give_back_the_file(
     vault = Vault(root)
     out, start, char = [], 1, None
     for _ in range(10_000):
-        d = files.vault_read(
-            vault, "n.md", full=True, start_line=start, start_char=char, max_chars=budget
-        ).data
+        request = files.ReadRequest("n.md", full=True, start_line=start, start_char=char, max_chars=budget)
+        d = files.vault_read(vault, request).data
         out.append(d.text)
         if d.next_offset.start_line is None:
             break
@@ -115,28 +114,28 @@ def _vault(tmp_path: Path, text: str) -> Vault:
 def test_read_defaults_and_reasons(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "".join(f"line {i}\n" for i in range(1, 11)))
     with pytest.raises(InvalidParameter):
-        files.vault_read(vault, "n.md")
-    d = files.vault_read(vault, "n.md", has_range=True, start_line=3, end_line=4).data
+        files.vault_read(vault, files.ReadRequest("n.md"))
+    d = files.vault_read(vault, files.ReadRequest("n.md", has_range=True, start_line=3, end_line=4)).data
     assert (d.text, d.truncated, d.truncated_reason, d.next_offset.start_line) == (
         "line 3\nline 4\n",
         True,
         "range_end",
         5,
     )
-    d = files.vault_read(vault, "n.md", full=True, start_line=9).data
+    d = files.vault_read(vault, files.ReadRequest("n.md", full=True, start_line=9)).data
     assert (d.text, d.truncated, d.truncated_reason, d.next_offset.start_line) == (
         "line 9\nline 10\n",
         False,
         "none",
         None,
     )
-    d = files.vault_read(vault, "n.md", full=True, max_chars=15).data
+    d = files.vault_read(vault, files.ReadRequest("n.md", full=True, max_chars=15)).data
     assert (d.text, d.truncated_reason, d.applied_range.end_line) == ("line 1\nline 2\n", "max_chars", 2)
     with pytest.raises(InvalidParameter):
-        files.vault_read(vault, "n.md", full=True, max_chars=0)
+        files.vault_read(vault, files.ReadRequest("n.md", full=True, max_chars=0))
     with pytest.raises(InvalidParameter):
-        files.vault_read(vault, "n.md", has_range=True, start_line=5, end_line=4)
-    past = files.vault_read(vault, "n.md", has_range=True, start_line=50)
+        files.vault_read(vault, files.ReadRequest("n.md", has_range=True, start_line=5, end_line=4))
+    past = files.vault_read(vault, files.ReadRequest("n.md", has_range=True, start_line=50))
     assert (past.data.text, past.data.applied_range.start_line, [w.code for w in past.warnings]) == (
         "",
         50,
@@ -148,7 +147,7 @@ def test_read_defaults_and_reasons(tmp_path: Path) -> None:
 
 def test_scan_defaults_and_bounds(tmp_path: Path) -> None:
     vault = _vault(tmp_path, "x\n" * 450)
-    d = scan.vault_scan(vault, "n.md").data
+    d = scan.vault_scan(vault, scan.ScanRequest("n.md")).data
     assert (d.applied_range.start_line, d.applied_range.end_line, d.eof, d.truncated_reason) == (
         1,
         200,
@@ -157,7 +156,7 @@ def test_scan_defaults_and_bounds(tmp_path: Path) -> None:
     )
     assert d.next_cursor.start_line == 201
     assert [a.type for a in d.next_actions] == ["vault_scan", "vault_coverage"]
-    last = scan.vault_scan(vault, "n.md", start_line=401).data
+    last = scan.vault_scan(vault, scan.ScanRequest("n.md", start_line=401)).data
     assert (last.applied_range.end_line, last.eof, last.truncated_reason, last.next_cursor.start_line) == (
         450,
         True,
@@ -167,8 +166,8 @@ def test_scan_defaults_and_bounds(tmp_path: Path) -> None:
     assert [(a.type, a.params) for a in last.next_actions] == [("vault_coverage", {"path": "n.md"})]
     for bad in (0, 1001):
         with pytest.raises(InvalidParameter):
-            scan.vault_scan(vault, "n.md", chunk_lines=bad)
-    cut = scan.vault_scan(vault, "n.md", chunk_lines=10, max_chars=5).data
+            scan.vault_scan(vault, scan.ScanRequest("n.md", chunk_lines=bad))
+    cut = scan.vault_scan(vault, scan.ScanRequest("n.md", chunk_lines=10, max_chars=5)).data
     assert (cut.text, cut.truncated, cut.truncated_reason, cut.next_cursor.start_line) == (
         "x\nx\n",
         True,

@@ -140,7 +140,9 @@ def test_a_search_during_a_reindex_answers_from_its_snapshot(tmp_path: Path) -> 
     ctx = make_ctx(root)
     try:
         with ctx.reader.acquire() as old_view:  # a request pinned before the reindex
-            first, _, _ = search_mod.ranked_hits(ctx.reader, old_view, "pond", ["pond"], 10, None, "chunk")
+            first = search_mod.ranked_hits(
+                ctx.reader, old_view, search_mod.RankRequest("pond", ["pond"], 10)
+            ).hits
             assert [h[0] for h in first] == ["b.md"]
             (root / "a.md").write_text("# A\n\nheron pond moved here\n", encoding="utf-8")
             (root / "b.md").unlink()
@@ -148,11 +150,13 @@ def test_a_search_during_a_reindex_answers_from_its_snapshot(tmp_path: Path) -> 
             # Even with the old engine dir collected at once (the grace period protects
             # requests that have not opened it yet), the open view keeps answering.
             GarbageCollector(ctx.settings.index_dir, keep=1, grace_s=0).collect(now=1e12)
-            hits, _, _ = search_mod.ranked_hits(
-                ctx.reader, old_view, "kestrel", ["kestrel"], 10, None, "chunk"
-            )
+            hits = search_mod.ranked_hits(
+                ctx.reader, old_view, search_mod.RankRequest("kestrel", ["kestrel"], 10)
+            ).hits
             assert [h[0] for h in hits] == ["a.md"]
-            hits, _, _ = search_mod.ranked_hits(ctx.reader, old_view, "heron", ["heron"], 10, None, "chunk")
+            hits = search_mod.ranked_hits(
+                ctx.reader, old_view, search_mod.RankRequest("heron", ["heron"], 10)
+            ).hits
             assert [h[0] for h in hits] == ["b.md"]
         assert _paths(ctx, "kestrel") == []
         assert _paths(ctx, "heron") == ["a.md"]

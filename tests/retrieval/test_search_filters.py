@@ -90,16 +90,19 @@ def test_bad_filters_are_refused(ctx: AppContext) -> None:
 def test_grep_filters_need_a_snapshot(tmp_path: Path) -> None:
     from vault_agent.config import Settings
     from vault_agent.paths import vault_for_settings
-    from vault_agent.query.grep import vault_search
+    from vault_agent.query.grep import GrepRequest, vault_search
     from vault_agent.query.snapshot import SnapshotReader
-    from vault_agent.query.structured.filters import Filters
+    from vault_agent.query.structured.filters import SearchFilters
 
     (tmp_path / "a.md").write_text("harbor\n")
     settings = Settings(vault=tmp_path, index_dir=tmp_path / ".vault-agent")
     reader = SnapshotReader(settings, vault_for_settings(settings))
     try:
-        assert vault_search(vault_for_settings(settings), reader, "harbor").data.results  # from disk
+        assert vault_search(
+            vault_for_settings(settings), reader, GrepRequest("harbor")
+        ).data.results  # from disk
         with pytest.raises(IndexNotFound):
-            vault_search(vault_for_settings(settings), reader, "harbor", filters=Filters(tags=("x",)))
+            filtered = GrepRequest("harbor", filters=SearchFilters(tags=("x",)))
+            vault_search(vault_for_settings(settings), reader, filtered)
     finally:
         reader.close()

@@ -49,8 +49,9 @@ def test_stored_details_equal_the_snapshot_tables(tmp_path: Path, group: str) ->
         with ctx.reader.acquire() as view:
             for q in [*WORDS, "plan", "only name", "lines only", "harbor ledger", "part beacon"]:
                 terms = search_mod.query_terms(q)
-                stored: dict[tuple[str, int], bytes] = {}
-                hits, _, _ = search_mod.ranked_hits(ctx.reader, view, q, terms, 50, "lexical", group, stored)
+                request = search_mod.RankRequest(q, terms, 50, "lexical", group, details=True)
+                ranking = search_mod.ranked_hits(ctx.reader, view, request)
+                hits, stored = ranking.hits, ranking.details
                 assert hits and set(stored) == {(p, o) for p, o, _ in hits}
                 from_engine = search_mod.hit_details(view, hits, stored)
                 from_tables = search_mod.hit_details(view, hits)

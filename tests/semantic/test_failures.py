@@ -14,7 +14,7 @@ from pathlib import Path
 
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.engine import Writer
-from vault_agent.query.search import search
+from vault_agent.query.search import SearchRequest, search
 from vault_agent.semantic import semantic_state, semantic_warnings
 from vault_agent.semantic.e5_weights import WEIGHTS_ENV, find_weights
 from vault_agent.semantic.progress import read_embedder_state
@@ -28,7 +28,7 @@ BROKEN_MODEL_SCRIPT = textwrap.dedent(
     from vault_agent.config import Settings
     from vault_agent.freshness import read_current_manifest, vault_for_settings
     from vault_agent.indexer.engine import Writer
-    from vault_agent.query.search import search
+    from vault_agent.query.search import SearchRequest, search
     from vault_agent.query.snapshot import SnapshotReader
     from vault_agent.semantic import semantic_search, semantic_warnings
 
@@ -46,7 +46,7 @@ BROKEN_MODEL_SCRIPT = textwrap.dedent(
             "warnings": [w.code for w in semantic_warnings(reader, view)],
             "message": [w.message for w in semantic_warnings(reader, view)],
         }
-    out["lexical"] = [r.path for r in search(reader, "sourdough", limit=3).data.results]
+    out["lexical"] = [r.path for r in search(reader, SearchRequest("sourdough", limit=3)).data.results]
     reader.close()
     print(json.dumps(out))
     """
@@ -127,7 +127,7 @@ def test_writer_killed_while_embedding_leaves_a_usable_snapshot(tmp_path: Path) 
     # that nothing computes the rest any more (the writer's heartbeat stopped).
     reader = reader_for(settings)
     try:
-        assert [r.path for r in search(reader, "sourdough", limit=1).data.results] == [
+        assert [r.path for r in search(reader, SearchRequest("sourdough", limit=1)).data.results] == [
             "english/Sourdough Bread.md"
         ]
         with reader.acquire() as view:

@@ -38,11 +38,13 @@ def test_lead_agreed_needs_both_rankers_or_a_name() -> None:
 
 def _find(settings_: Settings, query: str) -> tuple[str, list[str]]:
     from vault_agent.paths import vault_for_settings
-    from vault_agent.query.find import vault_find
+    from vault_agent.query.find import FindRequest, vault_find
 
     reader = reader_for(settings_)
     try:
-        data: dict[str, Any] = vault_find(vault_for_settings(settings_), reader, query).data.model_dump()
+        data: dict[str, Any] = vault_find(
+            vault_for_settings(settings_), reader, FindRequest(query)
+        ).data.model_dump()
     finally:
         reader.close()
     reads = [a["params"]["path"] for a in data["next_actions"] if a["type"] == "vault_read"]

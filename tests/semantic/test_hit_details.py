@@ -7,7 +7,7 @@ from pathlib import Path
 
 from vault_agent.config import Settings
 from vault_agent.indexer.engine import Writer
-from vault_agent.query.search import hit_details, query_terms, ranked_hits
+from vault_agent.query.search import RankRequest, hit_details, query_terms, ranked_hits
 
 from .conftest import reader_for
 from .test_hybrid_search import QUERIES
@@ -21,10 +21,10 @@ def test_engine_details_equal_the_parquet_details(embedded_vault: tuple[Settings
             seen, answered = 0, 0
             for query in QUERIES:
                 for group in ("chunk", "note"):
-                    hits, mode, _ = ranked_hits(
-                        reader, view, query["q"], query_terms(query["q"]), 20, "semantic", group
-                    )
-                    assert mode == "semantic"
+                    request = RankRequest(query["q"], query_terms(query["q"]), 20, "semantic", group)
+                    ranking = ranked_hits(reader, view, request)
+                    hits = ranking.hits
+                    assert ranking.mode == "semantic"
                     answered += bool(hits)  # a query no note holds a word of may be refused
                     from_engine = hit_details(view, hits, None, Path(settings.index_dir))
                     from_parquet = hit_details(view, hits, None, None)

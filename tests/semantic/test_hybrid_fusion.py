@@ -13,7 +13,7 @@ from vault_agent.api.ops import CATALOG
 from vault_agent.config import Settings
 from vault_agent.indexer.engine import Writer
 from vault_agent.paths import vault_for_settings
-from vault_agent.query.find import vault_find
+from vault_agent.query.find import FindRequest, vault_find
 from vault_agent.semantic.evidence import name_overlap, names_note
 from vault_agent.text import tokenize
 
@@ -75,7 +75,7 @@ def test_titles_stay_first_and_paraphrases_find_their_notes(embedded_vault: tupl
 def _find_first_read(settings_: Settings, query: str) -> str | None:
     reader = reader_for(settings_)
     try:
-        data = vault_find(vault_for_settings(settings_), reader, query).data.model_dump()
+        data = vault_find(vault_for_settings(settings_), reader, FindRequest(query)).data.model_dump()
     finally:
         reader.close()
     reads = [a["params"]["path"] for a in data["next_actions"] if a["type"] == "vault_read"]

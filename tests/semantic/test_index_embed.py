@@ -12,7 +12,7 @@ import pty
 import subprocess
 from pathlib import Path
 
-from vault_agent.query.search import search
+from vault_agent.query.search import SearchRequest, search
 
 from .conftest import REPO, copy_vault, reader_for, settings_for
 
@@ -64,7 +64,7 @@ def test_index_embed_embeds_every_note_with_progress_lines(tmp_path: Path) -> No
     assert not (Path(settings.index_dir) / "embedder.json").exists()
     reader = reader_for(settings)
     try:
-        answer = search(reader, "how long should I keep tax papers")
+        answer = search(reader, SearchRequest("how long should I keep tax papers"))
     finally:
         reader.close()
     assert answer.data.mode == "hybrid" and answer.warnings == []

@@ -18,7 +18,7 @@ from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
-from vault_agent.query.search import search
+from vault_agent.query.search import SearchRequest, search
 from vault_agent.query.status import index_status
 from vault_agent.semantic import encoder, semantic_search, semantic_state, semantic_warnings
 from vault_agent.semantic.e5_weights import WEIGHTS_ENV, find_weights
@@ -74,7 +74,7 @@ def test_no_model_leaves_search_lexical_and_says_why_everywhere(
         assert not writer._semantic.running  # nothing to compute: no worker starts
     reader = reader_for(settings)
     try:
-        answer = search(reader, "sourdough", limit=3)
+        answer = search(reader, SearchRequest("sourdough", limit=3))
         assert [r.path for r in answer.data.results][:1] == ["english/Sourdough Bread.md"]
         assert [(w.code, w.message) for w in answer.warnings] == [NO_MODEL]
         manifest = read_current_manifest(settings.index_dir)
@@ -107,7 +107,7 @@ def test_an_index_moved_to_a_platform_without_the_model_and_back(
         with reader.acquire() as view:
             assert semantic_search(reader, view, "bread that rises slowly overnight", 3) is None
             assert [(w.code, w.message) for w in semantic_warnings(reader, view)] == [NO_MODEL]
-        answer = search(reader, "sourdough", limit=3, mode="semantic")
+        answer = search(reader, SearchRequest("sourdough", limit=3, mode="semantic"))
         assert [r.path for r in answer.data.results][:1] == ["english/Sourdough Bread.md"]
         assert NO_MODEL in [(w.code, w.message) for w in answer.warnings]
     finally:

@@ -18,7 +18,7 @@ from vault_agent.indexer.build import build_index
 from vault_agent.paths import vault_for_settings
 from vault_agent.query.search import lexical_hits, query_terms
 from vault_agent.query.search_engine import open_engine
-from vault_agent.query.search_modes import exact_pin, held_pin, hybrid_ranking, named_pin
+from vault_agent.query.search_modes import HybridRequest, exact_pin, held_pin, hybrid_ranking, named_pin
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.semantic.fusion import HELD_RANK
 
@@ -111,9 +111,10 @@ def test_a_rare_word_keeps_its_note_in_the_top_3_whatever_the_model_says(
     q = " ".join([*words, "quillfeather"])
     lex, details = _lexical(reader, q)
     semantic = [(p, 0, round(0.9 - i / 1000, 6)) for i, p in enumerate(order) if p != "garden/Frost.md"]
-    fused = hybrid_ranking(engine, q, query_terms(q), lex, details, semantic, 10)
+    request = HybridRequest(q, query_terms(q), lex, details, semantic, 10)
+    fused = hybrid_ranking(engine, request)
     assert "garden/Frost.md" in [h.path for h in fused[:HELD_RANK]]
-    again = hybrid_ranking(engine, q, query_terms(q), lex, details, semantic, 10)
+    again = hybrid_ranking(engine, request)
     assert [(h.path, h.ordinal, h.score, h.pinned) for h in again] == [
         (h.path, h.ordinal, h.score, h.pinned) for h in fused
     ]

@@ -16,7 +16,7 @@ from vault_agent.contracts import SEGMENTS_DIR
 from vault_agent.freshness import read_current_manifest
 from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
-from vault_agent.query.search import search
+from vault_agent.query.search import SearchRequest, search
 from vault_agent.query.status import index_status
 from vault_agent.semantic.embedder import WORKER_NICE
 from vault_agent.semantic.progress import (
@@ -69,7 +69,7 @@ def test_progress_is_published_per_batch_and_visible_everywhere(tmp_path: Path) 
             state = semantic_state(manifest, settings.index_dir, load_model=False)
             details = index_status(settings, verbose=True).data.details
             assert details is not None
-            warnings = search(reader, "harbor review").warnings
+            warnings = search(reader, SearchRequest("harbor review")).warnings
             seen.append(
                 (state.embedded_notes, details.embedded_notes, details.embedder, [w.code for w in warnings])
             )
@@ -225,7 +225,7 @@ def test_status_and_answers_show_the_eta_at_the_embedder_rate(tmp_path: Path) ->
     assert "semantic search: pending; 0 of 16 notes embedded (0%), about 4 s left, embedder running" in line
     reader = reader_for(settings)
     try:
-        [warning] = search(reader, "harbor review").warnings
+        [warning] = search(reader, SearchRequest("harbor review")).warnings
     finally:
         reader.close()
     assert warning.code == "SEMANTIC_PENDING" and "about 4 s left" in warning.message

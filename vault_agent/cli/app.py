@@ -26,11 +26,11 @@ def local_app() -> typer.Typer:
     app.command()(local.reindex)
     app.command()(local.watch)
     app.command()(local.status)  # works without a server: it shadows the table's `status`
-    app.command()(serve.serve)
+    app.command(name="serve")(serve.serve_command)
     app.command(name="mcp")(serve.mcp_command)
     app.command(name="web")(web.web)
     app.add_typer(conversations.conversations, name="conversations")
-    app.command("messages")(conversations.messages_cmd)
+    app.command("messages")(conversations.messages_command)
     return app
 
 

@@ -7,8 +7,11 @@ The CLI is a composition root: it is one of the few places that read the environ
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
@@ -55,3 +58,26 @@ TokenOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+Options = TypeVar("Options")
+
+
+def options_command(options: type[Options], run: Callable[[Options], None]) -> Callable[..., None]:
+    """A typer command whose options are the fields of the dataclass `options` (each field's
+    type is its `Annotated[..., typer.Option(...)]`, in --help order), calling `run` with the
+    options built from the command line; its help is `run`'s docstring. Typer needs one
+    parameter per option; the code gets one value."""
+    hints = get_type_hints(options, include_extras=True)
+    params = [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=hints[f.name], default=f.default)
+        for f in dataclasses.fields(options)  # type: ignore[arg-type]
+    ]
+
+    def command(**given: Any) -> None:
+        run(options(**given))
+
+    command.__name__ = run.__name__
+    command.__doc__ = run.__doc__
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return command

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -21,6 +22,7 @@ from vault_agent.cli.common import (
     ServerOpt,
     TokenOpt,
     VaultOpt,
+    options_command,
     print_json,
     run_command,
     settings_from,
@@ -261,29 +263,46 @@ def export_cmd(
     run_command(json_out, body)
 
 
-def messages_cmd(
+@dataclass(frozen=True)
+class MessagesOptions:
+    """messages' options, in its --help order (each type is its typer option)."""
+
     follow: Annotated[
         bool, typer.Option("--follow", help="Stay connected and print messages as they come.")
-    ] = False,
-    limit: Annotated[int, typer.Option("--limit", help="Recent messages shown without --follow.")] = 20,
-    vault: VaultOpt = None,
-    index_dir: IndexDirOpt = None,
-    config: ConfigOpt = None,
-    json_out: JsonOpt = False,
-    server: ServerOpt = None,
-    token: TokenOpt = None,
-) -> None:
+    ] = False
+    limit: Annotated[int, typer.Option("--limit", help="Recent messages shown without --follow.")] = 20
+    vault: VaultOpt = None
+    index_dir: IndexDirOpt = None
+    config: ConfigOpt = None
+    json_out: JsonOpt = False
+    server: ServerOpt = None
+    token: TokenOpt = None
+
+
+def messages_cmd(options: MessagesOptions) -> None:
     """Messages the agent sent to the user: the recent ones, or live with --follow (needs a running
     server). Example: vault-agent messages --follow"""
 
     def body() -> None:
         from vault_agent.cli.follow import follow_messages, recent_messages
 
-        if not follow:
-            settings = settings_from(vault, index_dir, config)
-            recent_messages(settings, limit, json_out)
+        if not options.follow:
+            settings = settings_from(options.vault, options.index_dir, options.config)
+            recent_messages(settings, options.limit, options.json_out)
             return
-        settings = settings_from(vault, index_dir, config, require_vault=False, server=server, token=token)
-        follow_messages(settings, json_out)
+        settings = settings_from(
+            options.vault,
+            options.index_dir,
+            options.config,
+            require_vault=False,
+            server=options.server,
+            token=options.token,
+        )
+        follow_messages(settings, options.json_out)
 
-    run_command(json_out, body)
+    run_command(options.json_out, body)
+
+
+messages_command = options_command(
+    MessagesOptions, messages_cmd
+)  # the typer command: one parameter per option

@@ -14,11 +14,20 @@ import errno
 import signal
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from vault_agent.cli.common import ConfigOpt, IndexDirOpt, JsonOpt, VaultOpt, run_command, settings_from
+from vault_agent.cli.common import (
+    ConfigOpt,
+    IndexDirOpt,
+    JsonOpt,
+    VaultOpt,
+    options_command,
+    run_command,
+    settings_from,
+)
 from vault_agent.config import Settings
 from vault_agent.errors import InvalidParameter
 from vault_agent.server_address import forget_server, record_server
@@ -102,19 +111,24 @@ async def _serve(ctx: AppContext, settings: Settings) -> None:
         await server.stop()
 
 
-def serve(
-    vault: VaultOpt = None,
-    index_dir: IndexDirOpt = None,
-    config: ConfigOpt = None,
-    json_out: JsonOpt = False,
-    host: HostOpt = None,
-    port: PortOpt = None,
-    watch: Annotated[
-        bool, typer.Option("--watch", help="Also watch the vault and keep the index fresh.")
-    ] = False,
-    allow_writes: AllowWritesOpt = False,
-    tool_profile: ProfileOpt = None,
-) -> None:
+@dataclass(frozen=True)
+class ServeOptions:
+    """serve's options, in its --help order (each type is its typer option)."""
+
+    vault: VaultOpt = None
+    index_dir: IndexDirOpt = None
+    config: ConfigOpt = None
+    json_out: JsonOpt = False
+    host: HostOpt = None
+    port: PortOpt = None
+    watch: Annotated[bool, typer.Option("--watch", help="Also watch the vault and keep the index fresh.")] = (
+        False
+    )
+    allow_writes: AllowWritesOpt = False
+    tool_profile: ProfileOpt = None
+
+
+def serve(options: ServeOptions) -> None:
     """Serve the vault over HTTP, with MCP (Streamable HTTP) at /mcp.
 
     Prints one line 'listening on http://HOST:PORT' when ready, then 'web: http://HOST:PORT/',
@@ -129,18 +143,21 @@ def serve(
         import asyncio
 
         settings = _settings(
-            vault,
-            index_dir,
-            config,
-            host=host,
-            port=port,
-            writes_enabled=True if allow_writes else None,
-            tool_profile=tool_profile,
+            options.vault,
+            options.index_dir,
+            options.config,
+            host=options.host,
+            port=options.port,
+            writes_enabled=True if options.allow_writes else None,
+            tool_profile=options.tool_profile,
         )
-        with _started(settings, "serve", watch=watch, follow_if_busy=False) as ctx:
+        with _started(settings, "serve", watch=options.watch, follow_if_busy=False) as ctx:
             asyncio.run(_serve(ctx, settings))
 
-    run_command(json_out, body)
+    run_command(options.json_out, body)
+
+
+serve_command = options_command(ServeOptions, serve)  # the typer command: one parameter per option
 
 
 def _say_read_only(ctx: AppContext, command: str) -> None:

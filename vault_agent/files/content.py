@@ -7,6 +7,7 @@ the same policies per case: creating follows vault_create, overwriting vault_wri
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 
 from vault_agent.contracts import Outcome
 from vault_agent.errors import (
@@ -18,10 +19,10 @@ from vault_agent.errors import (
     out_of_range,
 )
 from vault_agent.files.atomic import read_current
-from vault_agent.files.models import FilesContext, ReplaceResult, WriteResult
-from vault_agent.files.pipeline import Applied
+from vault_agent.files.models import PLAIN_WRITE, FilesContext, ReplaceResult, WriteOptions, WriteResult
+from vault_agent.files.pipeline import Applied, Change, Existence
 from vault_agent.files.policy import Action
-from vault_agent.files.write_path import WriteOptions, change_diff, edit_text, write_content
+from vault_agent.files.write_path import change_diff, edit_text, write_content
 from vault_agent.names import WRITES_TAKE_PATHS
 from vault_agent.paths import display, normalize_rel_path
 
@@ -55,13 +56,7 @@ def _missing_for_write(rel: str) -> Exception:
 
 
 def create_file(
-    ctx: FilesContext,
-    path: str,
-    content: str,
-    *,
-    dry_run: bool = False,
-    expected_sha256: str | None = None,
-    wait_for_index: bool = False,
+    ctx: FilesContext, path: str, content: str, options: WriteOptions = PLAIN_WRITE
 ) -> Outcome[WriteResult]:
     """vault_create: a new file (parents made); the file must not exist.
 
@@ -69,30 +64,13 @@ def create_file(
         Conflict: the file exists. Forbidden: `.system/`, protected, daily name rules.
         InvalidPath: bad path, symlinked parent. TooLarge: content over the cap.
     """
-    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
-    applied, written = write_content(
-        ctx,
-        "vault_create",
-        normalize_rel_path(path),
-        "create",
-        content,
-        _whole,
-        options,
-        exist="must_not_exist",
-        create_parents=True,
-    )
-    return _write_result(applied, written, dry_run)
+    change = Change("vault_create", normalize_rel_path(path), "must_not_exist", options, create_parents=True)
+    applied, written = write_content(ctx, change, "create", content, _whole)
+    return _write_result(applied, written, options.dry_run)
 
 
 def write_file(
-    ctx: FilesContext,
-    path: str,
-    content: str,
-    mode: str,
-    *,
-    dry_run: bool = False,
-    expected_sha256: str | None = None,
-    wait_for_index: bool = False,
+    ctx: FilesContext, path: str, content: str, mode: str, options: WriteOptions = PLAIN_WRITE
 ) -> Outcome[WriteResult]:
     """vault_write: overwrite or append to an existing file (unknown modes refused first).
 
@@ -102,21 +80,13 @@ def write_file(
     """
     if mode not in ("overwrite", "append"):  # before any I/O: an unknown mode never overwrites
         raise InvalidParameter.about("mode", "must be one of: overwrite, append")
-    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
     action: Action = "append" if mode == "append" else "overwrite"
     combine = _append if mode == "append" else _whole
-    applied, written = write_content(
-        ctx,
-        "vault_write",
-        normalize_rel_path(path),
-        action,
-        content,
-        combine,
-        options,
-        exist="must_exist",
-        missing=_missing_for_write,
+    change = Change(
+        "vault_write", normalize_rel_path(path), "must_exist", options, missing=_missing_for_write
     )
-    return _write_result(applied, written, dry_run)
+    applied, written = write_content(ctx, change, action, content, combine)
+    return _write_result(applied, written, options.dry_run)
 
 
 def _append(current: bytes | None, data: bytes) -> bytes:
@@ -125,35 +95,19 @@ def _append(current: bytes | None, data: bytes) -> bytes:
 
 
 def put_file(
-    ctx: FilesContext,
-    path: str,
-    content: str,
-    *,
-    dry_run: bool = False,
-    expected_sha256: str | None = None,
-    wait_for_index: bool = False,
+    ctx: FilesContext, path: str, content: str, options: WriteOptions = PLAIN_WRITE
 ) -> Outcome[WriteResult]:
     """write_file (seed 003): create (parents made) or overwrite, with the matching policy.
 
     Raises:
         Forbidden / Conflict / InvalidPath / TooLarge: as vault_create or vault_write.
     """
-    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
     rel = normalize_rel_path(path)
     exists = _exists(ctx, rel)
-    applied, written = write_content(
-        ctx,
-        "write_file",
-        rel,
-        "overwrite" if exists else "create",
-        content,
-        _whole,
-        options,
-        exist="must_exist" if exists else "must_not_exist",
-        missing=_missing_for_write,
-        create_parents=True,
-    )
-    return _write_result(applied, written, dry_run)
+    exist: Existence = "must_exist" if exists else "must_not_exist"
+    change = Change("write_file", rel, exist, options, missing=_missing_for_write, create_parents=True)
+    applied, written = write_content(ctx, change, "overwrite" if exists else "create", content, _whole)
+    return _write_result(applied, written, options.dry_run)
 
 
 def _exists(ctx: FilesContext, rel: str) -> bool:
@@ -167,17 +121,18 @@ def _exists(ctx: FilesContext, rel: str) -> bool:
         os.close(fd)
 
 
-def replace_text(
-    ctx: FilesContext,
-    path: str,
-    find: str,
-    replace: str,
-    max_replacements: int | None = None,
-    *,
-    dry_run: bool = False,
-    expected_sha256: str | None = None,
-    wait_for_index: bool = False,
-) -> Outcome[ReplaceResult]:
+@dataclass(frozen=True)
+class ReplaceRequest:
+    """vault_replace's parameters: the file, the exact text and its replacement, the cap."""
+
+    path: str
+    find: str
+    replace: str
+    max_replacements: int | None = None
+    options: WriteOptions = field(default_factory=WriteOptions)
+
+
+def replace_text(ctx: FilesContext, request: ReplaceRequest) -> Outcome[ReplaceResult]:
     """vault_replace: replace every occurrence of `find` when there are at most
     `max_replacements` (default 1) of them.
 
@@ -189,9 +144,10 @@ def replace_text(
         occurrences than max_replacements, or the file changed. Forbidden: `.system/`,
         `daily/`, protected. NotFound: no such file.
     """
+    find, replace, options = request.find, request.replace, request.options
     if not find:
         raise empty_parameter("find")
-    limit = 1 if max_replacements is None else max_replacements
+    limit = 1 if request.max_replacements is None else request.max_replacements
     if limit < 1:
         raise out_of_range("max_replacements", 1, None)
 
@@ -206,23 +162,22 @@ def replace_text(
             )
         return text.replace(find, replace), count
 
-    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
     applied, count = edit_text(
         ctx,
         "vault_replace",
-        normalize_rel_path(path),
+        normalize_rel_path(request.path),
         "replace",
         replace_all,
         options,
         texts=[(replace, "replace")],
     )
-    diff, truncated = change_diff(applied, dry_run)
+    diff, truncated = change_diff(applied, options.dry_run)
     data = ReplaceResult(
         written_path=applied.rel,
         replacements=count,
         size_bytes=len(applied.after),
         sha256=applied.sha256,
-        dry_run=dry_run,
+        dry_run=options.dry_run,
         diff=diff,
         diff_truncated=truncated,
         **applied.info.model_dump(),

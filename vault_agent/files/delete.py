@@ -27,7 +27,7 @@ from vault_agent.errors import Conflict, Forbidden, InvalidParameter, InvalidPat
 from vault_agent.files import events, policy
 from vault_agent.files.atomic import fsync_dir, read_current, rename_noreplace, sha256_hex
 from vault_agent.files.events import Change
-from vault_agent.files.models import DeleteResult, FilesContext
+from vault_agent.files.models import PLAIN_WRITE, DeleteResult, FilesContext, WriteOptions
 from vault_agent.files.move import folder_files
 from vault_agent.files.pipeline import check_sha, observe_write
 from vault_agent.names import write_not_found
@@ -168,9 +168,7 @@ def delete_path(
     path: str,
     *,
     permanent: bool = False,
-    dry_run: bool = False,
-    expected_sha256: str | None = None,
-    wait_for_index: bool = False,
+    options: WriteOptions = PLAIN_WRITE,
 ) -> Outcome[DeleteResult]:
     """Move a file or folder to the trash (or delete it for good with `permanent`).
 
@@ -181,7 +179,8 @@ def delete_path(
     """
     rel = normalize_rel_path(path)
     policy.check_write(ctx.vault, rel, "delete")
-    expected = check_sha(expected_sha256)
+    dry_run, wait_for_index = options.dry_run, options.wait_for_index
+    expected = check_sha(options.expected_sha256)
     method: Literal["local", "system", "permanent"]
     if permanent:
         method = "permanent"

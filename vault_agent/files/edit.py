@@ -12,13 +12,14 @@ inserted lines get '\r\n' and an `old_text` written with '\n' matches its '\r\n'
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
 
 from vault_agent.contracts import Outcome
 from vault_agent.errors import Conflict, InvalidParameter
 from vault_agent.files.diff import unified
-from vault_agent.files.models import EditResult, FilesContext
-from vault_agent.files.write_path import WriteOptions, edit_text
+from vault_agent.files.models import EditResult, FilesContext, WriteOptions
+from vault_agent.files.write_path import edit_text
 from vault_agent.paths import display, normalize_rel_path
 
 Form = Literal["replace", "insert", "delete_lines"]
@@ -33,21 +34,32 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def _form(
-    old_text: str | None,
-    new_text: str | None,
-    replace_all: bool | None,
-    insert_after_line: int | None,
-    insert_before_line: int | None,
-    content: str | None,
-    delete_lines: tuple[int, int] | None,
-) -> Form:
+@dataclass(frozen=True)
+class EditRequest:
+    """vault_edit's parameters: the file, one edit form's fields (see the module doc), the
+    write options, and the tool named in the conversation record (vault_edit, edit_file)."""
+
+    path: str
+    old_text: str | None = None
+    new_text: str | None = None
+    replace_all: bool | None = None
+    insert_after_line: int | None = None
+    insert_before_line: int | None = None
+    content: str | None = None
+    delete_lines: tuple[int, int] | None = None
+    options: WriteOptions = field(default_factory=WriteOptions)
+    tool: str = "vault_edit"
+
+
+def _form(request: EditRequest) -> Form:
+    old_text, new_text, content = request.old_text, request.new_text, request.content
+    insert_after_line, insert_before_line = request.insert_after_line, request.insert_before_line
     forms: list[Form] = []
-    if old_text is not None or new_text is not None or replace_all is not None:
+    if old_text is not None or new_text is not None or request.replace_all is not None:
         forms.append("replace")
     if insert_after_line is not None or insert_before_line is not None or content is not None:
         forms.append("insert")
-    if delete_lines is not None:
+    if request.delete_lines is not None:
         forms.append("delete_lines")
     if len(forms) != 1:
         raise InvalidParameter.naming(
@@ -131,22 +143,7 @@ def _delete(text: str, rel: str, start: int, end: int) -> tuple[str, int]:
     return "".join(lines[: start - 1] + lines[end:]), end - start + 1
 
 
-def edit_file(
-    ctx: FilesContext,
-    path: str,
-    *,
-    old_text: str | None = None,
-    new_text: str | None = None,
-    replace_all: bool | None = None,
-    insert_after_line: int | None = None,
-    insert_before_line: int | None = None,
-    content: str | None = None,
-    delete_lines: tuple[int, int] | None = None,
-    dry_run: bool = False,
-    expected_sha256: str | None = None,
-    wait_for_index: bool = False,
-    tool: str = "vault_edit",
-) -> Outcome[EditResult]:
+def edit_file(ctx: FilesContext, request: EditRequest) -> Outcome[EditResult]:
     """Apply one edit form to an existing text file and return the unified diff.
 
     Raises:
@@ -154,23 +151,21 @@ def edit_file(
         Conflict: old_text absent or ambiguous, or the file changed (expected_sha256).
         Forbidden: protected, `.system/`, `daily/`. NotFound: no such file.
     """
-    form = _form(
-        old_text, new_text, replace_all, insert_after_line, insert_before_line, content, delete_lines
-    )
+    form = _form(request)
 
     def apply_form(text: str, rel: str) -> tuple[str, int]:
         if form == "replace":
-            assert old_text is not None and new_text is not None
-            return _replace(text, rel, old_text, new_text, bool(replace_all))
+            assert request.old_text is not None and request.new_text is not None
+            return _replace(text, rel, request.old_text, request.new_text, bool(request.replace_all))
         if form == "insert":
-            assert content is not None
-            return _insert(text, rel, insert_after_line, insert_before_line, content)
-        assert delete_lines is not None
-        return _delete(text, rel, delete_lines[0], delete_lines[1])
+            assert request.content is not None
+            return _insert(text, rel, request.insert_after_line, request.insert_before_line, request.content)
+        assert request.delete_lines is not None
+        return _delete(text, rel, request.delete_lines[0], request.delete_lines[1])
 
-    options = WriteOptions(dry_run, expected_sha256, wait_for_index)
-    texts = [(new_text, "new_text"), (content, "content")]
-    applied, count = edit_text(ctx, tool, normalize_rel_path(path), "edit", apply_form, options, texts=texts)
+    texts = [(request.new_text, "new_text"), (request.content, "content")]
+    rel = normalize_rel_path(request.path)
+    applied, count = edit_text(ctx, request.tool, rel, "edit", apply_form, request.options, texts=texts)
     diff, truncated = unified(
         applied.rel, applied.before, applied.after
     )  # an edit always answers with its diff
@@ -182,7 +177,7 @@ def edit_file(
         diff_truncated=truncated,
         size_bytes=len(applied.after),
         sha256=applied.sha256,
-        dry_run=dry_run,
+        dry_run=request.options.dry_run,
         **applied.info.model_dump(),
     )
     return Outcome(data=data, warnings=applied.warnings)

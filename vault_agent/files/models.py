@@ -6,6 +6,7 @@ Field names are snake_case on every surface: seed 002's schemas (`written_path`,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel
@@ -35,6 +36,19 @@ class FilesContext(Protocol):
     writer: Writer | None
     write_lock: WriteLock
     write_observer: WriteObserver | None
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """The options every write tool takes alike, carried as one value from the transport's
+    params down to the pipeline (`pipeline.Change`)."""
+
+    dry_run: bool = False
+    expected_sha256: str | None = None
+    wait_for_index: bool = False
+
+
+PLAIN_WRITE = WriteOptions()  # the defaults: a real write, no sha256 precondition, not waiting
 
 
 class IndexInfo(BaseModel):

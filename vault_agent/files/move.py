@@ -29,7 +29,7 @@ from vault_agent.files.atomic import (
 )
 from vault_agent.files.events import Change
 from vault_agent.files.links import LinkIndex, RewriteContext, may_link, rewrite_links, stems_of
-from vault_agent.files.models import FilesContext, LinkUpdate, MoveResult
+from vault_agent.files.models import PLAIN_WRITE, FilesContext, LinkUpdate, MoveResult, WriteOptions
 from vault_agent.files.pipeline import check_sha
 from vault_agent.names import write_not_found
 from vault_agent.paths import Resolved, display, normalize_rel_path
@@ -149,9 +149,7 @@ def move_path(
     destination: str,
     *,
     update_links: bool = True,
-    dry_run: bool = False,
-    expected_sha256: str | None = None,
-    wait_for_index: bool = False,
+    options: WriteOptions = PLAIN_WRITE,
 ) -> Outcome[MoveResult]:
     """Move/rename a file or folder and (by default) rewrite links to it.
 
@@ -164,7 +162,8 @@ def move_path(
     dst_rel = normalize_rel_path(destination)
     policy.check_write(ctx.vault, src_rel, "move_from")
     policy.check_write(ctx.vault, dst_rel, "move_to")
-    expected = check_sha(expected_sha256)
+    dry_run, wait_for_index = options.dry_run, options.wait_for_index
+    expected = check_sha(options.expected_sha256)
     with ctx.write_lock.hold():
         try:
             src = ctx.vault.resolve(src_rel, match="normalized")

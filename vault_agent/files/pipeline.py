@@ -20,7 +20,7 @@ from vault_agent.contracts import WarningItem
 from vault_agent.errors import Conflict, InvalidParameter, NotFound, TooLarge
 from vault_agent.files import events
 from vault_agent.files.atomic import open_original, read_current, replace_atomic, sha256_hex
-from vault_agent.files.models import FilesContext, IndexInfo
+from vault_agent.files.models import FilesContext, IndexInfo, WriteOptions
 from vault_agent.files.swap import ChangedAfterWrite, Original
 from vault_agent.names import write_not_found
 from vault_agent.paths import display
@@ -32,6 +32,21 @@ _SHA_RE = re.compile(r"^[0-9a-fA-F]{64}$")
 
 Existence = Literal["must_exist", "must_not_exist", "any"]
 Transform = Callable[[bytes | None], bytes]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file change as the pipeline runs it: the tool making it (the log line, the
+    conversation record), the normalised path, what must hold before (`exist`; `missing`
+    builds the error for a file that must exist and does not; `create_parents` makes the
+    folders of a real write) and the caller's write options."""
+
+    tool: str
+    rel: str
+    exist: Existence
+    options: WriteOptions = field(default_factory=WriteOptions)
+    missing: Callable[[str], Exception] | None = None
+    create_parents: bool = False
 
 
 @dataclass
@@ -124,30 +139,20 @@ def _open_parent(ctx: FilesContext, rel: str, create: bool, dry_run: bool) -> tu
         raise
 
 
-def apply_change(
-    ctx: FilesContext,
-    tool: str,
-    rel: str,
-    transform: Transform,
-    *,
-    exist: Existence,
-    missing: Callable[[str], Exception] | None = None,
-    create_parents: bool = False,
-    expected_sha256: str | None = None,
-    dry_run: bool = False,
-    wait_for_index: bool = False,
-) -> Applied:
+def apply_change(ctx: FilesContext, change: Change, transform: Transform) -> Applied:
     """Run one content change end to end (see the module docstring).
 
     Raises:
         Conflict: existence or hash precondition failed, or the file changed meanwhile.
         NotFound / InvalidPath / TooLarge / InvalidParameter: from resolution or `transform`.
     """
-    expected = check_sha(expected_sha256)
+    tool, rel, exist, missing = change.tool, change.rel, change.exist, change.missing
+    dry_run, wait_for_index = change.options.dry_run, change.options.wait_for_index
+    expected = check_sha(change.options.expected_sha256)
     lock = ctx.write_lock
     with lock.hold() if not dry_run else contextlib.nullcontext():
         try:
-            dir_fd, leaf, canon = _open_parent(ctx, rel, create_parents, dry_run)
+            dir_fd, leaf, canon = _open_parent(ctx, rel, change.create_parents, dry_run)
         except NotFound:
             if exist == "must_exist":
                 raise (missing or _not_found)(rel) from None

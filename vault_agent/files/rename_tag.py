@@ -33,8 +33,9 @@ from vault_agent.files.models import (
     SkipReason,
     TagNoteChange,
     TagNoteSkipped,
+    WriteOptions,
 )
-from vault_agent.files.pipeline import apply_change
+from vault_agent.files.pipeline import Change, apply_change
 from vault_agent.tag_syntax import clean_tag, name_problem, prefix_length, scan_tags, tag_key
 
 log = logging.getLogger("vault_agent.files")
@@ -220,14 +221,8 @@ def _apply(
             return after  # the precondition below guarantees _current is what was planned
 
         try:
-            applied = apply_change(
-                ctx,
-                TOOL,
-                plan.rel,
-                planned,
-                exist="must_exist",
-                expected_sha256=sha256_hex(plan.before),
-            )
+            guarded = WriteOptions(expected_sha256=sha256_hex(plan.before))
+            applied = apply_change(ctx, Change(TOOL, plan.rel, "must_exist", guarded), planned)
         except Conflict:
             skipped.append(TagNoteSkipped(path=plan.rel, reason="changed"))
             continue
@@ -251,16 +246,21 @@ def _cursor(cursor: str | None) -> int:
     return int(cursor)
 
 
+@dataclass(frozen=True)
+class RenameTagRequest:
+    """vault_rename_tag's parameters: the tag and its new name, whether to write (else a dry
+    run listing `limit` notes from `cursor`), whether to wait for the index."""
+
+    old: str
+    new: str
+    apply: bool = False
+    limit: int | None = None
+    cursor: str | None = None
+    wait_for_index: bool = False
+
+
 def rename_tag(
-    ctx: FilesContext,
-    old: str,
-    new: str,
-    candidates: Candidates,
-    *,
-    apply: bool = False,
-    limit: int | None = None,
-    cursor: str | None = None,
-    wait_for_index: bool = False,
+    ctx: FilesContext, request: RenameTagRequest, candidates: Candidates
 ) -> Outcome[RenameTagResult]:
     """Plan (dry run) or apply the rename of tag `old` (and `old/…`) to `new`.
 
@@ -268,11 +268,12 @@ def rename_tag(
         InvalidParameter: an invalid tag name, old equal to new, limit outside 1–50, a bad cursor.
         IndexNotFound, IndexIncompatible: no usable snapshot to find the candidate notes.
     """
-    rename = tag_rename(old, new)
-    size = RENAME_TAG_LIMIT_DEFAULT if limit is None else limit
+    rename = tag_rename(request.old, request.new)
+    apply = request.apply
+    size = RENAME_TAG_LIMIT_DEFAULT if request.limit is None else request.limit
     if not 1 <= size <= RENAME_TAG_LIMIT_MAX:
         raise InvalidParameter(f"limit must be an integer from 1 to {RENAME_TAG_LIMIT_MAX}")
-    start = _cursor(cursor)
+    start = _cursor(request.cursor)
     found = candidates(rename.old)
     plans, skipped = _plan(ctx, found.data, rename)
     log.info("rename-tag planned notes=%d skipped=%d", len(plans), len(skipped))
@@ -300,7 +301,7 @@ def rename_tag(
                 "run the rename again to include them",
             )
         )
-    info, more = events.finish(ctx, seq, [], wait_for_index) if apply else (None, [])
+    info, more = events.finish(ctx, seq, [], request.wait_for_index) if apply else (None, [])
     page = plans[start : start + size]
     end = start + len(page)
     data = RenameTagResult(

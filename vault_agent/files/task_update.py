@@ -30,12 +30,12 @@ from vault_agent.errors import Conflict, InvalidParameter
 from vault_agent.files.atomic import sha256_hex
 from vault_agent.files.diff import unified
 from vault_agent.files.edit import split_lines
-from vault_agent.files.models import FilesContext, TaskLineText, UpdateTaskResult
+from vault_agent.files.models import FilesContext, TaskLineText, UpdateTaskResult, WriteOptions
 from vault_agent.files.task_change import MOVED_DATES, Planned, TaskEdit, plan_change
 from vault_agent.files.task_line_edit import LineEditError
 from vault_agent.files.task_locate import place_of
 from vault_agent.files.task_write_settings import read_write_settings
-from vault_agent.files.write_path import WriteOptions, edit_text
+from vault_agent.files.write_path import edit_text
 from vault_agent.paths import display, normalize_rel_path
 from vault_agent.task_dates import parse_date
 from vault_agent.task_syntax import PRIORITY_NAMES, is_valid_date, parse_task_line

@@ -9,69 +9,34 @@ what it did (`edit_text`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from vault_agent.files import policy
 from vault_agent.files.diff import unified
-from vault_agent.files.models import FilesContext
-from vault_agent.files.pipeline import (
-    Applied,
-    Existence,
-    Transform,
-    apply_change,
-    decode_text,
-    encode_content,
-)
+from vault_agent.files.models import FilesContext, WriteOptions
+from vault_agent.files.pipeline import Applied, Change, Transform, apply_change, decode_text, encode_content
 from vault_agent.files.policy import Action
 
 # An edit of a note's text: (current text, its vault path) → (new text, how many it changed).
 TextEdit = Callable[[str, str], tuple[str, int]]
 
 
-@dataclass(frozen=True)
-class WriteOptions:
-    """The options every content tool takes alike."""
-
-    dry_run: bool = False
-    expected_sha256: str | None = None
-    wait_for_index: bool = False
-
-
 def write_content(
     ctx: FilesContext,
-    tool: str,
-    rel: str,
+    change: Change,
     action: Action,
     content: str,
     combine: Callable[[bytes | None, bytes], bytes],
-    options: WriteOptions,
-    *,
-    exist: Existence,
-    missing: Callable[[str], Exception] | None = None,
-    create_parents: bool = False,
 ) -> tuple[Applied, int]:
-    """Write `content` (combined with the current bytes by `combine`) to the normalised path
-    `rel` under the policy for `action`; the change and the bytes the caller sent.
+    """Write `content` (combined with the current bytes by `combine`) as `change` says, under
+    the policy for `action`; the change and the bytes the caller sent.
 
     Raises:
         Forbidden / InvalidPath / TooLarge / Conflict / NotFound: policy, content, pipeline.
     """
-    policy.check_write(ctx.vault, rel, action)
+    policy.check_write(ctx.vault, change.rel, action)
     data = encode_content(content)
     transform: Transform = lambda current: combine(current, data)  # noqa: E731
-    applied = apply_change(
-        ctx,
-        tool,
-        rel,
-        transform,
-        exist=exist,
-        missing=missing,
-        create_parents=create_parents,
-        expected_sha256=options.expected_sha256,
-        dry_run=options.dry_run,
-        wait_for_index=options.wait_for_index,
-    )
-    return applied, len(data)
+    return apply_change(ctx, change, transform), len(data)
 
 
 def edit_text(
@@ -103,16 +68,7 @@ def edit_text(
         counted.append(count)
         return out.encode("utf-8")
 
-    applied = apply_change(
-        ctx,
-        tool,
-        rel,
-        transform,
-        exist="must_exist",
-        expected_sha256=options.expected_sha256,
-        dry_run=options.dry_run,
-        wait_for_index=options.wait_for_index,
-    )
+    applied = apply_change(ctx, Change(tool, rel, "must_exist", options), transform)
     return applied, counted[-1]
 
 

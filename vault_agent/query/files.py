@@ -207,23 +207,27 @@ def check_line(name: str, value: int | None) -> None:
         raise out_of_range(name, 1, None)
 
 
-def vault_read(
-    vault: Vault,
-    path: object,
-    *,
-    full: bool | None = None,
-    has_range: bool = False,
-    start_line: int | None = None,
-    end_line: int | None = None,
-    start_char: int | None = None,
-    max_chars: int | None = None,
-    line_numbers: bool = False,
-    section_id: str | None = None,
-    heading: str | None = None,
-    reader: SnapshotReader | None = None,
-    max_lines: int | None = None,
-    tool: str = "read",
-) -> Outcome[ReadData]:
+@dataclass(frozen=True)
+class ReadRequest:
+    """vault_read's parameters: the note (as people name it), what to read (`full` to the end,
+    a range given by `has_range` with its lines, a section by id or heading), the budget
+    (`max_chars`; `max_lines` a caller's cap), numbered lines, and the tool named in messages."""
+
+    path: object
+    full: bool | None = None
+    has_range: bool = False
+    start_line: int | None = None
+    end_line: int | None = None
+    start_char: int | None = None
+    max_chars: int | None = None
+    line_numbers: bool = False
+    section_id: str | None = None
+    heading: str | None = None
+    max_lines: int | None = None
+    tool: str = "read"
+
+
+def vault_read(vault: Vault, request: ReadRequest, reader: SnapshotReader | None = None) -> Outcome[ReadData]:
     """Read a file's lines start_line..end_line, or one section, under a character budget.
 
     full=false (the default) requires a range, a section_id or a heading (or a path
@@ -239,22 +243,27 @@ def vault_read(
         InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge: see lines.load_text and
             section_read.find_section.
     """
-    doc = load_text(vault, path, reader, tool)
+    start_line, end_line, has_range = request.start_line, request.end_line, request.has_range
+    doc = load_text(vault, request.path, reader, request.tool)
     address = choose_address(
-        has_range, section_id, heading, doc.resolution.heading if doc.resolution else (), "range"
+        has_range,
+        request.section_id,
+        request.heading,
+        doc.resolution.heading if doc.resolution else (),
+        "range",
     )
-    if not full and not has_range and address is None:
+    if not request.full and not has_range and address is None:
         raise InvalidParameter.naming(
             "give {range} (the lines to read), {section_id} or {heading} (one section), or {full} to read to the end"
         )
     check_line("range.start_line", start_line)
     check_line("range.end_line", end_line)
-    if start_char is not None and start_char < 0:
+    if request.start_char is not None and request.start_char < 0:
         raise out_of_range("range.start_char", 0, None)
     first = start_line or 1
     if end_line is not None and end_line < first:
         raise InvalidParameter.naming("{range.end_line:lead} must not be before {range.start_line}")
-    budget, capped = effective_max_chars(max_chars)
+    budget, capped = effective_max_chars(request.max_chars)
     total = doc.total_lines
     warnings: list[WarningItem] = doc.warnings()
     section: SectionSpan | None = None
@@ -263,8 +272,8 @@ def vault_read(
         warnings += changed
         first, end_line = section.start_line, section.last_line(total)
     last = total if end_line is None else min(end_line, total)
-    if max_lines is not None:
-        last = min(last, first + max_lines - 1)
+    if request.max_lines is not None:
+        last = min(last, first + request.max_lines - 1)
     if first > total:
         if total > 0:
             warnings.append(
@@ -282,10 +291,10 @@ def vault_read(
         )
         data.set_path_read(doc.path)
         return Outcome(data=data, warnings=warnings)
-    pg = page(doc.lines, first, start_char or 0, last, budget)
+    pg = page(doc.lines, first, request.start_char or 0, last, budget)
     reason, next_line, next_char = page_stop(pg, last, total, capped)
     nxt = NextOffset(start_line=next_line, start_char=next_char)
-    text = number_lines(pg.text, first) if line_numbers else pg.text
+    text = number_lines(pg.text, first) if request.line_numbers else pg.text
     data = ReadData(
         text=text,
         truncated=reason != "none",

@@ -287,16 +287,20 @@ def _read(g: Group, conf: float) -> NextAction:
     return action("vault_read", conf, {"path": g.path, "range": {"start_line": g.start, "end_line": g.end}})
 
 
+@dataclass(frozen=True)
+class FindRequest:
+    """vault_find's parameters: the query, its scope (`relative_dir`, `glob`; widened to the
+    vault when nothing in it matches) and its budget (`max_candidates`, `time_ms`)."""
+
+    query: object
+    relative_dir: str | None = None
+    glob: str | None = None
+    max_candidates: int | None = None
+    time_ms: int | None = None
+
+
 def vault_find(
-    vault: Vault,
-    reader: SnapshotReader,
-    query: object,
-    *,
-    relative_dir: str | None = None,
-    glob: str | None = None,
-    max_candidates: int | None = None,
-    time_ms: int | None = None,
-    cache: dict[Any, Any] | None = None,
+    vault: Vault, reader: SnapshotReader, request: FindRequest, cache: dict[Any, Any] | None = None
 ) -> Outcome[FindData]:
     """Locate where a query is answered and propose the next tool; see the module doc.
 
@@ -305,6 +309,8 @@ def vault_find(
         InvalidPath, Forbidden, NotFound: a bad scope.relative_dir.
         IndexNotFound, IndexIncompatible: no usable snapshot.
     """
+    query, relative_dir, glob = request.query, request.relative_dir, request.glob
+    max_candidates, time_ms = request.max_candidates, request.time_ms
     if not isinstance(query, str) or not query.strip():
         raise empty_parameter("query")
     if len(query) > MAX_QUERY_CHARS:

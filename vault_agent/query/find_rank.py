@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from vault_agent.query.search import ranked_hits
+from vault_agent.query.search import RankRequest, ranked_hits
 from vault_agent.query.search_engine import open_engine, term_weights
 from vault_agent.query.snapshot import SnapshotView
 from vault_agent.search_fields import analyze_terms
@@ -94,8 +94,8 @@ def ranked_candidates(
     """(Stage 1 candidates in rank order, ranked chunks in scope looked at, token weights)."""
     if not tokens:
         return [], 0, {}
-    evidence: dict[str, bool] = {}
-    hits, answered, _ = ranked_hits(reader, view, query, tokens, STAGE1_DEPTH, None, "chunk", None, evidence)
+    ranking = ranked_hits(reader, view, RankRequest(query, tokens, STAGE1_DEPTH))
+    hits, answered = ranking.hits, ranking.mode
     if not hits:
         return [], 0, {}
     con: duckdb.DuckDBPyConnection = view.con
@@ -133,7 +133,7 @@ def ranked_candidates(
         overlap = min(1.0, weighted_share(covered, tokens, token_weight))
         lead_kind = ""
         if answered == "hybrid" and rank == 0:  # the ranking's own first chunk, in scope
-            lead_kind = "agreed" if evidence.get("lead_agreed") else "disputed"
+            lead_kind = "agreed" if ranking.lead_agreed else "disputed"
         cand = Ranked(path, ordinal, int(start), int(end), rank, overlap, covered, lead_kind)
         if overlap >= LOOSE_MIN_OVERLAP:
             out.append(cand)

@@ -12,6 +12,7 @@ size equal the snapshot's. Work stops at a time budget with partial results
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import cast
 
 from vault_agent.contracts import MAX_QUERY_CHARS, Outcome, WarningItem
@@ -39,7 +40,7 @@ from vault_agent.query.limits import MAX_CONTEXT_LINES, SEARCH_DEFAULT_LIMIT, SE
 from vault_agent.query.scope import resolve_scope
 from vault_agent.query.snapshot import SnapshotReader
 from vault_agent.query.structured.candidates import candidate_paths
-from vault_agent.query.structured.filters import Filters
+from vault_agent.query.structured.filters import SearchFilters
 from vault_agent.query.wire import Wire, omit_none
 
 TIME_BUDGET_S = 10.0
@@ -75,21 +76,26 @@ def _with_context(vault: Vault, hits: list[SearchHit], n: int) -> None:
         hit.context_after = [x[:SNIPPET_CHARS] for x in lines[i + 1 : i + 1 + n]]
 
 
-def vault_search(
-    vault: Vault,
-    reader: SnapshotReader,
-    query: str,
-    *,
-    mode: Mode | None = None,
-    glob: str | None = None,
-    relative_dir: str | None = None,
-    limit: int | None = None,
-    context_lines: int | None = None,
-    line_numbers: bool = False,
-    cursor: str | None = None,
-    time_budget_s: float = TIME_BUDGET_S,
-    filters: Filters | None = None,
-) -> Outcome[SearchData]:
+@dataclass(frozen=True)
+class GrepRequest:
+    """vault_search's parameters: the pattern and its mode (regex, plain, loose), where to
+    look (`relative_dir`, `glob`, the search filters), the page (`limit`, `cursor`), the
+    lines around each match (`context_lines`), whether each says its line number, and the
+    time budget."""
+
+    query: str
+    mode: Mode | None = None
+    glob: str | None = None
+    relative_dir: str | None = None
+    limit: int | None = None
+    context_lines: int | None = None
+    line_numbers: bool = False
+    cursor: str | None = None
+    filters: SearchFilters | None = None
+    time_budget_s: float = TIME_BUDGET_S
+
+
+def vault_search(vault: Vault, reader: SnapshotReader, request: GrepRequest) -> Outcome[SearchData]:
     """Matching lines of notes, by path then line: one page of at most `limit` lines
     (default 50, max 500) and SEARCH_MAX_CHARS characters, `next_cursor` when more follow.
 
@@ -105,6 +111,9 @@ def vault_search(
         InvalidPath, Forbidden, NotFound: a bad relative_dir.
         InvalidQuery: a malformed filter. IndexNotFound, IndexIncompatible: filters without a snapshot.
     """
+    query, mode, limit, cursor, filters = (
+        request.query, request.mode, request.limit, request.cursor, request.filters
+    )  # fmt: skip
     if not isinstance(query, str) or not query.strip():
         raise empty_parameter("query")
     if len(query) > MAX_QUERY_CHARS:
@@ -114,16 +123,16 @@ def vault_search(
     want = SEARCH_DEFAULT_LIMIT if limit is None else limit
     if not 1 <= want <= SEARCH_MAX_LIMIT:
         raise out_of_range("limit", 1, SEARCH_MAX_LIMIT)
-    ctx_n = context_lines or 0
+    ctx_n = request.context_lines or 0
     if not 0 <= ctx_n <= MAX_CONTEXT_LINES:
         raise out_of_range("context_lines", 0, MAX_CONTEXT_LINES)
     if mode not in (None, "regex", "plain", "loose"):
         raise InvalidParameter.about("mode", "must be one of: regex, plain, loose")
     after = None if cursor is None else cast(tuple[str, int], decode_cursor(cursor, (str, int)))
     warnings: list[WarningItem] = []
-    scope = resolve_scope(vault, relative_dir, glob)
+    scope = resolve_scope(vault, request.relative_dir, request.glob)
     matcher = make_matcher(query, mode or "regex", warnings)
-    budget = Budget(time_budget_s)
+    budget = Budget(request.time_budget_s)
     hits: list[Hit] | None = None
     if reader is not None:
         try:
@@ -154,7 +163,7 @@ def vault_search(
     more = shown < len(out) or len(hits) > want
     last = (out[shown - 1].path, out[shown - 1].line or 0) if more else None
     out = out[:shown]
-    if not ctx_n and not line_numbers:
+    if not ctx_n and not request.line_numbers:
         for hit in out:
             hit.line = None
     if budget.hit:

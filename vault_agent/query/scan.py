@@ -10,6 +10,7 @@ page that finishes it. next_actions (first = recommended):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from vault_agent.contracts import Outcome
@@ -40,18 +41,21 @@ class ScanData(Wire):
     next_actions: list[NextAction]
 
 
-def vault_scan(
-    vault: Vault,
-    path: object,
-    *,
-    start_line: int | None = None,
-    start_char: int | None = None,
-    chunk_lines: int | None = None,
-    max_chars: int | None = None,
-    section_id: str | None = None,
-    heading: str | None = None,
-    reader: SnapshotReader | None = None,
-) -> Outcome[ScanData]:
+@dataclass(frozen=True)
+class ScanRequest:
+    """vault_scan's parameters: the note (as people name it), the cursor (`start_line`,
+    `start_char`), the chunk's lines and character budget, and a section to scan alone."""
+
+    path: object
+    start_line: int | None = None
+    start_char: int | None = None
+    chunk_lines: int | None = None
+    max_chars: int | None = None
+    section_id: str | None = None
+    heading: str | None = None
+
+
+def vault_scan(vault: Vault, request: ScanRequest, reader: SnapshotReader | None = None) -> Outcome[ScanData]:
     """One chunk of `chunk_lines` lines (default 200, 1..1000) from cursor.start_line (default 1).
 
     `truncated` is true exactly when `truncated_reason` is not "none" (as in vault_read):
@@ -66,16 +70,17 @@ def vault_scan(
         InvalidPath, Forbidden, Ambiguous, NotFound, TooLarge: see lines.load_text and
             section_read.find_section.
     """
-    size = SCAN_DEFAULT_CHUNK_LINES if chunk_lines is None else chunk_lines
+    start_line, start_char = request.start_line, request.start_char
+    size = SCAN_DEFAULT_CHUNK_LINES if request.chunk_lines is None else request.chunk_lines
     if not 1 <= size <= SCAN_MAX_CHUNK_LINES:
         raise out_of_range("chunk_lines", 1, SCAN_MAX_CHUNK_LINES)
     check_line("cursor.start_line", start_line)
     if start_char is not None and start_char < 0:
         raise out_of_range("cursor.start_char", 0, None)
-    budget, capped = effective_max_chars(max_chars)
-    doc = load_text(vault, path, reader, "scan")
+    budget, capped = effective_max_chars(request.max_chars)
+    doc = load_text(vault, request.path, reader, "scan")
     link = doc.resolution.heading if doc.resolution else ()
-    address = choose_address(False, section_id, heading, link, None)
+    address = choose_address(False, request.section_id, request.heading, link, None)
     warnings = doc.warnings()
     total = doc.total_lines
     first = start_line or 1

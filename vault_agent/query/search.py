@@ -8,6 +8,7 @@ Scores are rounded to 6 decimals; ties go to path, then chunk ordinal (byte-stab
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from vault_agent.query.search_modes import (
     GROUPS,
     MODES,
     Hit,
+    HybridRequest,
     embeddings_available,
     hybrid_ranking,
     lead_agreed,
@@ -36,7 +38,7 @@ from vault_agent.query.search_modes import (
 )
 from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.structured.candidates import candidate_paths
-from vault_agent.query.structured.filters import Filters
+from vault_agent.query.structured.filters import SearchFilters
 from vault_agent.search_fields import FIELD_BOOSTS, analyze_terms, decode_detail
 from vault_agent.semantic.confidence import confident_hits, floor
 from vault_agent.semantic.fusion import FusedHit
@@ -211,30 +213,53 @@ def no_confident_match(best: float | None) -> WarningItem:
     )
 
 
-def ranked_hits(
-    reader: SnapshotReader,
-    view: SnapshotView,
-    query: str,
-    terms: list[str],
-    limit: int,
-    mode: str | None,
-    group: str,
-    details: dict[tuple[str, int], bytes] | None = None,
-    evidence: dict[str, bool] | None = None,
-    allowed: frozenset[str] | None = None,
-    explained: list[FusedHit] | None = None,
-) -> tuple[list[Hit], str, list[WarningItem]]:
-    """(hits, mode answered, warnings) for one pinned snapshot: the one ranking every
-    surface uses (search, vault_find). `details`: see hit_details. `evidence`, when given,
-    receives "lead_agreed" for a hybrid answer (search_modes.lead_agreed); `explained`
-    receives how each hit was ranked (fusion.FusedHit, in hit order). `allowed`: the notes
-    the search filters leave (None: all), narrowed in each ranker before ranking.
+@dataclass(frozen=True)
+class RankRequest:
+    """One ranking of a pinned snapshot: the query and its terms (query_terms), how many hits,
+    the mode asked for (None: hybrid when the snapshot has embeddings, else lexical), the
+    grouping (`chunk` | `note`), the notes the search filters leave (None: all), and whether
+    to keep the engine's stored detail of the hits (`details`, see hit_details) and how each
+    hit was ranked (`explain`)."""
+
+    query: str
+    terms: list[str]
+    limit: int
+    mode: str | None = None
+    group: str = "chunk"
+    allowed: frozenset[str] | None = None
+    details: bool = False
+    explain: bool = False
+
+
+@dataclass
+class Ranking:
+    """What ranked_hits answers: the hits, the mode answered, its warnings; the engine's stored
+    detail of the hits it read (`details`: asked for, or a hybrid answer's lexical hits);
+    how each hit was ranked (`explained`, in hit order, when asked for); whether a hybrid
+    answer's lead is backed by both kinds of evidence (`lead_agreed`, search_modes.lead_agreed)."""
+
+    hits: list[Hit]
+    mode: str
+    warnings: list[WarningItem]
+    details: dict[tuple[str, int], bytes] = field(default_factory=dict)
+    explained: list[FusedHit] | None = None
+    lead_agreed: bool = False
+
+
+def ranked_hits(reader: SnapshotReader, view: SnapshotView, request: RankRequest) -> Ranking:
+    """The ranking every surface uses (search, vault_find) for one pinned snapshot (see
+    RankRequest and Ranking); `allowed` is applied in each ranker before ranking.
 
     A semantic or hybrid query that no note holds a word of answers only the neighbours at
     the model's floor or above (semantic.confidence; all of them when the vault holds no
     word in the query's script: a question in another language), and no hits with
     NO_CONFIDENT_MATCH when there are none (made-up words must not get ten
     confident-looking results)."""
+    query, terms, limit, mode, group, allowed = (
+        request.query, request.terms, request.limit, request.mode, request.group, request.allowed
+    )  # fmt: skip
+    details: dict[tuple[str, int], bytes] | None = {} if request.details else None
+    explained: list[FusedHit] | None = [] if request.explain else None
     wanted = mode or ("hybrid" if embeddings_available(view) else "lexical")
     if wanted == "lexical":  # every answer says how far embeddings are (SEMANTIC_PENDING / _OFF)
         warnings = semantic_warnings(reader, view, lexical_answer=mode is None)
@@ -243,7 +268,7 @@ def ranked_hits(
             explained.extend(
                 FusedHit(p, o, s, lexical_rank=i, lexical_score=s) for i, (p, o, s) in enumerate(hits, 1)
             )
-        return hits, "lexical", warnings
+        return Ranking(hits, "lexical", warnings, details or {}, explained)
     pool = max(limit, FUSION_POOL)
     found = semantic_search(reader, view, query, pool, allowed)
     warnings = semantic_warnings(reader, view, lexical_answer=found is None)
@@ -254,7 +279,8 @@ def ranked_hits(
                 message=f"{wanted} search needs embeddings and this index has none; this answer is lexical",
             )
         ]
-        return lexical_hits(reader, view, terms, limit, group, details, allowed), "lexical", warnings
+        hits = lexical_hits(reader, view, terms, limit, group, details, allowed)
+        return Ranking(hits, "lexical", warnings, details or {}, explained)
     semantic = found.hits
     stored = details if details is not None else {}  # the lexical first hit's title: fusion's evidence
     lexical: list[Hit] = []
@@ -271,7 +297,8 @@ def ranked_hits(
         )
         confident = confident_hits([h[2] for h in semantic], same_script=same_script)
         if not confident:
-            return [], wanted, [*warnings, no_confident_match(semantic[0][2] if semantic else None)]
+            nearest = no_confident_match(semantic[0][2] if semantic else None)
+            return Ranking([], wanted, [*warnings, nearest], stored, explained)
         semantic = semantic[:confident]
     if wanted == "semantic":
         if explained is not None:
@@ -279,27 +306,31 @@ def ranked_hits(
                 FusedHit(p, o, s, semantic_rank=i, cosine=s)
                 for i, (p, o, s) in enumerate(semantic[:limit], 1)
             )
-        return semantic[:limit], "semantic", warnings
+        return Ranking(semantic[:limit], "semantic", warnings, stored, explained)
     engine = open_engine(Path(reader.settings.index_dir), view.manifest.search_index) if lexical else None
-    ranked = hybrid_ranking(engine, query, terms, lexical, stored, semantic, limit, allowed)
+    ranked = hybrid_ranking(engine, HybridRequest(query, terms, lexical, stored, semantic, limit, allowed))
     fused = [h.hit for h in ranked]
     if explained is not None:
         explained.extend(ranked)
-    if evidence is not None:
-        evidence["lead_agreed"] = lead_agreed(fused, lexical, semantic, terms, stored)
-    return fused, "hybrid", warnings
+    agreed = lead_agreed(fused, lexical, semantic, terms, stored)
+    return Ranking(fused, "hybrid", warnings, stored, explained, agreed)
 
 
-def search(
-    reader: SnapshotReader,
-    q: object,
-    limit: int | None = None,
-    cache: dict[Any, Any] | None = None,
-    mode: str | None = None,
-    group: str | None = None,
-    filters: Filters | None = None,
-    explain: bool | None = None,
-) -> Outcome[SearchData]:
+@dataclass(frozen=True)
+class SearchRequest:
+    """search's parameters: the query, at most `limit` hits (default 10, 1–50), the mode
+    (search_modes.MODES; None: the default), the grouping (`chunk` | `note`), the search
+    filters (None: every note), and whether each hit says how it was ranked."""
+
+    query: object
+    limit: int | None = None
+    mode: str | None = None
+    group: str | None = None
+    filters: SearchFilters | None = None
+    explain: bool | None = None
+
+
+def search(reader: SnapshotReader, request: SearchRequest) -> Outcome[SearchData]:
     """Ranked chunks for a query, with title, heading path, line span and snippet; with
     `filters` (tags, folder, modified_after/before), among the notes they select; with
     `explain`, each hit also says how it was ranked (search_explain.HitExplain).
@@ -310,11 +341,11 @@ def search(
         InvalidQuery: a malformed filter.
         IndexNotFound, IndexIncompatible: no usable snapshot (or search index).
     """
-    del cache  # the engine keeps its own per-snapshot handles (search_engine.open_engine)
+    q, filters = request.query, request.filters
     terms = query_terms(q)
-    size = check_limit(limit)
-    check_choice("mode", mode, MODES)
-    grouping = check_choice("group", group, GROUPS) or "chunk"
+    size = check_limit(request.limit)
+    check_choice("mode", request.mode, MODES)
+    grouping = check_choice("group", request.group, GROUPS) or "chunk"
     assert isinstance(q, str)
     with reader.acquire() as view:
         warnings = list(view.warnings())
@@ -324,14 +355,12 @@ def search(
                     code="NO_SEARCH_TERMS", message="the query has no words or CJK characters to search for"
                 )
             )
-        stored: dict[tuple[str, int], bytes] = {}
         allowed = candidate_paths(reader, view, filters) if filters is not None else None
-        explained: list[FusedHit] | None = [] if explain else None
-        hits, answered, extra = ranked_hits(
-            reader, view, q, terms, size, mode, grouping, stored, allowed=allowed, explained=explained
-        )
-        warnings += extra
-        details = hit_details(view, hits, stored, Path(reader.settings.index_dir))
+        rank = RankRequest(q, terms, size, request.mode, grouping, allowed, True, bool(request.explain))
+        ranking = ranked_hits(reader, view, rank)
+        hits, answered, explained = ranking.hits, ranking.mode, ranking.explained
+        warnings += ranking.warnings
+        details = hit_details(view, hits, ranking.details, Path(reader.settings.index_dir))
         why = (
             explain_hits(reader, view, terms, explained, details)
             if explained is not None

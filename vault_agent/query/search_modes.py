@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
@@ -186,23 +187,31 @@ def exact_pin(
     return None if lead is None else Pin(lexical[lead][0], lexical[lead][1], "exact", place)
 
 
+@dataclass(frozen=True)
+class HybridRequest:
+    """What hybrid ranking fuses: the query and its terms, both rankers' hits, the engine's
+    stored detail of the lexical hits, how many to answer (`k`), and the notes the search
+    filters leave (None: all)."""
+
+    query: str
+    terms: list[str]
+    lexical: list[Hit]
+    details: dict[tuple[str, int], bytes]
+    semantic: list[Hit]
+    k: int
+    allowed: frozenset[str] | None = None
+
+
 def hybrid_ranking(
-    engine: tuple[tantivy.Index, tantivy.Searcher] | None,
-    query: str,
-    terms: list[str],
-    lexical: list[Hit],
-    details: dict[tuple[str, int], bytes],
-    semantic: list[Hit],
-    k: int,
-    allowed: frozenset[str] | None = None,
+    engine: tuple[tantivy.Index, tantivy.Searcher] | None, request: HybridRequest
 ) -> list[FusedHit]:
     """The hybrid answer: plain RRF of both lists (fusion.rrf) with the pins that measured
     better than it (docs/retrieval.md "Fusion"): the lexical first note first when the query
     names it (named_pin); the note the query's words pin in the top fusion.HELD_RANK
     (held_pin; `engine`: the snapshot's (index, searcher), None: none), else, for a keyword
-    query, the lexical hit holding a word typed exactly first (exact_pin). `details`: the
-    engine's stored detail of the lexical hits; `allowed`: the notes the search filters
-    leave (None: all)."""
+    query, the lexical hit holding a word typed exactly first (exact_pin); see HybridRequest."""
+    query, terms, lexical, details = request.query, request.terms, request.lexical, request.details
+    semantic, k, allowed = request.semantic, request.k, request.allowed
     pins = [p for p in (named_pin(terms, lexical, details),) if p is not None]
     held = held_pin(engine, query, terms) if engine is not None and terms else None
     if held is not None and allowed is not None and held.path not in allowed:

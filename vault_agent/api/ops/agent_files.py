@@ -48,16 +48,16 @@ from vault_agent.files.agent_models import (
     SearchFilesData,
 )
 from vault_agent.files.content import put_file
+from vault_agent.files.models import WriteOptions
 from vault_agent.files.races import race_safe
-from vault_agent.query.files import vault_ls, vault_read
-from vault_agent.query.grep import vault_search
+from vault_agent.query.files import ReadRequest, vault_ls, vault_read
+from vault_agent.query.grep import GrepRequest, vault_search
 from vault_agent.query.limits import READ_ANSWER_CHARS
 
 
 # ------------------------------------------------------------------------------ adapters
 def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[ReadFileData]:
-    out = vault_read(
-        ctx.vault,
+    request = ReadRequest(
         p.path,
         full=True,
         has_range=p.start_line is not None or p.end_line is not None,
@@ -67,10 +67,10 @@ def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[ReadFileData]:
         line_numbers=True,
         section_id=p.section_id,
         heading=p.heading,
-        reader=ctx.reader,
         max_lines=READ_MAX_LINES,
         tool="read_file",
     )
+    out = vault_read(ctx.vault, request, ctx.reader)
     d = out.data
     nxt = d.next_offset.start_line
     shown = f"lines {d.applied_range.start_line}-{d.applied_range.end_line}"
@@ -88,14 +88,8 @@ def _read_file(ctx: AppContext, p: ReadFileParams) -> Outcome[ReadFileData]:
 
 
 def _write_file(ctx: AppContext, p: WriteFileParams) -> Outcome[Done]:
-    out = put_file(
-        ctx,
-        p.path,
-        p.content,
-        dry_run=p.dry_run,
-        expected_sha256=p.expected_sha256,
-        wait_for_index=p.wait_for_index,
-    )
+    options = WriteOptions(p.dry_run, p.expected_sha256, p.wait_for_index)
+    out = put_file(ctx, p.path, p.content, options)
     d = out.data
     verb = "would write" if p.dry_run else ("created" if d.created else "overwrote")
     msg = f"{verb} {d.written_path} ({d.size_bytes} bytes)"
@@ -173,9 +167,7 @@ def _list_files(ctx: AppContext, p: ListFilesParams) -> Outcome[ListFilesData]:
 
 
 def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[SearchFilesData]:
-    out = vault_search(
-        ctx.vault,
-        ctx.reader,
+    request = GrepRequest(
         p.pattern,
         mode="regex",
         glob=p.file_pattern,
@@ -184,6 +176,7 @@ def _search_files(ctx: AppContext, p: SearchFilesParams) -> Outcome[SearchFilesD
         context_lines=p.context_lines,
         line_numbers=True,
     )
+    out = vault_search(ctx.vault, ctx.reader, request)
     matches = [
         Match(
             path=h.path,

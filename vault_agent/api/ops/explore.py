@@ -99,8 +99,7 @@ class ReadParams(Params):
 
 def _read(ctx: AppContext, p: ReadParams) -> Outcome[ReadData]:
     r = p.range or ReadRange()
-    return files.vault_read(
-        ctx.vault,
+    request = files.ReadRequest(
         p.path,
         full=p.full,
         has_range=p.range is not None,
@@ -111,8 +110,8 @@ def _read(ctx: AppContext, p: ReadParams) -> Outcome[ReadData]:
         line_numbers=bool(p.line_numbers),
         section_id=p.section_id,
         heading=p.heading,
-        reader=ctx.reader,
     )
+    return files.vault_read(ctx.vault, request, ctx.reader)
 
 
 SECTION_OPTIONS = (
@@ -165,16 +164,8 @@ class FindParams(Params):
 def _find(ctx: AppContext, p: FindParams) -> Outcome[FindData]:
     s = p.scope or FindScope()
     b = p.budget or FindBudget()
-    return find.vault_find(
-        ctx.vault,
-        ctx.reader,
-        p.query,
-        relative_dir=s.relative_dir,
-        glob=s.glob,
-        max_candidates=b.max_candidates,
-        time_ms=b.time_ms,
-        cache=ctx.snapshot_cache,
-    )
+    request = find.FindRequest(p.query, s.relative_dir, s.glob, b.max_candidates, b.time_ms)
+    return find.vault_find(ctx.vault, ctx.reader, request, ctx.snapshot_cache)
 
 
 FIND = Operation(
@@ -217,8 +208,7 @@ class ScanParams(Params):
 
 def _scan(ctx: AppContext, p: ScanParams) -> Outcome[ScanData]:
     c = p.cursor or ScanCursor()
-    return scan.vault_scan(
-        ctx.vault,
+    request = scan.ScanRequest(
         p.path,
         start_line=c.start_line,
         start_char=c.start_char,
@@ -226,8 +216,8 @@ def _scan(ctx: AppContext, p: ScanParams) -> Outcome[ScanData]:
         max_chars=p.limits.max_chars if p.limits else None,
         section_id=p.section_id,
         heading=p.heading,
-        reader=ctx.reader,
     )
+    return scan.vault_scan(ctx.vault, request, ctx.reader)
 
 
 SCAN = Operation(
@@ -340,9 +330,7 @@ class GrepParams(Params):
 
 
 def _grep(ctx: AppContext, p: GrepParams) -> Outcome[SearchData]:
-    return grep.vault_search(
-        ctx.vault,
-        ctx.reader,
+    request = grep.GrepRequest(
         p.query,
         mode=p.mode,
         glob=p.glob,
@@ -353,6 +341,7 @@ def _grep(ctx: AppContext, p: GrepParams) -> Outcome[SearchData]:
         cursor=p.cursor,
         filters=search_filters(p),
     )
+    return grep.vault_search(ctx.vault, ctx.reader, request)
 
 
 GREP = Operation(

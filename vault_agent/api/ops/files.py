@@ -8,7 +8,7 @@ this module and calls its adapters (`call_edit`, `call_move`, `call_delete`) und
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -17,9 +17,9 @@ from vault_agent.api.human.files import render_info as _render_info
 from vault_agent.api.human.files import render_write as _render_write
 from vault_agent.api.operation import AppContext, CliOption, LineRange, NoteName, Operation, Params
 from vault_agent.contracts import Outcome
-from vault_agent.files.content import create_file, replace_text, write_file
+from vault_agent.files.content import ReplaceRequest, create_file, replace_text, write_file
 from vault_agent.files.delete import delete_path
-from vault_agent.files.edit import edit_file
+from vault_agent.files.edit import EditRequest, edit_file
 from vault_agent.files.mkdir import make_folder
 from vault_agent.files.models import (
     DeleteResult,
@@ -28,6 +28,7 @@ from vault_agent.files.models import (
     MoveResult,
     ReplaceResult,
     StatResult,
+    WriteOptions,
     WriteResult,
 )
 from vault_agent.files.move import move_path
@@ -42,6 +43,11 @@ _WAIT = "return once the index holds this write (up to 10 s)"
 class _WriteCommon(Params):
     dry_run: bool = False
     wait_for_index: bool = False
+
+    def options(self) -> WriteOptions:
+        """The write options the core takes as one value (expected_sha256: where the tool has it)."""
+        expected: str | None = getattr(self, "expected_sha256", None)
+        return WriteOptions(self.dry_run, expected, self.wait_for_index)
 
 
 class CreateParams(_WriteCommon):
@@ -100,54 +106,44 @@ class StatParams(Params):
     path: NoteName
 
 
-def _kw(p: _WriteCommon, *names: str) -> dict[str, Any]:
-    return {n: getattr(p, n) for n in names}
-
-
 def _create(ctx: AppContext, p: CreateParams) -> Outcome[WriteResult]:
-    return create_file(ctx, p.path, p.content, **_kw(p, "dry_run", "expected_sha256", "wait_for_index"))
+    return create_file(ctx, p.path, p.content, p.options())
 
 
 def _write(ctx: AppContext, p: WriteParams) -> Outcome[WriteResult]:
-    return write_file(
-        ctx, p.path, p.content, p.mode, **_kw(p, "dry_run", "expected_sha256", "wait_for_index")
-    )
+    return write_file(ctx, p.path, p.content, p.mode, p.options())
 
 
 def _replace(ctx: AppContext, p: ReplaceParams) -> Outcome[ReplaceResult]:
-    return replace_text(
-        ctx,
-        p.path,
-        p.find,
-        p.replace,
-        p.max_replacements,
-        **_kw(p, "dry_run", "expected_sha256", "wait_for_index"),
-    )
+    return replace_text(ctx, ReplaceRequest(p.path, p.find, p.replace, p.max_replacements, p.options()))
 
 
 def call_edit(ctx: AppContext, p: EditParams, tool: str = "vault_edit") -> Outcome[EditResult]:
     """vault_edit, and edit_file of the agent-files profile (`tool` names it in the record)."""
     dl = (p.delete_lines.start_line, p.delete_lines.end_line) if p.delete_lines is not None else None
-    return edit_file(
-        ctx,
+    request = EditRequest(
         p.path,
+        old_text=p.old_text,
+        new_text=p.new_text,
+        replace_all=p.replace_all,
+        insert_after_line=p.insert_after_line,
+        insert_before_line=p.insert_before_line,
+        content=p.content,
         delete_lines=dl,
-        **_kw(p, "old_text", "new_text", "replace_all", "insert_after_line", "insert_before_line", "content"),
-        **_kw(p, "dry_run", "expected_sha256", "wait_for_index"),
+        options=p.options(),
         tool=tool,
     )
+    return edit_file(ctx, request)
 
 
 def call_move(ctx: AppContext, p: MoveParams) -> Outcome[MoveResult]:
     """vault_move, and move of the agent-files profile."""
-    return move_path(
-        ctx, p.source, p.destination, **_kw(p, "update_links", "dry_run", "expected_sha256", "wait_for_index")
-    )
+    return move_path(ctx, p.source, p.destination, update_links=p.update_links, options=p.options())
 
 
 def call_delete(ctx: AppContext, p: DeleteParams) -> Outcome[DeleteResult]:
     """vault_delete, and delete of the agent-files profile."""
-    return delete_path(ctx, p.path, **_kw(p, "permanent", "dry_run", "expected_sha256", "wait_for_index"))
+    return delete_path(ctx, p.path, permanent=p.permanent, options=p.options())
 
 
 def call_mkdir(ctx: AppContext, p: MkdirParams) -> Outcome[MkdirResult]:

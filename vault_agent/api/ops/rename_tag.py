@@ -13,7 +13,7 @@ from vault_agent.api.operation import AppContext, CliOption, Operation, Params
 from vault_agent.contracts import MAX_TAG_CHARS, Outcome
 from vault_agent.files.models import RENAME_TAG_LIMIT_DEFAULT, RENAME_TAG_LIMIT_MAX, RenameTagResult
 from vault_agent.files.races import race_safe
-from vault_agent.files.rename_tag import rename_tag
+from vault_agent.files.rename_tag import RenameTagRequest, rename_tag
 from vault_agent.query.tag_candidates import tag_candidates
 
 
@@ -31,16 +31,8 @@ class RenameTagParams(Params):
 
 
 def _rename_tag(ctx: AppContext, p: RenameTagParams) -> Outcome[RenameTagResult]:
-    return rename_tag(
-        ctx,
-        p.old,
-        p.new,
-        lambda tag: tag_candidates(ctx.reader, tag),
-        apply=p.apply,
-        limit=p.limit,
-        cursor=p.cursor,
-        wait_for_index=p.wait_for_index,
-    )
+    request = RenameTagRequest(p.old, p.new, p.apply, p.limit, p.cursor, p.wait_for_index)
+    return rename_tag(ctx, request, lambda tag: tag_candidates(ctx.reader, tag))
 
 
 RENAME_TAG = Operation(

@@ -54,11 +54,11 @@ class FilterFields(Protocol):
     modified_before: str | None
 
 
-def search_filters(p: FilterFields) -> filters.Filters | None:
+def search_filters(p: FilterFields) -> filters.SearchFilters | None:
     """The search filters of `search` / `vault_search` params (None: none given)."""
     if not (p.tags or p.folder is not None or p.modified_after or p.modified_before):
         return None
-    return filters.Filters(
+    return filters.SearchFilters(
         tags=tuple(p.tags or ()),
         folder=p.folder,
         modified_after=p.modified_after,
@@ -67,8 +67,8 @@ def search_filters(p: FilterFields) -> filters.Filters | None:
 
 
 def _search(ctx: AppContext, p: SearchParams) -> Outcome[SearchData]:
-    cache, filters_ = ctx.snapshot_cache, search_filters(p)
-    return search.search(ctx.reader, p.query, p.limit, cache, p.mode, p.group, filters_, p.explain)
+    request = search.SearchRequest(p.query, p.limit, p.mode, p.group, search_filters(p), p.explain)
+    return search.search(ctx.reader, request)
 
 
 def _get_note(ctx: AppContext, p: NoteParams) -> Outcome[NoteData]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vault_agent.query.structured.filters import Filters, selection_preds
+from vault_agent.query.structured.filters import Filters, SearchFilters, selection_preds
 from vault_agent.query.structured.plan import conj
 from vault_agent.query.structured.relations import attach
 from vault_agent.query.structured.sql import SqlBuilder
@@ -16,13 +16,14 @@ if TYPE_CHECKING:
 
 
 def candidate_paths(
-    reader: SnapshotReader, view: SnapshotView, filters: Filters, clock: Clock = system_clock
+    reader: SnapshotReader, view: SnapshotView, search: SearchFilters, clock: Clock = system_clock
 ) -> frozenset[str] | None:
     """The notes a filtered search may answer with; None without filters (all notes).
 
     Raises:
         InvalidQuery: a malformed filter. InvalidParameter: one too long.
     """
+    filters = Filters.of(search)
     if not filters.selecting():
         return None
     where = conj(selection_preds(filters, clock))

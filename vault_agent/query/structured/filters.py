@@ -57,22 +57,43 @@ class WhereItem:
 
 
 @dataclass(frozen=True)
-class Filters:
-    """The filters of one request (None / empty: not given)."""
+class SearchFilters:
+    """The filters search, vault_search and vault_query share (vault_query's rules): notes
+    with every tag (or a child of it), in a folder and below, modified at or after / before.
+    None / empty: not given."""
 
     tags: tuple[str, ...] = ()
-    any_tags: tuple[str, ...] = ()
-    where: tuple[WhereItem, ...] = ()
     folder: str | None = None
-    glob: str | None = None
     modified_after: str | None = None
     modified_before: str | None = None
+
+
+@dataclass(frozen=True)
+class Filters(SearchFilters):
+    """The filters of one vault_query request: the search filters and vault_query's own
+    (None / empty: not given)."""
+
+    any_tags: tuple[str, ...] = ()
+    where: tuple[WhereItem, ...] = ()
+    glob: str | None = None
     created_after: str | None = None
     created_before: str | None = None
     links_to: str | None = None
     linked_from: str | None = None
     sort: str | None = None
     select: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, search: SearchFilters) -> Filters:
+        """vault_query's filters holding only `search`'s (what the checks and predicates take)."""
+        if isinstance(search, Filters):
+            return search
+        return cls(
+            tags=search.tags,
+            folder=search.folder,
+            modified_after=search.modified_after,
+            modified_before=search.modified_before,
+        )
 
     def selecting(self) -> bool:
         """True when some filter restricts the notes (sort and select do not)."""
