@@ -7,18 +7,20 @@ went (docs/benchmarks.md "Fusion rules (issue 29)", at the commit named there).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from retrieval_lab import POOL, QueryCase, Ranking
 
 import vault_agent.query.search_modes as modes
+import vault_agent.semantic.fusion as fusion
 from vault_agent.query.search import query_terms
 from vault_agent.semantic.confidence import confident_hits
 from vault_agent.semantic.fusion import HELD_RANK, rrf
 
-__all__ = ["PIN_VARIANTS", "RANKINGS", "rankings"]
+__all__ = ["FUSION_VARIANTS", "PIN_VARIANTS", "RANKINGS", "rankings"]
 
 RANKINGS = ("lexical", "semantic", "rrf", "shipped")
 _ENGINES: dict[str, Any] = {}
@@ -91,6 +93,36 @@ PIN_VARIANTS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The fusion's two knobs (fusion.RRF_K, fusion.DEPTH) set otherwise, on plain RRF and on
+# the shipped ranking: `--fusion` (what RRF's k and a list depth cut do to each class).
+FUSION_VARIANTS: dict[str, dict[str, int | None]] = {
+    **{f"{base}-k{k}": {"RRF_K": k} for base in ("rrf", "shipped") for k in (10, 20, 30, 120)},
+    **{f"{base}-d{d}": {"DEPTH": d} for base in ("rrf", "shipped") for d in (5, 10, 20)},
+}
+
+
+@contextmanager
+def _fusion_set(knobs: dict[str, int | None]) -> Iterator[None]:
+    """fusion's module constants set to `knobs` for the block (its functions read them at
+    call time), then restored."""
+    old = {name: getattr(fusion, name) for name in knobs}
+    for name, value in knobs.items():
+        setattr(fusion, name, value)
+    try:
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(fusion, name, value)
+
+
+def _with_knobs(base: Ranking, knobs: dict[str, int | None]) -> Ranking:
+    def ranking(c: QueryCase) -> list[str] | None:
+        with _fusion_set(knobs):
+            return base(c)
+
+    return ranking
+
+
 def rankings(model: str) -> dict[str, Ranking]:
     """name → ranking. `model`: the product's id of the model measured (its confidence gate)."""
     out: dict[str, Ranking] = {
@@ -101,6 +133,8 @@ def rankings(model: str) -> dict[str, Ranking]:
     }
     for name, kinds in PIN_VARIANTS.items():
         out[name] = _bind(kinds, model if name.startswith("shipped") else None)
+    for name, knobs in FUSION_VARIANTS.items():
+        out[name] = _with_knobs(out[name.split("-")[0]], knobs)
     return out
 
 

@@ -1,17 +1,22 @@
-"""What gets embedded: per note, its opening in the model's own tokens.
+"""What gets embedded: per note, windows of its text in the model's own tokens.
 
-A note's passage is its title, its distinct heading texts (document order, at most
-HEADINGS_CHARS characters), then its body, whitespace folded, cut at PASSAGE_TOKENS tokens of the
-model that embeds it (the encoder's `truncate`: prefix and special tokens included). The
-cut is in tokens, not characters: the same thousand characters are ~250 tokens of English
-and 600-900 of Chinese or Japanese, so a character cap either starves Latin notes or makes
-CJK notes cost three times as much (and past 512 tokens the model reads windows). A
-semantic hit points at the note's first chunk.
+A note's text is its title, its distinct heading texts (document order, at most
+HEADINGS_CHARS characters), then its body, whitespace folded (at most READ_CHARS). It is cut
+into consecutive windows of PASSAGE_TOKENS tokens of the model that embeds it (the
+encoder's `truncate`: prefix and special tokens included), and WINDOWS of them are embedded,
+spread evenly through the note: its first and its last window (a note of one or two windows:
+all of it). Each window after the first is headed by the title; a note scores its best
+window (max-sim), and a semantic hit points at the chunk its window starts in. The cut is in
+tokens, not characters: the same thousand characters are ~250 tokens of English and 600-900
+of Chinese or Japanese, so a character cap either starves Latin notes or makes CJK notes
+cost three times as much.
 
-Why one passage of this length (and not several windows a note, max over windows, nor
-another length): measured on the dev sets, quality per CPU-second (bench_retrieval.py
---lab dev --shape ...; docs/retrieval.md "What a note's vectors are"). The cap bounds the
-cost: the encoder's time grows with the tokens it reads.
+Why this shape: measured by quality per CPU-second on the dev sets and on `dev-long`, a dev
+set of long notes (bench_retrieval.py --lab dev,dev-extra,dev-long --shape ...;
+docs/retrieval.md "Passage shape"). The first and last windows cost what the first two did
+(the last is often shorter) and see both ends of a long note: on dev-long shipped r@5 0.863
+→ 0.888; more windows spread through the note gain little per CPU-second (4: 0.909 for +63%
+CPU; every window: 0.914 for 7x), and a typical note (~1,000 tokens) would pay for them.
 
 A passage is keyed by the sha256 of its text: an unchanged passage is never embedded
 again, across commits, moves between segments and compaction.
@@ -26,13 +31,14 @@ from dataclasses import dataclass
 from vault_agent.semantic.encoder import load_encoder
 
 PASSAGE_TOKENS = 128
-WINDOWS = 2
+WINDOWS = 2  # a note's windows: its first and its last (spread through the note)
 HEADINGS_CHARS = 300
-# Characters read before the token cut (a bound on the tokenizer's work for a long note:
-# no script averages more than 12 characters a token).
+# Characters a window's cut reads (no script averages more than 12 characters a token).
 CHARS_PER_TOKEN_MAX = 12
 MAX_SECTIONS = WINDOWS - 1  # passages a note has besides its opening (semantic.query reads it)
-READ_CHARS = WINDOWS * PASSAGE_TOKENS * CHARS_PER_TOKEN_MAX  # a note's text its passages can read
+# A note's text its windows spread over (~25k tokens of English): a longer note's windows
+# spread over its start; bounds the tokenizer's work and the embedder's reads.
+READ_CHARS = 100_000
 
 Cut = Callable[[str, int], str]  # (text, max tokens) → its longest start within them
 
@@ -94,28 +100,57 @@ def _note_text(
     return "\n".join(p for p in (lead, body) if p), starts
 
 
+def window_count(total: int) -> int:
+    """How many of a note's `total` consecutive windows are embedded: at most WINDOWS."""
+    return min(total, WINDOWS)
+
+
+def spread(total: int, count: int) -> list[int]:
+    """`count` indices of `total` windows, evenly through the note, first and last included."""
+    if count >= total:
+        return list(range(total))
+    if count <= 1:
+        return [0][:count]
+    return sorted({round(k * (total - 1) / (count - 1)) for k in range(count)})
+
+
+Layout = Callable[[int], list[int]]  # a note's number of windows → the ones embedded
+
+
+def first_windows(windows: int) -> Layout:
+    """The opening `windows` windows of a note."""
+    return lambda total: list(range(min(total, windows)))
+
+
 def note_windows(
     title: str | None,
     heading_paths: Sequence[Sequence[str] | None],
     bodies: Sequence[str],
     cut: Cut,
     tokens: int = PASSAGE_TOKENS,
-    windows: int = WINDOWS,
+    layout: Layout | None = None,
+    read_chars: int | None = None,
 ) -> list[tuple[int, str]]:
-    """(body index where it starts, text) of a note's windows: its text cut at `tokens`
-    tokens, then the text after it likewise, each after the first headed by the title, at
-    most `windows` of them; none for a note without text."""
+    """(body index where it starts, text) of a note's windows: its text (at most
+    `read_chars`) in consecutive windows of `tokens` tokens, each after the first headed by
+    the title, those `layout` picks (the shipped one: `window_count` of them spread through
+    the note); none for a note without text."""
+    layout = layout or (lambda total: spread(total, window_count(total)))
     text, starts = _note_text(title, heading_paths, bodies)
-    rest = text[: windows * tokens * CHARS_PER_TOKEN_MAX]
+    rest = text[: READ_CHARS if read_chars is None else read_chars]
     at = 0
-    out: list[tuple[int, str]] = []
-    while len(out) < windows and rest.strip():
-        window = cut(rest, tokens)
+    cuts: list[tuple[int, str]] = []  # (where the window starts in `text`, its text)
+    while rest.strip():
+        window = cut(rest[: tokens * CHARS_PER_TOKEN_MAX], tokens)
         if not window.strip():
             break
-        where = max((k for k, s in enumerate(starts) if s <= at), default=0)
-        out.append((where, window if not out else f"{title or ''}\n{window}".strip()))
+        cuts.append((at, window))
         rest, at = rest[len(window) :], at + len(window)
+    out: list[tuple[int, str]] = []
+    for i in layout(len(cuts)):
+        at, window = cuts[i]
+        where = max((k for k, s in enumerate(starts) if s <= at), default=0)
+        out.append((where, window if i == 0 else f"{title or ''}\n{window}".strip()))
     return out
 
 
