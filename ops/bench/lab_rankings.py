@@ -17,7 +17,7 @@ from retrieval_lab import POOL, QueryCase, Ranking
 import vault_agent.query.search_modes as modes
 import vault_agent.semantic.fusion as fusion
 from vault_agent.query.search import query_terms
-from vault_agent.semantic.confidence import confident_hits
+from vault_agent.semantic.confidence import confident_hits, model_reads
 from vault_agent.semantic.fusion import HELD_RANK, rrf
 
 __all__ = ["FUSION_VARIANTS", "PIN_VARIANTS", "RANKINGS", "rankings"]
@@ -41,7 +41,7 @@ def _gated(c: QueryCase, model: str) -> tuple[list[Any], np.ndarray] | None:
     confident match)."""
     if c.lexical:
         return c.semantic, c.vectors
-    same_script = modes.script_held(_engine(c), c.q)
+    same_script = not model_reads(c.q) or modes.script_held(_engine(c), c.q)
     keep = confident_hits([h[2] for h in c.semantic], model, same_script)
     if not keep:
         return None
