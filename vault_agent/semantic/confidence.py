@@ -57,7 +57,7 @@ def model_reads(query: str) -> bool:
     (its lexical silence says nothing; e5 bridges languages), unless the model cannot read
     it: on the dev sets every made-up query answered was a string of CJK characters in a
     vault without CJK text, most with characters outside e5's vocabulary, while none of
-    the 173 real CJK questions of the dev and held-out sets holds one."""
+    the 172 real CJK questions of the dev and held-out sets holds one."""
     encoder = load_encoder()
     return encoder is None or encoder.unknown_chars(query) == 0
 

@@ -25,9 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 RRF_K = 60
-# A list's ranks past DEPTH add nothing (None: every rank counts): the lab's knob for how
-# deep a list may lift a note (bench_retrieval.py --lab --rules, docs/retrieval.md).
-DEPTH: int | None = None
 # A pinned note ranks no lower than its place: first for the note the query names (the
 # lexical first hit) or holds a keyword of typed exactly, HELD_RANK for the note that alone
 # holds a rare word or a quoted phrase of the query. At most the named note and one other:
@@ -70,11 +67,6 @@ class FusedHit:
         return (self.path, self.ordinal, self.score)
 
 
-def _part(rank: int) -> float:
-    """What a list's rank adds to a note's score."""
-    return 0.0 if DEPTH is not None and rank > DEPTH else 1.0 / (RRF_K + rank)
-
-
 def rrf(
     lexical: Sequence[Hit], semantic: Sequence[Hit] | None, k: int, pins: Sequence[Pin] = ()
 ) -> list[FusedHit]:
@@ -101,13 +93,13 @@ def rrf(
         h = entry((path, ordinal))
         if h.lexical_rank is None:
             h.lexical_rank, h.lexical_score = rank, score
-            h.lexical_part = _part(rank)
+            h.lexical_part = 1.0 / (RRF_K + rank)
         best_chunk.setdefault(path, (path, ordinal))
     for rank, (path, ordinal, cosine) in enumerate(semantic or (), start=1):
         h = entry(best_chunk.get(path, (path, ordinal)))
         if h.semantic_rank is None:
             h.semantic_rank, h.cosine = rank, cosine
-            h.semantic_part = _part(rank)
+            h.semantic_part = 1.0 / (RRF_K + rank)
     placed = []
     for pin in sorted(pins, key=lambda p: p.place):
         key = best_chunk.get(pin.path, (pin.path, pin.ordinal))
