@@ -125,17 +125,19 @@ def _with_knobs(base: Ranking, knobs: dict[str, int]) -> Ranking:
 
 def rankings(model: str) -> dict[str, Ranking]:
     """name → ranking. `model`: the product's id of the model measured (its confidence gate)."""
+    plain: Ranking = lambda c: _notes(rrf(c.lexical, c.semantic, POOL))  # noqa: E731
     out: dict[str, Ranking] = {
         "lexical": lambda c: _notes(c.lexical),
         "semantic": lambda c: None if (g := _gated(c, model)) is None else _notes(g[0]),
         # the issue's baseline: k = 60 whatever the product's fusion.RRF_K
-        "rrf": _with_knobs(lambda c: _notes(rrf(c.lexical, c.semantic, POOL)), {"RRF_K": 60}),
+        "rrf": _with_knobs(plain, {"RRF_K": 60}),
         "shipped": lambda c: _shipped(c, model),
     }
     for name, kinds in PIN_VARIANTS.items():
         out[name] = _bind(kinds, model if name.startswith("shipped") else None)
     for name, knobs in FUSION_VARIANTS.items():
-        out[name] = _with_knobs(out[name.split("-")[0]], knobs)
+        base = plain if name.startswith("rrf-") else out["shipped"]
+        out[name] = _with_knobs(base, knobs)
     return out
 
 

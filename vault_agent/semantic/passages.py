@@ -1,22 +1,21 @@
 """What gets embedded: per note, windows of its text in the model's own tokens.
 
 A note's text is its title, its distinct heading texts (document order, at most
-HEADINGS_CHARS characters), then its body, whitespace folded (at most READ_CHARS). It is cut
-into consecutive windows of PASSAGE_TOKENS tokens of the model that embeds it (the
-encoder's `truncate`: prefix and special tokens included), and WINDOWS of them are embedded,
-spread evenly through the note: its first and its last window (a note of one or two windows:
-all of it). Each window after the first is headed by the title; a note scores its best
-window (max-sim), and a semantic hit points at the chunk its window starts in. The cut is in
-tokens, not characters: the same thousand characters are ~250 tokens of English and 600-900
-of Chinese or Japanese, so a character cap either starves Latin notes or makes CJK notes
-cost three times as much.
+HEADINGS_CHARS characters), then its body, whitespace folded. It is cut into consecutive
+windows of PASSAGE_TOKENS tokens of the model that embeds it (the encoder's `truncate`:
+prefix and special tokens included), and its first WINDOWS windows are embedded (a layout
+may pick others: `note_windows`, the lab's shapes). Each window after the first is headed
+by the title; a note scores its best window (max-sim), and a semantic hit points at the
+chunk its window starts in. The cut is in tokens, not characters: the same thousand
+characters are ~250 tokens of English and 600-900 of Chinese or Japanese, so a character
+cap either starves Latin notes or makes CJK notes cost three times as much.
 
-Why this shape: measured by quality per CPU-second on the dev sets and on `dev-long`, a dev
-set of long notes (bench_retrieval.py --lab dev,dev-extra,dev-long --shape ...;
-docs/retrieval.md "Passage shape"). The first and last windows cost what the first two did
-(the last is often shorter) and see both ends of a long note: on dev-long shipped r@5 0.863
-→ 0.888; more windows spread through the note gain little per CPU-second (4: 0.909 for +63%
-CPU; every window: 0.914 for 7x), and a typical note (~1,000 tokens) would pay for them.
+Why the opening and not windows spread through a long note: measured by quality per
+CPU-second on the dev sets and on `dev-long`, a dev set of long notes (bench_retrieval.py
+--lab dev,dev-extra,dev-long --shape ...; docs/retrieval.md "Passage shape"). The first and
+last window (same cost) win on dev-long (shipped r@5 0.863 -> 0.888) but lose on the dev
+sets' natural notes, whose openings say what they are about (dev paraphrase 0.714 -> 0.571)
+and on the public set; more windows cost CPU on every note of ~1,000 tokens.
 
 A passage is keyed by the sha256 of its text: an unchanged passage is never embedded
 again, across commits, moves between segments and compaction.
@@ -31,14 +30,12 @@ from dataclasses import dataclass
 from vault_agent.semantic.encoder import load_encoder
 
 PASSAGE_TOKENS = 128
-WINDOWS = 2  # a note's windows: its first and its last (spread through the note)
+WINDOWS = 2  # a note's windows: the first two
 HEADINGS_CHARS = 300
 # Characters a window's cut reads (no script averages more than 12 characters a token).
 CHARS_PER_TOKEN_MAX = 12
 MAX_SECTIONS = WINDOWS - 1  # passages a note has besides its opening (semantic.query reads it)
-# A note's text its windows spread over (~25k tokens of English): a longer note's windows
-# spread over its start; bounds the tokenizer's work and the embedder's reads.
-READ_CHARS = 100_000
+READ_CHARS = WINDOWS * PASSAGE_TOKENS * CHARS_PER_TOKEN_MAX  # a note's text its passages can read
 
 Cut = Callable[[str, int], str]  # (text, max tokens) → its longest start within them
 
@@ -49,9 +46,12 @@ __all__ = [
     "READ_CHARS",
     "Cut",
     "WINDOWS",
+    "Layout",
     "Passage",
+    "first_windows",
     "note_windows",
     "passages_from_chunks",
+    "spread",
     "text_sha",
 ]
 
@@ -100,11 +100,6 @@ def _note_text(
     return "\n".join(p for p in (lead, body) if p), starts
 
 
-def window_count(total: int) -> int:
-    """How many of a note's `total` consecutive windows are embedded: at most WINDOWS."""
-    return min(total, WINDOWS)
-
-
 def spread(total: int, count: int) -> list[int]:
     """`count` indices of `total` windows, evenly through the note, first and last included."""
     if count >= total:
@@ -132,16 +127,18 @@ def note_windows(
     read_chars: int | None = None,
 ) -> list[tuple[int, str]]:
     """(body index where it starts, text) of a note's windows: its text (at most
-    `read_chars`) in consecutive windows of `tokens` tokens, each after the first headed by
-    the title, those `layout` picks (the shipped one: `window_count` of them spread through
-    the note); none for a note without text."""
-    layout = layout or (lambda total: spread(total, window_count(total)))
+    `read_chars`, default READ_CHARS) in consecutive windows of `tokens` tokens, each after
+    the first headed by the title, those `layout` picks (default: the first WINDOWS); none
+    for a note without text."""
+    layout = layout or first_windows(WINDOWS)
     text, starts = _note_text(title, heading_paths, bodies)
     rest = text[: READ_CHARS if read_chars is None else read_chars]
     at = 0
     cuts: list[tuple[int, str]] = []  # (where the window starts in `text`, its text)
     while rest.strip():
-        window = cut(rest[: tokens * CHARS_PER_TOKEN_MAX], tokens)
+        # a window never needs more than tokens * CHARS_PER_TOKEN_MAX characters; twice that
+        # keeps the product's two windows exactly what cutting the whole opening gave
+        window = cut(rest[: 2 * tokens * CHARS_PER_TOKEN_MAX], tokens)
         if not window.strip():
             break
         cuts.append((at, window))
