@@ -1,6 +1,7 @@
 """A dev set with LONG notes (`dev-long`), built from the dev sets' own vaults and questions.
 
-    .venv/bin/python ops/bench/long_sets.py --work W     # writes W/long/…; prints counts
+    nice .venv/bin/python ops/bench/bench_retrieval.py --lab dev-long --work W --model e5 \
+        --shape w128x2     # retrieval_lab.load_group builds it: W/long/<vault>/, W/long/stats.json
 
 Why: the public yardstick's notes (LoCoMo's conversation sessions) run to thousands of tokens
 while the dev vaults' notes are mostly short, so a passage shape chosen on dev never saw a
