@@ -28,7 +28,9 @@ Sets measured (each vault is indexed once into --work, outside the vault):
   r@5 / r@10 / MRR (nonsense: share refused), from lists cached in --work per (model,
   passage shape, vault): reruns cost only the rankings. --model use|e5-nano, --shape
   (retrieval_lab.passages_of), --modes any of lab_rankings.rankings() (default the four);
-  --rules: every pin of the shipped fusion alone on plain RRF and taken out of it.
+  --rules: every pin of the shipped fusion alone on plain RRF and taken out of it;
+  --fusion: RRF's k and a depth cut per list (lab_rankings.FUSION_VARIANTS);
+  --lab dev-long: the dev set with long notes (long_sets.py).
       --lab dev,holdout,public --work W [--model use] [--shape shipped]
 Recall counts distinct notes in rank order (chunk hits collapse to their note). Prints
 JSON. Not part of CI; quality numbers are deterministic (no timing).
@@ -327,6 +329,8 @@ def lab_report(args: Any) -> None:
     )
     if args.rules:
         names = [*lab_rankings.RANKINGS, *lab_rankings.PIN_VARIANTS]
+    if args.fusion:
+        names = [*lab_rankings.RANKINGS, *lab_rankings.FUSION_VARIANTS]
     chosen = {n: available[n] for n in names}
     groups = lab.SMOKE_GROUPS if args.smoke else lab.GROUPS
     vaults: dict[str, lab.LabVault] = {}
@@ -377,6 +381,9 @@ def main() -> None:
     ap.add_argument("--model", default="use", help="--lab: use | e5-nano")
     ap.add_argument("--shape", default="shipped", help="--lab: passage shape (retrieval_lab.passages_of)")
     ap.add_argument("--rules", action="store_true", help="--lab: every pin alone on plain RRF and left out")
+    ap.add_argument(
+        "--fusion", action="store_true", help="--lab: RRF's k and a list depth cut, on plain RRF and shipped"
+    )
     ap.add_argument(
         "--calibrate", type=int, default=0, help="--lab: N made-up queries a dev vault (lab_calibrate)"
     )

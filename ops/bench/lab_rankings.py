@@ -1,5 +1,5 @@
 """Rankings the retrieval lab compares (retrieval_lab.run_group's `modes`): the two rankers
-alone, plain RRF, the product's shipped hybrid, and each of its pins alone on plain RRF
+alone, plain RRF (k = 60, the issue's baseline), the product's shipped hybrid, and each of its pins alone on plain RRF
 and taken out of the shipped ranking (`--rules`), so every rule's effect is measured alone
 and in company. The rules issue 29 removed were measured the same way before their code
 went (docs/benchmarks.md "Fusion rules (issue 29)", at the commit named there).
@@ -7,18 +7,20 @@ went (docs/benchmarks.md "Fusion rules (issue 29)", at the commit named there).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from retrieval_lab import POOL, QueryCase, Ranking
 
 import vault_agent.query.search_modes as modes
+import vault_agent.semantic.fusion as fusion
 from vault_agent.query.search import query_terms
-from vault_agent.semantic.confidence import confident_hits
+from vault_agent.semantic.confidence import confident_hits, model_reads
 from vault_agent.semantic.fusion import HELD_RANK, rrf
 
-__all__ = ["PIN_VARIANTS", "RANKINGS", "rankings"]
+__all__ = ["FUSION_VARIANTS", "PIN_VARIANTS", "RANKINGS", "rankings"]
 
 RANKINGS = ("lexical", "semantic", "rrf", "shipped")
 _ENGINES: dict[str, Any] = {}
@@ -39,7 +41,7 @@ def _gated(c: QueryCase, model: str) -> tuple[list[Any], np.ndarray] | None:
     confident match)."""
     if c.lexical:
         return c.semantic, c.vectors
-    same_script = modes.script_held(_engine(c), c.q)
+    same_script = not model_reads(c.q) or modes.script_held(_engine(c), c.q)
     keep = confident_hits([h[2] for h in c.semantic], model, same_script)
     if not keep:
         return None
@@ -92,16 +94,51 @@ PIN_VARIANTS: dict[str, tuple[str, ...]] = {
 }
 
 
+# RRF's k (fusion.RRF_K) set otherwise, on plain RRF and on the shipped ranking:
+# `--fusion`. (A depth cut per list, ranks past 5, 10 or 20 adding nothing, was measured the
+# same way on dev and dropped: docs/benchmarks.md.)
+FUSION_VARIANTS: dict[str, dict[str, int]] = {
+    f"{base}-k{k}": {"RRF_K": k} for base in ("rrf", "shipped") for k in (10, 20, 30, 60, 120)
+}
+
+
+@contextmanager
+def _fusion_set(knobs: dict[str, int]) -> Iterator[None]:
+    """fusion's module constants set to `knobs` for the block (its functions read them at
+    call time), then restored."""
+    old = {name: getattr(fusion, name) for name in knobs}
+    for name, value in knobs.items():
+        setattr(fusion, name, value)
+    try:
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(fusion, name, value)
+
+
+def _with_knobs(base: Ranking, knobs: dict[str, int]) -> Ranking:
+    def ranking(c: QueryCase) -> list[str] | None:
+        with _fusion_set(knobs):
+            return base(c)
+
+    return ranking
+
+
 def rankings(model: str) -> dict[str, Ranking]:
     """name → ranking. `model`: the product's id of the model measured (its confidence gate)."""
+    plain: Ranking = lambda c: _notes(rrf(c.lexical, c.semantic, POOL))  # noqa: E731
     out: dict[str, Ranking] = {
         "lexical": lambda c: _notes(c.lexical),
         "semantic": lambda c: None if (g := _gated(c, model)) is None else _notes(g[0]),
-        "rrf": lambda c: _notes(rrf(c.lexical, c.semantic, POOL)),
+        # the issue's baseline: k = 60 whatever the product's fusion.RRF_K
+        "rrf": _with_knobs(plain, {"RRF_K": 60}),
         "shipped": lambda c: _shipped(c, model),
     }
     for name, kinds in PIN_VARIANTS.items():
         out[name] = _bind(kinds, model if name.startswith("shipped") else None)
+    for name, knobs in FUSION_VARIANTS.items():
+        base = plain if name.startswith("rrf-") else out["shipped"]
+        out[name] = _with_knobs(base, knobs)
     return out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import pickle
 import time
 from collections import defaultdict
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 from bench_metrics import kind_of, score, summarize
 from bench_vaults import Row, by_note, chunk_rows, vault_key, vault_path
+from long_sets import long_set
 from public_sets import public_set
 
 from vault_agent.config import Settings
@@ -51,11 +53,14 @@ GROUPS = {
         "ops/bench/paraphrase-holdout.json",
         "ops/bench/holdout2.json",
     ],
+    # long notes made from the dev groups' vaults and questions (long_sets.py)
+    "dev-long": ["long:dev"],
     "holdout": ["ops/bench/holdout3.json"],
     "public": ["public:locomo", "public:xquad"],
 }
 SMOKE_GROUPS = {"dev": ["fixtures/semantic-queries.json"], "public": ["public:locomo"]}
 SMOKE_GROUPS["dev-extra"] = SMOKE_GROUPS["dev"]
+SMOKE_GROUPS["dev-long"] = ["long:dev"]
 Hit = tuple[str, int, float]
 
 __all__ = ["GROUPS", "POOL", "LabVault", "Model", "QueryCase", "load_group", "passages_of", "run_group"]
@@ -67,6 +72,11 @@ def load_group(files: Sequence[str], work: Path, smoke: bool = False) -> list[tu
     a one-vault file (retrieval-dev.json) becomes one set."""
     out: list[tuple[str, dict[str, Any]]] = []
     for f in files:
+        if f.startswith("long:"):
+            src = SMOKE_GROUPS if smoke else GROUPS
+            dev = load_group([*src["dev"], *src["dev-extra"]], work, smoke)
+            out += [("dev-long", s) for s in long_set(work, dev)["sets"]]
+            continue
         if f.startswith("public:"):
             out += [(f.removeprefix("public:"), s) for s in public_set(f, work, smoke)["sets"]]
             continue
@@ -240,8 +250,9 @@ def passages_of(
     them out):
     - `shipped`: vault_agent.semantic.passages as the product builds them;
     - `t<N>`: one passage per note, cut at N tokens of the model;
-    - `w<N>x<M>`: the note in windows of N tokens (at most M; each after the first headed
-      by the title), a note scoring its best window."""
+    - `w<N>x<M>`: the note in windows of N tokens (the first M; each after the first headed
+      by the title), a note scoring its best window;
+    - `e<N>x<M>`, `q<N>x<M>`, `r<N>x<M>`: windows spread through the whole note (_layout)."""
     if shape == "shipped":
         paths = [r[0] for r in rows]
         ps = P.passages_from_chunks(
@@ -249,16 +260,38 @@ def passages_of(
         )
         return [(p.path, p.chunk_ordinal, p.text) for p in ps]
     out: list[tuple[str, int, str]] = []
-    kind, size = shape[0], shape[1:]
+    n, layout, read = _layout(shape)
     for path, rs in by_note(rows).items():
         hps, bodies = [r[2] for r in rs], [r[3] for r in rs]
-        if kind in ("t", "w"):
-            n, m = (int(x) for x in size.split("x")) if kind == "w" else (int(size), 1)
-            windows = P.note_windows(titles.get(path), hps, bodies, model.cut, n, m)
-        else:
-            raise ValueError(f"unknown passage shape: {shape}")
+        windows = P.note_windows(titles.get(path), hps, bodies, model.cut, n, layout, read)
         out += [(path, rs[where][1], text) for where, text in windows]
     return out
+
+
+LAB_READ_CHARS = 400_000  # how much of a note a spread shape reads (the lab's notes are shorter)
+
+
+def _layout(shape: str) -> tuple[int, P.Layout, int]:
+    """(window tokens, layout, characters read) of a shape `<kind><N>x<M>` (M: a number or
+    `all`): `t` one window; `w` the first M; `e` M spread evenly through the note; `q` a
+    sub-linear count (2 up to 8 windows, then ceil(sqrt(windows / 2))) at most M, spread; `r` twice that root (at least 2), at most M, spread."""
+    kind, size = shape[0], shape[1:]
+    if kind == "t":
+        return int(size), P.first_windows(1), int(size) * P.CHARS_PER_TOKEN_MAX
+    n_text, _, m_text = size.partition("x")
+    n = int(n_text)
+    m = 10**6 if m_text == "all" else int(m_text)
+    if kind == "w":
+        return n, P.first_windows(m), n * m * P.CHARS_PER_TOKEN_MAX
+    counts: dict[str, Callable[[int], int]] = {
+        "e": lambda total: min(total, m),
+        "q": lambda total: min(total, m, max(2, math.ceil(math.sqrt(total / 2)))),
+        "r": lambda total: min(total, m, max(2, 2 * math.ceil(math.sqrt(total)))),
+    }
+    if kind not in counts:
+        raise ValueError(f"unknown passage shape: {shape}")
+    count = counts[kind]
+    return n, lambda total: P.spread(total, count(total)), LAB_READ_CHARS
 
 
 @dataclass

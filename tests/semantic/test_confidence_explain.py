@@ -71,3 +71,21 @@ def test_explain_says_how_each_hit_was_ranked(embedded_vault: tuple[Settings, Wr
     assert top["lexicalRank"] == 1 and "title" in top["matchedFields"] and top["fusion"]["pinned"] == "rare"
     lexical = _search(settings, q="sourdough", mode="lexical", explain=True)["data"]["results"][0]["explain"]
     assert (lexical["lexicalRank"], lexical["semanticRank"], lexical["fusion"]["semantic"]) == (1, None, 0.0)
+
+
+def test_a_query_the_model_cannot_read_is_not_answered_in_any_script(
+    tmp_path: Path, encoder: Encoder
+) -> None:
+    # Only the English notes: a Chinese question is in a script the vault holds no word of
+    # and is answered; a string of characters outside the model's vocabulary is in that
+    # script too, but the model cannot read it, so the floor judges it (semantic.confidence)
+    assert encoder.unknown_chars("犇猋骉麤") > 0 and encoder.unknown_chars("如何给自行车链条上油") == 0
+    vault = tmp_path / "vault"
+    shutil.copytree(FIXTURE / "english", vault / "english")
+    settings = settings_for(vault)
+    with Writer(settings, watch=False):
+        assert wait_until(lambda: fully_embedded(settings))
+        body = _search(settings, q="如何给自行车链条上油", limit=3, group="note")
+        assert "NO_CONFIDENT_MATCH" not in _codes(body) and body["data"]["results"]
+        made_up = _search(settings, q="犇猋骉麤")
+        assert (made_up["data"]["results"], _codes(made_up)) == ([], ["NO_CONFIDENT_MATCH"])

@@ -16,6 +16,7 @@ from vault_agent.indexer.build import build_index
 from vault_agent.indexer.engine import Writer
 from vault_agent.semantic import rrf, semantic_search, semantic_state, semantic_warnings
 from vault_agent.semantic.encoder import Encoder, active_model
+from vault_agent.semantic.fusion import RRF_K
 from vault_agent.semantic.passages import PASSAGE_TOKENS, WINDOWS, passages_from_chunks
 from vault_agent.semantic.store import TABLE
 
@@ -129,7 +130,7 @@ def test_rrf_lifts_a_note_found_by_both_lists() -> None:
     # c: 1/63 + 1/61 > b: 1/62 + 1/63 > a: 1/61 > d: 1/62
     assert [(p, o) for p, o, _ in fused] == [("c.md", 0), ("b.md", 2), ("a.md", 1), ("d.md", 0)]
     assert [h.hit for h in rrf(lexical, None, 2)] == [
-        (p, o, round(1 / (61 + i), 6)) for i, (p, o, _) in enumerate(lexical[:2])
+        (p, o, round(1 / (RRF_K + 1 + i), 6)) for i, (p, o, _) in enumerate(lexical[:2])
     ]
     assert rrf(lexical, semantic, 0) == []
 

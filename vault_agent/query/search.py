@@ -40,7 +40,7 @@ from vault_agent.query.snapshot import SnapshotReader, SnapshotView
 from vault_agent.query.structured.candidates import candidate_paths
 from vault_agent.query.structured.filters import SearchFilters
 from vault_agent.search_fields import FIELD_BOOSTS, analyze_terms, decode_detail
-from vault_agent.semantic.confidence import confident_hits, floor
+from vault_agent.semantic.confidence import confident_hits, floor, model_reads
 from vault_agent.semantic.fusion import FusedHit
 from vault_agent.semantic.progress import semantic_warnings
 from vault_agent.semantic.query import semantic_search
@@ -292,7 +292,8 @@ def ranked_hits(reader: SnapshotReader, view: SnapshotView, request: RankRequest
         # the confidence gate is for queries no note of the vault holds a word of.
         held = bool(lexical) or (allowed is not None and bool(terms) and any_term_held(reader, view, terms))
     if not held:  # no note holds a word of the query: only close neighbours answer
-        same_script = script_held(
+        # a query the model cannot read wholly is judged by the floor in any script
+        same_script = not model_reads(query) or script_held(
             open_engine(Path(reader.settings.index_dir), view.manifest.search_index), query
         )
         confident = confident_hits([h[2] for h in semantic], same_script=same_script)

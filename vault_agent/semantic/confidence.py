@@ -38,7 +38,7 @@ GATES: dict[str, float] = {
 }
 NO_GATE = -1.0  # a model without a measured floor answers (nothing is refused)
 
-__all__ = ["GATES", "NO_GATE", "confident_hits", "floor"]
+__all__ = ["GATES", "NO_GATE", "confident_hits", "floor", "model_reads"]
 
 
 def floor(model_id: str | None = None) -> float:
@@ -47,6 +47,19 @@ def floor(model_id: str | None = None) -> float:
         encoder = load_encoder()
         model_id = encoder.model_id if encoder is not None else ""
     return GATES.get(model_id.split("@")[0], NO_GATE)
+
+
+def model_reads(query: str) -> bool:
+    """Whether the loaded model has a piece for every character of `query` (False: part
+    of it reads as <unk>, so its neighbours say nothing of its meaning; no model: True).
+
+    Why: a query in a script the vault holds no word of is answered whatever its cosine
+    (its lexical silence says nothing; e5 bridges languages), unless the model cannot read
+    it: on the dev sets every made-up query answered was a string of CJK characters in a
+    vault without CJK text, most with characters outside e5's vocabulary, while none of
+    the 172 real CJK questions of the dev and held-out sets holds one."""
+    encoder = load_encoder()
+    return encoder is None or encoder.unknown_chars(query) == 0
 
 
 def confident_hits(cosines: Sequence[float], model_id: str | None = None, same_script: bool = True) -> int:

@@ -187,6 +187,10 @@ class E5Encoder:
         past 512 it is read in windows)."""
         return self.tokenizer.count(text, PASSAGE_PREFIX)
 
+    def unknown_chars(self, text: str) -> int:
+        """Characters of `text` the model's vocabulary cannot read (no piece but <unk>)."""
+        return self.tokenizer.unknown_chars(text)
+
     def truncate(self, text: str, max_tokens: int) -> str:
         """The longest start of `text` read as at most `max_tokens` tokens as a passage."""
         return self.tokenizer.truncate(text, max_tokens, PASSAGE_PREFIX)

@@ -119,6 +119,15 @@ class E5Tokenizer:
             out.extend([token] * len(piece) if token == self.unk else [token])
         return out
 
+    def unknown_chars(self, text: str) -> int:
+        """Characters of `text` the vocabulary has no piece for (read as <unk>)."""
+        normalised = self.normalise(text)
+        ids: list[int] = self._sp.encode(normalised)
+        if self.unk not in ids:
+            return 0
+        pieces = self._sp.encode(normalised, out_type=str)
+        return sum(len(piece) for token, piece in zip(ids, pieces, strict=True) if token == self.unk)
+
     def count(self, text: str, prefix: str = PASSAGE_PREFIX) -> int:
         """Tokens the model reads for `text`: prefix, content, <s> and </s> (before
         windows: past 512 the encoder splits it)."""

@@ -96,6 +96,8 @@ class Encoder(Protocol):
 
     def truncate(self, text: str, max_tokens: int) -> str: ...
 
+    def unknown_chars(self, text: str) -> int: ...
+
 
 @dataclass(frozen=True)
 class ModelChoice:

@@ -1,17 +1,21 @@
-"""What gets embedded: per note, its opening in the model's own tokens.
+"""What gets embedded: per note, windows of its text in the model's own tokens.
 
-A note's passage is its title, its distinct heading texts (document order, at most
-HEADINGS_CHARS characters), then its body, whitespace folded, cut at PASSAGE_TOKENS tokens of the
-model that embeds it (the encoder's `truncate`: prefix and special tokens included). The
-cut is in tokens, not characters: the same thousand characters are ~250 tokens of English
-and 600-900 of Chinese or Japanese, so a character cap either starves Latin notes or makes
-CJK notes cost three times as much (and past 512 tokens the model reads windows). A
-semantic hit points at the note's first chunk.
+A note's text is its title, its distinct heading texts (document order, at most
+HEADINGS_CHARS characters), then its body, whitespace folded. It is cut into consecutive
+windows of PASSAGE_TOKENS tokens of the model that embeds it (the encoder's `truncate`:
+prefix and special tokens included), and its first WINDOWS windows are embedded (a layout
+may pick others: `note_windows`, the lab's shapes). Each window after the first is headed
+by the title; a note scores its best window (max-sim), and a semantic hit points at the
+chunk its window starts in. The cut is in tokens, not characters: the same thousand
+characters are ~250 tokens of English and 600-900 of Chinese or Japanese, so a character
+cap either starves Latin notes or makes CJK notes cost three times as much.
 
-Why one passage of this length (and not several windows a note, max over windows, nor
-another length): measured on the dev sets, quality per CPU-second (bench_retrieval.py
---lab dev --shape ...; docs/retrieval.md "What a note's vectors are"). The cap bounds the
-cost: the encoder's time grows with the tokens it reads.
+Why the opening and not windows spread through a long note: measured by quality per
+CPU-second on the dev sets and on `dev-long`, a dev set of long notes (bench_retrieval.py
+--lab dev,dev-extra,dev-long --shape ...; docs/retrieval.md "Passage shape"). The first and
+last window (same cost) win on dev-long (shipped r@5 0.863 -> 0.888) but lose on the dev
+sets' natural notes, whose openings say what they are about (dev paraphrase 0.714 -> 0.571)
+and on the public set; more windows cost CPU on every note of ~1,000 tokens.
 
 A passage is keyed by the sha256 of its text: an unchanged passage is never embedded
 again, across commits, moves between segments and compaction.
@@ -26,10 +30,9 @@ from dataclasses import dataclass
 from vault_agent.semantic.encoder import load_encoder
 
 PASSAGE_TOKENS = 128
-WINDOWS = 2
+WINDOWS = 2  # a note's windows: the first two
 HEADINGS_CHARS = 300
-# Characters read before the token cut (a bound on the tokenizer's work for a long note:
-# no script averages more than 12 characters a token).
+# Characters a window's cut reads (no script averages more than 12 characters a token).
 CHARS_PER_TOKEN_MAX = 12
 MAX_SECTIONS = WINDOWS - 1  # passages a note has besides its opening (semantic.query reads it)
 READ_CHARS = WINDOWS * PASSAGE_TOKENS * CHARS_PER_TOKEN_MAX  # a note's text its passages can read
@@ -43,9 +46,12 @@ __all__ = [
     "READ_CHARS",
     "Cut",
     "WINDOWS",
+    "Layout",
     "Passage",
+    "first_windows",
     "note_windows",
     "passages_from_chunks",
+    "spread",
     "text_sha",
 ]
 
@@ -94,28 +100,54 @@ def _note_text(
     return "\n".join(p for p in (lead, body) if p), starts
 
 
+def spread(total: int, count: int) -> list[int]:
+    """`count` indices of `total` windows, evenly through the note, first and last included."""
+    if count >= total:
+        return list(range(total))
+    if count <= 1:
+        return [0][:count]
+    return sorted({round(k * (total - 1) / (count - 1)) for k in range(count)})
+
+
+Layout = Callable[[int], list[int]]  # a note's number of windows → the ones embedded
+
+
+def first_windows(windows: int) -> Layout:
+    """The opening `windows` windows of a note."""
+    return lambda total: list(range(min(total, windows)))
+
+
 def note_windows(
     title: str | None,
     heading_paths: Sequence[Sequence[str] | None],
     bodies: Sequence[str],
     cut: Cut,
     tokens: int = PASSAGE_TOKENS,
-    windows: int = WINDOWS,
+    layout: Layout | None = None,
+    read_chars: int | None = None,
 ) -> list[tuple[int, str]]:
-    """(body index where it starts, text) of a note's windows: its text cut at `tokens`
-    tokens, then the text after it likewise, each after the first headed by the title, at
-    most `windows` of them; none for a note without text."""
+    """(body index where it starts, text) of a note's windows: its text (at most
+    `read_chars`, default READ_CHARS) in consecutive windows of `tokens` tokens, each after
+    the first headed by the title, those `layout` picks (default: the first WINDOWS); none
+    for a note without text."""
+    layout = layout or first_windows(WINDOWS)
     text, starts = _note_text(title, heading_paths, bodies)
-    rest = text[: windows * tokens * CHARS_PER_TOKEN_MAX]
+    rest = text[: READ_CHARS if read_chars is None else read_chars]
     at = 0
-    out: list[tuple[int, str]] = []
-    while len(out) < windows and rest.strip():
-        window = cut(rest, tokens)
+    cuts: list[tuple[int, str]] = []  # (where the window starts in `text`, its text)
+    while rest.strip():
+        # a window never needs more than tokens * CHARS_PER_TOKEN_MAX characters; twice that
+        # keeps the product's two windows exactly what cutting the whole opening gave
+        window = cut(rest[: 2 * tokens * CHARS_PER_TOKEN_MAX], tokens)
         if not window.strip():
             break
-        where = max((k for k, s in enumerate(starts) if s <= at), default=0)
-        out.append((where, window if not out else f"{title or ''}\n{window}".strip()))
+        cuts.append((at, window))
         rest, at = rest[len(window) :], at + len(window)
+    out: list[tuple[int, str]] = []
+    for i in layout(len(cuts)):
+        at, window = cuts[i]
+        where = max((k for k, s in enumerate(starts) if s <= at), default=0)
+        out.append((where, window if i == 0 else f"{title or ''}\n{window}".strip()))
     return out
 
 

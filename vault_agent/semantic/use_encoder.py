@@ -56,6 +56,11 @@ class UseEncoder:
         """SentencePiece tokens of `text` with <s> and </s> (USE reads all of them)."""
         return len(self._model._tokenizer.encode([text])[0])
 
+    def unknown_chars(self, text: str) -> int:
+        """0: USE's gate was calibrated without this check (semantic.confidence.model_reads),
+        and no platform ships USE (encoder.FALLBACK_MODEL)."""
+        return 0
+
     def truncate(self, text: str, max_tokens: int) -> str:
         """The longest start of `text`, cut between words, of at most `max_tokens` tokens."""
         if self.count_tokens(text) <= max_tokens:
