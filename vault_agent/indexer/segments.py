@@ -36,7 +36,8 @@ COMPRESSION = "zstd"
 
 
 def rows_to_tables(parsed: Iterable[ParsedNote]) -> dict[str, pa.Table]:
-    """Column-wise Arrow tables of a batch of parsed notes, exactly the contract schemas.
+    """Column-wise Arrow tables of a batch of parsed notes, in the contract schemas (`terms`
+    with its `term` and `path` dictionary-coded: term_rows.CODED_TERMS_SCHEMA).
 
     Column by column with C-level `map(itemgetter)`, and every row's `path` repeated from
     its note: 3x faster than per-row dict access. Terms are counted per batch (term_rows.py).
@@ -101,7 +102,9 @@ def _compact_terms(table: pa.Table) -> pa.Table:
     note are held until its sort in ~10 bytes each instead of ~60 (the path repeats on
     every row of its note); `_finish_terms` decodes them."""
     columns = [
-        pc.dictionary_encode(table.column(f.name)) if f.name in _CODED else table.column(f.name)
+        pc.dictionary_encode(table.column(f.name))
+        if f.name in _CODED and not pa.types.is_dictionary(f.type)  # a parse batch's are coded
+        else table.column(f.name)
         for f in table.schema
     ]
     return pa.Table.from_arrays(columns, names=table.schema.names)
