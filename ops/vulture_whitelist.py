@@ -36,6 +36,7 @@ _.intra_op_num_threads
 _.inter_op_num_threads
 _.log_severity_level
 _.graph_optimization_level
+_.enable_mem_pattern
 _.ir_version
 # The encoder API's weights hash (semantic/encoder.py Encoder): what sem-quality's
 # benchmarks and a caller record beside vectors; the product keys files by model_id.

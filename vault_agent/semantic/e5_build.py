@@ -11,20 +11,28 @@ loads the cached files in a fraction of a second. OUT_DIR gets `encoder.onnx` an
 The graph (opset 21 + com.microsoft), per BERT block (post-LayerNorm, as e5.c):
 - the Q, K, V projections as one int8 matrix product (Q's weights and bias pre-scaled by
   1/sqrt(head size), exact in float), K and V the same way, attention by onnxruntime's
-  MultiHeadAttention in fp32 with the key padding mask;
+  MultiHeadAttention in fp32, the Q/K/V bias added by it;
 - every projection: weights re-quantised from Q4_0 to int8 per output channel (symmetric),
   activations quantised per token (row max / 127, zero point 128, uint8) by standard ops
-  feeding MatMulInteger, rescaled to float (row scale × column scale) plus the bias.
-  Measured against the alternatives on this machine (one thread): MatMulNBits with the
-  original 4-bit blocks (accuracy level 4) was 1.7–1.9x slower per passage, MatMulInteger
-  with int8 activations (s8s8) 15x slower; per-tensor activation scales (DynamicQuantize*)
-  would make a passage's vector depend on the batch it ran in;
+  feeding MatMulIntegerToFloat (com.microsoft: the int8 product, rescaled by the column
+  scales inside the product and by the row scales after it), then the bias (fused into
+  GELU after the first feed-forward product). Measured against the alternatives on this
+  machine (one thread): MatMulNBits with the original 4-bit blocks (accuracy level 4) was
+  1.7–1.9x slower per passage, MatMulInteger with int8 activations (s8s8) 15x slower,
+  MatMulInteger followed by Cast and two Muls (build 1) 3–5% slower; per-tensor activation
+  scales (DynamicQuantize*) would make a passage's vector depend on the batch it ran in;
 - GELU (erf) and LayerNormalization left unfused by us; the session disables onnxruntime's
-  SkipLayerNormalization fusion (its CPU kernel was ~7x slower; e5_encoder.py).
-Inputs: `x0` (batch, tokens, 384) float, the summed word + position + type embeddings
-(gathered in numpy from the mapped file: the 250k-row table never enters the graph), and
-`mask` (batch, tokens) float, 1 for a token, 0 for padding. Output: `pooled` (batch, 384),
-the mean of the last hidden states over each row's tokens (<s> and </s> included).
+  SkipLayerNormalization fusion (its CPU kernel was ~7x slower, still ~20% slower overall
+  in 1.32; e5_encoder.py).
+No padding and no mask (build 2): the encoder runs windows of one length per call
+(e5_encoder.py), so every token is attended to and averaged. Without a key padding mask
+onnxruntime's attention takes its flash-attention kernel (tiled, the T x T scores never
+stored): with the two changes above a 126-token passage cost ~10% less CPU than build 1's
+masked, padded batches (ops/bench/bench_e5.py).
+Input: `x0` (batch, tokens, 384) float, the summed word + position + type embeddings
+(gathered in numpy from the mapped file: the 250k-row table never enters the graph).
+Output: `pooled` (batch, 384), the mean of the last hidden states over all the tokens
+(<s> and </s> included).
 """
 
 from __future__ import annotations
@@ -91,8 +99,8 @@ class _Builder:
         self.last_axis = g.const("last_axis", np.array([-1], np.int64))
         self.zero_point = g.const("zero_point", np.array(128, np.uint8))
 
-    def linear(self, x: str, name: str, w: np.ndarray, bias: np.ndarray) -> str:
-        """x @ w.T + bias with int8 weights and per-token int8 activations."""
+    def product(self, x: str, name: str, w: np.ndarray) -> str:
+        """x @ w.T with int8 weights and per-token int8 activations (no bias)."""
         g = self.g
         codes, col_scale = requantize_int8(w)
         peak = g.one("ReduceMax", [g.one("Abs", [x]), self.last_axis], keepdims=1)
@@ -101,10 +109,23 @@ class _Builder:
         quantised = g.one(
             "QuantizeLinear", [x, row_scale, zero_points], axis=2, block_size=int(w.shape[1])
         )  # one block per row: per-token scales
-        acc = g.one("MatMulInteger", [quantised, g.const(f"{name}.w", codes), self.zero_point])
-        y = g.one("Mul", [g.one("Cast", [acc], to=TensorProto.FLOAT), row_scale])
-        y = g.one("Mul", [y, g.const(f"{name}.s", col_scale)])
-        return g.one("Add", [y, g.const(f"{name}.b", bias.astype(np.float32))])
+        return g.one(
+            "MatMulIntegerToFloat",
+            [
+                quantised,
+                g.const(f"{name}.w", codes),
+                row_scale,
+                g.const(f"{name}.s", col_scale),
+                self.zero_point,
+            ],
+            domain="com.microsoft",
+        )
+
+    def linear(self, x: str, name: str, w: np.ndarray, bias: np.ndarray) -> str:
+        """x @ w.T + bias (see `product`)."""
+        return self.g.one(
+            "Add", [self.product(x, name, w), self.g.const(f"{name}.b", bias.astype(np.float32))]
+        )
 
     def layer_norm(self, x: str, prefix: str) -> str:
         return self.g.one(
@@ -122,7 +143,7 @@ class _Builder:
         w = dequantize_q4(self.w.q4(f"{name}.w", rows, cols)) * np.float32(mul)
         return w, self.w.f32(f"{name}.b") * np.float32(mul)
 
-    def block(self, x: str, layer: int, mask: str) -> str:
+    def block(self, x: str, layer: int) -> str:
         d = self.w.dims
         g = self.g
         p = f"l{layer}"
@@ -132,20 +153,20 @@ class _Builder:
             self.dense(f"{p}.k", d.hidden, d.hidden),
             self.dense(f"{p}.v", d.hidden, d.hidden),
         ]
-        qkv = self.linear(
-            x, f"{p}.qkv", np.concatenate([w for w, _ in parts]), np.concatenate([b for _, b in parts])
-        )
+        qkv = self.product(x, f"{p}.qkv", np.concatenate([w for w, _ in parts]))
         q, k, v = g.op("Split", [qkv], outputs=3, axis=-1, num_outputs=3)
+        qkv_bias = g.const(f"{p}.qkv.b", np.concatenate([b for _, b in parts]).astype(np.float32))
         ctx = g.one(
-            "MultiHeadAttention", [q, k, v, "", mask], domain="com.microsoft", num_heads=d.heads, scale=1.0
+            "MultiHeadAttention", [q, k, v, qkv_bias], domain="com.microsoft", num_heads=d.heads, scale=1.0
         )
         x = self.layer_norm(
             g.one("Add", [x, self.linear(ctx, f"{p}.ao", *self.dense(f"{p}.ao", d.hidden, d.hidden))]),
             f"{p}.aln",
         )
+        fi_w, fi_b = self.dense(f"{p}.fi", d.ff, d.hidden)
         mid = g.one(
-            "Gelu",
-            [self.linear(x, f"{p}.fi", *self.dense(f"{p}.fi", d.ff, d.hidden))],
+            "BiasGelu",
+            [self.product(x, f"{p}.fi", fi_w), g.const(f"{p}.fi.b", fi_b.astype(np.float32))],
             domain="com.microsoft",
         )
         out = self.linear(mid, f"{p}.fo", *self.dense(f"{p}.fo", d.hidden, d.ff))
@@ -155,21 +176,14 @@ class _Builder:
         d = self.w.dims
         g = self.g
         x = self.layer_norm("x0", "emb.ln")
-        key_mask = g.one("Cast", ["mask"], to=TensorProto.INT32)
         for layer in range(d.layers):
-            x = self.block(x, layer, key_mask)
-        mask3 = g.one("Unsqueeze", ["mask", g.const("axis2", np.array([2], np.int64))])
+            x = self.block(x, layer)
         axis1 = g.const("axis1", np.array([1], np.int64))
-        total = g.one("ReduceSum", [g.one("Mul", [x, mask3]), axis1], keepdims=0)
-        count = g.one("ReduceSum", ["mask", axis1], keepdims=1)
-        g.nodes.append(helper.make_node("Div", [total, count], ["pooled"]))
+        g.nodes.append(helper.make_node("ReduceMean", [x, axis1], ["pooled"], keepdims=0))
         graph = helper.make_graph(
             g.nodes,
             "multilingual-e5-small",
-            [
-                helper.make_tensor_value_info("x0", TensorProto.FLOAT, ["batch", "tokens", d.hidden]),
-                helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "tokens"]),
-            ],
+            [helper.make_tensor_value_info("x0", TensorProto.FLOAT, ["batch", "tokens", d.hidden])],
             [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", d.hidden])],
             g.initializers,
         )

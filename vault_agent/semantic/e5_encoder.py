@@ -12,10 +12,12 @@ Embedding follows e5.c (`embed_n`) exactly: `passage: ` or `query: ` before the 
 content tokens split into windows of at most 510, each window read as <s> window </s>
 with positions from 0 and token type 0; a window's vector is the mean of its last hidden
 states over all its tokens (<s> and </s> included); a text's vector is the average of its
-windows' weighted by their content tokens, L2-normalised. Windows are sorted by length and
-batched within MAX_BATCH_TOKENS padded tokens (padding is masked out of attention and of
-the mean, so a text's vector never depends on its batch). Thread-safe: onnxruntime runs
-concurrent calls of one session, each on its calling thread.
+windows' weighted by their content tokens, L2-normalised. A session call runs windows of
+one length only (at most MAX_BATCH_TOKENS tokens in all, else one window alone): nothing is
+padded, so no token is computed for nothing, the graph needs no mask (its attention then
+takes onnxruntime's flash kernel, e5_build.py), and a text's vector never depends on its
+batch. Thread-safe: onnxruntime runs concurrent calls of one session, each on its calling
+thread.
 """
 
 from __future__ import annotations
@@ -42,12 +44,13 @@ from vault_agent.setting_specs import SPEC_BY_NAME
 log = logging.getLogger("vault_agent.semantic")
 
 MODEL_NAME = "multilingual-e5-small-q4"
-BUILD_VERSION = "1"  # bump when e5_build.py's output changes: old cached builds are ignored
+BUILD_VERSION = "2"  # bump when e5_build.py's output changes: old cached builds are ignored
 CACHE_ENV = SPEC_BY_NAME["model_cache"].env
-# Padded tokens per session call. Peak memory grows ~60 KB a token (onnxruntime's planned
-# activations); per passage, 512 was as fast as 1,024 and 10-15% faster than 2,048 (cache
-# effects; ops/bench/bench_e5.py `batch_tokens`), so 512: a 512-token window runs alone.
-MAX_BATCH_TOKENS = 512
+# Tokens per session call (windows of one length). Each calling thread's activations grow
+# ~40 KB a token and onnxruntime's arena keeps its peak; per passage, two or four equal
+# 128-token windows a call were 1-2% cheaper than one alone (ops/bench/bench_e5.py
+# `batch_tokens`). 256: two ~125-token windows a call, ~12 MB a thread.
+MAX_BATCH_TOKENS = 256
 BUILD_TIMEOUT_S = 600
 GRAPH_FILE = "encoder.onnx"  # what e5_build.py writes into a build folder
 TOKENIZER_FILE = "tokenizer.model"
@@ -127,6 +130,10 @@ def _session(graph: Path, threads: int) -> onnxruntime.InferenceSession:
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3  # warnings about unused initializers are not the user's
+    # A memory pattern is planned and kept per input shape, and calls come in hundreds of
+    # shapes (windows of every length): with two threads the planned blocks kept ~40 MB
+    # more for no measurable speed (the embed worker's peak: ops/bench/bench_embed.py).
+    options.enable_mem_pattern = False
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     return onnxruntime.InferenceSession(
         str(graph),
@@ -231,19 +238,15 @@ class E5Encoder:
         return out
 
     def _run(self, contents: list[list[int]]) -> np.ndarray:
-        """Mean last hidden state of each <s> content </s> row (one session call)."""
-        tokens = max(len(c) for c in contents) + SPECIAL_TOKENS
+        """Mean last hidden state of each <s> content </s> row (one session call; every
+        row of one length)."""
         tok = self.tokenizer
-        ids = np.full((len(contents), tokens), tok.pad, np.int64)
-        mask = np.zeros((len(contents), tokens), np.float32)
-        for row, content in enumerate(contents):
-            n = len(content) + SPECIAL_TOKENS
-            ids[row, :n] = [tok.bos, *content, tok.eos]
-            mask[row, :n] = 1.0
-        x0 = self._word.rows(ids.reshape(-1)).reshape(len(contents), tokens, self.dim)
+        ids = np.array([[tok.bos, *content, tok.eos] for content in contents], np.int64)
+        rows, tokens = ids.shape
+        x0 = self._word.rows(ids.reshape(-1)).reshape(rows, tokens, self.dim)
         x0 += self._position[:tokens]
         x0 += self._type
-        pooled: np.ndarray = self._session.run(["pooled"], {"x0": x0, "mask": mask})[0]
+        pooled: np.ndarray = self._session.run(["pooled"], {"x0": x0})[0]
         return pooled
 
 
@@ -270,12 +273,12 @@ class _RowReader:
 
 
 def _batches(lengths: list[int]) -> list[list[int]]:
-    """Consecutive runs of `lengths` (sorted ascending) whose padded size stays within
-    MAX_BATCH_TOKENS (at least one row each)."""
+    """Consecutive runs of `lengths` (sorted ascending) of one length each, within
+    MAX_BATCH_TOKENS tokens (at least one row each)."""
     out: list[list[int]] = []
     current: list[int] = []
     for i, n in enumerate(lengths):
-        if current and (len(current) + 1) * n > MAX_BATCH_TOKENS:
+        if current and (lengths[current[0]] != n or (len(current) + 1) * n > MAX_BATCH_TOKENS):
             out.append(current)
             current = []
         current.append(i)

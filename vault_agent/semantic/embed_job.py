@@ -47,13 +47,16 @@ class JobResult:
 
 
 CHUNK_COLUMNS = ["path", "ordinal", "heading_path", "text"]
-READ_ROWS = 2048  # chunk rows turned into Python objects at a time (segment_passages)
+# Chunk rows turned into Python objects at a time (segment_passages; 2,048 peaked 8 MB higher).
+READ_ROWS = 512
 
 
 def segment_passages(index_dir: Path, ref: SegmentRef) -> list[Passage]:
     """The passages of every live note of a lexical segment (tombstoned notes are skipped)."""
     seg_dir = Path(index_dir) / SEGMENTS_DIR
-    notes = pq.read_table(seg_dir / ref.files["notes"], columns=["path", "title"])
+    # Read on this thread: Arrow's reader threads each keep a malloc arena, which held
+    # ~15 MB of a 5,120-note segment's read after the trim (ops/bench/bench_embed.py).
+    notes = pq.read_table(seg_dir / ref.files["notes"], columns=["path", "title"], use_threads=False)
     titles = dict(zip(notes["path"].to_pylist(), notes["title"].to_pylist(), strict=True))
     del notes
     dead = pa.array(ref.deleted, pa.string()) if ref.deleted else None
@@ -66,7 +69,7 @@ def segment_passages(index_dir: Path, ref: SegmentRef) -> list[Passage]:
     out: list[Passage] = []
     carry: list[list[Any]] = [[], [], [], []]
     for batch in pq.ParquetFile(seg_dir / ref.files["chunks"]).iter_batches(
-        batch_size=READ_ROWS, columns=CHUNK_COLUMNS
+        batch_size=READ_ROWS, columns=CHUNK_COLUMNS, use_threads=False
     ):
         batch = batch.set_column(3, "text", pc.utf8_slice_codeunits(batch.column(3), 0, keep))
         if dead is not None:
@@ -126,6 +129,7 @@ class SegmentEmbedder:
     def _segment(self, ref: SegmentRef) -> list[Passage]:
         key = (ref.segment_id, len(ref.deleted))  # tombstones only grow
         if self._passages is None or self._passages[0] != key:
+            self._passages = None  # the last segment's go before this one's are read
             self._passages = (key, segment_passages(self.index_dir, ref))
         return self._passages[1]
 

@@ -23,6 +23,11 @@ from vault_agent.semantic.vectors import VectorBlock
 
 __all__ = ["Rows", "write_complete", "write_part", "write_vectors_twin"]
 
+# Rows per Parquet row group: the writer encodes a row group's columns at once, and the
+# vector column's levels and int32 values made writing 10,240 rows in one group cost the
+# embed worker ~60 MB above its steady state (1,024: ~20 MB; same file size, no slower).
+PARQUET_ROW_GROUP = 1024
+
 
 class Rows:
     """The rows of one embedding file: passages (path, chunk ordinal, text hash) and their
@@ -107,7 +112,7 @@ def _parquet(rows: Rows, model: str) -> Callable[[Path], None]:
     )
 
     def write(tmp: Path) -> None:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(table, tmp, compression="zstd", row_group_size=PARQUET_ROW_GROUP)
 
     return write
 

@@ -25,6 +25,7 @@ import numpy as np
 SKETCH_DIM = 128
 CANDIDATES = 4_000  # rows rescored exactly per query (over all embedding files)
 SAMPLE_ROWS = 20_000  # rows of a block its principal subspace is computed from
+BUILD_ROWS = 2_048  # rows dequantized at a time while building a block (bounded transient)
 
 __all__ = ["CANDIDATES", "SKETCH_DIM", "VectorBlock", "dequantize", "quantize", "search"]
 
@@ -65,17 +66,12 @@ class VectorBlock:
     def build(cls, codes: np.ndarray, scale: np.ndarray) -> VectorBlock:
         n, dim = codes.shape
         step = max(1, n // SAMPLE_ROWS)
-        sample = dequantize(codes[::step], scale[::step]) if n else np.zeros((0, dim), np.float32)
-        mean = sample.mean(axis=0).astype(np.float32) if len(sample) else np.zeros(dim, np.float32)
+        sample_codes, sample_scale = codes[::step], scale[::step]
         width = min(SKETCH_DIM, dim)
-        basis = np.zeros((dim, width), np.float32)
-        if len(sample) > 1:
-            _, _, vt = np.linalg.svd(sample - mean, full_matrices=False)
-            top = vt[:width].T.astype(np.float32)
-            basis[:, : top.shape[1]] = top
+        mean, basis = _principal_subspace(sample_codes, sample_scale, width)
         sketch = np.empty((n, width), np.float32)
-        for start in range(0, n, 8_192):  # bounded float32 transient
-            part = slice(start, start + 8_192)
+        for start in range(0, n, BUILD_ROWS):  # bounded float32 transient
+            part = slice(start, start + BUILD_ROWS)
             sketch[part] = (dequantize(codes[part], scale[part]) - mean) @ basis
         return cls(codes, scale, mean, basis, sketch)
 
@@ -92,6 +88,36 @@ class VectorBlock:
     def exact(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
         out: np.ndarray = (self.codes[rows].astype(np.float32) @ query) * self.scale[rows]
         return out
+
+
+def _principal_subspace(codes: np.ndarray, scale: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows' mean (dim,) and their top `width` principal directions (dim, width), float32.
+
+    From the eigenvectors of the centred rows' (dim, dim) Gram matrix, summed in float64 over
+    BUILD_ROWS rows at a time: the same subspace as the SVD of the centred rows (their right
+    singular vectors), whose float copies and LAPACK workspace took the embed worker ~110 MB
+    above its steady state for a 10,240-row block (the worker's peak: bench_embed.py).
+    """
+    n, dim = codes.shape
+    basis = np.zeros((dim, width), np.float32)
+    if n == 0:
+        return np.zeros(dim, np.float32), basis
+    total = np.zeros(dim, np.float64)
+    for start in range(0, n, BUILD_ROWS):
+        part = slice(start, start + BUILD_ROWS)
+        total += dequantize(codes[part], scale[part]).sum(axis=0, dtype=np.float64)
+    mean = (total / n).astype(np.float32)
+    if n < 2:
+        return mean, basis
+    gram = np.zeros((dim, dim), np.float64)
+    for start in range(0, n, BUILD_ROWS):
+        part = slice(start, start + BUILD_ROWS)
+        centred = (dequantize(codes[part], scale[part]) - mean).astype(np.float64)
+        gram += centred.T @ centred
+    values, vectors = np.linalg.eigh(gram)  # ascending
+    rank = min(width, n - 1)  # directions beyond the rows' rank are noise: left at zero, as the SVD's
+    basis[:, :rank] = vectors[:, ::-1][:, :rank].astype(np.float32)
+    return mean, basis
 
 
 def search(
