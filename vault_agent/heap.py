@@ -15,6 +15,10 @@ behaviours kept those transients resident after they were freed:
   500 commits at 10k notes (malloc_trim did not give it back), against ~40 MB with two
   arenas (issue 32, ops/bench/bench_longrun.py). `limit_arenas` is the in-process
   `MALLOC_ARENA_MAX=2`.
+- Arrow's IO thread pool (8 threads by default, started by the first Parquet read that
+  pre-buffers) keeps per-thread buffers and stacks for the life of the process, while the
+  readers' Parquet files are local and small: ARROW_IO_THREADS are enough
+  (ops/bench/heap_profile.py --arrow-io-threads measures it).
 All are best effort: on another C library they do nothing.
 """
 
@@ -33,6 +37,7 @@ _lock = threading.Lock()
 _done = False
 _trim: Any = None  # glibc's malloc_trim, or None
 MALLOC_ARENAS = 2
+ARROW_IO_THREADS = 2  # Arrow's IO pool in a reader's process (its default is 8)
 _M_ARENA_MAX = -8  # glibc's mallopt parameter
 
 
@@ -56,7 +61,8 @@ def limit_arenas(arenas: int = MALLOC_ARENAS) -> None:
 
 
 def use_system_arrow_pool() -> None:
-    """Allocate Arrow buffers from the C heap from now on (process-wide, once)."""
+    """Allocate Arrow buffers from the C heap, with ARROW_IO_THREADS IO threads, from now on
+    (process-wide, once)."""
     global _done, _trim
     with _lock:
         if _done:
@@ -64,6 +70,7 @@ def use_system_arrow_pool() -> None:
         _done = True
         with contextlib.suppress(AttributeError, NotImplementedError):  # a build without it
             pa.set_memory_pool(pa.system_memory_pool())
+        pa.set_io_thread_count(ARROW_IO_THREADS)
         libc = _libc()
         trim = getattr(libc, "malloc_trim", None) if libc is not None else None  # glibc only
         if trim is not None:
