@@ -164,15 +164,23 @@ def _reader(ctx: Any) -> dict[str, Any]:
     }
 
 
+def _where(frame: tracemalloc.Frame) -> str:
+    return f"{frame.filename.split('site-packages/')[-1].split('/wt/')[-1]}:{frame.lineno}"
+
+
 def _grown_lines(before: tracemalloc.Snapshot | None, now: tracemalloc.Snapshot, top: int) -> list[Any]:
+    """The allocation sites that grew most since `before`: [line, KB, objects], and with
+    --frames > 1 the innermost vault_agent line that led there (who keeps it)."""
     if before is None:
         return []
-    diffs = [d for d in now.compare_to(before, "lineno") if d.size_diff > 0][:top]
-    return [
-        [f"{d.traceback[0].filename.split('site-packages/')[-1]}:{d.traceback[0].lineno}",
-         round(d.size_diff / 1024, 1), d.count_diff]
-        for d in diffs
-    ]  # fmt: skip
+    by = "traceback" if now.traces and len(now.traces[0].traceback) > 1 else "lineno"
+    out: list[Any] = []
+    for d in [d for d in now.compare_to(before, by) if d.size_diff > 0][:top]:
+        frames = list(reversed(d.traceback))  # the innermost first
+        ours = [f for f in frames if "vault_agent/" in f.filename]
+        via = [_where(ours[0])] if ours and ours[0] is not frames[0] else []
+        out.append([_where(frames[0]), round(d.size_diff / 1024, 1), d.count_diff, *via])
+    return out
 
 
 def _traced() -> tracemalloc.Snapshot:

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import ctypes
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from vault_agent.heap import ARROW_IO_THREADS, release_free_memory, release_if_grown, use_system_arrow_pool
+from vault_agent.arrow_pool_env import ARROW_POOL_VARIABLE, prefer_system_arrow_pool
+from vault_agent.heap import (
+    ARROW_IO_THREADS,
+    MMAP_THRESHOLD_BYTES,
+    limit_arenas,
+    release_free_memory,
+    release_if_grown,
+    use_system_arrow_pool,
+)
 
 
 def test_arrow_buffers_come_from_the_system_pool_once_a_reader_asked() -> None:
@@ -48,3 +61,67 @@ def test_a_request_trims_only_after_the_resident_set_grew() -> None:
     release_if_grown()
     assert heap._after_trim > baseline
     del block
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def _mapped_blocks() -> int | None:
+    """glibc's count of blocks in their own mappings (None on another C library)."""
+    fn = getattr(ctypes.CDLL(None), "mallinfo2", None)
+    if fn is None:
+        return None
+    fn.restype = _MallInfo2
+    return int(fn().hblks)
+
+
+def test_large_blocks_get_their_own_mapping_after_a_free_too() -> None:
+    """glibc raises its mmap threshold when a large block is freed, so later transients up
+    to 32 MB fragmented the arenas; `limit_arenas` fixes the threshold: every block of
+    MMAP_THRESHOLD_BYTES or more, freed ones before it included, is mapped (and unmapped)."""
+    limit_arenas()
+    if _mapped_blocks() is None:
+        return
+    for _ in range(3):  # the second and third come after a free of the same size
+        before = _mapped_blocks()
+        block = np.ones(2 * MMAP_THRESHOLD_BYTES, np.uint8)  # numpy allocates with malloc
+        assert _mapped_blocks() == before + 1
+        del block
+        assert _mapped_blocks() == before
+
+
+def test_server_commands_choose_the_system_pool_for_arrows_own_buffers(tmp_path: Path) -> None:
+    """Arrow's C++ code (Parquet pre-buffering) allocates from its default pool, which
+    pyarrow picks when imported: a server command sets it to the C heap first, so mimalloc
+    never holds a byte in `serve` (a one-shot command and a user's choice are left alone)."""
+    env: dict[str, str] = {}
+    assert not prefer_system_arrow_pool("index", env) and env == {}
+    assert not prefer_system_arrow_pool("serve", {ARROW_POOL_VARIABLE: "jemalloc"})
+    assert prefer_system_arrow_pool("serve", env) and env == {ARROW_POOL_VARIABLE: "system"}
+    pq.write_table(pa.table({"n": list(range(50_000))}), tmp_path / "t.parquet", row_group_size=5_000)
+    child = (
+        "import sys, pyarrow as pa, pyarrow.parquet as pq\n"
+        "pa.set_memory_pool(pa.system_memory_pool())\n"
+        "pq.read_table(sys.argv[1], pre_buffer=True)\n"
+        "print(pa.mimalloc_memory_pool().max_memory() if 'mimalloc' in pa.supported_memory_backends() else 0)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", child, str(tmp_path / "t.parquet")],
+        env={**os.environ, **env}, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert int(out.stdout) == 0
