@@ -7,7 +7,8 @@
 
 The real components, composed as `serve --watch` composes them (`server.context.
 build_context(watch=True)`: the engine's writer with its watcher, the snapshot reader with
-its preloads, the query model when --semantic is on), on a fresh copy of an indexed vault:
+its preloads, the query model when --semantic is on; Arrow's C++ pool chosen as the server
+commands choose it, arrow_pool_env.py), on a fresh copy of an indexed vault:
 bench_longrun.py's base under --workdir (`base-<notes>-<semantic>`, embedded) when there,
 else a generated vault indexed here (not embedded: with --semantic on, the embedder then
 works through the whole vault during the run). Then --commits times: append a line to a
@@ -320,6 +321,11 @@ def main() -> None:
     ap.add_argument("--arrow-io-threads", type=int, default=0, help="pa.set_io_thread_count (0: serve's)")
     ap.add_argument("--mmap-threshold", type=int, default=0, help="glibc M_MMAP_THRESHOLD bytes (0: glibc's)")
     args = benchkit.parse(ap, smoke={"notes": 30, "commits": 6, "every": 3, "warmup": 0, "semantic": "off"})
+    # As `vault-agent serve` does before pyarrow loads (cli/main.py); ARROW_DEFAULT_MEMORY_POOL
+    # in the environment still wins (=mimalloc measures Arrow's default).
+    from vault_agent.arrow_pool_env import prefer_system_arrow_pool
+
+    prefer_system_arrow_pool("serve", os.environ)
     with benchkit.workdir("heap-profile") as work:
         _measure(args, work)
 
