@@ -19,8 +19,8 @@ behaviours kept those transients resident after they were freed:
   load every transient up to 32 MB (decoded Parquet columns, numpy arrays, DuckDB chunks)
   came from the arenas, between long-lived objects: 200-215 MB of the arenas were free
   (fragmented) against ~140 MB in use after 200 commits at 10k notes. A fixed threshold
-  (MMAP_THRESHOLD_BYTES, which also stops the raising) gives such blocks their own
-  mapping, returned when freed: 75 MB free (ops/bench/heap_profile.py --mmap-threshold).
+  (MMAP_THRESHOLD_BYTES, which also stops the raising) gives such a block its own
+  mapping, returned when freed, whenever the heap has no free room for it: 75 MB free (ops/bench/heap_profile.py --mmap-threshold).
 - Arrow's IO thread pool (8 threads by default, started by the first Parquet read that
   pre-buffers) keeps per-thread buffers and stacks for the life of the process, while the
   readers' Parquet files are local and small: ARROW_IO_THREADS are enough
@@ -60,7 +60,7 @@ def _libc() -> Any:
 def limit_arenas(arenas: int = MALLOC_ARENAS) -> None:
     """At most `arenas` malloc arenas from now on (call before the process starts threads:
     a thread keeps the arena it already has), and blocks of MMAP_THRESHOLD_BYTES or more
-    in their own mappings."""
+    that the heap has no room for in their own mappings."""
     libc = _libc()
     mallopt = getattr(libc, "mallopt", None) if libc is not None else None
     if mallopt is not None:
