@@ -15,6 +15,16 @@ behaviours kept those transients resident after they were freed:
   500 commits at 10k notes (malloc_trim did not give it back), against ~40 MB with two
   arenas (issue 32, ops/bench/bench_longrun.py). `limit_arenas` is the in-process
   `MALLOC_ARENA_MAX=2`.
+- glibc raises its mmap threshold each time a large block is freed, so after the first
+  load every transient up to 32 MB (decoded Parquet columns, numpy arrays, DuckDB chunks)
+  came from the arenas, between long-lived objects: 200-215 MB of the arenas were free
+  (fragmented) against ~140 MB in use after 200 commits at 10k notes. A fixed threshold
+  (MMAP_THRESHOLD_BYTES, which also stops the raising) gives such a block its own
+  mapping, returned when freed, whenever the heap has no free room for it: 75 MB free (ops/bench/heap_profile.py --mmap-threshold).
+- Arrow's IO thread pool (8 threads by default, started by the first Parquet read that
+  pre-buffers) keeps per-thread buffers and stacks for the life of the process, while the
+  readers' Parquet files are local and small: ARROW_IO_THREADS are enough
+  (ops/bench/heap_profile.py --arrow-io-threads measures it).
 All are best effort: on another C library they do nothing.
 """
 
@@ -33,7 +43,10 @@ _lock = threading.Lock()
 _done = False
 _trim: Any = None  # glibc's malloc_trim, or None
 MALLOC_ARENAS = 2
-_M_ARENA_MAX = -8  # glibc's mallopt parameter
+ARROW_IO_THREADS = 2  # Arrow's IO pool in a reader's process (its default is 8)
+_M_ARENA_MAX = -8  # glibc's mallopt parameters
+_M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD_BYTES = 256 << 10
 
 
 def _libc() -> Any:
@@ -46,17 +59,20 @@ def _libc() -> Any:
 
 def limit_arenas(arenas: int = MALLOC_ARENAS) -> None:
     """At most `arenas` malloc arenas from now on (call before the process starts threads:
-    a thread keeps the arena it already has)."""
+    a thread keeps the arena it already has), and blocks of MMAP_THRESHOLD_BYTES or more
+    that the heap has no room for in their own mappings."""
     libc = _libc()
     mallopt = getattr(libc, "mallopt", None) if libc is not None else None
     if mallopt is not None:
         mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
         mallopt.restype = ctypes.c_int
         mallopt(_M_ARENA_MAX, arenas)
+        mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
 
 
 def use_system_arrow_pool() -> None:
-    """Allocate Arrow buffers from the C heap from now on (process-wide, once)."""
+    """Allocate Arrow buffers from the C heap, with ARROW_IO_THREADS IO threads, from now on
+    (process-wide, once)."""
     global _done, _trim
     with _lock:
         if _done:
@@ -64,6 +80,7 @@ def use_system_arrow_pool() -> None:
         _done = True
         with contextlib.suppress(AttributeError, NotImplementedError):  # a build without it
             pa.set_memory_pool(pa.system_memory_pool())
+        pa.set_io_thread_count(ARROW_IO_THREADS)
         libc = _libc()
         trim = getattr(libc, "malloc_trim", None) if libc is not None else None  # glibc only
         if trim is not None:

@@ -416,8 +416,7 @@ def _summary(
 # ------------------------------------------------------------------ run
 def _measure(args: argparse.Namespace, work: Path) -> None:
     base = _base(args, work)
-    run = work / "run"
-    shutil.rmtree(run, ignore_errors=True)
+    run = work / f"run-{os.getpid()}"  # runs side by side in one --workdir share only the base
     subprocess.run(["cp", "-a", str(base), str(run)], check=True)  # -a keeps the engine's hard links
     vault, state = run / "vault", run / "state"
     notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
@@ -515,7 +514,10 @@ def main(argv: list[str] | None = None) -> int:
         args.workdir = Path(tempfile.gettempdir()) / "va-longrun"
     with benchkit.workdir("longrun", keep=None if args.smoke else args.workdir) as work:
         benchkit.report({"start": "longrun", "notes": args.notes, "minutes": args.minutes})
-        _measure(args, work)
+        try:
+            _measure(args, work)
+        finally:
+            shutil.rmtree(work / f"run-{os.getpid()}", ignore_errors=True)
     return 0
 
 

@@ -31,6 +31,7 @@ SLOW = {
     "bench_web.py",  # two servers and Chromium: ~25 s
     "bench_write_phases.py",
     "bench_writes.py",
+    "heap_profile.py",  # an in-process serve --watch, 6 commits: ~15 s
 }
 
 

@@ -11,9 +11,11 @@ indexer); local commands import their engine when they run (tests/cli/test_thin_
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
+from vault_agent.arrow_pool_env import prefer_system_arrow_pool
 from vault_agent.cli.version import version_line
 
 # One-shot commands log warnings only unless VAULT_AGENT_LOG_LEVEL says otherwise; the
@@ -27,6 +29,7 @@ def run() -> None:
     if args == ["--version"]:  # what the root's eager --version prints, without building it
         sys.stdout.write(version_line() + "\n")
         return
+    prefer_system_arrow_pool(args[0] if args else None, os.environ)  # before pyarrow loads
     from vault_agent.api.logging_setup import configure_logging
     from vault_agent.config import env_setting
 

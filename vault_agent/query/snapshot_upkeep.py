@@ -119,6 +119,9 @@ class SnapshotUpkeep:
             # for the DDL lock held here.
             held = ({s.snapshot_id for s in alive}, {i for s in alive for i in s.segment_ids})
             self._background(forget_released, self, *held)
+            # Then what only the dropped snapshots used (their typed columns, DuckDB tables,
+            # cache entries) is free: given back now, not at the next commit's load.
+            self._background(release_free_memory)
         if renew:
             self._background(self._renew)
 
