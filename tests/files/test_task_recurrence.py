@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 from dateutil import relativedelta as rd
 from dateutil import rrule as du
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vault_agent.files.task_recurrence import Dates, next_dates
@@ -276,6 +276,7 @@ def test_every_month_on_a_day_against_dateutil(due: dt.date, day: int, n: int, l
     assert next_dates(parse_rule(text), Dates(due=due), FAR) == Dates(due=expected)
 
 
+@example(due=dt.date(2000, 1, 1), n=25, unit="year", today=dt.date(2000, 2, 29), when_done=True)
 @settings(max_examples=200, deadline=None)
 @given(
     due=DAYS,

@@ -83,10 +83,14 @@ def _next_after(rule: Rule, start: dt.date, day: dt.date) -> dt.date | None:
     past the interval of `every [N] month(s)` / `every [N] year(s)` (module doc)."""
     after = _day_start(day) + dt.timedelta(days=1) - dt.timedelta(microseconds=1000)
     found = _after(rule, _day_start(start), after)
-    if found is None:
-        return None
+    corrected = rule.month_check or rule.year_check
+    if found is None and (not corrected or "count" in rule.options):
+        return None  # no occurrence left (`for N times`), or none within the horizon
     steps = 0
-    while _too_far(rule, after, found):
+    # Nothing within the horizon is "too far" too: rrule.js, which has none, would find a
+    # date past it (`every 25 years` from 29 February: the next 29 February 25k years on)
+    # and the plugin's correction would then step back to 28 February.
+    while found is None or _too_far(rule, after, found):
         # Recurrence.fromOneDayEarlier: a day earlier, and the rule started on that day
         # (`after` is moved to the start of the day there, as moment's startOf does).
         steps += 1
@@ -94,8 +98,6 @@ def _next_after(rule: Rule, start: dt.date, day: dt.date) -> dt.date | None:
             raise RecurrenceError("the rule gives no date within its interval")
         after = _day_start(after.date() - dt.timedelta(days=1))
         found = _after(rule, after, after)
-        if found is None:
-            return None
     return found.date()
 
 
